@@ -1,0 +1,1 @@
+"""pbp-dice: a Discord dice bot for play-by-post tabletop role-playing games."""

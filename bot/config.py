@@ -1,0 +1,49 @@
+"""Settings: one typed class, read from the environment and `.env`.
+
+Nothing is read at import time; call :func:`load_settings` (or build :class:`Settings`
+directly in tests) where a settings object is needed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/pbp-dice.sqlite3"
+
+
+class Settings(BaseSettings):
+    """Every setting of the bot; see `.env.example` for what each one means."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # Optional here so tests and the offline table can build the bot without one;
+    # `python -m bot` refuses to start without it.
+    discord_token: SecretStr | None = None
+    database_url: str = DEFAULT_DATABASE_URL
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    log_format: Literal["text", "json"] = "text"
+    dev_guild_id: int | None = None
+    shard_count: int | None = Field(default=None, ge=1)
+    shard_ids: Annotated[list[int] | None, NoDecode] = None
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _parse_shard_ids(cls, value: object) -> object:
+        """Accept `0,1,2` as well as a list, the way an operator writes it in `.env`."""
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",") if p.strip()]
+            return [int(p) for p in parts] or None
+        return value
+
+
+def load_settings() -> Settings:
+    """Read settings from the environment and `.env`."""
+    return Settings()

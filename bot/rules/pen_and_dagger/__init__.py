@@ -1,0 +1,93 @@
+"""The Pen & Dagger rule system (shared/rules/pen-and-dagger.txt, Chapter I), as pure code.
+
+Attempts on the Success Table, luck rolls, fortune dice, ability scores and group score
+generation, each implementing the rulings of shared/rules/README.md ("Pen & Dagger" 1-9).
+Ruling 9 (the GM rolls a player's attempt hidden) needs nothing here: the GM calls
+:func:`attempt` with the player's stored rank and the bot keeps the result hidden.
+"""
+
+from bot.rules.pen_and_dagger.abilities import (
+    ABILITIES,
+    FIRST_LEVEL_MAX_SCORE,
+    ability_modifier,
+    ability_rank,
+    validate_assignment,
+)
+from bot.rules.pen_and_dagger.attempts import (
+    LUCKY_ON,
+    MAX_REROLLS,
+    AttemptOutcome,
+    LuckOutcome,
+    RankAdjustment,
+    Reliability,
+    RerollOutcome,
+    attempt,
+    attempt_odds,
+    best_reachable_level,
+    can_reroll,
+    final_level,
+    luck_odds,
+    luck_roll,
+    reroll,
+)
+from bot.rules.pen_and_dagger.fortune import (
+    BASE_FORTUNE_MAX,
+    BOON_FORTUNE_MAX,
+    FortuneChange,
+    FortunePurpose,
+    check_fortune,
+    fortune_max,
+    gain_fortune,
+    spend_fortune,
+)
+from bot.rules.pen_and_dagger.generation import (
+    GeneratedScore,
+    GenerationScheme,
+    GroupGeneration,
+    ScoreDie,
+    generate_group_scores,
+    group_rollers,
+    plan_group_dice,
+)
+from bot.rules.pen_and_dagger.table import Rank, SuccessLevel, table_level
+
+__all__ = [
+    "ABILITIES",
+    "BASE_FORTUNE_MAX",
+    "BOON_FORTUNE_MAX",
+    "FIRST_LEVEL_MAX_SCORE",
+    "LUCKY_ON",
+    "MAX_REROLLS",
+    "AttemptOutcome",
+    "FortuneChange",
+    "FortunePurpose",
+    "GeneratedScore",
+    "GenerationScheme",
+    "GroupGeneration",
+    "LuckOutcome",
+    "Rank",
+    "RankAdjustment",
+    "Reliability",
+    "RerollOutcome",
+    "ScoreDie",
+    "SuccessLevel",
+    "ability_modifier",
+    "ability_rank",
+    "attempt",
+    "attempt_odds",
+    "best_reachable_level",
+    "can_reroll",
+    "check_fortune",
+    "final_level",
+    "fortune_max",
+    "gain_fortune",
+    "generate_group_scores",
+    "group_rollers",
+    "luck_odds",
+    "luck_roll",
+    "plan_group_dice",
+    "reroll",
+    "spend_fortune",
+    "table_level",
+    "validate_assignment",
+]

@@ -1,0 +1,256 @@
+"""The schema: campaigns, characters and their per-character data, pending modifiers, the ledger.
+
+Ranges live in CHECK constraints as well as in the services, so no code path (nor a hand-written
+UPDATE) can store an impossible value. Deleting a campaign deletes its characters; the ledger is
+append-only and keeps every row (its foreign keys are ``ON DELETE SET NULL``, and each row keeps
+the guild, channel, user and character name it was rolled with).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    SmallInteger,
+    String,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from bot.db.types import BigId, IdList, NameList, UTCDateTime, utcnow
+
+NAMING_CONVENTION: dict[str, str] = {
+    "ix": "ix_%(column_0_N_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class RuleSystem(enum.StrEnum):
+    """The four rule systems of `shared/rules/`; the value is what is stored."""
+
+    PEN_AND_DAGGER = "pen-and-dagger"
+    ROLL_UNDER = "roll-under"
+    THRESHOLD = "threshold"
+    D20_CHECK = "d20-check"
+
+
+class Visibility(enum.StrEnum):
+    """Who may see a roll: everyone, the GM (and the roller), only the GM, or only the roller."""
+
+    PUBLIC = "public"
+    GM = "gm"
+    BLIND = "blind"
+    SELF = "self"
+
+
+#: Pen & Dagger ranks, worst to best (the Success Table).
+PD_RANKS: tuple[str, ...] = (
+    "Doomed",
+    "Hopeless",
+    "Inept",
+    "Untrained",
+    "Novice",
+    "Trained",
+    "Adept",
+    "Master",
+    "Epic",
+    "Legendary",
+    "Godlike",
+)
+
+
+def _in(column: str, values: tuple[str, ...] | list[str]) -> str:
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the constraint naming convention migrations rely on."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Campaign(Base):
+    """A game bound to one Discord channel (threads resolve to their parent) and a rule system."""
+
+    __tablename__ = "campaigns"
+    __table_args__ = (
+        CheckConstraint(_in("system", [s.value for s in RuleSystem]), name="system"),
+        CheckConstraint(
+            "tier_very_easy >= 1 AND tier_very_easy <= tier_easy AND tier_easy <= tier_moderate"
+            " AND tier_moderate <= tier_hard AND tier_hard <= tier_very_hard"
+            " AND tier_very_hard <= 40",
+            name="tiers",
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger, unique=True)
+    system: Mapped[str] = mapped_column(String(16))
+    gm_role_ids: Mapped[list[int]] = mapped_column(IdList, default=list)
+    gm_user_ids: Mapped[list[int]] = mapped_column(IdList, default=list)
+    gm_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    fortune_boon_default: Mapped[bool] = mapped_column(Boolean, default=False)
+    crit_rules: Mapped[bool] = mapped_column(Boolean, default=False)
+    tier_very_easy: Mapped[int] = mapped_column(SmallInteger, default=3)
+    tier_easy: Mapped[int] = mapped_column(SmallInteger, default=7)
+    tier_moderate: Mapped[int] = mapped_column(SmallInteger, default=12)
+    tier_hard: Mapped[int] = mapped_column(SmallInteger, default=17)
+    tier_very_hard: Mapped[int] = mapped_column(SmallInteger, default=20)
+    ability_names: Mapped[list[str]] = mapped_column(NameList)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Character(Base):
+    """A player's character in one campaign; at most one is active per user and campaign."""
+
+    __tablename__ = "characters"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "name_key"),
+        Index("ix_characters_campaign_id_user_id", "campaign_id", "user_id"),
+        Index(
+            "uq_characters_one_active",
+            "campaign_id",
+            "user_id",
+            unique=True,
+            sqlite_where=text("is_active"),
+            postgresql_where=text("is_active"),
+        ),
+        CheckConstraint("level >= 1 AND level <= 20", name="level"),
+        CheckConstraint(
+            "fortune >= 0 AND fortune <= CASE WHEN double_fortune THEN 4 ELSE 2 END",
+            name="fortune",
+        ),
+        CheckConstraint("length(name) >= 1 AND length(name) <= 64", name="name"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(64))
+    #: ``name.casefold()``: names are unique per campaign, case-insensitively.
+    name_key: Mapped[str] = mapped_column(String(64))
+    level: Mapped[int] = mapped_column(SmallInteger, default=1)
+    fortune: Mapped[int] = mapped_column(SmallInteger, default=0)
+    double_fortune: Mapped[bool] = mapped_column(Boolean, default=False)
+    in_party: Mapped[bool] = mapped_column(Boolean, default=False)
+    is_active: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class CharacterScore(Base):
+    """An ability score (Pen & Dagger, roll-under, d20 check) or attribute modifier (threshold)."""
+
+    __tablename__ = "character_scores"
+    __table_args__ = (CheckConstraint("value >= -100 AND value <= 100", name="value"),)
+
+    character_id: Mapped[int] = mapped_column(
+        ForeignKey("characters.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: The campaign's spelling of the ability name.
+    ability: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[int] = mapped_column(SmallInteger)
+
+
+class CharacterProficiency(Base):
+    """A named proficiency: a rank (Pen & Dagger) or a degree, 1 or 2 (d20 check)."""
+
+    __tablename__ = "character_proficiencies"
+    __table_args__ = (
+        CheckConstraint(_in("rank", PD_RANKS), name="rank"),
+        CheckConstraint("degree IN (1, 2)", name="degree"),
+        CheckConstraint("(rank IS NULL) <> (degree IS NULL)", name="rank_or_degree"),
+        CheckConstraint("length(name) >= 1", name="name"),
+    )
+
+    character_id: Mapped[int] = mapped_column(
+        ForeignKey("characters.id", ondelete="CASCADE"), primary_key=True
+    )
+    #: ``name.casefold()``, so "Stealth" and "stealth" are one proficiency.
+    name_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    rank: Mapped[str | None] = mapped_column(String(12))
+    degree: Mapped[int | None] = mapped_column(SmallInteger)
+
+
+class CharacterSave(Base):
+    """A saving-throw proficiency (d20 check) in one ability."""
+
+    __tablename__ = "character_saves"
+
+    character_id: Mapped[int] = mapped_column(
+        ForeignKey("characters.id", ondelete="CASCADE"), primary_key=True
+    )
+    ability: Mapped[str] = mapped_column(String(32), primary_key=True)
+
+
+class PendingModifier(Base):
+    """A carry-over modifier (threshold: +2 after a critical, -2 after a fumble), used once."""
+
+    __tablename__ = "pending_modifiers"
+    __table_args__ = (CheckConstraint("value >= -20 AND value <= 20 AND value <> 0", name="value"),)
+
+    character_id: Mapped[int] = mapped_column(
+        ForeignKey("characters.id", ondelete="CASCADE"), primary_key=True
+    )
+    ability: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[int] = mapped_column(SmallInteger)
+    source_roll_id: Mapped[int | None] = mapped_column(
+        BigInteger, ForeignKey("ledger.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class LedgerRow(Base):
+    """One roll of any kind, append-only. Only ``revealed_at`` is ever updated (by the services).
+
+    ``interaction_id`` is unique, so one Discord interaction is never recorded twice; it is
+    NULL for rows not tied to an interaction (for example made by a scheduled job).
+    """
+
+    __tablename__ = "ledger"
+    __table_args__ = (
+        Index("ix_ledger_campaign_id_id", "campaign_id", "id"),
+        Index("ix_ledger_character_id_id", "character_id", "id"),
+        CheckConstraint(_in("visibility", [v.value for v in Visibility]), name="visibility"),
+        CheckConstraint("length(kind) >= 1", name="kind"),
+        CheckConstraint("length(request) <= 4000", name="request"),
+        CheckConstraint("commitment IS NULL OR length(commitment) = 64", name="commitment"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    campaign_id: Mapped[int | None] = mapped_column(ForeignKey("campaigns.id", ondelete="SET NULL"))
+    character_id: Mapped[int | None] = mapped_column(
+        ForeignKey("characters.id", ondelete="SET NULL")
+    )
+    #: Kept so the row still says who rolled after the character is deleted.
+    character_name: Mapped[str | None] = mapped_column(String(64))
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    interaction_id: Mapped[int | None] = mapped_column(BigInteger, unique=True)
+    kind: Mapped[str] = mapped_column(String(24))
+    request: Mapped[str] = mapped_column(Text)
+    dice: Mapped[Any] = mapped_column(JSON)
+    outcome: Mapped[Any] = mapped_column(JSON)
+    visibility: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    commitment: Mapped[str | None] = mapped_column(String(64))
+    salt: Mapped[str | None] = mapped_column(String(64))
+    revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

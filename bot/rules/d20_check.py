@@ -132,7 +132,7 @@ class ProficiencyDegree(enum.Enum):
 
     @property
     def display(self) -> str:
-        """"None", "Proficient" or "Expert"."""
+        """Either "None", "Proficient" or "Expert"."""
         return {0: "None", 1: "Proficient", 2: "Expert"}[self.value]
 
     @classmethod
@@ -192,7 +192,7 @@ class CheckResult(enum.Enum):
 
     @property
     def display(self) -> str:
-        """"Success" or "Failure"."""
+        """Either "Success" or "Failure"."""
         return self.value
 
 
@@ -321,7 +321,7 @@ class CheckOutcome:
 
     @property
     def result_text(self) -> str:
-        """"Success", "Failure", or "—" when there was no DC."""
+        """The result in words: "Success", "Failure", or "—" when there was no DC."""
         return NO_RESULT_TEXT if self.result is None else self.result.display
 
 
@@ -463,7 +463,7 @@ class D20ContestOutcome:
 
     @property
     def result_text(self) -> str:
-        """"<name> wins" or "Tie: nothing changes"."""
+        """The result in words: "<name> wins" or "Tie: nothing changes"."""
         winner = self.winner
         if winner is None:
             return "Tie: nothing changes"
@@ -598,7 +598,7 @@ class ItemSaveResult(enum.Enum):
 
     @property
     def display(self) -> str:
-        """"Saved" or "Failed"."""
+        """Either "Saved" or "Failed"."""
         return self.value
 
 
@@ -963,7 +963,7 @@ class GroupResult(enum.Enum):
 
     @property
     def display(self) -> str:
-        """"Group Success" or "Group Failure"."""
+        """Either "Group Success" or "Group Failure"."""
         return self.value
 
 

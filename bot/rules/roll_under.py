@@ -65,7 +65,7 @@ class SaveResult(enum.Enum):
 
     @property
     def display(self) -> str:
-        """"Pass" or "Fail"."""
+        """Either "Pass" or "Fail"."""
         return self.value
 
 

@@ -125,9 +125,7 @@ def test_contest_example_ranking() -> None:
     # "Balthasar (STR 5), Sybilla (STR 8), and Theobald (STR 9) … Balthasar rolls a 6 … −1.
     # Sybilla rolls a 5 … 3. Theobald rolls a 20 … −11. Sybilla first, then Balthasar, then
     # Theobald."
-    outcome = ru.contest(
-        {"Balthasar": 5, "Sybilla": 8, "Theobald": 9}, ScriptedRandom([6, 5, 20])
-    )
+    outcome = ru.contest({"Balthasar": 5, "Sybilla": 8, "Theobald": 9}, ScriptedRandom([6, 5, 20]))
     assert outcome.ranking == ("Sybilla", "Balthasar", "Theobald")
     assert outcome.winner == "Sybilla"
     (only_round,) = outcome.rounds

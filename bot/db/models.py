@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -23,6 +23,7 @@ from sqlalchemy import (
     MetaData,
     SmallInteger,
     String,
+    Table,
     Text,
     UniqueConstraint,
     text,
@@ -254,3 +255,13 @@ class LedgerRow(Base):
     commitment: Mapped[str | None] = mapped_column(String(64))
     salt: Mapped[str | None] = mapped_column(String(64))
     revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+#: The tables, typed as :class:`Table` for Core statements in the services' hot paths.
+campaigns = cast(Table, Campaign.__table__)
+characters = cast(Table, Character.__table__)
+character_scores = cast(Table, CharacterScore.__table__)
+character_proficiencies = cast(Table, CharacterProficiency.__table__)
+character_saves = cast(Table, CharacterSave.__table__)
+pending_modifiers = cast(Table, PendingModifier.__table__)
+ledger = cast(Table, LedgerRow.__table__)

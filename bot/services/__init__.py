@@ -1,0 +1,21 @@
+"""Use cases over the database: plain async functions that own their transactions.
+
+Each public function takes the :class:`~bot.db.engine.Database` first, runs one transaction
+and returns small frozen views, never ORM objects. Functions ending in ``_in`` are building
+blocks that run inside a caller's transaction (they take an ``AsyncSession`` and never
+commit), so a use case such as "perform a check" can read, record the roll and change counters
+atomically::
+
+    async with db.sessionmaker.begin() as session:
+        campaign = await campaign_for_channel_in(session, guild_id, channel_id, parent_id)
+        character = await active_character_in(session, campaign.id, user_id)
+        bonus = await consume_pending_in(session, character.id, "STR")
+        ...  # the rules engine decides the outcome
+        recorded = await record_roll_in(session, NewRoll(...))
+        if recorded.duplicate:
+            raise DuplicateInteraction(recorded.id)  # rolls the side effects back
+        await gain_fortune_in(session, character.id)
+
+User-fixable failures raise subclasses of :class:`bot.errors.UserError`
+(:mod:`bot.services.errors`).
+"""

@@ -1,0 +1,55 @@
+"""Small helpers shared by the services: dialect-specific INSERT and error translation."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.services.errors import StorageUnavailable
+
+
+def insert_for(session: AsyncSession, table: Table) -> Any:
+    """An INSERT with ``on_conflict_do_nothing`` / ``on_conflict_do_update`` for this dialect."""
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
+_UNAVAILABLE_HINTS = (
+    "locked",
+    "busy",
+    "unable to open",
+    "disk i/o",
+    "connect",
+    "timeout",
+    "closed",
+)
+
+
+def _unavailable(exc: DBAPIError) -> bool:
+    """A lock timeout or a lost connection, not a bug such as a missing table."""
+    if exc.connection_invalidated:
+        return True
+    text = str(exc.orig).lower()
+    return isinstance(exc, OperationalError) and any(hint in text for hint in _UNAVAILABLE_HINTS)
+
+
+@asynccontextmanager
+async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
+    """One transaction; an unreachable or locked database becomes :class:`StorageUnavailable`."""
+    try:
+        async with db.sessionmaker.begin() as session:
+            yield session
+    except DBAPIError as exc:
+        if _unavailable(exc):
+            raise StorageUnavailable() from exc
+        raise
+    except OSError as exc:  # connection refused before the driver wrapped it
+        raise StorageUnavailable() from exc

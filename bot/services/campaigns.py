@@ -1,0 +1,259 @@
+"""Campaigns: one per Discord channel (threads and forum posts use their parent's)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import Row, case, delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, campaigns
+from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
+from bot.services._sql import insert_for, transaction
+from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+
+SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+
+#: Ability names each system starts with; only threshold and d20 check let a GM change them.
+DEFAULT_ABILITIES: Mapping[RuleSystem, tuple[str, ...]] = {
+    RuleSystem.PEN_AND_DAGGER: SIX_ABILITIES,
+    RuleSystem.ROLL_UNDER: ("STR", "AGI", "WIT"),
+    RuleSystem.THRESHOLD: SIX_ABILITIES,
+    RuleSystem.D20_CHECK: SIX_ABILITIES,
+}
+CONFIGURABLE_ABILITIES = frozenset({RuleSystem.THRESHOLD, RuleSystem.D20_CHECK})
+
+_T = campaigns
+
+
+@dataclass(frozen=True, slots=True)
+class Tiers:
+    """Threshold difficulty tier defaults (threshold ruling 2)."""
+
+    very_easy: int = 3
+    easy: int = 7
+    moderate: int = 12
+    hard: int = 17
+    very_hard: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignView:
+    """A campaign and its typed settings."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    system: RuleSystem
+    gm_role_ids: tuple[int, ...]
+    gm_user_ids: tuple[int, ...]
+    gm_channel_id: int | None
+    fortune_boon_default: bool
+    crit_rules: bool
+    tiers: Tiers
+    ability_names: tuple[str, ...]
+    created_at: datetime
+
+    def ability(self, name: str) -> str:
+        """The campaign's spelling of ``name`` (case-insensitive), or :class:`InvalidValue`."""
+        key = name.strip().casefold()
+        for ability in self.ability_names:
+            if ability.casefold() == key:
+                return ability
+        known = ", ".join(self.ability_names)
+        raise InvalidValue(f"Unknown ability {name!r}: this campaign uses {known}.")
+
+
+def _view(row: Row[Any]) -> CampaignView:
+    m = row._mapping
+    return CampaignView(
+        id=m["id"],
+        guild_id=m["guild_id"],
+        channel_id=m["channel_id"],
+        system=RuleSystem(m["system"]),
+        gm_role_ids=tuple(m["gm_role_ids"]),
+        gm_user_ids=tuple(m["gm_user_ids"]),
+        gm_channel_id=m["gm_channel_id"],
+        fortune_boon_default=m["fortune_boon_default"],
+        crit_rules=m["crit_rules"],
+        tiers=Tiers(
+            very_easy=m["tier_very_easy"],
+            easy=m["tier_easy"],
+            moderate=m["tier_moderate"],
+            hard=m["tier_hard"],
+            very_hard=m["tier_very_hard"],
+        ),
+        ability_names=tuple(m["ability_names"]),
+        created_at=m["created_at"],
+    )
+
+
+class SettingsChange(BaseModel):
+    """The settings a GM can change; only the fields passed are changed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gm_role_ids: IdListModel | None = None
+    gm_user_ids: IdListModel | None = None
+    gm_channel_id: Snowflake | None = None
+    fortune_boon_default: bool | None = None
+    crit_rules: bool | None = None
+    tier_very_easy: int | None = Field(default=None, ge=1, le=40)
+    tier_easy: int | None = Field(default=None, ge=1, le=40)
+    tier_moderate: int | None = Field(default=None, ge=1, le=40)
+    tier_hard: int | None = Field(default=None, ge=1, le=40)
+    tier_very_hard: int | None = Field(default=None, ge=1, le=40)
+    ability_names: NameListModel | None = None
+
+
+def _validation_message(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "value"
+    return f"Invalid {where.replace('_', ' ')}: {first['msg']}."
+
+
+def _validate_change(changes: Mapping[str, Any]) -> dict[str, Any]:
+    try:
+        model = SettingsChange.model_validate(dict(changes))
+    except ValidationError as exc:
+        raise InvalidValue(_validation_message(exc)) from exc
+    values = {name: getattr(model, name) for name in model.model_fields_set}
+    for name, value in values.items():
+        if value is None and name != "gm_channel_id":
+            raise InvalidValue(f"Invalid {name.replace('_', ' ')}: a value is required.")
+    return values
+
+
+async def setup_campaign(
+    db: Database,
+    guild_id: int,
+    channel_id: int,
+    system: RuleSystem | str,
+    *,
+    gm_role_ids: Iterable[int] = (),
+    gm_user_ids: Iterable[int] = (),
+    gm_channel_id: int | None = None,
+    fortune_boon_default: bool = False,
+    crit_rules: bool = False,
+    ability_names: Iterable[AbilityName] | None = None,
+) -> CampaignView:
+    """Create the campaign of ``channel_id`` (pass a thread's parent); one per channel."""
+    try:
+        rule_system = RuleSystem(system)
+    except ValueError:
+        known = ", ".join(s.value for s in RuleSystem)
+        raise InvalidValue(f"Unknown rule system {system!r}: choose one of {known}.") from None
+    settings = _validate_change(
+        {
+            "gm_role_ids": list(gm_role_ids),
+            "gm_user_ids": list(gm_user_ids),
+            "gm_channel_id": gm_channel_id,
+            "fortune_boon_default": fortune_boon_default,
+            "crit_rules": crit_rules,
+            "ability_names": list(ability_names or DEFAULT_ABILITIES[rule_system]),
+        }
+    )
+    if ability_names is not None and rule_system not in CONFIGURABLE_ABILITIES:
+        if [n.casefold() for n in settings["ability_names"]] != [
+            n.casefold() for n in DEFAULT_ABILITIES[rule_system]
+        ]:
+            raise InvalidValue(f"The ability names of {rule_system.value} are fixed.")
+        settings["ability_names"] = list(DEFAULT_ABILITIES[rule_system])
+    tiers = Tiers()
+    async with transaction(db) as session:
+        stmt = (
+            insert_for(session, _T)
+            .values(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                system=rule_system.value,
+                tier_very_easy=tiers.very_easy,
+                tier_easy=tiers.easy,
+                tier_moderate=tiers.moderate,
+                tier_hard=tiers.hard,
+                tier_very_hard=tiers.very_hard,
+                created_at=utcnow(),
+                **settings,
+            )
+            .on_conflict_do_nothing(index_elements=["channel_id"])
+            .returning(*_T.c)
+        )
+        row = (await session.execute(stmt)).first()
+    if row is None:
+        raise AlreadyExists("This channel already has a campaign.")
+    return _view(row)
+
+
+async def campaign_for_channel_in(
+    session: AsyncSession, guild_id: int, channel_id: int, parent_channel_id: int | None = None
+) -> CampaignView:
+    """In a caller's transaction: the campaign of a channel, or of a thread's parent channel."""
+    channels = [channel_id] if parent_channel_id is None else [channel_id, parent_channel_id]
+    stmt = (
+        select(_T)
+        .where(_T.c.guild_id == guild_id, _T.c.channel_id.in_(channels))
+        .order_by(case((_T.c.channel_id == channel_id, 0), else_=1))
+        .limit(1)
+    )
+    row = (await session.execute(stmt)).first()
+    if row is None:
+        raise NoCampaign()
+    return _view(row)
+
+
+async def campaign_for_channel(
+    db: Database, guild_id: int, channel_id: int, parent_channel_id: int | None = None
+) -> CampaignView:
+    """The campaign of a channel, or of a thread's parent; :class:`NoCampaign` otherwise."""
+    async with transaction(db) as session:
+        return await campaign_for_channel_in(session, guild_id, channel_id, parent_channel_id)
+
+
+async def get_campaign_in(session: AsyncSession, campaign_id: int) -> CampaignView:
+    """In a caller's transaction: a campaign by id."""
+    row = (await session.execute(select(_T).where(_T.c.id == campaign_id))).first()
+    if row is None:
+        raise NotFound("That campaign no longer exists.")
+    return _view(row)
+
+
+async def get_campaign(db: Database, campaign_id: int) -> CampaignView:
+    """A campaign by id, or :class:`NotFound`."""
+    async with transaction(db) as session:
+        return await get_campaign_in(session, campaign_id)
+
+
+async def update_settings(db: Database, campaign_id: int, **changes: Any) -> CampaignView:
+    """Change some settings (names as in :class:`SettingsChange`), validated as a whole."""
+    values = _validate_change(changes)
+    async with transaction(db) as session:
+        current = await get_campaign_in(session, campaign_id)
+        if "ability_names" in values and current.system not in CONFIGURABLE_ABILITIES:
+            raise InvalidValue(f"The ability names of {current.system.value} are fixed.")
+        tiers = [
+            values.get(f"tier_{name}", getattr(current.tiers, name))
+            for name in ("very_easy", "easy", "moderate", "hard", "very_hard")
+        ]
+        if tiers != sorted(tiers):
+            raise InvalidValue(
+                "Difficulty tiers must not decrease from Very Easy to Very Hard "
+                f"(got {', '.join(map(str, tiers))})."
+            )
+        if not values:
+            return current
+        stmt = update(_T).where(_T.c.id == campaign_id).values(**values).returning(*_T.c)
+        row = (await session.execute(stmt)).one()
+    return _view(row)
+
+
+async def delete_campaign(db: Database, campaign_id: int) -> None:
+    """Delete a campaign and its characters; its ledger rows stay (campaign_id becomes NULL)."""
+    async with transaction(db) as session:
+        result = await session.execute(delete(_T).where(_T.c.id == campaign_id).returning(_T.c.id))
+        if result.first() is None:
+            raise NotFound("That campaign no longer exists.")

@@ -1,0 +1,540 @@
+"""Characters: owned by one user in one campaign, one of them active per user and campaign.
+
+Names are unique per campaign, case-insensitively. Ability scores (or attribute modifiers, for
+the threshold system) are keyed by the campaign's spelling of the ability name; proficiencies
+by their name, case-insensitively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any, cast
+
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    SmallInteger,
+    String,
+    and_,
+    delete,
+    exists,
+    literal_column,
+    null,
+    select,
+    union_all,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import (
+    PD_RANKS,
+    RuleSystem,
+    character_proficiencies,
+    character_saves,
+    character_scores,
+    characters,
+    pending_modifiers,
+)
+from bot.db.types import utcnow
+from bot.services._sql import insert_for, transaction
+from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+
+_C = characters
+
+#: Allowed ability score (or modifier) per system: (lowest, highest).
+SCORE_RANGE: Mapping[RuleSystem, tuple[int, int]] = {
+    RuleSystem.PEN_AND_DAGGER: (1, 100),  # Pen & Dagger ruling 7: below 1 is invalid
+    RuleSystem.ROLL_UNDER: (1, 19),  # roll-under ruling 1
+    RuleSystem.THRESHOLD: (-20, 20),  # attribute modifiers
+    RuleSystem.D20_CHECK: (1, 30),
+}
+MAX_LEVEL = 20
+MAX_NAME = 64
+
+
+def fortune_maximum(double_fortune: bool) -> int:
+    """Pen & Dagger ruling 6: 2 fortune dice, or 4 with the "double fortune dice" boon."""
+    return 4 if double_fortune else 2
+
+
+@dataclass(frozen=True, slots=True)
+class Proficiency:
+    """A proficiency: a Pen & Dagger rank, or a d20-check degree (1 proficient, 2 expert)."""
+
+    name: str
+    rank: str | None = None
+    degree: int | None = None
+
+
+def _frozen(mapping: dict[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType(mapping)
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterView:
+    """A character with everything a roll needs."""
+
+    id: int
+    campaign_id: int
+    user_id: int
+    name: str
+    level: int
+    fortune: int
+    double_fortune: bool
+    in_party: bool
+    is_active: bool
+    created_at: datetime
+    #: Ability name (the campaign's spelling) to score, or to modifier for threshold.
+    scores: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
+    #: ``name.casefold()`` to proficiency.
+    proficiencies: Mapping[str, Proficiency] = field(default_factory=lambda: _frozen({}))
+    save_proficiencies: frozenset[str] = frozenset()
+    #: Ability name to the pending carry-over modifier (threshold ruling 4).
+    pending: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
+
+    @property
+    def fortune_max(self) -> int:
+        """The most fortune dice this character can hold."""
+        return fortune_maximum(self.double_fortune)
+
+    def proficiency(self, name: str) -> Proficiency | None:
+        """The proficiency called ``name`` (case-insensitive), if the character has it."""
+        return self.proficiencies.get(name.strip().casefold())
+
+
+def _children_stmt(ids: Sequence[int]) -> Any:
+    """Scores, proficiencies, saves and pending modifiers of ``ids`` in one round trip."""
+
+    def owner(column: ColumnElement[int]) -> ColumnElement[bool]:
+        return column == ids[0] if len(ids) == 1 else column.in_(ids)
+
+    s, p, v, m = character_scores, character_proficiencies, character_saves, pending_modifiers
+    no_text = null().cast(String(12))
+    no_number = null().cast(SmallInteger)
+    return union_all(
+        select(
+            literal_column("'s'").label("part"),
+            s.c.character_id,
+            s.c.ability.label("name"),
+            s.c.value.label("number"),
+            no_text.label("rank"),
+        ).where(owner(s.c.character_id)),
+        select(literal_column("'p'"), p.c.character_id, p.c.name, p.c.degree, p.c.rank).where(
+            owner(p.c.character_id)
+        ),
+        select(literal_column("'v'"), v.c.character_id, v.c.ability, no_number, no_text).where(
+            owner(v.c.character_id)
+        ),
+        select(literal_column("'m'"), m.c.character_id, m.c.ability, m.c.value, no_text).where(
+            owner(m.c.character_id)
+        ),
+    )
+
+
+async def _load_where(session: AsyncSession, *where: ColumnElement[bool]) -> list[CharacterView]:
+    rows = (await session.execute(select(_C).where(*where).order_by(_C.c.id))).all()
+    if not rows:
+        return []
+    parts: dict[int, tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]]] = {
+        row.id: ({}, {}, set(), {}) for row in rows
+    }
+    children = cast(
+        "list[tuple[str, int, str, int | None, str | None]]",
+        (await session.execute(_children_stmt(list(parts)))).all(),
+    )
+    for part, character_id, name, number, rank in children:
+        scores, profs, saves, pending = parts[character_id]
+        if part == "s":
+            scores[name] = int(number or 0)
+        elif part == "p":
+            profs[name.casefold()] = Proficiency(name=name, rank=rank, degree=number)
+        elif part == "v":
+            saves.add(name)
+        else:
+            pending[name] = int(number or 0)
+    return [_view(row, parts[row.id]) for row in rows]
+
+
+def _view(
+    row: Row[Any],
+    parts: tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]],
+) -> CharacterView:
+    m = row._mapping
+    scores, profs, saves, pending = parts
+    return CharacterView(
+        id=m["id"],
+        campaign_id=m["campaign_id"],
+        user_id=m["user_id"],
+        name=m["name"],
+        level=m["level"],
+        fortune=m["fortune"],
+        double_fortune=m["double_fortune"],
+        in_party=m["in_party"],
+        is_active=m["is_active"],
+        created_at=m["created_at"],
+        scores=_frozen(scores),
+        proficiencies=_frozen(profs),
+        save_proficiencies=frozenset(saves),
+        pending=_frozen(pending),
+    )
+
+
+def _clean_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise InvalidValue("A character needs a name.")
+    if len(cleaned) > MAX_NAME:
+        raise InvalidValue(f"Character names are at most {MAX_NAME} characters long.")
+    return cleaned
+
+
+# --- reading, inside a caller's transaction -------------------------------------------------
+
+
+async def load_character_in(session: AsyncSession, character_id: int) -> CharacterView:
+    """In a caller's transaction: a character by id, with scores and the rest (2 queries)."""
+    found = await _load_where(session, _C.c.id == character_id)
+    if not found:
+        raise NotFound("That character no longer exists.")
+    return found[0]
+
+
+async def character_by_name_in(session: AsyncSession, campaign_id: int, name: str) -> CharacterView:
+    """In a caller's transaction: the campaign's character called ``name`` (any case)."""
+    key = " ".join(name.split()).casefold()
+    found = await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.name_key == key)
+    if not found:
+        raise NotFound(f"No character named {name!r} in this campaign.")
+    return found[0]
+
+
+async def active_character_in(
+    session: AsyncSession, campaign_id: int, user_id: int
+) -> CharacterView:
+    """In a caller's transaction: the user's active character in the campaign."""
+    found = await _load_where(
+        session, _C.c.campaign_id == campaign_id, _C.c.user_id == user_id, _C.c.is_active
+    )
+    if not found:
+        raise NotFound(
+            "You have no active character in this campaign: create one with /character create "
+            "or pick one with /character use."
+        )
+    return found[0]
+
+
+async def resolve_character_in(
+    session: AsyncSession,
+    campaign_id: int,
+    user_id: int,
+    name: str | None = None,
+    *,
+    any_owner: bool = False,
+) -> CharacterView:
+    """The character a command means: ``name`` if given, else the user's active one.
+
+    A named character must belong to ``user_id`` unless ``any_owner`` (a GM acting).
+    """
+    if name is None:
+        return await active_character_in(session, campaign_id, user_id)
+    character = await character_by_name_in(session, campaign_id, name)
+    if not any_owner and character.user_id != user_id:
+        raise NotAllowed(f"{character.name} belongs to another player.")
+    return character
+
+
+# --- use cases ------------------------------------------------------------------------------
+
+
+async def create_character(
+    db: Database, campaign_id: int, user_id: int, name: str, *, level: int = 1
+) -> CharacterView:
+    """Create a character; a user's first in the campaign becomes their active one.
+
+    New characters get the campaign's fortune-boon default and no fortune dice.
+    """
+    name = _clean_name(name)
+    _check_level(level)
+    async with transaction(db) as session:
+        campaign = await get_campaign_in(session, campaign_id)
+        no_active = ~exists().where(
+            _C.c.campaign_id == campaign_id, _C.c.user_id == user_id, _C.c.is_active
+        )
+        values = {
+            "campaign_id": campaign_id,
+            "user_id": user_id,
+            "name": name,
+            "name_key": name.casefold(),
+            "level": level,
+            "fortune": 0,
+            "double_fortune": campaign.fortune_boon_default,
+            "in_party": False,
+            "created_at": utcnow(),
+        }
+        # No conflict target: a name clash and a concurrent "first character" race both land
+        # here; the second attempt tells them apart.
+        for is_active in (no_active, False):
+            stmt = (
+                insert_for(session, _C)
+                .values(is_active=is_active, **values)
+                .on_conflict_do_nothing()
+                .returning(_C.c.id)
+            )
+            new_id = (await session.execute(stmt)).scalar_one_or_none()
+            if new_id is not None:
+                return await load_character_in(session, new_id)
+            taken = await session.execute(
+                select(_C.c.id).where(
+                    _C.c.campaign_id == campaign_id, _C.c.name_key == name.casefold()
+                )
+            )
+            if taken.first() is not None:
+                break
+    raise AlreadyExists(f"This campaign already has a character named {name!r}.")
+
+
+async def get_character(db: Database, campaign_id: int, name: str) -> CharacterView:
+    """The campaign's character called ``name`` (any case), or :class:`NotFound`."""
+    async with transaction(db) as session:
+        return await character_by_name_in(session, campaign_id, name)
+
+
+async def get_character_by_id(db: Database, character_id: int) -> CharacterView:
+    """A character by id, or :class:`NotFound`."""
+    async with transaction(db) as session:
+        return await load_character_in(session, character_id)
+
+
+async def active_character(db: Database, campaign_id: int, user_id: int) -> CharacterView:
+    """The user's active character in the campaign, or :class:`NotFound` saying what to do."""
+    async with transaction(db) as session:
+        return await active_character_in(session, campaign_id, user_id)
+
+
+async def resolve_character(
+    db: Database,
+    campaign_id: int,
+    user_id: int,
+    name: str | None = None,
+    *,
+    any_owner: bool = False,
+) -> CharacterView:
+    """See :func:`resolve_character_in`."""
+    async with transaction(db) as session:
+        return await resolve_character_in(session, campaign_id, user_id, name, any_owner=any_owner)
+
+
+async def list_characters(db: Database, campaign_id: int) -> list[CharacterView]:
+    """Every character of the campaign, oldest first."""
+    async with transaction(db) as session:
+        return await _load_where(session, _C.c.campaign_id == campaign_id)
+
+
+async def list_user_characters(db: Database, campaign_id: int, user_id: int) -> list[CharacterView]:
+    """The user's characters in the campaign, oldest first."""
+    async with transaction(db) as session:
+        return await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.user_id == user_id)
+
+
+async def use_character(db: Database, campaign_id: int, user_id: int, name: str) -> CharacterView:
+    """Make the user's character called ``name`` their active one in the campaign."""
+    async with transaction(db) as session:
+        character = await resolve_character_in(session, campaign_id, user_id, name)
+        mine = and_(_C.c.campaign_id == campaign_id, _C.c.user_id == user_id)
+        # Two statements: a unique index is checked row by row, so clear first, then set.
+        await session.execute(
+            update(_C).where(mine, _C.c.is_active, _C.c.id != character.id).values(is_active=False)
+        )
+        await session.execute(update(_C).where(_C.c.id == character.id).values(is_active=True))
+        return await load_character_in(session, character.id)
+
+
+async def _campaign_of_in(session: AsyncSession, character_id: int) -> CampaignView:
+    campaign_id = (
+        await session.execute(select(_C.c.campaign_id).where(_C.c.id == character_id))
+    ).scalar_one_or_none()
+    if campaign_id is None:
+        raise NotFound("That character no longer exists.")
+    return await get_campaign_in(session, campaign_id)
+
+
+async def set_score(db: Database, character_id: int, ability: str, value: int) -> CharacterView:
+    """Set one ability score (attribute modifier for threshold), validated for the system."""
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        canonical = campaign.ability(ability)
+        low, high = SCORE_RANGE[campaign.system]
+        if not low <= value <= high:
+            what = "modifier" if campaign.system is RuleSystem.THRESHOLD else "score"
+            raise InvalidValue(f"{canonical} {what} must be between {low} and {high}.")
+        t = character_scores
+        stmt = (
+            insert_for(session, t)
+            .values(character_id=character_id, ability=canonical, value=value)
+            .on_conflict_do_update(
+                index_elements=["character_id", "ability"], set_={"value": value}
+            )
+        )
+        await session.execute(stmt)
+        return await load_character_in(session, character_id)
+
+
+async def set_proficiency(
+    db: Database,
+    character_id: int,
+    name: str,
+    *,
+    rank: str | None = None,
+    degree: int | None = None,
+) -> CharacterView:
+    """Add or change a proficiency: a rank (Pen & Dagger) or a degree 1-2 (d20 check)."""
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_NAME:
+        raise InvalidValue(f"Proficiency names are 1 to {MAX_NAME} characters long.")
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        if campaign.system is RuleSystem.PEN_AND_DAGGER:
+            by_key = {r.casefold(): r for r in PD_RANKS}
+            if rank is None or degree is not None or rank.strip().casefold() not in by_key:
+                raise InvalidValue(f"Choose a rank: {', '.join(PD_RANKS)}.")
+            rank, degree = by_key[rank.strip().casefold()], None
+        elif campaign.system is RuleSystem.D20_CHECK:
+            if degree not in (1, 2) or rank is not None:
+                raise InvalidValue("Choose a degree: 1 (proficient) or 2 (expert).")
+        else:
+            raise InvalidValue(f"Characters in {campaign.system.value} have no proficiencies.")
+        t = character_proficiencies
+        stmt = (
+            insert_for(session, t)
+            .values(
+                character_id=character_id,
+                name_key=name.casefold(),
+                name=name,
+                rank=rank,
+                degree=degree,
+            )
+            .on_conflict_do_update(
+                index_elements=["character_id", "name_key"],
+                set_={"name": name, "rank": rank, "degree": degree},
+            )
+        )
+        await session.execute(stmt)
+        return await load_character_in(session, character_id)
+
+
+async def remove_proficiency(db: Database, character_id: int, name: str) -> CharacterView:
+    """Remove a proficiency, or :class:`NotFound` if the character does not have it."""
+    key = " ".join(name.split()).casefold()
+    t = character_proficiencies
+    async with transaction(db) as session:
+        result = await session.execute(
+            delete(t)
+            .where(t.c.character_id == character_id, t.c.name_key == key)
+            .returning(t.c.name)
+        )
+        if result.first() is None:
+            raise NotFound(f"No proficiency named {name!r}.")
+        return await load_character_in(session, character_id)
+
+
+def _check_level(level: int) -> None:
+    if not 1 <= level <= MAX_LEVEL:
+        raise InvalidValue(f"Level must be between 1 and {MAX_LEVEL}.")
+
+
+async def set_level(db: Database, character_id: int, level: int) -> CharacterView:
+    """Set the character's level (1-20)."""
+    _check_level(level)
+    return await _update(db, character_id, level=level)
+
+
+async def set_save_proficiency(
+    db: Database, character_id: int, ability: str, proficient: bool = True
+) -> CharacterView:
+    """Mark or unmark a saving-throw proficiency (d20 check ruling 5)."""
+    t = character_saves
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        if campaign.system is not RuleSystem.D20_CHECK:
+            raise InvalidValue(f"Save proficiencies are not part of {campaign.system.value}.")
+        canonical = campaign.ability(ability)
+        if proficient:
+            await session.execute(
+                insert_for(session, t)
+                .values(character_id=character_id, ability=canonical)
+                .on_conflict_do_nothing()
+            )
+        else:
+            await session.execute(
+                delete(t).where(t.c.character_id == character_id, t.c.ability == canonical)
+            )
+        return await load_character_in(session, character_id)
+
+
+async def set_boon(db: Database, character_id: int, double_fortune: bool) -> CharacterView:
+    """Give or take the "double fortune dice" boon; losing it caps fortune dice at 2."""
+    fortune = _C.c.fortune
+    capped = (
+        fortune
+        if double_fortune
+        else literal_column("CASE WHEN fortune > 2 THEN 2 ELSE fortune END")
+    )
+    return await _update(db, character_id, double_fortune=double_fortune, fortune=capped)
+
+
+async def party_add(db: Database, character_id: int) -> CharacterView:
+    """Put the character in the campaign's party."""
+    return await _update(db, character_id, in_party=True)
+
+
+async def party_remove(db: Database, character_id: int) -> CharacterView:
+    """Take the character out of the campaign's party."""
+    return await _update(db, character_id, in_party=False)
+
+
+async def party_list(db: Database, campaign_id: int) -> list[CharacterView]:
+    """The campaign's party, oldest member first."""
+    async with transaction(db) as session:
+        return await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.in_party)
+
+
+async def _update(db: Database, character_id: int, **values: Any) -> CharacterView:
+    async with transaction(db) as session:
+        result = await session.execute(
+            update(_C).where(_C.c.id == character_id).values(**values).returning(_C.c.id)
+        )
+        if result.first() is None:
+            raise NotFound("That character no longer exists.")
+        return await load_character_in(session, character_id)
+
+
+async def delete_character(db: Database, character_id: int) -> None:
+    """Delete a character; its rolls stay in the ledger (by name, character_id NULL).
+
+    If it was the user's active character, their oldest remaining one becomes active.
+    """
+    async with transaction(db) as session:
+        row = (
+            await session.execute(
+                delete(_C)
+                .where(_C.c.id == character_id)
+                .returning(_C.c.campaign_id, _C.c.user_id, _C.c.is_active)
+            )
+        ).first()
+        if row is None:
+            raise NotFound("That character no longer exists.")
+        campaign_id, user_id, was_active = row
+        if was_active:
+            oldest = (
+                select(_C.c.id)
+                .where(_C.c.campaign_id == campaign_id, _C.c.user_id == user_id)
+                .order_by(_C.c.id)
+                .limit(1)
+                .scalar_subquery()
+            )
+            await session.execute(update(_C).where(_C.c.id == oldest).values(is_active=True))

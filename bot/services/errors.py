@@ -1,0 +1,70 @@
+"""Errors the player or GM can fix; each message is safe to show in Discord."""
+
+from __future__ import annotations
+
+from bot.errors import UserError
+
+
+class NoCampaign(UserError):
+    """The channel (or the thread's parent channel) has no campaign."""
+
+    def __init__(self) -> None:
+        super().__init__("No campaign in this channel: a GM can run /campaign setup.")
+
+
+class NotFound(UserError):
+    """A campaign, character or roll that does not exist (any more)."""
+
+
+class AlreadyExists(UserError):
+    """Something unique (a campaign in a channel, a character name) is already taken."""
+
+
+class InvalidValue(UserError):
+    """A value outside what the campaign's rule system allows."""
+
+
+class NotAllowed(UserError):
+    """The user may not do this (for example use another player's character)."""
+
+
+class NoFortuneLeft(UserError):
+    """Spending or taking a fortune die from a character that has none."""
+
+    def __init__(self, name: str | None = None) -> None:
+        who = f"{name} has" if name else "You have"
+        super().__init__(f"{who} no fortune dice left.")
+
+
+class FortuneAtMaximum(UserError):
+    """Gaining or giving a fortune die to a character already at their maximum."""
+
+    def __init__(self, maximum: int, name: str | None = None) -> None:
+        who = f"{name} already has" if name else "You already have"
+        super().__init__(f"{who} the maximum of {maximum} fortune dice.")
+
+
+class AlreadyRevealed(UserError):
+    """Revealing a hidden roll a second time."""
+
+    def __init__(self) -> None:
+        super().__init__("That roll has already been revealed.")
+
+
+class StorageUnavailable(UserError):
+    """The database cannot be reached or is locked for too long; trying again later helps."""
+
+    def __init__(self) -> None:
+        super().__init__("The dice ledger is unavailable right now; please try again in a moment.")
+
+
+class DuplicateInteraction(Exception):
+    """The interaction was already recorded (another shard or a retry got there first).
+
+    Raise it inside a transaction after :func:`~bot.services.ledger.record_roll_in` reports a
+    duplicate, so the transaction's side effects roll back; answer nothing to the user.
+    """
+
+    def __init__(self, roll_id: int) -> None:
+        super().__init__(f"interaction already recorded as ledger row {roll_id}")
+        self.roll_id = roll_id

@@ -1,0 +1,24 @@
+"""Every limit of the dice engine, in one place (documented in docs/dice.md)."""
+
+from __future__ import annotations
+
+#: Longest accepted expression, labels and comment included; checked before anything else.
+MAX_LENGTH = 1_000
+#: Dice rolled per expression in the worst case, counting every possible explosion and reroll.
+MAX_DICE = 1_000
+#: Most sides a die may have.
+MAX_SIDES = 10_000
+#: Deepest nesting of parentheses.
+MAX_DEPTH = 20
+#: Most operators (binary and unary) in one expression.
+MAX_OPERATIONS = 100
+#: Largest magnitude of any number, literal or intermediate (statically bounded).
+MAX_MAGNITUDE = 10**15
+#: Most extra dice one die may explode into (a chain stops after this many).
+MAX_EXPLOSIONS = 10
+#: Most rerolls one die may get with ``rr`` (the last reroll stands).
+MAX_REROLLS = 10
+#: Most labels in one expression.
+MAX_LABELS = 20
+#: Budget of elementary steps for :func:`bot.dice.exact_odds` (about 50 ms).
+MAX_ODDS_COST = 200_000

@@ -394,7 +394,7 @@ def test_reroll_with_seeded_rng_always_improves() -> None:
     for rank in Rank:
         for adv, dis, rel, unrel in itertools.product([False, True], repeat=4):
             options = {"advantage": adv, "disadvantage": dis, "reliable": rel, "unreliable": unrel}
-            original = attempt(rank, rng, **options)  # type: ignore[arg-type]
+            original = attempt(rank, rng, **options)
             if can_reroll(original)[0]:
                 result = reroll(original, rng)
                 assert result.final.level > original.level
@@ -446,7 +446,7 @@ def test_odds_match_enumerating_every_scripted_roll(
     counts = {level: Fraction(0) for level in SuccessLevel}
     for dice in itertools.product(range(1, 21), repeat=2 if two else 1):
         counts[roll(rank, *dice, **options).level] += Fraction(1, 20 ** len(dice))
-    assert attempt_odds(rank, **options) == counts  # type: ignore[arg-type]
+    assert attempt_odds(rank, **options) == counts
 
 
 @pytest.mark.parametrize(
@@ -507,10 +507,10 @@ def test_odds_sum_to_one_and_best_level_is_a_natural_twenty(
     rank: Rank, adv: bool, dis: bool, rel: bool, unrel: bool, adj: list[int]
 ) -> None:
     options = {"advantage": adv, "disadvantage": dis, "reliable": rel, "unreliable": unrel}
-    odds = attempt_odds(rank, rank_adjustment=adj, **options)  # type: ignore[arg-type]
+    odds = attempt_odds(rank, rank_adjustment=adj, **options)
     assert set(odds) == set(SuccessLevel)
     assert sum(odds.values()) == 1
     assert all(p >= 0 for p in odds.values())
-    best = best_reachable_level(rank, rank_adjustment=adj, **options)  # type: ignore[arg-type]
+    best = best_reachable_level(rank, rank_adjustment=adj, **options)
     dice = (20, 20) if adv != dis else (20,)
     assert roll(rank, *dice, rank_adjustment=adj, **options).level is best

@@ -55,9 +55,7 @@ def test_counts_outside_the_range_are_refused(current: int, maximum: int) -> Non
         spend_fortune(current, maximum, FortunePurpose.ITEM)
 
 
-operations = st.lists(
-    st.one_of(st.none(), st.sampled_from(list(FortunePurpose))), max_size=40
-)
+operations = st.lists(st.one_of(st.none(), st.sampled_from(list(FortunePurpose))), max_size=40)
 
 
 @given(st.booleans(), st.integers(min_value=0, max_value=4), operations)
@@ -68,8 +66,10 @@ def test_fortune_never_leaves_zero_to_maximum(
     current = min(start, maximum)
     for op in ops:
         try:
-            change = gain_fortune(current, maximum) if op is None else spend_fortune(
-                current, maximum, op
+            change = (
+                gain_fortune(current, maximum)
+                if op is None
+                else spend_fortune(current, maximum, op)
             )
         except RulesError:
             assert op is not None and current == 0  # only an empty spend is refused

@@ -15,6 +15,7 @@ import random
 from collections import Counter
 from collections.abc import Hashable, Mapping
 from fractions import Fraction
+from typing import TypeVar
 
 import pytest
 
@@ -27,6 +28,8 @@ from bot.rules.pen_and_dagger import (
     luck_odds,
     luck_roll,
 )
+
+K = TypeVar("K", bound=Hashable)
 
 P_ALARM = 1e-9
 SAMPLES = 40_000
@@ -64,7 +67,7 @@ def chi2_sf(x: float, df: int) -> float:
     return math.exp(log_prefix) * h
 
 
-def chi_square_p(observed: Counter[Hashable], expected: Mapping[Hashable, Fraction]) -> float:
+def chi_square_p(observed: Counter[K], expected: Mapping[K, Fraction]) -> float:
     """Goodness-of-fit p-value; an outcome with probability 0 must never be observed."""
     n = sum(observed.values())
     assert set(observed) <= set(expected), f"unexpected outcomes {set(observed) - set(expected)}"
@@ -94,7 +97,7 @@ def test_chi2_sf_tail_is_monotone_and_tiny() -> None:
     assert chi2_sf(60.0, 5) < P_ALARM < chi2_sf(45.0, 5)
 
 
-def sample_attempts(rank: Rank, seed: int, **options: bool) -> Counter[Hashable]:
+def sample_attempts(rank: Rank, seed: int, **options: bool) -> Counter[SuccessLevel]:
     rng = random.Random(seed)
     return Counter(attempt(rank, rng, **options).level for _ in range(SAMPLES))
 
@@ -116,7 +119,7 @@ def test_attempt_sampling_matches_exact_odds(
 ) -> None:
     rank, options = config
     observed = sample_attempts(rank, 1000 + index, **options)
-    assert chi_square_p(observed, attempt_odds(rank, **options)) > P_ALARM  # type: ignore[arg-type]
+    assert chi_square_p(observed, attempt_odds(rank, **options)) > P_ALARM
 
 
 def test_chi_square_catches_a_one_face_error() -> None:
@@ -130,8 +133,8 @@ def test_chi_square_catches_a_one_face_error() -> None:
 
 def test_luck_sampling_matches_exact_odds() -> None:
     rng = random.Random(77)
-    observed: Counter[Hashable] = Counter(luck_roll(rng).lucky for _ in range(SAMPLES))
-    assert chi_square_p(observed, luck_odds()) > P_ALARM  # type: ignore[arg-type]
+    observed: Counter[bool] = Counter(luck_roll(rng).lucky for _ in range(SAMPLES))
+    assert chi_square_p(observed, luck_odds()) > P_ALARM
 
 
 def four_d6_drop_lowest() -> dict[int, Fraction]:
@@ -144,8 +147,8 @@ def four_d6_drop_lowest() -> dict[int, Fraction]:
 
 def test_generated_scores_are_4d6_drop_lowest_for_every_group_size() -> None:
     rng = random.Random(4242)
-    observed: Counter[Hashable] = Counter()
+    observed: Counter[int] = Counter()
     for round_ in range(3_000):
         generation = generate_group_scores([f"P{i}" for i in range(round_ % 12 + 1)], rng)
         observed.update(generation.values)
-    assert chi_square_p(observed, four_d6_drop_lowest()) > P_ALARM  # type: ignore[arg-type]
+    assert chi_square_p(observed, four_d6_drop_lowest()) > P_ALARM

@@ -62,23 +62,51 @@ def _term_cost(spec: DiceSpec) -> int:
     slot_span = max(1, span // n)
     cost = spec.sides
     if explode is not None:
-        cost += MAX_EXPLOSIONS * (explode[1] - explode[0] + 1) * slot_span + spec.sides
-    return cost + slot_span * slot_span * n * n // 2 + n
+        cost += MAX_EXPLOSIONS * ((explode[1] - explode[0] + 1) * slot_span + spec.sides)
+    # The big-integer power is cheap; decoding its ``span`` digits is what costs.
+    return cost + span * (1 + n.bit_length())
+
+
+def _pack(weights: Weights, lo: int, span: int, nbytes: int) -> int:
+    """Kronecker substitution: weights as the base-2**(8*nbytes) digits of one integer."""
+    buf = bytearray(span * nbytes)
+    for k, w in weights.items():
+        i = (k - lo) * nbytes
+        buf[i : i + nbytes] = w.to_bytes(nbytes, "little")
+    return int.from_bytes(buf, "little")
+
+
+def _unpack(number: int, lo: int, span: int, nbytes: int) -> Weights:
+    raw = number.to_bytes(span * nbytes, "little")
+    out: Weights = {}
+    for i in range(span):
+        w = int.from_bytes(raw[i * nbytes : (i + 1) * nbytes], "little")
+        if w:
+            out[lo + i] = w
+    return out
 
 
 def _power(slot: Weights, n: int) -> Weights:
-    """Distribution of the sum of ``n`` independent copies of ``slot``."""
-    acc: Weights = {0: 1}
-    items = list(slot.items())
-    for _ in range(n):
-        out: Weights = {}
-        get = out.get
-        for ka, wa in acc.items():
-            for kb, wb in items:
-                k = ka + kb
-                out[k] = get(k, 0) + wa * wb
-        acc = out
-    return acc
+    """Distribution of the sum of ``n`` independent copies of ``slot``.
+
+    One big-integer power (Kronecker substitution): every coefficient of the result is below
+    ``sum(slot) ** n``, so digits of that many bits never carry into each other.
+    """
+    lo, hi = min(slot), max(slot)
+    nbytes = (sum(slot.values()) ** n).bit_length() // 8 + 1
+    packed = _pack(slot, lo, hi - lo + 1, nbytes)
+    return _unpack(packed**n, lo * n, (hi - lo) * n + 1, nbytes)
+
+
+def _add(a: Weights, b: Weights) -> Weights:
+    """Distribution of the sum of two independent totals (Kronecker when dense enough)."""
+    alo, ahi, blo, bhi = min(a), max(a), min(b), max(b)
+    if (ahi - alo + 1) <= 4 * len(a) and (bhi - blo + 1) <= 4 * len(b):
+        nbytes = (sum(a.values()) * sum(b.values())).bit_length() // 8 + 1
+        pa = _pack(a, alo, ahi - alo + 1, nbytes)
+        pb = _pack(b, blo, bhi - blo + 1, nbytes)
+        return _unpack(pa * pb, alo + blo, ahi - alo + bhi - blo + 1, nbytes)
+    return _binary(ADD, a, b)
 
 
 def _term(spec: DiceSpec) -> Weights:
@@ -154,25 +182,41 @@ def _binary(op: int, a: Weights, b: Weights) -> Weights:
     return out
 
 
+def _term_bits(spec: DiceSpec) -> int:
+    """Bits of the term's total weight (the exact denominator before reduction)."""
+    per_roll = (1 + (spec.reroll_cap if _hits(spec.reroll, spec.sides) else 0)) * max(
+        1, spec.sides.bit_length()
+    )
+    levels = 1 + (MAX_EXPLOSIONS if _hits(spec.explode, spec.sides) else 0)
+    return spec.count * levels * per_roll
+
+
 def odds_cost(expr: Expression) -> int:
-    """Estimated steps :func:`exact_odds` would take (compared with ``MAX_ODDS_COST``)."""
+    """Estimated steps :func:`exact_odds` would take (compared with ``MAX_ODDS_COST``).
+
+    Each step is roughly 150 ns; big weights (many dice, rerolls, explosions) scale steps by
+    their size in 64-bit words, and every reachable total costs 30 steps to become a Fraction.
+    """
     cost = 0
-    sizes: list[tuple[int, int, int]] = []  # (lo, hi, support size) per stack entry
+    stack: list[tuple[int, int, int, int]] = []  # (lo, hi, support size, weight bits)
     for op, arg in expr.eval_program:
         if op == CONST:
             assert isinstance(arg, int)
-            sizes.append((arg, arg, 1))
+            stack.append((arg, arg, 1, 0))
         elif op == DICE:
             assert isinstance(arg, DiceSpec)
-            cost += _term_cost(arg)
-            sizes.append((arg.minimum, arg.maximum, arg.maximum - arg.minimum + 1))
+            bits = _term_bits(arg)
+            cost += _term_cost(arg) * (1 + bits // 64)
+            stack.append((arg.minimum, arg.maximum, arg.maximum - arg.minimum + 1, bits))
         elif op == NEG:
-            lo, hi, size = sizes[-1]
-            sizes[-1] = (-hi, -lo, size)
+            lo, hi, size, bits = stack[-1]
+            stack[-1] = (-hi, -lo, size, bits)
         else:
-            blo, bhi, bsize = sizes.pop()
-            alo, ahi, asize = sizes[-1]
-            cost += asize * bsize
+            blo, bhi, bsize, bbits = stack.pop()
+            alo, ahi, asize, abits = stack[-1]
+            bits = abits + bbits
+            steps = asize + bsize if op in (ADD, SUB) else asize * bsize
+            cost += steps * (1 + bits // 64)
             if op == ADD:
                 lo, hi = alo + blo, ahi + bhi
             elif op == SUB:
@@ -183,10 +227,11 @@ def odds_cost(expr: Expression) -> int:
                 else:
                     corners = (alo // blo, alo // bhi, ahi // blo, ahi // bhi)
                 lo, hi = min(corners), max(corners)
-            sizes[-1] = (lo, hi, min(asize * bsize, hi - lo + 1))
+            stack[-1] = (lo, hi, min(asize * bsize, hi - lo + 1), bits)
         if cost > MAX_ODDS_COST:
-            break
-    return cost
+            return cost
+    _, _, size, bits = stack[-1]
+    return cost + size * 30 * (1 + bits // 64)
 
 
 @functools.lru_cache(maxsize=256)
@@ -208,7 +253,12 @@ def _odds(expr: Expression) -> tuple[tuple[int, Fraction], ...]:
             stack[-1] = {-k: w for k, w in stack[-1].items()}
         else:
             b = stack.pop()
-            stack[-1] = _binary(op, stack[-1], b)
+            if op == ADD:
+                stack[-1] = _add(stack[-1], b)
+            elif op == SUB:
+                stack[-1] = _add(stack[-1], {-k: w for k, w in b.items()})
+            else:
+                stack[-1] = _binary(op, stack[-1], b)
     dist = stack[-1]
     total = sum(dist.values())
     return tuple((k, Fraction(dist[k], total)) for k in sorted(dist))

@@ -1,0 +1,144 @@
+"""Every limit's message, and an adversarial corpus that must only ever raise DiceError."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+import pytest
+
+from bot.dice import DiceError, exact_odds, parse, render_markdown, render_plain, roll
+from bot.errors import UserError
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("1" * 1001, "that expression is too long (1,001 characters; the limit is 1,000)"),
+        ("1001d6", "1001d6: at most 1,000 dice can be rolled"),
+        ("1d10001", "1d10001: dice can have at most 10,000 sides"),
+        ("0d6", "0d6: roll at least one die"),
+        ("1d0", "1d0: a die needs at least one side"),
+        ("(" * 21 + "1" + ")" * 21, "too many nested parentheses: the limit is 20"),
+        ("1" + "+1" * 101, "too many operations: the limit is 100"),
+        ("10000000000000000", "number too large: numbers can be at most 10^15"),
+        ("1000000000000000*10", "numbers get too large: results must stay within ±10^15"),
+        (
+            "500d6+501d6",
+            "too many dice: this could roll up to 1,001 dice counting every possible "
+            "explosion and reroll; the limit is 1,000",
+        ),
+        (
+            "100d6e",
+            "too many dice: this could roll up to 1,100 dice counting every possible "
+            "explosion and reroll; the limit is 1,000",
+        ),
+        ("4d6kh7", "4d6kh7: you can keep at most 4 dice"),
+        ("4d6kh0", "4d6kh0: keep at least one die"),
+        ("4d6dl4", "4d6dl4: you can drop at most 3 dice"),
+        ("1d1e1", "1d1e1: every face explodes, so it would never stop"),
+        ("1d6e>=1", "1d6e>=1: every face explodes, so it would never stop"),
+        ("1d6rr<7", "1d6rr<7: every face would be rerolled forever"),
+        ("1d6mi7", "1d6mi7: the minimum must be a face from 1 to 6"),
+        ("1d6ma0", "1d6ma0: the maximum must be a face from 1 to 6"),
+        ("1d6mi4ma3", "1d6: the maximum (ma) is below the minimum (mi)"),
+        ("4d6kh3kl1", "4d6: only one keep modifier per dice term"),
+        ("1/0", "division by zero"),
+        ("1/(1d6-3)", "division by zero is possible: (1d6-3) can be 0"),
+        ("2d6 adv", "adv only applies to a single d20, as in 1d20 adv+5"),
+        ("", "there is no dice expression to roll: try 1d20+5"),
+        ("# just a comment", "there is no dice expression to roll: try 1d20+5"),
+        ("１d20", "unexpected character U+FF11 at position 1"),
+        ("1d20\x00", "unexpected character U+0000 at position 5"),
+        ("1d20 [fire", "the [label] at position 6 is never closed with ]"),
+        ("(1d20", "the expression ends too early: expected ')'"),
+        ("1d20)", "unmatched ')' at position 5"),
+        ("1d20 + ", "the expression ends too early: expected a number, dice or '('"),
+        ("2(3)", "unexpected '(' at position 2: expected an operator (+ - * /) or the end"),
+        ("1d6r", "the expression ends too early: expected a face number after 'r', e.g. r1 or r<3"),
+    ],
+)
+def test_limit_and_syntax_messages(expression, message):
+    with pytest.raises(DiceError) as info:
+        parse(expression)
+    assert str(info.value) == message
+    assert isinstance(info.value, UserError)
+
+
+def test_odds_refuse_costly_expressions():
+    with pytest.raises(DiceError, match="too many combinations to compute exact odds"):
+        exact_odds("1000d10000")
+    with pytest.raises(DiceError, match="not available for exploding dice with keep/drop"):
+        exact_odds("4d6e6kh3")
+
+
+ADVERSARIAL = [
+    "1d1e1",
+    "1000d20" + "k>0" * 10,
+    "(" * 500,
+    "(" * 500 + "1" + ")" * 500,
+    "+1" * 400,
+    "1" + "+1" * 400,
+    "9" * 4301,
+    "9" * 999,
+    "9999999d9999999",
+    "1d20rr<20",
+    "10d10e1",
+    "１d20",
+    "1d20\x00",
+    "\x00" * 100,
+    "x" * 100_000,
+    "1d20" + " " * 100_000,
+    "-" * 999 + "1",
+    "-" * 99 + "1",
+    "1" + "*9" * 200,
+    "1000d10000",
+    "1000d10000kh999",
+    "90d6e",
+    "90d2e2",
+    "8d6e6rr1",
+    "1d20rr<20e>=20mi2ma19",
+    "[" * 500,
+    "[a]" * 300,
+    "1d20" + " [x]" * 30,
+    "#" * 999,
+    "1d20 # " + "é" * 900,
+    "d" * 999,
+    "1d" * 300,
+    "k" * 999,
+    "1d6" + "e" * 500,
+    "1d6" + "kh" * 400,
+    "1d20 " + "adv " * 100,
+    ")" * 999,
+    "((((((((((((((((((((1d20))))))))))))))))))))",
+    "1e5",
+    "1d20+1d20" * 50,
+    "1d2147483648",
+    "-1d20",
+    "1d-20",
+    "1.5d6",
+    "1d6/1d6/1d6/1d6",
+    "999999999999999/-1",
+    "-999999999999999-1",
+    "2d20kh1>=20<=1",
+    "1d20\u202e",
+    "\U0001f3b2",
+    "1d20 [@everyone]",
+    "0x10",
+    "1_000",
+    "⁴d6",
+]
+
+
+@pytest.mark.parametrize("expression", ADVERSARIAL, ids=range(len(ADVERSARIAL)))
+def test_adversarial_inputs_raise_dice_error_or_evaluate(expression):
+    try:
+        result = roll(expression, random.Random(0))
+    except DiceError as error:
+        assert 0 < len(str(error)) <= 300
+        return
+    assert result.parsed.minimum <= result.total <= result.parsed.maximum
+    assert len(render_markdown(result, 2000)) <= 2000
+    assert len(render_plain(result, 100)) <= 100
+    with contextlib.suppress(DiceError):
+        exact_odds(expression)

@@ -101,9 +101,11 @@ class IdList(_ValidatedJSON):
     """A sorted list of unique Discord ids (GM roles, GM users), stored as JSON."""
 
     adapter = ID_LIST
+    cache_ok = True
 
 
 class NameList(_ValidatedJSON):
     """An ordered list of unique (case-insensitively) ability names, stored as JSON."""
 
     adapter = NAME_LIST
+    cache_ok = True

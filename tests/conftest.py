@@ -1,0 +1,91 @@
+"""Shared fixtures: real, migrated databases, clean for every test.
+
+- ``db``: a migrated, empty :class:`~bot.db.engine.Database`, parametrized: ``sqlite`` (a
+  fresh temp file per test, copied from a template migrated once per session) and
+  ``postgresql`` (``TEST_DATABASE_URL``, migrated once per session, every table truncated
+  before each test; skipped with a reason when the variable is unset).
+- ``db_url``: the same, as a URL (for tests that build their own engine).
+- ``database_url``: a migrated, empty SQLite file URL per test, for building the bot.
+- ``pg_url``: ``TEST_DATABASE_URL`` itself, or skip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from bot.db.engine import Database, create_database
+from bot.db.migrate import upgrade_to_head
+from bot.db.models import Base
+
+PG_SKIP = "PostgreSQL half: set TEST_DATABASE_URL=postgresql+asyncpg://... to run it"
+
+
+def sqlite_url(path: Path) -> str:
+    """The async SQLite URL of a file."""
+    return f"sqlite+aiosqlite:///{path}"
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head once per session; tests get copies."""
+    path = tmp_path_factory.mktemp("template") / "template.sqlite3"
+    asyncio.run(upgrade_to_head(sqlite_url(path)))
+    return path
+
+
+@pytest.fixture
+def database_url(sqlite_template: Path, tmp_path: Path) -> str:
+    """A migrated, empty SQLite database of this test, as a URL."""
+    path = tmp_path / "pbp-dice.sqlite3"
+    shutil.copyfile(sqlite_template, path)
+    return sqlite_url(path)
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    """``TEST_DATABASE_URL``, or skip the test."""
+    url = os.environ.get("TEST_DATABASE_URL")
+    if not url:
+        pytest.skip(PG_SKIP)
+    return url
+
+
+@pytest.fixture(scope="session")
+def pg_migrated(pg_url: str) -> str:
+    """``TEST_DATABASE_URL`` migrated to head once per session."""
+    asyncio.run(upgrade_to_head(pg_url))
+    return pg_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """A migrated database URL on each dialect (PostgreSQL is cleaned by ``db``)."""
+    if request.param == "sqlite":
+        return str(request.getfixturevalue("database_url"))
+    return str(request.getfixturevalue("pg_migrated"))
+
+
+async def truncate_all(database: Database) -> None:
+    """Empty every table of the models and restart their identities (PostgreSQL)."""
+    names = ", ".join(table.name for table in Base.metadata.sorted_tables)
+    async with database.engine.begin() as connection:
+        await connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture
+async def db(db_url: str) -> AsyncIterator[Database]:
+    """A migrated, empty database on SQLite, then on PostgreSQL."""
+    database = create_database(db_url)
+    if database.dialect == "postgresql":
+        await truncate_all(database)
+    try:
+        yield database
+    finally:
+        await database.dispose()

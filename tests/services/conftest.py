@@ -1,0 +1,25 @@
+"""Fixtures for the service tests: a Pen & Dagger campaign and a character in it."""
+
+from __future__ import annotations
+
+import pytest
+from svc_helpers import ALICE, CHANNEL, GM_ROLE, GUILD
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem
+from bot.services.campaigns import CampaignView, setup_campaign
+from bot.services.characters import CharacterView, create_character
+
+
+@pytest.fixture
+async def pd_campaign(db: Database) -> CampaignView:
+    """A Pen & Dagger campaign in the test channel."""
+    return await setup_campaign(
+        db, GUILD, CHANNEL, RuleSystem.PEN_AND_DAGGER, gm_role_ids=[GM_ROLE]
+    )
+
+
+@pytest.fixture
+async def hero(db: Database, pd_campaign: CampaignView) -> CharacterView:
+    """Alice's first character in the Pen & Dagger campaign."""
+    return await create_character(db, pd_campaign.id, ALICE, "Jade")

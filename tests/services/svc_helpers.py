@@ -1,0 +1,25 @@
+"""Constants and helpers shared by the service tests (imported as ``svc_helpers``)."""
+
+from __future__ import annotations
+
+import itertools
+
+from bot.services.ledger import Origin
+
+GUILD = 1_000_000_000_000_001
+CHANNEL = 2_000_000_000_000_001
+GM_ROLE = 3_000_000_000_000_001
+ALICE = 4_000_000_000_000_001
+BOB = 4_000_000_000_000_002
+
+_interactions = itertools.count(9_000_000_000_000_000)
+
+
+def origin(user_id: int = ALICE, *, interaction_id: int | None = None) -> Origin:
+    """A ledger origin in the test channel, with a fresh interaction id unless given."""
+    return Origin(
+        channel_id=CHANNEL,
+        user_id=user_id,
+        guild_id=GUILD,
+        interaction_id=next(_interactions) if interaction_id is None else interaction_id,
+    )

@@ -1,0 +1,139 @@
+"""The ledger: append-only, one row per interaction, filters, reveal once."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from svc_helpers import ALICE, BOB, origin
+
+from bot.db.engine import Database
+from bot.db.models import Visibility
+from bot.services import ledger as svc
+from bot.services.campaigns import CampaignView, delete_campaign
+from bot.services.characters import CharacterView
+from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
+
+
+def roll(campaign_id: int | None = None, **overrides: object) -> svc.NewRoll:
+    values: dict[str, object] = {
+        "origin": origin(),
+        "kind": svc.Kind.ROLL,
+        "request": "2d6+1",
+        "dice": [{"sides": 6, "value": 4}, {"sides": 6, "value": 2}],
+        "outcome": {"total": 7},
+        "campaign_id": campaign_id,
+    }
+    values.update(overrides)
+    return svc.NewRoll(**values)  # type: ignore[arg-type]
+
+
+async def test_record_and_read_back(db: Database, pd_campaign: CampaignView) -> None:
+    recorded = await svc.record_roll(db, roll(pd_campaign.id, visibility=Visibility.GM))
+    assert not recorded.duplicate
+    row = await svc.get_roll(db, recorded.id)
+    assert row.request == "2d6+1" and row.outcome == {"total": 7}
+    assert row.dice[0] == {"sides": 6, "value": 4}
+    assert row.visibility is Visibility.GM and row.created_at.tzinfo is UTC
+    assert row.revealed_at is None
+    assert await svc.roll_for_interaction(db, row.interaction_id or 0) == row
+
+
+async def test_generic_roll_needs_no_campaign(db: Database) -> None:
+    recorded = await svc.record_roll(db, roll(None, origin=svc.Origin(channel_id=5, user_id=6)))
+    row = await svc.get_roll(db, recorded.id)
+    assert row.campaign_id is None and row.guild_id is None and row.interaction_id is None
+
+
+async def test_same_interaction_recorded_once(db: Database, pd_campaign: CampaignView) -> None:
+    same = origin()
+    first = await svc.record_roll(db, roll(pd_campaign.id, origin=same))
+    second = await svc.record_roll(db, roll(pd_campaign.id, origin=same, request="again"))
+    assert second == svc.Recorded(id=first.id, duplicate=True)
+    assert [r.request for r in await svc.latest_rolls(db, pd_campaign.id)] == ["2d6+1"]
+
+
+async def test_concurrent_same_interaction_stores_one_row(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    same = origin()
+    results = await asyncio.gather(
+        *(svc.record_roll(db, roll(pd_campaign.id, origin=same)) for _ in range(2))
+    )
+    assert sorted(r.duplicate for r in results) == [False, True]
+    assert len({r.id for r in results}) == 1
+    assert len(await svc.latest_rolls(db, pd_campaign.id)) == 1
+
+
+async def test_latest_rolls_newest_first_with_filters(
+    db: Database, pd_campaign: CampaignView, hero: CharacterView
+) -> None:
+    for i in range(25):
+        await svc.record_roll(
+            db,
+            roll(
+                pd_campaign.id,
+                origin=origin(BOB if i % 5 == 0 else ALICE),
+                request=f"r{i}",
+                kind=svc.Kind.CHECK if i % 2 else svc.Kind.ROLL,
+                character_id=hero.id if i % 3 == 0 else None,
+                visibility=Visibility.BLIND if i == 24 else Visibility.PUBLIC,
+            ),
+        )
+    latest = await svc.latest_rolls(db, pd_campaign.id)
+    assert [r.request for r in latest] == [f"r{i}" for i in range(24, 4, -1)]
+    page = await svc.latest_rolls(db, pd_campaign.id, limit=3, before_id=latest[-1].id)
+    assert [r.request for r in page] == ["r4", "r3", "r2"]
+    bob = await svc.latest_rolls(db, pd_campaign.id, user_id=BOB)
+    assert [r.request for r in bob] == ["r20", "r15", "r10", "r5", "r0"]
+    mine = await svc.latest_rolls(db, pd_campaign.id, character_id=hero.id, kinds=["check"])
+    assert [r.request for r in mine] == ["r21", "r15", "r9", "r3"]
+    public = await svc.latest_rolls(db, pd_campaign.id, visibilities=[Visibility.PUBLIC], limit=1)
+    assert [r.request for r in public] == ["r23"]
+
+
+async def test_reveal_stamps_once(db: Database, pd_campaign: CampaignView) -> None:
+    recorded = await svc.record_roll(
+        db, roll(pd_campaign.id, visibility=Visibility.BLIND, commitment="ab" * 32, salt="s")
+    )
+    at = datetime(2031, 5, 1, 12, tzinfo=UTC)
+    revealed = await svc.stamp_revealed(db, recorded.id, at)
+    assert revealed.revealed_at == at and revealed.commitment == "ab" * 32
+    with pytest.raises(AlreadyRevealed, match="already been revealed"):
+        await svc.stamp_revealed(db, recorded.id)
+    with pytest.raises(NotFound):
+        await svc.stamp_revealed(db, recorded.id + 1000)
+
+
+async def test_validation(db: Database) -> None:
+    with pytest.raises(InvalidValue, match="too long"):
+        await svc.record_roll(db, roll(request="d" * 4001))
+    with pytest.raises(ValueError, match="kind"):
+        await svc.record_roll(db, roll(kind="Not A Kind"))
+    with pytest.raises(ValueError, match="commitment"):
+        await svc.record_roll(db, roll(commitment="xyz"))
+
+
+def test_no_delete_path_in_the_code() -> None:
+    """Only bot/services/ledger.py touches the table, with one UPDATE (the reveal stamp)."""
+    root = Path(svc.__file__).resolve().parents[1]
+    source = Path(svc.__file__).read_text()
+    assert "delete(" not in source
+    assert source.count("update(_L)") == 1
+    assert "stamp_revealed" in source[source.index("update(_L)") - 400 :]
+    for path in root.rglob("*.py"):
+        if path.name in {"ledger.py", "models.py"} and path.parent.name in {"services", "db"}:
+            continue
+        text = path.read_text()
+        assert not re.search(r"from bot\.db\.models import[^\n]*\bledger\b", text), path
+        assert "LedgerRow" not in text, path
+
+
+async def test_deleting_campaign_keeps_rows(db: Database, pd_campaign: CampaignView) -> None:
+    recorded = await svc.record_roll(db, roll(pd_campaign.id))
+    await delete_campaign(db, pd_campaign.id)
+    row = await svc.get_roll(db, recorded.id)
+    assert row.campaign_id is None and row.guild_id is not None and row.request == "2d6+1"

@@ -1,0 +1,52 @@
+"""Pending carry-over modifiers: set on a critical, used once, cleared by the GM."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from svc_helpers import ALICE, CHANNEL, GUILD
+
+from bot.db.engine import Database
+from bot.services import pending as svc
+from bot.services.campaigns import setup_campaign
+from bot.services.characters import create_character, get_character_by_id
+from bot.services.errors import InvalidValue
+
+
+async def _threshold_character(db: Database) -> int:
+    campaign = await setup_campaign(db, GUILD, CHANNEL, "threshold")
+    return (await create_character(db, campaign.id, ALICE, "Ash")).id
+
+
+async def test_set_show_consume_once(db: Database) -> None:
+    pc = await _threshold_character(db)
+    await svc.set_pending(db, pc, "STR", svc.CRIT_SUCCESS_BONUS)
+    await svc.set_pending(db, pc, "DEX", svc.CRIT_FAILURE_PENALTY)
+    await svc.set_pending(db, pc, "DEX", 2)  # a later critical replaces it
+    assert (await get_character_by_id(db, pc)).pending == {"STR": 2, "DEX": 2}
+    assert await svc.consume_pending(db, pc, "STR") == 2
+    assert await svc.consume_pending(db, pc, "STR") == 0
+    assert (await get_character_by_id(db, pc)).pending == {"DEX": 2}
+
+
+async def test_concurrent_consumers_use_it_once(db: Database) -> None:
+    pc = await _threshold_character(db)
+    await svc.set_pending(db, pc, "STR", -2)
+    results = await asyncio.gather(*(svc.consume_pending(db, pc, "STR") for _ in range(10)))
+    assert sorted(results) == [-2] + [0] * 9
+
+
+async def test_gm_clears(db: Database) -> None:
+    pc = await _threshold_character(db)
+    await svc.set_pending(db, pc, "STR", 2)
+    await svc.set_pending(db, pc, "DEX", -2)
+    assert await svc.clear_pending(db, pc, "STR") == 1
+    assert await svc.clear_pending(db, pc) == 1
+    assert (await get_character_by_id(db, pc)).pending == {}
+
+
+async def test_zero_refused(db: Database) -> None:
+    pc = await _threshold_character(db)
+    with pytest.raises(InvalidValue):
+        await svc.set_pending(db, pc, "STR", 0)

@@ -1,0 +1,189 @@
+"""Benchmark: our dice engine against the d20 library (Avrae), same expressions, one run.
+
+Run from the repo root: ``.venv/bin/python bench/dice.py``. d20 pins an old lark-parser, so
+it runs in its own throwaway virtualenv (bench/.d20-venv/, created on first run) as a
+subprocess that prints JSON. Ours rolls with ``secrets.SystemRandom()``; d20 with its default.
+Each adversarial input is run by d20 in its own subprocess with a timeout, so a stall cannot
+hang the bench. This is a script, not a test: nothing here asserts timings.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+import timeit
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.dice import DiceError, roll  # noqa: E402
+from bot.dice.parser import _parse_cached  # noqa: E402
+
+VENV = ROOT / "bench" / ".d20-venv"
+VENV_PY = VENV / "bin" / "python"
+TIMEOUT = 20.0
+REPEATS = 7
+
+EXPRESSIONS = [
+    "1d20",
+    "1d20+5",
+    "2d20kh1+3",
+    "4d6kh3",
+    "8d6",
+    "1d20+1d4+3",
+    "10d10e10",
+    "(1d20+5)*2 [fire]",
+]
+
+ADVERSARIAL = [
+    "1d1e1",
+    "1000d20" + "k>0" * 10,
+    "(" * 500 + "1" + ")" * 500,
+    "1" + "+1" * 400,
+    "9" * 4301,
+    "9999999d9999999",
+    "1d20rr<20",
+    "10d10e1",
+    "1000d20",
+    "1000d20kh500",
+    "90d6e",
+    "-" * 999 + "1",
+    "1" + "*9" * 200,
+    "x" * 100_000,
+]
+
+
+def ensure_venv() -> None:
+    """Create the d20 virtualenv once."""
+    if VENV_PY.exists():
+        return
+    print("creating", VENV, "(pip install d20) ...", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    subprocess.run([str(VENV_PY), "-m", "pip", "install", "-q", "d20"], check=True)
+
+
+D20_SPEED = textwrap.dedent(
+    """
+    import json, statistics, sys, timeit
+    import d20
+    exprs, repeats = json.loads(sys.stdin.read())
+    out = {}
+    for e in exprs:
+        n = 2000
+        times = timeit.repeat(lambda: d20.roll(e), number=n, repeat=repeats)
+        out[e] = statistics.median(times) / n * 1e6
+    print(json.dumps(out))
+    """
+)
+
+D20_ONE = textwrap.dedent(
+    """
+    import json, sys, time
+    import d20
+    sys.setrecursionlimit(1000)
+    expr = sys.stdin.read()
+    worst, outcome = 0.0, "ok"
+    for _ in range(3):
+        t = time.process_time()
+        try:
+            d20.roll(expr)
+        except Exception as exc:
+            outcome = type(exc).__name__
+        worst = max(worst, time.process_time() - t)
+    print(json.dumps([worst * 1e3, outcome]))
+    """
+)
+
+
+def d20_speed() -> dict[str, float]:
+    proc = subprocess.run(
+        [str(VENV_PY), "-c", D20_SPEED],
+        input=json.dumps([EXPRESSIONS, REPEATS]),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, float] = json.loads(proc.stdout)
+    return result
+
+
+def d20_adversarial(expr: str) -> tuple[float | None, str]:
+    try:
+        proc = subprocess.run(
+            [str(VENV_PY), "-c", D20_ONE],
+            input=expr,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        return None, f"timeout >{TIMEOUT:.0f}s"
+    if proc.returncode != 0:
+        return None, "crashed: " + (proc.stderr.strip().splitlines() or ["?"])[-1][:60]
+    ms, outcome = json.loads(proc.stdout)
+    return float(ms), str(outcome)
+
+
+def ours_speed() -> dict[str, float]:
+    rng = secrets.SystemRandom()
+    out = {}
+    for e in EXPRESSIONS:
+        n = 2000
+        times = timeit.repeat(lambda e=e: roll(e, rng), number=n, repeat=REPEATS)
+        out[e] = statistics.median(times) / n * 1e6
+    return out
+
+
+def ours_adversarial(expr: str) -> tuple[float, str]:
+    """Worst CPU time of parse (cache cleared) + roll over repeats, in ms."""
+    rng = secrets.SystemRandom()
+    worst, outcome = 0.0, "ok"
+    for _ in range(REPEATS):
+        _parse_cached.cache_clear()
+        t = time.process_time()
+        t0 = time.perf_counter()
+        try:
+            roll(expr, rng)
+        except DiceError:
+            outcome = "DiceError"
+        worst = max(worst, time.process_time() - t, time.perf_counter() - t0)
+    return worst * 1e3, outcome
+
+
+def show(expr: str) -> str:
+    text = expr if len(expr) <= 28 else f"{expr[:18]}… ({len(expr)} chars)"
+    return "`" + text.replace("|", "\\|") + "`"
+
+
+def main() -> None:
+    ensure_venv()
+    theirs = d20_speed()
+    ours = ours_speed()
+    print("Command: `.venv/bin/python bench/dice.py`")
+    print(f"Python {sys.version.split()[0]}; median of {REPEATS} repeats, µs per roll.\n")
+    print("| expression | ours (SystemRandom) µs | d20 µs | ours/d20 |")
+    print("|---|---:|---:|---:|")
+    for e in EXPRESSIONS:
+        print(f"| {show(e)} | {ours[e]:.2f} | {theirs[e]:.2f} | {ours[e] / theirs[e]:.2f} |")
+    print("\nAdversarial inputs: worst CPU time over repeats, ms (d20: 3 runs in a subprocess).\n")
+    print("| input | ours ms | ours outcome | d20 ms | d20 outcome |")
+    print("|---|---:|---|---:|---|")
+    worst_ours, worst_d20 = 0.0, 0.0
+    for e in ADVERSARIAL:
+        oms, oout = ours_adversarial(e)
+        dms, dout = d20_adversarial(e)
+        worst_ours = max(worst_ours, oms)
+        worst_d20 = max(worst_d20, dms if dms is not None else TIMEOUT * 1e3)
+        dshow = f"{dms:.2f}" if dms is not None else "—"
+        print(f"| {show(e)} | {oms:.3f} | {oout} | {dshow} | {dout} |")
+    print(f"\nWorst case: ours {worst_ours:.3f} ms, d20 {worst_d20:.1f} ms.")
+
+
+if __name__ == "__main__":
+    main()

@@ -221,6 +221,11 @@ class _Parser:
         if tok is not None:
             if tok[1] == ")":
                 raise DiceError(f"unmatched ')' at position {tok[2]}")
+            if tok[1] in ("adv", "dis"):
+                raise DiceError(
+                    f"put {tok[1]} right after a single d20 or on its own: "
+                    f"{tok[1]}+5 or 1d20 {tok[1]}+5"
+                )
             raise self._unexpected(tok, "an operator (+ - * /) or the end")
         program = tuple(self.prog)
         eval_program = tuple(ins for ins in program if ins[0] not in (GROUP, LABEL))

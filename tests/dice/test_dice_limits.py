@@ -142,3 +142,16 @@ def test_adversarial_inputs_raise_dice_error_or_evaluate(expression):
     assert len(render_plain(result, 100)) <= 100
     with contextlib.suppress(DiceError):
         exact_odds(expression)
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("1d20+5 adv", "put adv right after a single d20 or on its own: adv+5 or 1d20 adv+5"),
+        ("1d20+5>=15", "unexpected '>=' at position 7: expected an operator (+ - * /) or the end"),
+    ],
+)
+def test_misplaced_words(expression, message):
+    with pytest.raises(DiceError) as info:
+        parse(expression)
+    assert str(info.value) == message

@@ -9,15 +9,25 @@ from typing import Any
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db.engine import Database
 from bot.services.errors import StorageUnavailable
 
+#: What the ``_in`` building blocks run on: an ORM session, or a Core connection (faster).
+Executor = AsyncSession | AsyncConnection
 
-def insert_for(session: AsyncSession, table: Table) -> Any:
+
+def dialect_name(executor: Executor) -> str:
+    """``"sqlite"`` or ``"postgresql"``."""
+    if isinstance(executor, AsyncConnection):
+        return executor.dialect.name
+    return executor.get_bind().dialect.name
+
+
+def insert_for(session: Executor, table: Table) -> Any:
     """An INSERT with ``on_conflict_do_nothing`` / ``on_conflict_do_update`` for this dialect."""
-    if session.get_bind().dialect.name == "postgresql":
+    if dialect_name(session) == "postgresql":
         return postgresql.insert(table)
     return sqlite.insert(table)
 

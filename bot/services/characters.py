@@ -19,6 +19,7 @@ from sqlalchemy import (
     SmallInteger,
     String,
     and_,
+    bindparam,
     delete,
     exists,
     literal_column,
@@ -40,7 +41,7 @@ from bot.db.models import (
     pending_modifiers,
 )
 from bot.db.types import utcnow
-from bot.services._sql import insert_for, transaction
+from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 
@@ -147,8 +148,17 @@ async def _load_where(session: AsyncSession, *where: ColumnElement[bool]) -> lis
         "list[tuple[str, int, str, int | None, str | None]]",
         (await session.execute(_children_stmt(list(parts)))).all(),
     )
-    for part, character_id, name, number, rank in children:
-        scores, profs, saves, pending = parts[character_id]
+    for child in children:
+        _fill(parts[child[1]], [child])
+    return [_view(row, parts[row.id]) for row in rows]
+
+
+def _fill(
+    parts: tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]],
+    children: list[tuple[str, int, str, int | None, str | None]],
+) -> None:
+    scores, profs, saves, pending = parts
+    for part, _character_id, name, number, rank in children:
         if part == "s":
             scores[name] = int(number or 0)
         elif part == "p":
@@ -157,7 +167,6 @@ async def _load_where(session: AsyncSession, *where: ColumnElement[bool]) -> lis
             saves.add(name)
         else:
             pending[name] = int(number or 0)
-    return [_view(row, parts[row.id]) for row in rows]
 
 
 def _view(
@@ -196,12 +205,27 @@ def _clean_name(name: str) -> str:
 # --- reading, inside a caller's transaction -------------------------------------------------
 
 
-async def load_character_in(session: AsyncSession, character_id: int) -> CharacterView:
-    """In a caller's transaction: a character by id, with scores and the rest (2 queries)."""
-    found = await _load_where(session, _C.c.id == character_id)
-    if not found:
+_BY_ID = select(_C).where(_C.c.id == bindparam("cid"))
+_CHILDREN_BY_ID = _children_stmt([bindparam("cid")])  # type: ignore[list-item]
+
+
+async def load_character_in(session: Executor, character_id: int) -> CharacterView:
+    """In a caller's transaction: a character by id, with scores and the rest (2 queries).
+
+    Prebuilt statements: this is on the path of every check.
+    """
+    row = (await session.execute(_BY_ID, {"cid": character_id})).first()
+    if row is None:
         raise NotFound("That character no longer exists.")
-    return found[0]
+    parts: tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]] = (
+        {},
+        {},
+        set(),
+        {},
+    )
+    children = (await session.execute(_CHILDREN_BY_ID, {"cid": character_id})).all()
+    _fill(parts, cast("list[tuple[str, int, str, int | None, str | None]]", children))
+    return _view(row, parts)
 
 
 async def character_by_name_in(session: AsyncSession, campaign_id: int, name: str) -> CharacterView:

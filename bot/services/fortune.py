@@ -9,12 +9,12 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from sqlalchemy import case, select, update
+from sqlalchemy import Integer, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, characters
-from bot.services._sql import transaction
+from bot.services._sql import Executor, transaction
 from bot.services.characters import fortune_maximum
 from bot.services.errors import (
     DuplicateInteraction,
@@ -27,6 +27,20 @@ from bot.services.ledger import Kind, NewRoll, Origin, record_roll_in
 
 _C = characters
 _MAXIMUM = case((_C.c.double_fortune, 4), else_=2)
+_N = bindparam("n", type_=Integer)
+#: Prebuilt, so the hot path only binds parameters.
+_GAIN = (
+    update(_C)
+    .where(_C.c.id == bindparam("cid"), _C.c.fortune + _N <= _MAXIMUM)
+    .values(fortune=_C.c.fortune + _N)
+    .returning(_C.c.name, _C.c.fortune, _C.c.double_fortune)
+)
+_SPEND = (
+    update(_C)
+    .where(_C.c.id == bindparam("cid"), _C.c.fortune >= _N)
+    .values(fortune=_C.c.fortune - _N)
+    .returning(_C.c.name, _C.c.fortune, _C.c.double_fortune)
+)
 
 
 class Purpose(enum.StrEnum):
@@ -49,7 +63,7 @@ class FortuneView:
     changed: int
 
 
-async def _after_miss(session: AsyncSession, character_id: int) -> tuple[str, int, int]:
+async def _after_miss(session: Executor, character_id: int) -> tuple[str, int, int]:
     row = (
         await session.execute(
             select(_C.c.name, _C.c.fortune, _C.c.double_fortune).where(_C.c.id == character_id)
@@ -66,7 +80,7 @@ def _check_amount(amount: int) -> None:
 
 
 async def gain_fortune_in(
-    session: AsyncSession, character_id: int, amount: int = 1, *, strict: bool = True
+    session: Executor, character_id: int, amount: int = 1, *, strict: bool = True
 ) -> FortuneView:
     """In a caller's transaction: add ``amount`` dice if that stays within the maximum.
 
@@ -74,13 +88,7 @@ async def gain_fortune_in(
     ``changed`` is 0 (a natural 20 gains a die only "if below their maximum").
     """
     _check_amount(amount)
-    stmt = (
-        update(_C)
-        .where(_C.c.id == character_id, _C.c.fortune + amount <= _MAXIMUM)
-        .values(fortune=_C.c.fortune + amount)
-        .returning(_C.c.name, _C.c.fortune, _C.c.double_fortune)
-    )
-    row = (await session.execute(stmt)).first()
+    row = (await session.execute(_GAIN, {"cid": character_id, "n": amount})).first()
     if row is not None:
         maximum = fortune_maximum(row.double_fortune)
         return FortuneView(character_id, row.name, row.fortune, maximum, amount)
@@ -90,18 +98,10 @@ async def gain_fortune_in(
     return FortuneView(character_id, name, fortune, maximum, 0)
 
 
-async def spend_fortune_in(
-    session: AsyncSession, character_id: int, amount: int = 1
-) -> FortuneView:
+async def spend_fortune_in(session: Executor, character_id: int, amount: int = 1) -> FortuneView:
     """In a caller's transaction: remove ``amount`` dice, or :class:`NoFortuneLeft`."""
     _check_amount(amount)
-    stmt = (
-        update(_C)
-        .where(_C.c.id == character_id, _C.c.fortune >= amount)
-        .values(fortune=_C.c.fortune - amount)
-        .returning(_C.c.name, _C.c.fortune, _C.c.double_fortune)
-    )
-    row = (await session.execute(stmt)).first()
+    row = (await session.execute(_SPEND, {"cid": character_id, "n": amount})).first()
     if row is not None:
         maximum = fortune_maximum(row.double_fortune)
         return FortuneView(character_id, row.name, row.fortune, maximum, -amount)

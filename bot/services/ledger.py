@@ -15,12 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger
 from bot.db.types import utcnow
-from bot.services._sql import insert_for, transaction
+from bot.services._sql import Executor, dialect_name, insert_for, transaction
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
 
 _L = ledger
@@ -139,20 +138,25 @@ def _values(roll: NewRoll) -> dict[str, Any]:
     }
 
 
-async def record_roll_in(session: AsyncSession, roll: NewRoll) -> Recorded:
+_INSERTS: dict[str, Any] = {}
+
+
+async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
     """In a caller's transaction: append ``roll`` (INSERT ... ON CONFLICT DO NOTHING).
 
     On a duplicate interaction nothing is written and the existing row's id comes back with
     ``duplicate=True``; a caller that already changed counters in this transaction should
     raise :class:`~bot.services.errors.DuplicateInteraction` to roll them back.
     """
-    stmt = (
-        insert_for(session, _L)
-        .values(**_values(roll))
-        .on_conflict_do_nothing(index_elements=["interaction_id"])
-        .returning(_L.c.id)
-    )
-    new_id = (await session.execute(stmt)).scalar_one_or_none()
+    dialect = dialect_name(session)
+    stmt = _INSERTS.get(dialect)
+    if stmt is None:
+        stmt = _INSERTS[dialect] = (
+            insert_for(session, _L)
+            .on_conflict_do_nothing(index_elements=["interaction_id"])
+            .returning(_L.c.id)
+        )
+    new_id = (await session.execute(stmt, _values(roll))).scalar_one_or_none()
     if new_id is not None:
         return Recorded(id=new_id, duplicate=False)
     existing = await session.execute(
@@ -167,7 +171,7 @@ async def record_roll(db: Database, roll: NewRoll) -> Recorded:
         return await record_roll_in(session, roll)
 
 
-async def get_roll_in(session: AsyncSession, roll_id: int) -> RollView:
+async def get_roll_in(session: Executor, roll_id: int) -> RollView:
     """In a caller's transaction: a ledger row by id."""
     row = (await session.execute(select(_L).where(_L.c.id == roll_id))).first()
     if row is None:
@@ -191,7 +195,7 @@ async def roll_for_interaction(db: Database, interaction_id: int) -> RollView | 
 
 
 async def latest_rolls_in(
-    session: AsyncSession,
+    session: Executor,
     campaign_id: int,
     *,
     limit: int = 20,

@@ -257,6 +257,20 @@ class LedgerRow(Base):
     revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
+class BotState(Base):
+    """Small facts the bot keeps across restarts and shares between shard processes.
+
+    For example the digest of the last synced command tree, so restarts skip an unchanged
+    sync (Discord rate-limits them).
+    """
+
+    __tablename__ = "bot_state"
+
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 #: The tables, typed as :class:`Table` for Core statements in the services' hot paths.
 campaigns = cast(Table, Campaign.__table__)
 characters = cast(Table, Character.__table__)
@@ -265,3 +279,4 @@ character_proficiencies = cast(Table, CharacterProficiency.__table__)
 character_saves = cast(Table, CharacterSave.__table__)
 pending_modifiers = cast(Table, PendingModifier.__table__)
 ledger = cast(Table, LedgerRow.__table__)
+bot_state = cast(Table, BotState.__table__)

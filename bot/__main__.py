@@ -1,0 +1,77 @@
+"""`python -m bot`: run the bot (default), or one of its tools.
+
+python -m bot            run the bot (what `make run` does)
+python -m bot migrate    apply database migrations and exit
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+
+from pydantic import ValidationError
+
+from bot.config import Settings, load_settings
+from bot.logs import setup_logging
+
+log = logging.getLogger("bot")
+
+NO_TOKEN = (
+    "No Discord bot token: put DISCORD_TOKEN=... in a file named .env in this folder "
+    "(see .env.example), or set it in the environment. To try the bot without Discord, "
+    "run `make play`."
+)
+
+
+def _settings_or_exit() -> Settings:
+    try:
+        return load_settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()
+        )
+        sys.exit(f"Invalid settings ({problems}); see .env.example.")
+
+
+async def _migrate(settings: Settings) -> None:
+    from bot.db.migrate import upgrade_to_head
+
+    await upgrade_to_head(settings.database_url)
+
+
+async def _run(settings: Settings) -> None:
+    from bot.app import create_bot
+
+    assert settings.discord_token is not None
+    await _migrate(settings)
+    bot = create_bot(settings)
+    async with bot:
+        await bot.start(settings.discord_token.get_secret_value())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="pbp-dice")
+    sub = parser.add_subparsers(dest="command")
+    sub.add_parser("run", help="run the bot (the default)")
+    sub.add_parser("migrate", help="apply database migrations and exit")
+    args = parser.parse_args(argv)
+
+    settings = _settings_or_exit()
+    setup_logging(settings.log_level, settings.log_format)
+    if args.command == "migrate":
+        asyncio.run(_migrate(settings))
+        log.info("database is at the latest schema")
+        return 0
+    if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
+        print(NO_TOKEN, file=sys.stderr)
+        return 2
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_run(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""Build the bot. `create_bot` is the only way main, the tests and the offline table get one."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import pkgutil
+import random
+import secrets
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from bot import cogs
+from bot.config import Settings, load_settings
+from bot.db.engine import Database, create_database
+from bot.services import bot_state
+from bot.tree import PbpTree
+
+log = logging.getLogger(__name__)
+
+SYNC_STATE_KEY = "command_tree_sha256"
+
+
+def extension_names() -> list[str]:
+    """Every feature package under `bot/cogs/`, skipping private (`_`-prefixed) modules."""
+    return sorted(
+        f"{cogs.__name__}.{module.name}"
+        for module in pkgutil.iter_modules(cogs.__path__)
+        if module.ispkg and not module.name.startswith("_")
+    )
+
+
+class PbpBot(commands.AutoShardedBot):
+    """The pbp-dice bot: settings, the random source and the database travel with it."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        rng: random.Random,
+        sync_commands: bool = True,
+        **client_options: Any,
+    ) -> None:
+        options: dict[str, Any] = {
+            # Slash commands only: no message content, no privileged intents.
+            "command_prefix": commands.when_mentioned,
+            "intents": discord.Intents.default(),
+            "help_command": None,
+            "tree_cls": PbpTree,
+            "allowed_mentions": discord.AllowedMentions.none(),
+        }
+        if settings.shard_count is not None:
+            options["shard_count"] = settings.shard_count
+        if settings.shard_ids is not None:
+            options["shard_ids"] = settings.shard_ids
+        options.update(client_options)
+        super().__init__(**options)
+        self.settings = settings
+        self.rng = rng
+        self.sync_commands = sync_commands
+        self._db: Database | None = None
+
+    @property
+    def db(self) -> Database:
+        """The database; available from `setup_hook` on."""
+        if self._db is None:
+            raise RuntimeError("the database is opened in setup_hook")
+        return self._db
+
+    async def setup_hook(self) -> None:
+        self._db = create_database(self.settings.database_url)
+        for name in extension_names():
+            await self.load_extension(name)
+        if self.sync_commands:
+            await self.sync_command_tree()
+
+    async def close(self) -> None:
+        await super().close()
+        if self._db is not None:
+            await self._db.dispose()
+            self._db = None
+
+    def command_payload_hash(self, guild: discord.abc.Snowflake | None) -> str:
+        """A stable digest of what `tree.sync` would send, to skip unchanged syncs."""
+        payload = [cmd.to_dict(self.tree) for cmd in self.tree.get_commands(guild=guild)]
+        payload.sort(key=lambda c: (str(c.get("type")), str(c.get("name"))))
+        blob = json.dumps(payload, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()
+
+    async def sync_command_tree(self) -> bool:
+        """Sync to `DEV_GUILD_ID` (instant) or globally, unless nothing changed since last time.
+
+        Discord rate-limits syncs; restarts of an unchanged bot must not spend them. The last
+        synced digest lives in the database, so every shard process shares it. Returns whether
+        a sync was sent.
+        """
+        guild = discord.Object(self.settings.dev_guild_id) if self.settings.dev_guild_id else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        key = f"{SYNC_STATE_KEY}:{guild.id if guild else 'global'}:{self.application_id}"
+        digest = self.command_payload_hash(guild)
+        if await bot_state.get_value(self.db, key) == digest:
+            log.info("command tree unchanged since the last sync; not syncing")
+            return False
+        await self.tree.sync(guild=guild)
+        await bot_state.set_value(self.db, key, digest)
+        log.info(
+            "synced %d commands %s",
+            len(self.tree.get_commands(guild=guild)),
+            f"to guild {guild.id}" if guild else "globally",
+        )
+        return True
+
+
+def create_bot(
+    settings: Settings | None = None,
+    *,
+    rng: random.Random | None = None,
+    **client_options: Any,
+) -> PbpBot:
+    """Build the configured bot.
+
+    ``rng`` overrides the operating system's CSPRNG, for tests only; production rolls with
+    `secrets.SystemRandom`.
+    """
+    return PbpBot(
+        settings or load_settings(),
+        rng=rng if rng is not None else secrets.SystemRandom(),
+        **client_options,
+    )

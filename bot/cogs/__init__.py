@@ -1,0 +1,1 @@
+"""Thin Discord glue, one package per feature: options → service → render."""

@@ -1,0 +1,62 @@
+"""Helpers every cog shares: who is calling, the command as typed, the bot's services."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+
+from bot.services.context import Caller
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
+
+
+def bot_of(interaction: discord.Interaction[Any]) -> PbpBot:
+    """The bot that received the interaction."""
+    return cast("PbpBot", interaction.client)
+
+
+def caller_from(interaction: discord.Interaction[Any]) -> Caller:
+    """Plain data about the caller for the services: ids, roles and Manage Server."""
+    channel = interaction.channel
+    parent_id = None
+    if isinstance(channel, discord.Thread):
+        parent_id = channel.parent_id
+    user = interaction.user
+    roles: frozenset[int] = frozenset()
+    manage = False
+    if isinstance(user, discord.Member):
+        roles = frozenset(role.id for role in user.roles)
+        manage = user.guild_permissions.manage_guild
+    return Caller(
+        user_id=user.id,
+        channel_id=interaction.channel_id or 0,
+        guild_id=interaction.guild_id,
+        parent_channel_id=parent_id,
+        role_ids=roles,
+        manage_guild=manage,
+        interaction_id=interaction.id,
+        display_name=user.display_name,
+    )
+
+
+def _option_pairs(options: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    path: list[str] = []
+    pairs: list[str] = []
+    for option in options:
+        if option.get("type") in (1, 2):  # subcommand, subcommand group
+            path.append(str(option["name"]))
+            sub_path, sub_pairs = _option_pairs(option.get("options") or [])
+            path += sub_path
+            pairs += sub_pairs
+        else:
+            pairs.append(f"{option['name']}:{option.get('value')}")
+    return path, pairs
+
+
+def request_text(interaction: discord.Interaction[Any]) -> str:
+    """The command as the user typed it, e.g. `/check ability:DEX advantage:True`."""
+    data = cast("dict[str, Any]", interaction.data or {})
+    path, pairs = _option_pairs(list(data.get("options") or []))
+    return " ".join([f"/{data.get('name', '?')}", *path, *pairs])[:4000]

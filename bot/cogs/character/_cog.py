@@ -1,0 +1,168 @@
+"""/character create | show | list | use | set | proficiency | level | save | delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from
+from bot.cogs._views import ConfirmView
+from bot.render.sheets import character_embed, character_list_text
+from bot.services import sheets
+from bot.services.characters import CharacterView
+
+Name = app_commands.Range[str, 1, 64]
+
+
+class CharacterCog(commands.GroupCog, group_name="character"):
+    """Characters: players edit their own, the GM edits any in the campaign."""
+
+    async def _saved(
+        self, interaction: discord.Interaction[Any], character: CharacterView, what: str
+    ) -> None:
+        campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
+        await interaction.response.send_message(
+            f"{what} for {character.name}.",
+            embed=character_embed(campaign, character),
+            ephemeral=True,
+        )
+
+    @app_commands.command(name="create", description="Create a character in this campaign")
+    @app_commands.guild_only()
+    async def create(self, interaction: discord.Interaction[Any], name: Name) -> None:
+        bot = bot_of(interaction)
+        character = await sheets.create_character(bot.db, caller_from(interaction), name)
+        active = " It is your active character." if character.is_active else ""
+        await interaction.response.send_message(
+            f"**{character.name}** joins the campaign.{active} Set scores with /character set.",
+        )
+
+    @app_commands.command(name="show", description="Show a character sheet")
+    @app_commands.describe(name="A character's name", player="A player's active character")
+    @app_commands.autocomplete(name=ac.any_character)
+    @app_commands.guild_only()
+    async def show(
+        self,
+        interaction: discord.Interaction[Any],
+        name: Name | None = None,
+        player: discord.Member | None = None,
+    ) -> None:
+        campaign, character = await sheets.show_character(
+            bot_of(interaction).db,
+            caller_from(interaction),
+            name,
+            player.id if player else None,
+        )
+        await interaction.response.send_message(
+            embed=character_embed(campaign, character), ephemeral=True
+        )
+
+    @app_commands.command(name="list", description="List the campaign's characters")
+    @app_commands.guild_only()
+    async def list(self, interaction: discord.Interaction[Any]) -> None:
+        campaign, found = await sheets.list_characters(
+            bot_of(interaction).db, caller_from(interaction)
+        )
+        await interaction.response.send_message(
+            character_list_text(campaign, found), ephemeral=True
+        )
+
+    @app_commands.command(name="use", description="Make one of your characters the active one")
+    @app_commands.autocomplete(name=ac.own_character)
+    @app_commands.guild_only()
+    async def use(self, interaction: discord.Interaction[Any], name: Name) -> None:
+        character = await sheets.use_character(
+            bot_of(interaction).db, caller_from(interaction), name
+        )
+        await interaction.response.send_message(
+            f"You now play **{character.name}**.", ephemeral=True
+        )
+
+    @app_commands.command(name="set", description="Set an ability score (a modifier in threshold)")
+    @app_commands.describe(character="GM: whose sheet (default: your active character)")
+    @app_commands.autocomplete(ability=ac.ability, character=ac.own_character)
+    @app_commands.guild_only()
+    async def set_score(
+        self,
+        interaction: discord.Interaction[Any],
+        ability: app_commands.Range[str, 1, 32],
+        value: app_commands.Range[int, -100, 100],
+        character: Name | None = None,
+    ) -> None:
+        found = await sheets.set_score(
+            bot_of(interaction).db, caller_from(interaction), ability, value, character
+        )
+        await self._saved(interaction, found, "Score saved")
+
+    @app_commands.command(name="proficiency", description="Add, change or remove a proficiency")
+    @app_commands.describe(
+        name="The proficiency, e.g. Stealth",
+        value="A rank (Pen & Dagger) or Proficient/Expert (d20 check); none removes it",
+        character="GM: whose sheet (default: your active character)",
+    )
+    @app_commands.autocomplete(
+        name=ac.proficiency, value=ac.proficiency_value, character=ac.own_character
+    )
+    @app_commands.guild_only()
+    async def proficiency(
+        self,
+        interaction: discord.Interaction[Any],
+        name: Name,
+        value: app_commands.Range[str, 1, 32],
+        character: Name | None = None,
+    ) -> None:
+        found = await sheets.set_proficiency(
+            bot_of(interaction).db, caller_from(interaction), name, value, character
+        )
+        await self._saved(interaction, found, "Proficiency saved")
+
+    @app_commands.command(name="level", description="Set the character's level (1-20)")
+    @app_commands.autocomplete(character=ac.own_character)
+    @app_commands.guild_only()
+    async def level(
+        self,
+        interaction: discord.Interaction[Any],
+        value: app_commands.Range[int, 1, 20],
+        character: Name | None = None,
+    ) -> None:
+        found = await sheets.set_level(
+            bot_of(interaction).db, caller_from(interaction), value, character
+        )
+        await self._saved(interaction, found, "Level saved")
+
+    @app_commands.command(name="save", description="Mark a saving-throw proficiency (d20 check)")
+    @app_commands.autocomplete(ability=ac.ability, character=ac.own_character)
+    @app_commands.guild_only()
+    async def save(
+        self,
+        interaction: discord.Interaction[Any],
+        ability: app_commands.Range[str, 1, 32],
+        proficient: bool = True,
+        character: Name | None = None,
+    ) -> None:
+        found = await sheets.set_save(
+            bot_of(interaction).db, caller_from(interaction), ability, proficient, character
+        )
+        await self._saved(interaction, found, "Save proficiency saved")
+
+    @app_commands.command(name="delete", description="Delete a character (asks first)")
+    @app_commands.autocomplete(name=ac.own_character)
+    @app_commands.guild_only()
+    async def delete(self, interaction: discord.Interaction[Any], name: Name) -> None:
+        bot = bot_of(interaction)
+        caller = caller_from(interaction)
+        character = await sheets.confirm_delete_character(bot.db, caller, name)
+
+        async def confirmed(_: discord.Interaction[Any]) -> str:
+            await sheets.delete_character(bot.db, caller, character.id)
+            return f"{character.name} is deleted. Their rolls stay in the ledger."
+
+        await interaction.response.send_message(
+            f"Delete **{character.name}**? This cannot be undone.",
+            view=ConfirmView(caller.user_id, f"Delete {character.name}", confirmed),
+            ephemeral=True,
+        )

@@ -1,0 +1,114 @@
+"""/check, /save, /luck with the caller's active character."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.render.checks import check_embed
+from bot.services import checks
+from bot.services.checks import CheckOptions, CheckResult
+
+DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
+Ability = app_commands.Range[str, 1, 32]
+
+
+class ChecksCog(commands.Cog):
+    """The core roll of each rule system."""
+
+    async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
+        await interaction.response.send_message(
+            embed=check_embed(result),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(
+        name="check", description="Roll your active character's check in this campaign's system"
+    )
+    @app_commands.describe(
+        ability="The ability (or attribute) the check uses",
+        proficiency="A proficiency on your sheet (Pen & Dagger rank / d20 degree)",
+        dc="The DC (d20 check) or exact threshold (threshold system)",
+        difficulty="Threshold system: a difficulty tier instead of dc",
+        advantage="Roll two d20 and keep the better",
+        disadvantage="Roll two d20 and keep the worse",
+        bonus="d20 check: a situational bonus or penalty",
+        rank_bonus="Pen & Dagger: rank bonus or penalty, e.g. 1 or -1",
+        reliable="Pen & Dagger: raise the result one level (not on a natural 1)",
+        unreliable="Pen & Dagger: lower the result one level (not on a natural 20)",
+    )
+    @app_commands.autocomplete(ability=ac.ability, proficiency=ac.proficiency)
+    @app_commands.guild_only()
+    async def check(
+        self,
+        interaction: discord.Interaction[Any],
+        ability: Ability,
+        proficiency: app_commands.Range[str, 1, 64] | None = None,
+        dc: app_commands.Range[int, 1, 100] | None = None,
+        difficulty: DifficultyChoice | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: app_commands.Range[int, -100, 100] | None = None,
+        rank_bonus: app_commands.Range[int, -10, 10] | None = None,
+        reliable: bool = False,
+        unreliable: bool = False,
+    ) -> None:
+        bot = bot_of(interaction)
+        options = CheckOptions(
+            ability=ability,
+            proficiency=proficiency,
+            dc=dc,
+            difficulty=difficulty.replace("-", " ") if difficulty else None,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            rank_bonus=rank_bonus,
+            reliable=reliable,
+            unreliable=unreliable,
+        )
+        result = await checks.perform_check(
+            bot.db, bot.rng, caller_from(interaction), options, request_text(interaction)
+        )
+        await self._send(interaction, result)
+
+    @app_commands.command(name="save", description="Roll a saving throw (d20 check, roll-under)")
+    @app_commands.describe(
+        ability="The ability the save uses",
+        dc="The DC (d20 check)",
+        advantage="Roll two d20 and keep the better",
+        disadvantage="Roll two d20 and keep the worse",
+        bonus="A situational bonus or penalty (d20 check)",
+    )
+    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.guild_only()
+    async def save(
+        self,
+        interaction: discord.Interaction[Any],
+        ability: Ability,
+        dc: app_commands.Range[int, 1, 100] | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: app_commands.Range[int, -100, 100] | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        options = CheckOptions(
+            ability=ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        )
+        result = await checks.perform_save(
+            bot.db, bot.rng, caller_from(interaction), options, request_text(interaction)
+        )
+        await self._send(interaction, result)
+
+    @app_commands.command(name="luck", description="Pen & Dagger: a luck roll (lucky on 10+)")
+    @app_commands.guild_only()
+    async def luck(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        result = await checks.perform_luck(
+            bot.db, bot.rng, caller_from(interaction), request_text(interaction)
+        )
+        await self._send(interaction, result)

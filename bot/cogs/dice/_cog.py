@@ -1,0 +1,42 @@
+"""/roll dice:<expression> [label]: works in any channel, no campaign needed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.render.dice import roll_embed
+from bot.services.rolls import roll_dice
+
+
+class DiceCog(commands.Cog):
+    """The generic roller."""
+
+    @app_commands.command(name="roll", description="Roll dice, e.g. 4d6kh3, 1d20+5, 2d20kl1 [fire]")
+    @app_commands.describe(
+        dice="Dice notation: 1d20+5, 4d6kh3, adv+3, 8d6 [fire] # fireball (see the help)",
+        label="What the roll is for (shown as the title)",
+    )
+    async def roll(
+        self,
+        interaction: discord.Interaction[Any],
+        dice: app_commands.Range[str, 1, 1000],
+        label: app_commands.Range[str, 1, 100] | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        rolled = await roll_dice(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            dice,
+            label=label,
+            request=request_text(interaction),
+        )
+        await interaction.response.send_message(
+            embed=roll_embed(interaction.user.display_name, rolled),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )

@@ -1,0 +1,133 @@
+"""Checks, saves, tests and luck rolls as embeds: the dice, the why, the result in the
+system's own words, and a colour per result."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.render import style
+from bot.rules import d20_check, roll_under, threshold
+from bot.rules import pen_and_dagger as pd
+from bot.rules.common import Advantage
+from bot.services.checks import SYSTEM_NAMES, CheckResult, Outcome
+
+_PD_COLOURS = {
+    pd.SuccessLevel.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
+    pd.SuccessLevel.MAJOR: style.SUCCESS,
+    pd.SuccessLevel.NORMAL: style.SUCCESS,
+    pd.SuccessLevel.LIMITED: style.PARTIAL,
+    pd.SuccessLevel.FAILURE: style.FAILURE,
+    pd.SuccessLevel.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
+}
+_THRESHOLD_COLOURS = {
+    threshold.ThresholdResult.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
+    threshold.ThresholdResult.SUCCESS: style.SUCCESS,
+    threshold.ThresholdResult.FAILURE: style.FAILURE,
+    threshold.ThresholdResult.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
+}
+
+
+def _kept_dice(dice: tuple[int, ...], kept: int, advantage: Advantage) -> str:
+    """`**17**, ~~4~~`: the kept d20 in bold, the other struck through."""
+    kept_at = dice.index(kept)
+    parts = [f"**{f}**" if i == kept_at else f"~~{f}~~" for i, f in enumerate(dice)]
+    note = f" ({advantage.value})" if len(dice) > 1 and advantage is not Advantage.NONE else ""
+    return ", ".join(parts) + note
+
+
+def _modifier_sum(kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
+    terms = "".join(f" {style.signed(v)} {name}" for name, v in modifiers)
+    return f"{kept}{terms} = **{kept + sum(v for _, v in modifiers)}**"
+
+
+def result_text(outcome: Outcome) -> str:
+    """The result in the system's own words ("Major Success", "Pass", "Critical Failure")."""
+    if isinstance(outcome, pd.AttemptOutcome):
+        return outcome.level.display_name
+    if isinstance(outcome, pd.LuckOutcome):
+        return "Lucky" if outcome.lucky else "Not lucky"
+    if isinstance(outcome, roll_under.SaveOutcome):
+        return outcome.result.display
+    if isinstance(outcome, threshold.ThresholdOutcome):
+        return outcome.result.display
+    return outcome.result_text if outcome.result is not None else f"Total {outcome.total}"
+
+
+def colour(outcome: Outcome) -> discord.Colour:
+    """A colour per result: gold critical, green success, orange partial, red failure."""
+    if isinstance(outcome, pd.AttemptOutcome):
+        return _PD_COLOURS[outcome.level]
+    if isinstance(outcome, pd.LuckOutcome):
+        return style.SUCCESS if outcome.lucky else style.FAILURE
+    if isinstance(outcome, roll_under.SaveOutcome):
+        return style.SUCCESS if outcome.passed else style.FAILURE
+    if isinstance(outcome, threshold.ThresholdOutcome):
+        return _THRESHOLD_COLOURS[outcome.result]
+    if outcome.succeeded is None:
+        return style.NEUTRAL
+    return style.SUCCESS if outcome.succeeded else style.FAILURE
+
+
+def breakdown(outcome: Outcome) -> list[tuple[str, str]]:
+    """(label, text) lines explaining the roll: each die, kept and dropped, modifiers by name."""
+    lines: list[tuple[str, str]] = []
+    if isinstance(outcome, pd.AttemptOutcome):
+        lines.append(("d20", _kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
+        rank = outcome.base_rank.display_name
+        if outcome.adjustment:
+            rank += f" {style.signed(outcome.adjustment)} → {outcome.effective_rank.display_name}"
+        lines.append(("Rank", rank))
+        level = f"{outcome.table_level.display_name} on the Success Table"
+        if outcome.shifted_level != outcome.table_level:
+            why = "reliable" if outcome.shifted_level > outcome.table_level else "unreliable"
+            level += f", {why} → {outcome.shifted_level.display_name}"
+        elif outcome.reliable != outcome.unreliable:
+            why = "reliable" if outcome.reliable else "unreliable"
+            level += f" ({why}: no shift on a natural {outcome.kept})"
+        lines.append(("Level", level))
+        if outcome.traded:
+            lines.append(("Natural 20", "traded for a Normal Success and a fortune die"))
+        elif outcome.trade_available:
+            lines.append(("Natural 20", "you may trade it for a Normal Success and a fortune die"))
+    elif isinstance(outcome, pd.LuckOutcome):
+        lines.append(("d20", f"**{outcome.die}** (lucky on 10 or higher)"))
+        if outcome.traded:
+            lines.append(("Natural 20", "treated as a 10, and a fortune die gained"))
+        elif outcome.trade_available:
+            lines.append(("Natural 20", "you may treat it as a 10 and gain a fortune die"))
+    elif isinstance(outcome, roll_under.SaveOutcome):
+        name = outcome.ability.name if outcome.ability else "score"
+        lines.append(("d20", f"**{outcome.roll}** against {name} {outcome.score} (pass on ≤)"))
+    elif isinstance(outcome, threshold.ThresholdOutcome):
+        lines.append(("d20", _modifier_sum(outcome.roll, outcome.modifiers)))
+        if not outcome.threshold_hidden:
+            tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
+            lines.append(("Threshold", f"{outcome.threshold}{tier}"))
+        if outcome.carry_over_next:
+            lines.append(
+                (
+                    "Next test",
+                    f"{style.signed(outcome.carry_over_next)} on the next {outcome.attribute} test",
+                )
+            )
+    elif isinstance(outcome, d20_check.CheckOutcome):
+        dice = _kept_dice(outcome.dice, outcome.kept, outcome.advantage)
+        lines.append(("d20", dice))
+        lines.append(("Total", _modifier_sum(outcome.kept, outcome.modifiers)))
+        if outcome.dc is not None:
+            lines.append(("DC", str(outcome.dc)))
+    return lines
+
+
+def check_embed(result: CheckResult) -> discord.Embed:
+    """The public result of a check, save, test or luck roll."""
+    outcome = result.outcome
+    embed = style.new_embed(
+        f"{result.character.name}: {result.plan_title}",
+        f"**{result_text(outcome)}**",
+        colour(outcome),
+    )
+    for label, text in breakdown(outcome):
+        style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})
+    style.set_footer(embed, f"{SYSTEM_NAMES[result.campaign.system]} · roll #{result.roll_id}")
+    return embed

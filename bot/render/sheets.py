@@ -1,0 +1,117 @@
+"""Campaign settings and character sheets as embeds."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.db.models import RuleSystem
+from bot.render import style
+from bot.rules import d20_check
+from bot.rules import pen_and_dagger as pd
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView, fortune_maximum
+from bot.services.checks import SYSTEM_NAMES
+
+
+def campaign_embed(campaign: CampaignView) -> discord.Embed:
+    """Every setting of the campaign, as a GM checks it after /campaign setup or set."""
+    embed = style.new_embed(
+        f"Campaign: {SYSTEM_NAMES[campaign.system]}",
+        f"Bound to <#{campaign.channel_id}> (its threads and forum posts too).",
+        style.INFO,
+    )
+    roles = ", ".join(f"<@&{r}>" for r in campaign.gm_role_ids) or "none (Manage Server only)"
+    style.add_field(embed, "GM roles", roles)
+    gm_channel = f"<#{campaign.gm_channel_id}>" if campaign.gm_channel_id else "not set"
+    style.add_field(embed, "GM channel", gm_channel, inline=True)
+    style.add_field(embed, "Abilities", ", ".join(campaign.ability_names), inline=True)
+    if campaign.system is RuleSystem.PEN_AND_DAGGER:
+        boon = "on" if campaign.fortune_boon_default else "off"
+        style.add_field(embed, "Double fortune dice for new characters", boon, inline=True)
+    if campaign.system is RuleSystem.THRESHOLD:
+        t = campaign.tiers
+        style.add_field(
+            embed,
+            "Difficulty tiers",
+            f"Very Easy {t.very_easy} · Easy {t.easy} · Moderate {t.moderate} · "
+            f"Hard {t.hard} · Very Hard {t.very_hard}",
+        )
+    if campaign.system is RuleSystem.D20_CHECK:
+        style.add_field(embed, "Critical hits and fumbles", "on" if campaign.crit_rules else "off")
+    style.set_footer(embed, f"campaign #{campaign.id}")
+    return embed
+
+
+def _score_line(system: RuleSystem, ability: str, value: int) -> str:
+    if system is RuleSystem.PEN_AND_DAGGER:
+        rank = pd.ability_rank(value).display_name
+        return f"**{ability}** {value} ({style.signed(pd.ability_modifier(value))}, {rank})"
+    if system is RuleSystem.D20_CHECK:
+        return f"**{ability}** {value} ({style.signed(d20_check.ability_modifier(value))})"
+    if system is RuleSystem.THRESHOLD:
+        return f"**{ability}** {style.signed(value)}"
+    return f"**{ability}** {value}"
+
+
+def character_embed(campaign: CampaignView, character: CharacterView) -> discord.Embed:
+    """A character sheet: scores, proficiencies, level, fortune dice, pending modifiers."""
+    system = campaign.system
+    tags = [f"player <@{character.user_id}>"]
+    if character.is_active:
+        tags.append("active")
+    if character.in_party:
+        tags.append("in the party")
+    embed = style.new_embed(character.name, " · ".join(tags), style.NEUTRAL)
+    scores = [
+        _score_line(system, a, character.scores[a])
+        for a in campaign.ability_names
+        if a in character.scores
+    ]
+    missing = [a for a in campaign.ability_names if a not in character.scores]
+    if missing:
+        scores.append(f"not set: {', '.join(missing)}")
+    title = "Attribute modifiers" if system is RuleSystem.THRESHOLD else "Ability scores"
+    style.add_field(embed, title, "\n".join(scores))
+    if system in (RuleSystem.D20_CHECK,):
+        bonus = d20_check.proficiency_bonus(character.level)
+        style.add_field(
+            embed, "Level", f"{character.level} (proficiency {style.signed(bonus)})", inline=True
+        )
+        saves = ", ".join(sorted(character.save_proficiencies)) or "none"
+        style.add_field(embed, "Save proficiencies", saves, inline=True)
+    if character.proficiencies:
+        profs = []
+        for prof in sorted(character.proficiencies.values(), key=lambda p: p.name.casefold()):
+            if prof.rank:
+                profs.append(f"{prof.name}: {prof.rank}")
+            else:
+                degree = "Expert" if prof.degree == 2 else "Proficient"
+                profs.append(f"{prof.name}: {degree}")
+        style.add_field(embed, "Proficiencies", "\n".join(profs))
+    if system is RuleSystem.PEN_AND_DAGGER:
+        maximum = fortune_maximum(character.double_fortune)
+        boon = " (double fortune dice boon)" if character.double_fortune else ""
+        style.add_field(
+            embed, "Fortune dice", f"{character.fortune} of {maximum}{boon}", inline=True
+        )
+    if character.pending:
+        pending = ", ".join(
+            f"{style.signed(v)} on the next {a} test" for a, v in sorted(character.pending.items())
+        )
+        style.add_field(embed, "Carry-over", pending)
+    style.set_footer(embed, f"{SYSTEM_NAMES[system]} · character #{character.id}")
+    return embed
+
+
+def character_list_text(campaign: CampaignView, found: list[CharacterView]) -> str:
+    """Every character in the campaign, one line each (plain text, clipped to 2,000)."""
+    if not found:
+        return "No characters yet: create one with /character create."
+    lines = [
+        f"**{c.name}** (<@{c.user_id}>)"
+        + (" · active" if c.is_active else "")
+        + (" · party" if c.in_party else "")
+        for c in found
+    ]
+    text = "\n".join(lines)
+    return style.clip(text, style.MESSAGE_LIMIT)

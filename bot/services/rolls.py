@@ -1,0 +1,73 @@
+"""The generic dice roller behind /roll: any channel, no campaign needed, always recorded."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from bot.db.engine import Database
+from bot.db.models import Visibility
+from bot.dice import RollResult, parse, roll
+from bot.services import ledger
+from bot.services._sql import transaction
+from bot.services.campaigns import campaign_for_channel_in
+from bot.services.context import Caller
+from bot.services.errors import DuplicateInteraction, NoCampaign
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRoll:
+    """A recorded generic roll."""
+
+    roll_id: int
+    result: RollResult
+    label: str | None
+
+
+async def roll_dice(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    expression: str,
+    *,
+    label: str | None = None,
+    request: str,
+    visibility: Visibility = Visibility.PUBLIC,
+) -> DiceRoll:
+    """Parse (limits checked before any die), roll and record one expression.
+
+    In a campaign's channel the row is filed under that campaign, so /history finds it.
+    """
+    parsed = parse(expression)  # a DiceError here changes nothing
+    label = " ".join(label.split()) if label else None
+    async with transaction(db) as session:
+        campaign_id: int | None = None
+        if caller.guild_id is not None:
+            try:
+                campaign = await campaign_for_channel_in(
+                    session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+                )
+                campaign_id = campaign.id
+            except NoCampaign:
+                pass
+        result = roll(parsed, rng)
+        recorded = await ledger.record_roll_in(
+            session,
+            ledger.NewRoll(
+                origin=ledger.Origin(
+                    channel_id=caller.channel_id,
+                    user_id=caller.user_id,
+                    guild_id=caller.guild_id,
+                    interaction_id=caller.interaction_id,
+                ),
+                kind=ledger.Kind.ROLL,
+                request=request,
+                dice=result.to_record()["terms"],
+                outcome={"total": result.total, "label": label, "expression": result.expression},
+                visibility=visibility,
+                campaign_id=campaign_id,
+            ),
+        )
+        if recorded.duplicate:
+            raise DuplicateInteraction(recorded.id)
+    return DiceRoll(recorded.id, result, label)

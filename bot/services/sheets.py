@@ -1,0 +1,266 @@
+"""Campaign and character use cases as Discord users meet them, with their permissions.
+
+Each function takes the :class:`Caller`, finds the channel's campaign, checks who may do
+it (players edit their own characters; the GM edits any and changes settings), then calls
+the storage services.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem
+from bot.rules import d20_check
+from bot.rules import pen_and_dagger as pd
+from bot.services import campaigns, characters
+from bot.services.access import is_gm, require_gm, require_manage_guild, require_owner_or_gm
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NoCampaign, NotFound
+
+
+async def campaign_here(db: Database, caller: Caller) -> CampaignView:
+    """The campaign of the caller's channel (a thread uses its parent's)."""
+    if caller.guild_id is None:
+        raise NoCampaign()
+    return await campaigns.campaign_for_channel(
+        db, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    )
+
+
+async def setup(
+    db: Database,
+    caller: Caller,
+    system: str,
+    *,
+    gm_role_id: int | None = None,
+    gm_channel_id: int | None = None,
+) -> CampaignView:
+    """Bind the caller's channel to a new campaign (needs Manage Server: no GM role exists yet)."""
+    if caller.guild_id is None:
+        raise InvalidValue("Campaigns live in server channels, not direct messages.")
+    if caller.parent_channel_id is not None:
+        raise InvalidValue(
+            "Run /campaign setup in the channel itself: its threads and posts then share it."
+        )
+    require_manage_guild(caller, "set up a campaign")
+    return await campaigns.setup_campaign(
+        db,
+        caller.guild_id,
+        caller.channel_id,
+        system,
+        gm_role_ids=[gm_role_id] if gm_role_id else [],
+        gm_user_ids=[caller.user_id],
+        gm_channel_id=gm_channel_id,
+    )
+
+
+async def change_settings(db: Database, caller: Caller, **changes: Any) -> CampaignView:
+    """GM only: change campaign settings, validated as a whole."""
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "change campaign settings")
+    return await campaigns.update_settings(db, campaign.id, **changes)
+
+
+async def set_gm_role(db: Database, caller: Caller, role_id: int, *, add: bool) -> CampaignView:
+    """GM only: add or remove a GM role (a GM cannot remove the role they rely on alone)."""
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "change the GM roles")
+    roles = [r for r in campaign.gm_role_ids if r != role_id]
+    if add:
+        roles.append(role_id)
+    elif role_id not in campaign.gm_role_ids:
+        raise InvalidValue("That role is not a GM role of this campaign.")
+    return await campaigns.update_settings(db, campaign.id, gm_role_ids=roles)
+
+
+async def confirm_delete_campaign(db: Database, caller: Caller) -> CampaignView:
+    """GM only: check a delete may go ahead (the cog asks for confirmation next)."""
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "delete the campaign")
+    return campaign
+
+
+async def delete_campaign(db: Database, caller: Caller, campaign_id: int) -> None:
+    """GM only: delete the campaign and its characters; the ledger keeps every roll."""
+    campaign = await campaigns.get_campaign(db, campaign_id)
+    require_gm(campaign, caller, "delete the campaign")
+    await campaigns.delete_campaign(db, campaign.id)
+
+
+# --- characters -----------------------------------------------------------------------------
+
+
+async def create_character(db: Database, caller: Caller, name: str) -> CharacterView:
+    """A new character for the caller; their first becomes active."""
+    campaign = await campaign_here(db, caller)
+    return await characters.create_character(db, campaign.id, caller.user_id, name)
+
+
+async def target_character(
+    db: Database, caller: Caller, name: str | None, action: str
+) -> tuple[CampaignView, CharacterView]:
+    """The named character (or the caller's active one), if the caller may ``action`` it."""
+    campaign = await campaign_here(db, caller)
+    if name is None:
+        character = await characters.active_character(db, campaign.id, caller.user_id)
+    else:
+        character = await characters.get_character(db, campaign.id, name)
+    require_owner_or_gm(campaign, caller, character, action)
+    return campaign, character
+
+
+async def show_character(
+    db: Database, caller: Caller, name: str | None = None, player_id: int | None = None
+) -> tuple[CampaignView, CharacterView]:
+    """A sheet: by name, a player's active character, or the caller's own active one.
+
+    Sheets are visible to everyone at the table (as on paper); hidden rolls are not on them.
+    """
+    campaign = await campaign_here(db, caller)
+    if name is not None:
+        return campaign, await characters.get_character(db, campaign.id, name)
+    return campaign, await characters.active_character(
+        db, campaign.id, player_id if player_id is not None else caller.user_id
+    )
+
+
+async def list_characters(db: Database, caller: Caller) -> tuple[CampaignView, list[CharacterView]]:
+    """Every character in the campaign, with their owners."""
+    campaign = await campaign_here(db, caller)
+    return campaign, await characters.list_characters(db, campaign.id)
+
+
+async def use_character(db: Database, caller: Caller, name: str) -> CharacterView:
+    """Make one of the caller's characters their active one."""
+    campaign = await campaign_here(db, caller)
+    return await characters.use_character(db, campaign.id, caller.user_id, name)
+
+
+async def set_score(
+    db: Database, caller: Caller, ability: str, value: int, name: str | None = None
+) -> CharacterView:
+    """Set an ability score (a modifier in the threshold system)."""
+    _, character = await target_character(db, caller, name, "change its scores")
+    return await characters.set_score(db, character.id, ability, value)
+
+
+def _proficiency_value(system: RuleSystem, value: str) -> tuple[str | None, int | None] | None:
+    """Rank (Pen & Dagger) or degree (d20 check) from what was typed; None removes it."""
+    if value.strip().casefold() in {"none", "remove", "-"}:
+        return None
+    if system is RuleSystem.PEN_AND_DAGGER:
+        return pd.Rank.parse(value).display_name, None
+    if system is RuleSystem.D20_CHECK:
+        degree = d20_check.ProficiencyDegree.parse(value)
+        if degree is d20_check.ProficiencyDegree.NONE:
+            return None
+        return None, degree.multiplier
+    raise InvalidValue(f"Characters in {system.value} have no proficiencies.")
+
+
+async def set_proficiency(
+    db: Database, caller: Caller, proficiency: str, value: str, name: str | None = None
+) -> CharacterView:
+    """Add, change or (value `none`) remove a named proficiency."""
+    campaign, character = await target_character(db, caller, name, "change its proficiencies")
+    parsed = _proficiency_value(campaign.system, value)
+    if parsed is None:
+        return await characters.remove_proficiency(db, character.id, proficiency)
+    rank, degree = parsed
+    return await characters.set_proficiency(db, character.id, proficiency, rank=rank, degree=degree)
+
+
+async def set_level(
+    db: Database, caller: Caller, level: int, name: str | None = None
+) -> CharacterView:
+    """Set the character's level (1-20)."""
+    _, character = await target_character(db, caller, name, "change its level")
+    return await characters.set_level(db, character.id, level)
+
+
+async def set_save(
+    db: Database, caller: Caller, ability: str, proficient: bool, name: str | None = None
+) -> CharacterView:
+    """Mark a saving-throw proficiency (d20 check ruling 5)."""
+    campaign, character = await target_character(db, caller, name, "change its saves")
+    if campaign.system is not RuleSystem.D20_CHECK:
+        raise InvalidValue("Only d20-check campaigns have saving-throw proficiencies.")
+    return await characters.set_save_proficiency(
+        db, character.id, campaign.ability(ability), proficient
+    )
+
+
+async def confirm_delete_character(db: Database, caller: Caller, name: str) -> CharacterView:
+    """Check the caller may delete ``name`` (the cog asks for confirmation next)."""
+    _, character = await target_character(db, caller, name, "delete it")
+    return character
+
+
+async def delete_character(db: Database, caller: Caller, character_id: int) -> None:
+    """Delete a character after confirmation; its rolls stay in the ledger."""
+    character = await characters.get_character_by_id(db, character_id)
+    campaign = await campaigns.get_campaign(db, character.campaign_id)
+    require_owner_or_gm(campaign, caller, character, "delete it")
+    await characters.delete_character(db, character.id)
+
+
+async def character_names(db: Database, caller: Caller, typed: str, *, own_only: bool) -> list[str]:
+    """Autocomplete: character names in the campaign starting with (or containing) ``typed``.
+
+    ``own_only`` limits a player to their own characters; the GM sees all. Only names are
+    returned, never anything about rolls.
+    """
+    try:
+        campaign = await campaign_here(db, caller)
+    except NoCampaign:
+        return []
+    found = await characters.list_characters(db, campaign.id)
+    if own_only and not is_gm(campaign, caller):
+        found = [c for c in found if c.user_id == caller.user_id]
+    return _matching((c.name for c in found), typed)
+
+
+async def ability_names(db: Database, caller: Caller, typed: str) -> list[str]:
+    """Autocomplete: the campaign's ability names."""
+    try:
+        campaign = await campaign_here(db, caller)
+    except NoCampaign:
+        return []
+    return _matching(campaign.ability_names, typed)
+
+
+async def proficiency_names(db: Database, caller: Caller, typed: str) -> list[str]:
+    """Autocomplete: the proficiencies on the caller's active character."""
+    try:
+        campaign = await campaign_here(db, caller)
+        character = await characters.active_character(db, campaign.id, caller.user_id)
+    except (NoCampaign, NotFound):  # no campaign here, or no active character yet
+        return []
+    return _matching((p.name for p in character.proficiencies.values()), typed)
+
+
+async def proficiency_values(db: Database, caller: Caller, typed: str) -> list[str]:
+    """Autocomplete: ranks (Pen & Dagger) or degrees (d20 check), plus `none` to remove."""
+    try:
+        campaign = await campaign_here(db, caller)
+    except NoCampaign:
+        return []
+    if campaign.system is RuleSystem.PEN_AND_DAGGER:
+        values = [r.display_name for r in reversed(pd.Rank)]
+    elif campaign.system is RuleSystem.D20_CHECK:
+        values = ["Proficient", "Expert"]
+    else:
+        return []
+    return _matching([*values, "none"], typed)
+
+
+def _matching(names: Iterable[str], typed: str, limit: int = 25) -> list[str]:
+    key = typed.strip().casefold()
+    names = list(names)
+    starts = [n for n in names if n.casefold().startswith(key)]
+    contains = [n for n in names if key in n.casefold() and n not in starts]
+    return (starts + contains)[:limit]

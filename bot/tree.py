@@ -1,0 +1,98 @@
+"""The command tree: one error path for every app command.
+
+Our own :class:`~bot.errors.UserError` is answered ephemerally with its message. Anything
+unexpected is logged with a short incident id and the user sees only a generic message that
+quotes the id, never the exception text (it could hold a hidden roll or an internal detail).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import UserError
+
+log = logging.getLogger(__name__)
+
+
+def new_incident_id() -> str:
+    """A short id a user can quote and an operator can grep for in the logs."""
+    return secrets.token_hex(4)
+
+
+def _unwrap(error: BaseException) -> BaseException:
+    while isinstance(error, (app_commands.CommandInvokeError, app_commands.TransformerError)):
+        inner = error.__cause__ if isinstance(error, app_commands.TransformerError) else None
+        original = getattr(error, "original", None) or inner
+        if original is None:
+            break
+        error = original
+    return error
+
+
+def user_message(error: BaseException) -> str | None:
+    """The safe message for an error the user can act on, or None for an incident."""
+    error = _unwrap(error)
+    if isinstance(error, UserError):
+        return error.message
+    if isinstance(error, app_commands.TransformerError):
+        return f"`{error.value}` is not a valid {error.type.name.lower().replace('_', ' ')}."
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "This command only works in a server channel."
+    if isinstance(error, app_commands.MissingPermissions):
+        return "You do not have the permissions this command needs."
+    if isinstance(error, app_commands.BotMissingPermissions):
+        missing = ", ".join(p.replace("_", " ") for p in error.missing_permissions)
+        return f"I am missing permissions here: {missing}."
+    if isinstance(error, app_commands.CommandOnCooldown):
+        return f"Slow down: try again in {error.retry_after:.0f} s."
+    if isinstance(error, app_commands.CheckFailure):
+        return "You cannot use this command here."
+    return None
+
+
+async def send_ephemeral(interaction: discord.Interaction[Any], content: str) -> None:
+    """Answer ephemerally whether or not the interaction was already acknowledged."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content, ephemeral=True)
+    else:
+        await interaction.response.send_message(content, ephemeral=True)
+
+
+class PbpTree(app_commands.CommandTree[Any]):
+    """Command tree whose `on_error` is the bot's single error path."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
+    ) -> None:
+        await answer_error(interaction, error)
+
+
+async def answer_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """Answer a failed interaction (commands and components alike)."""
+    message = user_message(error)
+    command = interaction.command.qualified_name if interaction.command else None
+    if message is None:
+        incident = new_incident_id()
+        log.error(
+            "incident %s in %s (guild %s)",
+            incident,
+            command or interaction.type.name,
+            interaction.guild_id,
+            exc_info=_unwrap(error),
+            extra={"incident": incident, "command": command, "guild": interaction.guild_id},
+        )
+        message = (
+            f"Something went wrong on our side (incident `{incident}`). Please try again; "
+            "if it keeps happening, give the bot's operator this id."
+        )
+    if interaction.type is discord.InteractionType.autocomplete:
+        return  # autocomplete cannot show a message; an empty list is the answer
+    try:
+        await send_ephemeral(interaction, message)
+    except discord.HTTPException:
+        log.warning("could not deliver an error message for %s", command)

@@ -14,10 +14,10 @@ from alembic import context
 from sqlalchemy import Connection
 
 from bot.db.engine import create_database
-from bot.db.models import Base
+from bot.db.schema import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata
 
 
 def _url() -> str:

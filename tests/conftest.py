@@ -22,7 +22,7 @@ from sqlalchemy import text
 
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
-from bot.db.models import Base
+from bot.db.schema import metadata
 
 PG_SKIP = "PostgreSQL half: set TEST_DATABASE_URL=postgresql+asyncpg://... to run it"
 
@@ -74,7 +74,7 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 async def truncate_all(database: Database) -> None:
     """Empty every table of the models and restart their identities (PostgreSQL)."""
-    names = ", ".join(table.name for table in Base.metadata.sorted_tables)
+    names = ", ".join(table.name for table in metadata.sorted_tables)
     async with database.engine.begin() as connection:
         await connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
 

@@ -15,10 +15,10 @@ from sqlalchemy import Connection, inspect
 
 from bot.db.engine import create_database
 from bot.db.migrate import downgrade_to, upgrade_to_head
-from bot.db.models import Base
+from bot.db.schema import metadata
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = {table.name for table in Base.metadata.sorted_tables}
+TABLES = {table.name for table in metadata.sorted_tables}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -35,7 +35,7 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 def _diff(connection: Connection) -> list[object]:
     context = MigrationContext.configure(connection, opts={"compare_type": True})
-    return list(compare_metadata(context, Base.metadata))
+    return list(compare_metadata(context, metadata))
 
 
 def _tables(connection: Connection) -> set[str]:

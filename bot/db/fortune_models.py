@@ -1,0 +1,3 @@
+"""Tables of fortune-dice choices on rolls: filled by that feature."""
+
+from __future__ import annotations

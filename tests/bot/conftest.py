@@ -42,6 +42,8 @@ class Table:
 
     env: Any
     guild: GuildHandle
+    #: The server owner: has Manage Server, so may set up campaigns (and is a GM of every one).
+    admin: MemberActor
     table: ChannelHandle
     gm_channel: ChannelHandle
     gm_role: RoleHandle
@@ -59,7 +61,9 @@ class Table:
 @pytest.fixture
 def table(simcord_env: Any) -> Table:
     env = simcord_env
-    guild = env.create_guild("Play by Post")
+    owner = env.create_user("admin")
+    guild = env.create_guild("Play by Post", owner=owner)
+    admin = guild.add_member(owner)
     table = guild.create_text_channel("table")
     gm_channel = guild.create_text_channel("gm")
     gm_role = guild.create_role("GM", permissions=discord.Permissions.none())
@@ -67,7 +71,30 @@ def table(simcord_env: Any) -> Table:
     alice = guild.add_member(env.create_user("alice"))
     bob = guild.add_member(env.create_user("bob"))
     carol = guild.add_member(env.create_user("carol"))
-    return Table(env, guild, table, gm_channel, gm_role, gm, alice, bob, carol)
+    return Table(env, guild, admin, table, gm_channel, gm_role, gm, alice, bob, carol)
+
+
+async def start_campaign(table: Table, system: str) -> None:
+    """The server owner binds #table to a campaign whose GM role is the table's GM role."""
+    result = await table.admin.slash(
+        table.table,
+        "campaign setup",
+        system=system,
+        gm_role=table.gm_role,
+        gm_channel=table.gm_channel,
+    )
+    assert result.response is not None and "Campaign created" in result.response.content
+
+
+async def make_character(
+    table: Table, player: MemberActor, name: str, scores: dict[str, int]
+) -> None:
+    """`player` creates `name` and sets each score through the real commands."""
+    created = await player.slash(table.table, "character create", name=name)
+    assert created.response is not None and name in created.response.content
+    for ability, value in scores.items():
+        done = await player.slash(table.table, "character set", ability=ability, value=value)
+        assert done.response is not None and "Score saved" in done.response.content
 
 
 def embed_text(embed: discord.Embed) -> str:

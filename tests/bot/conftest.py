@@ -7,6 +7,8 @@ seeded random source, so every outcome is reproducible.
 from __future__ import annotations
 
 import random
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +19,7 @@ from simcord.builders import ChannelHandle, GuildHandle, RoleHandle
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
+from bot.tree import user_message
 
 SEED = 20261129
 
@@ -26,9 +29,32 @@ def settings(database_url: str) -> Settings:
     return Settings(_env_file=None, database_url=database_url, shard_count=1)  # type: ignore[call-arg]
 
 
+class ScriptedRandom(random.Random):
+    """A seeded random source whose next d20s can be scripted.
+
+    The rules engine rolls every d20 with ``randint(1, 20)``; ``queue(17, 4)`` makes the next
+    two such rolls show 17 and 4, so a test can state the dice and assert the exact outcome.
+    Unscripted calls fall back to the seeded generator.
+    """
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.script: deque[int] = deque()
+
+    def queue(self, *faces: int) -> None:
+        self.script.extend(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        if self.script:
+            face = self.script.popleft()
+            assert a <= face <= b, f"scripted {face} is not in {a}..{b}"
+            return face
+        return super().randint(a, b)
+
+
 @pytest.fixture
-def rng() -> random.Random:
-    return random.Random(SEED)
+def rng() -> ScriptedRandom:
+    return ScriptedRandom(SEED)
 
 
 @pytest.fixture
@@ -57,9 +83,17 @@ class Table:
         bot: PbpBot = self.env.bot
         return bot
 
+    def dice(self, *faces: int) -> None:
+        """Script the next d20s the bot rolls."""
+        rng = self.bot.rng
+        assert isinstance(rng, ScriptedRandom)
+        rng.queue(*faces)
+
 
 @pytest.fixture
-def table(simcord_env: Any) -> Table:
+def table(simcord_env: Any) -> Iterator[Table]:
+    """The world; at teardown, errors the bot answered with a user-facing message are fine,
+    anything else (an incident) fails the test."""
     env = simcord_env
     owner = env.create_user("admin")
     guild = env.create_guild("Play by Post", owner=owner)
@@ -71,7 +105,10 @@ def table(simcord_env: Any) -> Table:
     alice = guild.add_member(env.create_user("alice"))
     bob = guild.add_member(env.create_user("bob"))
     carol = guild.add_member(env.create_user("carol"))
-    return Table(env, guild, admin, table, gm_channel, gm_role, gm, alice, bob, carol)
+    yield Table(env, guild, admin, table, gm_channel, gm_role, gm, alice, bob, carol)
+    unexpected = [e for e in env.errors if user_message(e) is None]
+    if unexpected:
+        raise ExceptionGroup("the bot raised unexpected errors", unexpected)
 
 
 async def start_campaign(table: Table, system: str) -> None:

@@ -73,7 +73,8 @@ class PbpBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         self._db = create_database(self.settings.database_url)
         for name in extension_names():
-            await self.load_extension(name)
+            if name not in self.extensions:  # a restarted client keeps its extensions
+                await self.load_extension(name)
         if self.sync_commands:
             await self.sync_command_tree()
 

@@ -130,7 +130,9 @@ async def make_character(
     created = await player.slash(table.table, "character create", name=name)
     assert created.response is not None and name in created.response.content
     for ability, value in scores.items():
-        done = await player.slash(table.table, "character set", ability=ability, value=value)
+        done = await player.slash(
+            table.table, "character set", ability=ability, value=value, character=name
+        )
         assert done.response is not None and "Score saved" in done.response.content
 
 

@@ -2,6 +2,7 @@
 
 python -m bot            run the bot (what `make run` does)
 python -m bot migrate    apply database migrations and exit
+python -m bot play       the offline table: the real bot in a simulated Discord (`make play`)
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -52,12 +54,35 @@ async def _run(settings: Settings) -> None:
         await bot.start(settings.discord_token.get_secret_value())
 
 
+def _add_play_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    play = sub.add_parser("play", help="the offline table: play with the bot, no Discord needed")
+    play.add_argument("--script", type=Path, help="run the lines of FILE, print the transcript")
+    play.add_argument("--gm", default="gm", help="the GM's name (default: gm)")
+    play.add_argument(
+        "--players", default="alice,bob,carol", help="players' names, comma-separated"
+    )
+    play.add_argument("--seed", type=int, help="seed the dice, for a reproducible transcript")
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        from bot.play import PlayOptions, run
+    except ImportError as exc:
+        sys.exit(f"The offline table needs the dev tools ({exc.name}): run `make play`.")
+    players = [p.strip().lower() for p in args.players.split(",") if p.strip()]
+    options = PlayOptions(args.script, args.gm.strip().lower(), players, args.seed)
+    return run(options)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="pbp-dice")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the bot (the default)")
     sub.add_parser("migrate", help="apply database migrations and exit")
+    _add_play_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "play":
+        return _play(args)  # no token, no .env: the table has its own settings
 
     settings = _settings_or_exit()
     setup_logging(settings.log_level, settings.log_format)

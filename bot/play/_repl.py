@@ -1,0 +1,182 @@
+"""Start the real bot in SimCord and run a script or the interactive prompt."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.play._parse import complete
+from bot.play._world import DEFAULT_GM, DEFAULT_PLAYERS, World, build_world
+
+#: The interactive table's own database: never the real bot's (data/pbp-dice.sqlite3).
+PLAY_DATABASE = Path("data") / "play.sqlite3"
+HISTORY_FILE = Path("data") / ".play_history"
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What `python -m bot play` was asked for."""
+
+    script: Path | None = None
+    gm: str = DEFAULT_GM
+    players: list[str] = field(default_factory=lambda: list(DEFAULT_PLAYERS))
+    #: Seed the dice for a reproducible transcript; by default the bot's own CSPRNG rolls.
+    seed: int | None = None
+
+
+@contextlib.contextmanager
+def _database(options: PlayOptions) -> Iterator[str]:
+    """A SQLite URL of the table's own: a temporary file for a script, data/ otherwise.
+
+    The simulated server is new every session (SimCord's ids restart), so the interactive
+    database starts empty each time as well.
+    """
+    if options.script is not None:
+        with tempfile.TemporaryDirectory(prefix="pbp-play-") as folder:
+            yield f"sqlite+aiosqlite:///{Path(folder) / 'play.sqlite3'}"
+        return
+    PLAY_DATABASE.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        Path(f"{PLAY_DATABASE}{suffix}").unlink(missing_ok=True)
+    yield f"sqlite+aiosqlite:///./{PLAY_DATABASE.as_posix()}"
+
+
+async def play(
+    options: PlayOptions,
+    lines: Iterable[str] | None,
+    write: Callable[[str], None],
+    *,
+    ansi: bool = False,
+) -> int:
+    """Run `lines` (a script) or the prompt (None); 0 when every line ran, else 1."""
+    import simcord
+
+    from bot.app import create_bot
+    from bot.config import Settings
+    from bot.db.migrate import upgrade_to_head
+    from bot.play._table import Session
+
+    with _database(options) as url:
+        await upgrade_to_head(url)
+        # Everything explicit, so nothing from .env or the environment (a real token, a real
+        # database) is picked up by the offline table.
+        settings = Settings(
+            _env_file=None,
+            discord_token=None,
+            database_url=url,
+            shard_count=1,
+            shard_ids=None,
+            dev_guild_id=None,
+            log_level="WARNING",
+            log_format="text",
+        )
+        rng = random.Random(options.seed) if options.seed is not None else None
+        bot = create_bot(settings, rng=rng)
+        async with simcord.run(bot, check_errors=False) as env:
+            world = build_world(env, options.gm, options.players)
+            session = Session(world, bot, write, ansi=ansi, echo=lines is not None)
+            if lines is not None:
+                for line in lines:
+                    if not await session.run_line(line):
+                        break
+            else:
+                await _prompt(session, world)
+        return 1 if session.errors else 0
+
+
+async def _prompt(session: Any, world: World) -> None:
+    write = session.write
+    write(
+        f"pbp-dice offline table: server “Play by Post”, #table and #gm, GM {world.gm_name}, "
+        f"players {', '.join(n for n in world.people if n != world.gm_name)}."
+    )
+    write("Type `help` for how to play, `quit` (or Ctrl-D) to leave.")
+    with _readline(session, world):
+        while True:
+            try:
+                # Blocking on purpose: SimCord settles every action before it returns, so the
+                # bot has nothing to do while the person types (and Ctrl-C/D behave normally).
+                line = input(f"{session.current}> ")  # noqa: ASYNC250
+            except EOFError:
+                write("")
+                return
+            except KeyboardInterrupt:
+                write("")
+                continue
+            if not await session.run_line(line):
+                return
+
+
+@contextlib.contextmanager
+def _readline(session: Any, world: World) -> Iterator[None]:
+    """History in data/.play_history and tab completion, when readline is available."""
+    try:
+        import readline
+    except ImportError:  # Windows without pyreadline: the prompt still works
+        yield
+        return
+    people = list(world.people)
+
+    def completer(text: str, state: int) -> str | None:
+        before = readline.get_line_buffer()[: readline.get_endidx()]
+        try:
+            found = complete(session.bot.tree, people, world, before)
+        except Exception:  # a completer must never break the prompt
+            return None
+        # readline replaces only the word after the last space.
+        return found[state] if state < len(found) else None
+
+    readline.set_completer_delims(" \t\n>")
+    readline.set_completer(completer)
+    readline.parse_and_bind("tab: complete")
+    with contextlib.suppress(OSError):
+        readline.read_history_file(HISTORY_FILE)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            HISTORY_FILE.parent.mkdir(parents=True, exist_ok=True)
+            readline.set_history_length(1000)
+            readline.write_history_file(HISTORY_FILE)
+
+
+def read_script(path: Path) -> list[str]:
+    """The lines of a script file."""
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def run(options: PlayOptions, out: TextIO | None = None) -> int:
+    """`python -m bot play`: the exit status (0 ok, 1 a line failed, 2 bad arguments)."""
+    import asyncio
+
+    from bot.play._world import check_names
+
+    stream = out or sys.stdout
+    problems = check_names(options.gm, options.players)
+    if problems:
+        print("Cannot set the table: " + "; ".join(problems) + ".", file=sys.stderr)
+        return 2
+    lines: list[str] | None = None
+    if options.script is not None:
+        try:
+            lines = read_script(options.script)
+        except OSError as error:
+            print(f"Cannot read the script {options.script}: {error.strerror}.", file=sys.stderr)
+            return 2
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+    def write(text: str) -> None:
+        print(text, file=stream, flush=True)
+
+    ansi = lines is None and stream.isatty()
+    try:
+        return asyncio.run(play(options, lines, write, ansi=ansi))
+    except KeyboardInterrupt:
+        return 130

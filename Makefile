@@ -26,5 +26,9 @@ test: lint typecheck
 run: $(STAMP)
 	$(BIN)/python -m bot
 
+# The offline table: the real bot in a simulated Discord, no token needed (docs/offline-table.md).
+play: $(STAMP)
+	$(BIN)/python -m bot play
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -2,6 +2,8 @@
 
 python -m bot            run the bot (what `make run` does)
 python -m bot migrate    apply database migrations and exit
+python -m bot export --guild ID [--campaign ID] [--out FILE]   campaigns as versioned JSON
+python -m bot import FILE [--guild ID --channel ID]             import them, all or nothing
 python -m bot play       the offline table: the real bot in a simulated Discord (`make play`)
 """
 
@@ -18,6 +20,8 @@ from pydantic import ValidationError
 
 from bot.config import Settings, load_settings
 from bot.logs import setup_logging
+from bot.ops import cli as ops_cli
+from bot.ops.context import install_log_context
 
 log = logging.getLogger("bot")
 
@@ -45,13 +49,10 @@ async def _migrate(settings: Settings) -> None:
 
 
 async def _run(settings: Settings) -> None:
-    from bot.app import create_bot
+    # Migrations, metrics/health endpoint, the bot; SIGTERM / Ctrl-C drain and exit 0.
+    from bot.ops.shutdown import serve
 
-    assert settings.discord_token is not None
-    await _migrate(settings)
-    bot = create_bot(settings)
-    async with bot:
-        await bot.start(settings.discord_token.get_secret_value())
+    await serve(settings)
 
 
 def _add_play_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("run", help="run the bot (the default)")
     sub.add_parser("migrate", help="apply database migrations and exit")
+    ops_cli.add_parsers(sub)
     _add_play_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "play":
@@ -86,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = _settings_or_exit()
     setup_logging(settings.log_level, settings.log_format)
+    install_log_context()
+    if args.command in ops_cli.COMMANDS:
+        return ops_cli.main(args, settings)
     if args.command == "migrate":
         asyncio.run(_migrate(settings))
         log.info("database is at the latest schema")

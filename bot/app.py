@@ -16,6 +16,7 @@ from discord.ext import commands
 from bot import cogs
 from bot.config import Settings, load_settings
 from bot.db.engine import Database, create_database
+from bot.ops import Operations
 from bot.services import bot_state
 from bot.tree import PbpTree
 
@@ -42,6 +43,7 @@ class PbpBot(commands.AutoShardedBot):
         *,
         rng: random.Random,
         sync_commands: bool = True,
+        ops: Operations | None = None,
         **client_options: Any,
     ) -> None:
         options: dict[str, Any] = {
@@ -62,6 +64,9 @@ class PbpBot(commands.AutoShardedBot):
         self.rng = rng
         self.sync_commands = sync_commands
         self._db: Database | None = None
+        #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
+        self.ops = ops if ops is not None else Operations()
+        self.ops.attach(self)
 
     @property
     def db(self) -> Database:
@@ -72,6 +77,7 @@ class PbpBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         self._db = create_database(self.settings.database_url)
+        self.ops.instrument_database(self._db)
         for name in extension_names():
             if name not in self.extensions:  # a restarted client keeps its extensions
                 await self.load_extension(name)

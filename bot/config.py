@@ -17,7 +17,9 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/pbp-dice.sqlite3"
 class Settings(BaseSettings):
     """Every setting of the bot; see `.env.example` for what each one means."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True
+    )
 
     # Optional here so tests and the offline table can build the bot without one;
     # `python -m bot` refuses to start without it.
@@ -28,6 +30,8 @@ class Settings(BaseSettings):
     dev_guild_id: int | None = None
     shard_count: int | None = Field(default=None, ge=1)
     shard_ids: Annotated[list[int] | None, NoDecode] = None
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import UserError
+from bot.ops import note_error, ops_of
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,19 @@ async def send_ephemeral(interaction: discord.Interaction[Any], content: str) ->
 class PbpTree(app_commands.CommandTree[Any]):
     """Command tree whose `on_error` is the bot's single error path."""
 
+    async def _call(self, interaction: discord.Interaction[Any]) -> None:
+        # In flight (for graceful shutdown), timed, counted, with log context (bot/ops).
+        ops = ops_of(interaction)
+        if ops is None:
+            await super()._call(interaction)
+        else:
+            await ops.run(interaction, super()._call)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        # While shutting down: "the bot is restarting, try again in a moment".
+        ops = ops_of(interaction)
+        return ops is None or await ops.admit(interaction)
+
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
     ) -> None:
@@ -76,8 +90,10 @@ async def answer_error(interaction: discord.Interaction[Any], error: BaseExcepti
     """Answer a failed interaction (commands and components alike)."""
     message = user_message(error)
     command = interaction.command.qualified_name if interaction.command else None
+    incident = None if message is not None else new_incident_id()
+    note_error(interaction, _unwrap(error), incident)
     if message is None:
-        incident = new_incident_id()
+        assert incident is not None
         log.error(
             "incident %s in %s (guild %s)",
             incident,

@@ -1,7 +1,8 @@
-"""/campaign setup | show | set … | delete."""
+"""/campaign setup | show | set … | export | delete."""
 
 from __future__ import annotations
 
+import io
 from typing import Any, Literal
 
 import discord
@@ -11,6 +12,7 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
+from bot.services import export as exports
 from bot.services import sheets
 
 SystemChoice = Literal["pen-and-dagger", "roll-under", "threshold", "d20-check"]
@@ -105,6 +107,25 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     ) -> None:
         parsed = [n.strip() for n in names.split(",") if n.strip()]
         await self._changed(interaction, ability_names=parsed)
+
+    @app_commands.command(
+        name="export", description="Download this campaign as a file: settings, characters, rolls"
+    )
+    @app_commands.guild_only()
+    async def export(self, interaction: discord.Interaction[Any]) -> None:
+        # Ephemeral: the file holds GM-only rolls; `python -m bot import FILE` reads it.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        filename, data = await exports.export_for_gm(
+            bot_of(interaction).db, caller_from(interaction)
+        )
+        from bot.ops.cli import dumps
+
+        body = io.BytesIO(dumps(data).encode())
+        await interaction.followup.send(
+            "This campaign as a file; an operator can load it with `python -m bot import`.",
+            file=discord.File(body, filename=filename),
+            ephemeral=True,
+        )
 
     @app_commands.command(name="delete", description="Delete this channel's campaign (asks first)")
     @app_commands.guild_only()

@@ -1,0 +1,87 @@
+"""`python -m bot export` and `python -m bot import`: move campaigns between servers/databases."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.config import Settings
+from bot.db.engine import create_database
+from bot.errors import UserError
+
+COMMANDS = frozenset({"export", "import"})
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The export and import subcommands."""
+    export = sub.add_parser(
+        "export", help="write a guild's campaigns (or one) as JSON: settings, characters, ledger"
+    )
+    export.add_argument("--guild", type=int, required=True, help="the Discord server id")
+    export.add_argument("--campaign", type=int, help="only this campaign id")
+    export.add_argument("--out", type=Path, help="write to FILE (default: standard output)")
+    imp = sub.add_parser("import", help="import campaigns from an export file, all or nothing")
+    imp.add_argument("file", type=Path, help="the export file ('-' for standard input)")
+    imp.add_argument("--guild", type=int, help="move the campaign to this server")
+    imp.add_argument("--channel", type=int, help="move the campaign to this channel")
+
+
+def dumps(data: Any) -> str:
+    """The export file's text: stable key order, readable, UTF-8."""
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+async def _export(args: argparse.Namespace, settings: Settings) -> str:
+    from bot.services.export import export_campaigns
+
+    db = create_database(settings.database_url)
+    try:
+        data = await export_campaigns(db, guild_id=args.guild, campaign_id=args.campaign)
+    finally:
+        await db.dispose()
+    return dumps(data)
+
+
+async def _import(args: argparse.Namespace, settings: Settings, data: Any) -> list[str]:
+    from bot.services.export import import_campaigns
+
+    db = create_database(settings.database_url)
+    try:
+        done = await import_campaigns(db, data, guild_id=args.guild, channel_id=args.channel)
+    finally:
+        await db.dispose()
+    return [
+        f"imported campaign {c.old_id} as {c.campaign_id} in channel {c.channel_id}: "
+        + ", ".join(f"{n} {t}" for t, n in c.rows.items() if n)
+        for c in done
+    ]
+
+
+def main(args: argparse.Namespace, settings: Settings) -> int:
+    """Run ``export`` or ``import``; a problem is one clear line on stderr and exit code 1."""
+    try:
+        if args.command == "export":
+            text = asyncio.run(_export(args, settings))
+            if args.out is None:
+                sys.stdout.write(text)
+            else:
+                args.out.write_text(text, encoding="utf-8")
+            return 0
+        raw = sys.stdin.read() if str(args.file) == "-" else args.file.read_text(encoding="utf-8")
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{args.file} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        for line in asyncio.run(_import(args, settings, data)):
+            print(line)
+        return 0
+    except UserError as exc:
+        print(f"{args.command}: {exc.message}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"{args.command}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,63 @@
+"""Log context of the command being handled: every log line about it carries its ids.
+
+A :class:`CommandContext` lives in a context variable for the duration of one interaction (the
+tree's ``_call``); :class:`LogContextFilter` copies its guild, campaign, command and incident
+onto each log record that does not already carry them, so JSON lines have them as fields.
+Nothing here ever holds a token, an option value or a roll's result: only ids and names.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from bot.logs import CONTEXT_FIELDS
+
+
+@dataclass(slots=True)
+class CommandContext:
+    """What is known about the interaction being handled; filled as it goes."""
+
+    command: str | None = None
+    guild: int | None = None
+    campaign: int | None = None
+    incident: str | None = None
+    #: ``ok``, ``user_error`` (answered with our message), ``error`` (an incident) or
+    #: ``rejected`` (refused while shutting down).
+    outcome: str = "ok"
+    error_type: str | None = None
+
+
+CURRENT: ContextVar[CommandContext | None] = ContextVar("pbp_command_context", default=None)
+
+
+def current() -> CommandContext | None:
+    """The context of the interaction this task is handling, if any."""
+    return CURRENT.get()
+
+
+class LogContextFilter(logging.Filter):
+    """Add the current command's ids to records that do not set them through ``extra``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        ctx = CURRENT.get()
+        if ctx is not None:
+            for name in CONTEXT_FIELDS:
+                if getattr(record, name, None) is None:
+                    value = getattr(ctx, name)
+                    if value is not None:
+                        setattr(record, name, value)
+        return True
+
+
+def install_log_context(logger: logging.Logger | None = None) -> None:
+    """Put :class:`LogContextFilter` on every handler of ``logger`` (the root by default).
+
+    A handler filter, not a record factory: ``extra={"command": ...}`` must still be allowed,
+    and the logging module refuses extras that overwrite an attribute set by the factory.
+    """
+    target = logger or logging.getLogger()
+    for handler in target.handlers:
+        if not any(isinstance(f, LogContextFilter) for f in handler.filters):
+            handler.addFilter(LogContextFilter())

@@ -1,0 +1,148 @@
+"""Prometheus metrics of one bot process, in a registry of its own.
+
+A registry per :class:`Metrics` (not prometheus_client's global one) so several bots in one
+process, as in the tests, never collide. Names follow Prometheus conventions: counters end in
+``_total``, durations are seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+#: Command latency buckets: an answer is due within Discord's 3 s, most take milliseconds.
+COMMAND_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)
+DB_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0)
+#: Statement kinds labelled by name; anything else is ``other`` (bounded label values).
+_OPERATIONS = frozenset({"SELECT", "INSERT", "UPDATE", "DELETE", "BEGIN", "COMMIT", "ROLLBACK"})
+_START_KEY = "pbp_query_started"
+
+LatencySource = Callable[[], Sequence[tuple[int, float]]]
+
+
+def operation_of(statement: str) -> str:
+    """``select``, ``insert``…: the first keyword of a statement, or ``other``."""
+    word = statement.lstrip().split(None, 1)[0].upper() if statement.strip() else ""
+    return word.lower() if word in _OPERATIONS else "other"
+
+
+class _GatewayCollector(Collector):
+    """Reads each shard's heartbeat latency at scrape time (no stale values between)."""
+
+    def __init__(self) -> None:
+        self.source: LatencySource | None = None
+
+    def collect(self) -> Iterable[Metric]:
+        family = GaugeMetricFamily(
+            "pbp_gateway_latency_seconds",
+            "Heartbeat latency of each gateway shard this process runs",
+            labels=["shard"],
+        )
+        for shard_id, latency in self.source() if self.source else ():
+            if math.isfinite(latency):
+                family.add_metric([str(shard_id)], latency)
+        yield family
+
+    def describe(self) -> Iterable[Metric]:
+        return self.collect()
+
+
+class Metrics:
+    """Commands by name and outcome, latencies, errors by type, database and gateway latency."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.commands = Counter(
+            "pbp_commands",
+            "Slash commands handled, by command and outcome (ok, user_error, error, rejected)",
+            ["command", "outcome"],
+            registry=r,
+        )
+        self.command_seconds = Histogram(
+            "pbp_command_duration_seconds",
+            "Time from receiving a slash command to finishing it",
+            ["command"],
+            buckets=COMMAND_BUCKETS,
+            registry=r,
+        )
+        self.errors = Counter(
+            "pbp_errors",
+            "Failed interactions by error type (our user errors and unexpected ones alike)",
+            ["type"],
+            registry=r,
+        )
+        self.db_seconds = Histogram(
+            "pbp_db_query_duration_seconds",
+            "Database statement latency, by statement kind",
+            ["operation"],
+            buckets=DB_BUCKETS,
+            registry=r,
+        )
+        self.in_flight = Gauge(
+            "pbp_interactions_in_flight", "Interactions being handled now", registry=r
+        )
+        self.ready = Gauge(
+            "pbp_ready", "1 when logged in, migrated and not shutting down", registry=r
+        )
+        self._gateway = _GatewayCollector()
+        r.register(self._gateway)
+
+    def watch_gateway(self, source: LatencySource) -> None:
+        """Report ``source()`` (``bot.latencies``: shard id, seconds) at every scrape."""
+        self._gateway.source = source
+
+    def command_done(self, command: str, outcome: str, seconds: float) -> None:
+        self.commands.labels(command=command, outcome=outcome).inc()
+        self.command_seconds.labels(command=command).observe(seconds)
+
+    def error(self, error_type: str) -> None:
+        self.errors.labels(type=error_type).inc()
+
+    def instrument_engine(self, engine: AsyncEngine) -> None:
+        """Time every statement the engine runs (SQLAlchemy cursor events)."""
+        sync_engine = engine.sync_engine
+
+        def stack(conn: Any) -> list[float]:
+            started: list[float] = conn.info.setdefault(_START_KEY, [])
+            return started
+
+        @event.listens_for(sync_engine, "before_cursor_execute")
+        def _before(conn: Any, _cursor: Any, _statement: str, *_args: Any) -> None:
+            stack(conn).append(time.perf_counter())
+
+        @event.listens_for(sync_engine, "after_cursor_execute")
+        def _after(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            started = stack(conn)
+            if started:
+                elapsed = time.perf_counter() - started.pop()
+                self.db_seconds.labels(operation=operation_of(statement)).observe(elapsed)
+
+        @event.listens_for(sync_engine, "handle_error")
+        def _failed(context: Any) -> None:
+            conn = context.connection
+            if conn is not None:
+                started = stack(conn)
+                if started:
+                    started.pop()
+
+    def render(self) -> bytes:
+        """The text exposition format, as served on ``/metrics``."""
+        return generate_latest(self.registry)
+
+    def sample(self, name: str, labels: dict[str, str] | None = None) -> float | None:
+        """One sample's value (tests and the health page)."""
+        return self.registry.get_sample_value(name, labels or {})
+
+    def names(self) -> Iterator[str]:
+        """Every metric family name this registry exposes."""
+        for family in self.registry.collect():
+            yield family.name

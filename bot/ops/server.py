@@ -1,0 +1,65 @@
+"""The operator's HTTP endpoint: ``/metrics`` (Prometheus) and ``/healthz`` (readiness).
+
+aiohttp comes with discord.py, so this needs nothing more. ``/healthz`` answers 200 only once
+the database is migrated and the bot has logged in to the gateway, and 503 before that and
+again while shutting down, so an orchestrator routes nothing to a process that cannot answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST
+
+if TYPE_CHECKING:
+    from bot.ops import Operations
+
+
+class OpsServer:
+    """Serves one process's metrics and health on ``host:port`` (port 0: any free port)."""
+
+    def __init__(self, ops: Operations, port: int, host: str = "0.0.0.0") -> None:
+        self.ops = ops
+        self.host = host
+        self.port = port
+        self._runner: web.AppRunner | None = None
+
+    async def _metrics(self, _request: web.Request) -> web.Response:
+        self.ops.refresh_gauges()
+        # CONTENT_TYPE_LATEST carries a charset; aiohttp wants it apart from the type.
+        return web.Response(
+            body=self.ops.metrics.render(), headers={"Content-Type": CONTENT_TYPE_LATEST}
+        )
+
+    async def _healthz(self, _request: web.Request) -> web.Response:
+        health = self.ops.health
+        return web.json_response(
+            {
+                "status": health.status,
+                "migrated": health.migrated,
+                "logged_in": health.logged_in,
+                "in_flight": self.ops.in_flight.count,
+            },
+            status=200 if health.ready else 503,
+        )
+
+    async def start(self) -> int:
+        """Start listening; returns the port actually bound."""
+        app = web.Application()
+        app.router.add_get("/metrics", self._metrics)
+        app.router.add_get("/healthz", self._healthz)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = site._server
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        return self.port
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None

@@ -1,0 +1,118 @@
+"""Run the bot until SIGTERM / Ctrl-C, then shut down gracefully (exit code 0).
+
+Order on a stop signal: refuse new interactions (players are told to retry in a moment) and
+turn ``/healthz`` to 503; wait up to ``SHUTDOWN_GRACE_SECONDS`` for interactions in flight;
+close the gateway and the database. Every roll is one transaction, so one cut short by the
+grace period running out is rolled back, never half-written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.ops import Operations
+from bot.ops.server import OpsServer
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
+    from bot.config import Settings
+
+log = logging.getLogger(__name__)
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: How long ``bot.start`` may take to return after ``close()`` before it is cancelled.
+CLOSE_TIMEOUT = 10.0
+
+
+async def graceful_shutdown(bot: PbpBot, grace_seconds: float) -> bool:
+    """Drain, wait (bounded) for interactions in flight, close; True if none was cut short."""
+    ops = bot.ops
+    ops.start_draining()
+    pending = ops.in_flight.count
+    log.info(
+        "shutting down: %d interaction(s) in flight, waiting up to %.0f s", pending, grace_seconds
+    )
+    finished = await ops.in_flight.wait_idle(grace_seconds)
+    if not finished:
+        log.warning(
+            "shutting down with %d interaction(s) still running after %.0f s",
+            ops.in_flight.count,
+            grace_seconds,
+        )
+    await bot.close()
+    log.info("bot closed; database connections released")
+    return finished
+
+
+def _install_signal_handlers(stop: asyncio.Event) -> list[signal.Signals]:
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+            loop.add_signal_handler(sig, stop.set)
+            installed.append(sig)
+    return installed
+
+
+async def run_until_stopped(bot: PbpBot, token: str, stop: asyncio.Event) -> None:
+    """Run ``bot`` until it ends by itself (errors propagate) or ``stop`` is set."""
+    starting = asyncio.create_task(bot.start(token), name="pbp-bot")
+    stopping = asyncio.create_task(stop.wait(), name="pbp-stop")
+    try:
+        done, _ = await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if starting in done:
+            starting.result()
+            return
+        await graceful_shutdown(bot, bot.settings.shutdown_grace_seconds)
+        try:
+            await asyncio.wait_for(starting, CLOSE_TIMEOUT)
+        except TimeoutError:
+            log.warning("the gateway did not close in %.0f s; leaving anyway", CLOSE_TIMEOUT)
+    finally:
+        stopping.cancel()
+        if not starting.done():
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await starting
+        if not bot.is_closed():
+            await bot.close()
+
+
+async def serve(settings: Settings, ops: Operations | None = None) -> None:
+    """``python -m bot``: metrics endpoint, migrations, then the bot until a stop signal."""
+    from bot.app import create_bot
+    from bot.db.migrate import upgrade_to_head
+
+    assert settings.discord_token is not None
+    ops = ops or Operations()
+    stop = asyncio.Event()
+    installed = _install_signal_handlers(stop)
+    server = OpsServer(ops, settings.metrics_port) if settings.metrics_port else None
+    try:
+        if server is not None:
+            port = await server.start()
+            log.info("metrics on :%d/metrics, health on :%d/healthz", port, port)
+        await upgrade_to_head(settings.database_url)
+        ops.health.migrated = True
+        if stop.is_set():
+            return
+        bot = create_bot(settings, ops=ops)
+        try:
+            await run_until_stopped(bot, settings.discord_token.get_secret_value(), stop)
+        except discord.LoginFailure:
+            raise SystemExit(
+                "Discord refused the token: copy a fresh one from the developer portal "
+                "(Application -> Bot -> Reset Token) into DISCORD_TOKEN."
+            ) from None
+    finally:
+        loop = asyncio.get_running_loop()
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+        if server is not None:
+            await server.stop()

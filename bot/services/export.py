@@ -1,0 +1,341 @@
+"""Export and import campaigns as versioned JSON: settings, characters with all their data, ledger.
+
+The exporter walks the schema rather than a fixed list of tables: a campaign owns its row, and
+every row of any table that references (through a foreign key) a row it owns, so feature tables
+added later (fortune choices, party play…) travel with it without code here. Surrogate integer
+keys are remapped on import, so a campaign moves between servers and databases (SQLite ↔
+PostgreSQL) next to campaigns already there. An import is one transaction: it lands whole or
+not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Column, ColumnElement, DateTime, Select, Table, false, insert, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import Visibility, campaigns, ledger
+from bot.db.schema import metadata
+from bot.services._sql import transaction
+from bot.services.access import require_gm
+from bot.services.context import Caller
+from bot.services.errors import AlreadyExists, InvalidValue, NotFound
+from bot.services.sheets import campaign_here
+
+FORMAT = "pbp-dice-export"
+#: Bumped when a file written now could not be read by an older bot (a table or column it
+#: lacks, or a changed meaning). Older files stay importable.
+FORMAT_VERSION = 1
+#: Rows per statement for ``IN (...)`` look-ups: under every driver's parameter limit.
+_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedCampaign:
+    """One imported campaign: its new id and where it lives, and how many rows of each table."""
+
+    old_id: int
+    campaign_id: int
+    guild_id: int
+    channel_id: int
+    rows: Mapping[str, int] = field(default_factory=dict)
+
+
+def _tables() -> list[Table]:
+    """The campaign's tables, parents first: ``campaigns`` and what hangs off it."""
+    owned = {campaigns.name}
+    ordered = [campaigns]
+    for table in metadata.sorted_tables:
+        if table.name in owned:
+            continue
+        if any(fk.column.table.name in owned for fk in table.foreign_keys):
+            owned.add(table.name)
+            ordered.append(table)
+    return ordered
+
+
+def _surrogate_key(table: Table) -> Column[Any] | None:
+    """The single integer primary key the database assigns, remapped on import."""
+    keys = list(table.primary_key.columns)
+    if len(keys) != 1 or keys[0].foreign_keys:
+        return None
+    key = keys[0]
+    return key if key.autoincrement in (True, "auto") and key.type.python_type is int else None
+
+
+def _owned_where(table: Table, scopes: Mapping[str, Select[Any]]) -> ColumnElement[bool]:
+    conditions = [
+        fk.parent.in_(scopes[fk.column.table.name])
+        for fk in table.foreign_keys
+        if fk.column.table.name in scopes
+    ]
+    return or_(*conditions) if conditions else false()
+
+
+def _to_json(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _is_datetime(column: Column[Any]) -> bool:
+    impl = getattr(column.type, "impl", column.type)
+    return isinstance(impl, DateTime) or isinstance(column.type, DateTime)
+
+
+def _redact(row: dict[str, Any]) -> dict[str, Any]:
+    """A roll only its roller may see, not revealed yet: keep the commitment, drop the result.
+
+    The salt goes too: with it, the commitment could be brute-forced back into the result.
+    """
+    if row.get("visibility") == Visibility.SELF.value and row.get("revealed_at") is None:
+        return {**row, "dice": [], "outcome": {"redacted": True}, "salt": None}
+    return row
+
+
+async def _campaign_rows(
+    session: AsyncSession, campaign_id: int, *, redact_private: bool
+) -> dict[str, list[dict[str, Any]]]:
+    scopes: dict[str, Select[Any]] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for table in _tables():
+        where = (
+            campaigns.c.id == campaign_id
+            if table is campaigns
+            else _owned_where(table, scopes)
+        )
+        key = _surrogate_key(table)
+        if key is not None:
+            scopes[table.name] = select(key).where(where)
+        order = list(table.primary_key.columns)
+        result = await session.execute(select(table).where(where).order_by(*order))
+        rows = [{k: _to_json(v) for k, v in row._mapping.items()} for row in result]
+        if table is ledger and redact_private:
+            rows = [_redact(row) for row in rows]
+        tables[table.name] = rows
+    return tables
+
+
+async def export_campaigns(
+    db: Database,
+    *,
+    guild_id: int | None = None,
+    campaign_id: int | None = None,
+    redact_private: bool = False,
+) -> dict[str, Any]:
+    """The export file's content for one campaign, or every campaign of a guild.
+
+    ``redact_private`` (the GM's ``/campaign export``) leaves out the results of unrevealed
+    rolls that only their roller may see; the operator's command-line export keeps everything.
+    """
+    if guild_id is None and campaign_id is None:
+        raise InvalidValue("Say which guild or campaign to export.")
+    query = select(campaigns.c.id).order_by(campaigns.c.id)
+    if guild_id is not None:
+        query = query.where(campaigns.c.guild_id == guild_id)
+    if campaign_id is not None:
+        query = query.where(campaigns.c.id == campaign_id)
+    async with transaction(db) as session:
+        ids: list[int] = list((await session.execute(query)).scalars())
+        if not ids:
+            raise NotFound("No campaign to export there.")
+        exported = [
+            {"tables": await _campaign_rows(session, cid, redact_private=redact_private)}
+            for cid in ids
+        ]
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "exported_at": datetime.now(UTC).isoformat(),
+        "campaigns": exported,
+    }
+
+
+async def export_for_gm(db: Database, caller: Caller) -> tuple[str, dict[str, Any]]:
+    """``/campaign export``: this channel's campaign for its GM, and a file name for it.
+
+    Rolls only their roller may see, and not yet revealed, are redacted: the GM is not
+    entitled to them.
+    """
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "export the campaign")
+    data = await export_campaigns(db, campaign_id=campaign.id, redact_private=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"pbp-dice-campaign-{campaign.id}-{stamp}.json", data
+
+
+def _check_header(data: Any) -> list[dict[str, Any]]:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InvalidValue("This is not a pbp-dice export file.")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InvalidValue("This export file has no valid format version.")
+    if version > FORMAT_VERSION:
+        raise InvalidValue(
+            f"This file was exported by a newer pbp-dice (export format {version}); this bot "
+            f"reads up to format {FORMAT_VERSION}. Upgrade the bot, then import again. "
+            "Nothing was imported."
+        )
+    items = data.get("campaigns")
+    if not isinstance(items, list) or not items:
+        raise InvalidValue("This export file holds no campaign.")
+    known = {t.name: t for t in _tables()}
+    for item in items:
+        tables = item.get("tables") if isinstance(item, dict) else None
+        if not isinstance(tables, dict) or len(tables.get(campaigns.name) or []) != 1:
+            raise InvalidValue("This export file is damaged: a campaign entry is incomplete.")
+        for name, rows in tables.items():
+            if name not in known:
+                raise InvalidValue(
+                    f"This file holds data this bot does not know ({name}): it comes from a "
+                    "newer pbp-dice. Upgrade the bot, then import again. Nothing was imported."
+                )
+            if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+                raise InvalidValue(f"This export file is damaged ({name}).")
+            columns = set(known[name].columns.keys())
+            for row in rows:
+                extra = set(row) - columns
+                if extra:
+                    raise InvalidValue(
+                        f"This file holds data this bot does not know ({name}."
+                        f"{sorted(extra)[0]}): it comes from a newer pbp-dice. Upgrade the bot, "
+                        "then import again. Nothing was imported."
+                    )
+    return items
+
+
+def _chunks(values: Sequence[int]) -> Iterable[Sequence[int]]:
+    for start in range(0, len(values), _CHUNK):
+        yield values[start : start + _CHUNK]
+
+
+async def _taken_interactions(session: AsyncSession, rows: list[dict[str, Any]]) -> set[int]:
+    wanted = [r["interaction_id"] for r in rows if r.get("interaction_id") is not None]
+    taken: set[int] = set()
+    for chunk in _chunks(wanted):
+        found = await session.execute(
+            select(ledger.c.interaction_id).where(ledger.c.interaction_id.in_(chunk))
+        )
+        taken.update(found.scalars())
+    return taken
+
+
+def _retarget(
+    tables: dict[str, list[dict[str, Any]]], guild_id: int | None, channel_id: int | None
+) -> dict[str, list[dict[str, Any]]]:
+    """Point the campaign (and its ledger rows) at another server and/or channel."""
+    campaign = dict(tables[campaigns.name][0])
+    old_guild, old_channel = campaign["guild_id"], campaign["channel_id"]
+    if guild_id is not None and guild_id != old_guild:
+        # Roles and channels of the old server mean nothing on the new one; Manage Server
+        # holders are GMs there and can set GM roles again.
+        campaign.update(guild_id=guild_id, gm_role_ids=[], gm_channel_id=None)
+    if channel_id is not None:
+        campaign["channel_id"] = channel_id
+    rows = []
+    for row in tables.get(ledger.name, []):
+        row = dict(row)
+        if guild_id is not None and row.get("guild_id") == old_guild:
+            row["guild_id"] = guild_id
+        if channel_id is not None and row.get("channel_id") == old_channel:
+            row["channel_id"] = channel_id
+        rows.append(row)
+    return {**tables, campaigns.name: [campaign], ledger.name: rows}
+
+
+async def _import_one(
+    session: AsyncSession, tables: dict[str, list[dict[str, Any]]]
+) -> ImportedCampaign:
+    campaign = tables[campaigns.name][0]
+    existing = await session.scalar(
+        select(campaigns.c.id).where(campaigns.c.channel_id == campaign["channel_id"])
+    )
+    if existing is not None:
+        raise AlreadyExists(
+            f"Channel {campaign['channel_id']} already has a campaign: delete it first, or "
+            "import into another channel. Nothing was imported."
+        )
+    new_ids: dict[str, dict[int, int]] = {}
+    counts: dict[str, int] = {}
+    for table in _tables():
+        rows = tables.get(table.name) or []
+        key = _surrogate_key(table)
+        taken = await _taken_interactions(session, rows) if table is ledger else set()
+        prepared: list[dict[str, Any]] = []
+        old_keys: list[int] = []
+        for row in rows:
+            values: dict[str, Any] = {}
+            for name, value in row.items():
+                column = table.columns[name]
+                if column is key:
+                    old_keys.append(int(value))
+                    continue
+                if value is not None and column.foreign_keys:
+                    target = next(iter(column.foreign_keys)).column.table.name
+                    value = new_ids.get(target, {}).get(int(value))
+                    if value is None and not column.nullable:
+                        raise InvalidValue(
+                            f"This export file is damaged: a row of {table.name} refers to "
+                            "data the file does not hold. Nothing was imported."
+                        )
+                elif value is not None and _is_datetime(column):
+                    value = datetime.fromisoformat(value)
+                if name == "interaction_id" and value in taken:
+                    value = None  # this interaction is already recorded here; keep that one
+                values[name] = value
+            prepared.append(values)
+        counts[table.name] = len(prepared)
+        if not prepared:
+            continue
+        if key is not None:
+            statement = insert(table).returning(key, sort_by_parameter_order=True)
+            assigned = list((await session.execute(statement, prepared)).scalars())
+            new_ids[table.name] = dict(zip(old_keys, assigned, strict=True))
+        else:
+            await session.execute(insert(table), prepared)
+    new_campaign = new_ids[campaigns.name][int(campaign["id"])]
+    return ImportedCampaign(
+        old_id=int(campaign["id"]),
+        campaign_id=new_campaign,
+        guild_id=int(campaign["guild_id"]),
+        channel_id=int(campaign["channel_id"]),
+        rows=counts,
+    )
+
+
+async def import_campaigns(
+    db: Database,
+    data: Any,
+    *,
+    guild_id: int | None = None,
+    channel_id: int | None = None,
+) -> list[ImportedCampaign]:
+    """Import every campaign of an export file, in one transaction.
+
+    ``guild_id`` / ``channel_id`` move a single campaign to another server or channel. A file
+    from a newer bot, a damaged file or a channel that already has a campaign is refused with
+    :class:`InvalidValue` / :class:`AlreadyExists`, and nothing is written.
+    """
+    items = _check_header(data)
+    if (guild_id is not None or channel_id is not None) and len(items) != 1:
+        raise InvalidValue("Moving to another server or channel works one campaign at a time.")
+    if guild_id is not None and channel_id is None:
+        raise InvalidValue("Moving to another server needs the channel there, too.")
+    imported: list[ImportedCampaign] = []
+    async with transaction(db) as session:
+        for item in items:
+            tables = _retarget(item["tables"], guild_id, channel_id)
+            try:
+                imported.append(await _import_one(session, tables))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise InvalidValue(
+                    f"This export file is damaged ({exc}). Nothing was imported."
+                ) from exc
+    return imported

@@ -1,0 +1,90 @@
+"""/abilities roll (GM) and /abilities assign (each player): ruling 8's group activity."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.render.groups import generation_embed
+from bot.services import generation as generations
+from bot.services.errors import InvalidValue, NotFound
+
+_MENTION = re.compile(r"<@!?(\d+)>")
+#: 4d6 drop the lowest: every group score is 3 to 18 (ruling 8).
+Score = app_commands.Range[int, 3, 18]
+
+
+async def _players(interaction: discord.Interaction[Any], text: str) -> list[tuple[int, str]]:
+    """Mentioned members in the order typed, with their display names; anything else refused."""
+    leftover = _MENTION.sub(" ", text).replace(",", " ").strip()
+    if leftover:
+        raise InvalidValue(
+            f"Mention the players (e.g. @Ann @Bo); {leftover.split()[0]!r} is not a mention."
+        )
+    guild = interaction.guild
+    if guild is None:
+        raise InvalidValue("Group generation happens in a server channel.")
+    found: list[tuple[int, str]] = []
+    for raw in _MENTION.findall(text):
+        user_id = int(raw)
+        member = guild.get_member(user_id)
+        if member is None:
+            try:
+                member = await guild.fetch_member(user_id)
+            except discord.HTTPException:
+                raise NotFound(f"<@{user_id}> is not a member of this server.") from None
+        if member.bot:
+            raise InvalidValue(f"{member.display_name} is a bot and cannot roll dice.")
+        found.append((member.id, member.display_name))
+    return found
+
+
+class AbilitiesCog(commands.GroupCog, group_name="abilities"):
+    """Pen & Dagger group ability-score generation (ruling 8)."""
+
+    @app_commands.command(name="roll", description="GM: the group rolls six ability scores")
+    @app_commands.describe(players="@mentions of the players who take part")
+    @app_commands.guild_only()
+    async def roll(
+        self, interaction: discord.Interaction[Any], players: app_commands.Range[str, 1, 1500]
+    ) -> None:
+        bot = bot_of(interaction)
+        result = await generations.roll_scores(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            await _players(interaction, players),
+            request_text(interaction),
+        )
+        await interaction.response.send_message(
+            embed=generation_embed(result), allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    @app_commands.command(name="assign", description="Give your character the group's six scores")
+    @app_commands.describe(generation="The generation's number (default: your latest)")
+    @app_commands.rename(str_="str", int_="int")
+    @app_commands.guild_only()
+    async def assign(
+        self,
+        interaction: discord.Interaction[Any],
+        str_: Score,
+        dex: Score,
+        con: Score,
+        int_: Score,
+        wis: Score,
+        cha: Score,
+        generation: app_commands.Range[int, 1] | None = None,
+    ) -> None:
+        chosen = {"STR": str_, "DEX": dex, "CON": con, "INT": int_, "WIS": wis, "CHA": cha}
+        character, gen_id, _ = await generations.assign(
+            bot_of(interaction).db, caller_from(interaction), chosen, generation
+        )
+        line = ", ".join(f"{a} {v}" for a, v in chosen.items())
+        await interaction.response.send_message(
+            f"**{character.name}** takes the group's scores of generation #{gen_id}: {line}."
+        )

@@ -1,0 +1,58 @@
+"""/party add | remove | show: who the GM's group rolls include."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from
+from bot.render.groups import party_embed
+from bot.services import party
+
+Name = app_commands.Range[str, 1, 64]
+
+
+class PartyCog(commands.GroupCog, group_name="party"):
+    """The party: the GM adds any character, a player their own."""
+
+    @app_commands.command(name="add", description="Add a character to the party")
+    @app_commands.describe(character="The character's name")
+    @app_commands.autocomplete(character=ac.own_character)
+    @app_commands.guild_only()
+    async def add(self, interaction: discord.Interaction[Any], character: Name) -> None:
+        found, changed = await party.add(
+            bot_of(interaction).db, caller_from(interaction), character
+        )
+        text = (
+            f"**{found.name}** joins the party."
+            if changed
+            else f"{found.name} is already in the party."
+        )
+        await interaction.response.send_message(text, ephemeral=not changed)
+
+    @app_commands.command(name="remove", description="Take a character out of the party")
+    @app_commands.describe(character="The character's name")
+    @app_commands.autocomplete(character=ac.own_character)
+    @app_commands.guild_only()
+    async def remove(self, interaction: discord.Interaction[Any], character: Name) -> None:
+        found, changed = await party.remove(
+            bot_of(interaction).db, caller_from(interaction), character
+        )
+        text = (
+            f"**{found.name}** leaves the party."
+            if changed
+            else f"{found.name} is not in the party."
+        )
+        await interaction.response.send_message(text, ephemeral=not changed)
+
+    @app_commands.command(name="show", description="The party, with the scores that matter")
+    @app_commands.guild_only()
+    async def show(self, interaction: discord.Interaction[Any]) -> None:
+        campaign, members = await party.show(bot_of(interaction).db, caller_from(interaction))
+        await interaction.response.send_message(
+            embed=party_embed(campaign, members), ephemeral=True
+        )

@@ -1,0 +1,14 @@
+"""/gm request roll | status | reveal, and the persistent "Roll" button of each request."""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from bot.cogs._gm import ensure_gm_group
+from bot.cogs.requests._cog import RequestRollButton, request_group
+
+
+async def setup(bot: commands.Bot) -> None:
+    assert request_group.parent is not None
+    ensure_gm_group(bot)
+    bot.add_dynamic_items(RequestRollButton)

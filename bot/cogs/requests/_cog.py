@@ -1,0 +1,184 @@
+"""GM roll requests: `/gm request roll` posts one message with a "Roll" button.
+
+The button is a :class:`discord.ui.DynamicItem` whose custom id holds only the request's id
+(``pbp:req:<id>``); a click resolves everything from the database, so it works after a
+restart and on any shard process.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._gm import gm_group
+from bot.render.requests import request_content, request_embed, status_text
+from bot.services import requests
+from bot.services.campaigns import CampaignView
+from bot.services.requests import RequestView
+from bot.tree import answer_error
+
+log = logging.getLogger(__name__)
+
+DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
+
+request_group = app_commands.Group(
+    name="request",
+    description="Ask players to roll, each with their own character",
+    parent=gm_group,
+)
+
+
+class RequestRollButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pbp:req:(?P<id>\d+)"
+):
+    """The "Roll" button of a request: only requested players, once per character."""
+
+    def __init__(self, request_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Roll",
+                emoji="🎲",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"pbp:req:{request_id}",
+            )
+        )
+        self.request_id = request_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> RequestRollButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        bot = bot_of(interaction)
+        try:
+            answered = await requests.answer(
+                bot.db,
+                bot.rng,
+                caller_from(interaction),
+                self.request_id,
+                f"Roll button of roll request #{self.request_id}",
+            )
+            await interaction.response.edit_message(
+                embed=request_embed(answered.request), view=_view_for(answered.request)
+            )
+        except Exception as error:  # one error path, as for commands
+            await answer_error(interaction, error)
+            return
+        if answered.completed_now and answered.request.hidden:
+            await _tell_gm(interaction, answered.campaign, answered.request)
+
+
+def _view_for(request: RequestView) -> discord.ui.View | None:
+    """The button while someone still has to roll; none once everyone has."""
+    if request.complete:
+        return None
+    view = discord.ui.View(timeout=None)
+    view.add_item(RequestRollButton(request.id))
+    return view
+
+
+async def _tell_gm(
+    interaction: discord.Interaction[Any], campaign: CampaignView, request: RequestView
+) -> None:
+    """Deliver the GM's view (pass/fail under a hidden DC) to the campaign's GM channel."""
+    if campaign.gm_channel_id is None:
+        return
+    channel = bot_of(interaction).get_channel(campaign.gm_channel_id)
+    if not isinstance(channel, discord.abc.Messageable):
+        return
+    try:
+        await channel.send(
+            f"Everyone has rolled for request #{request.id}; reveal with /gm request reveal "
+            f"request:{request.id}.",
+            embed=request_embed(request, gm_view=True),
+        )
+    except discord.HTTPException:
+        log.warning("could not post request #%s to the GM channel", request.id)
+
+
+@request_group.command(name="roll", description="Ask characters to roll: each player clicks Roll")
+@app_commands.describe(
+    ability="The ability everyone rolls",
+    characters="Names or @mentions, comma-separated; empty for the whole party",
+    dc="The DC (d20 check) or exact threshold (threshold), shown to everyone",
+    hidden_dc="Like dc, but only the GM sees it and pass/fail until /gm request reveal",
+    difficulty="Threshold: a difficulty tier instead of dc",
+    save="d20 check: a saving throw instead of an ability check",
+)
+@app_commands.autocomplete(ability=ac.ability)
+async def request_roll(
+    interaction: discord.Interaction[Any],
+    ability: app_commands.Range[str, 1, 32],
+    characters: app_commands.Range[str, 1, 1000] | None = None,
+    dc: app_commands.Range[int, 1, 100] | None = None,
+    hidden_dc: app_commands.Range[int, 1, 100] | None = None,
+    difficulty: DifficultyChoice | None = None,
+    save: bool = False,
+) -> None:
+    bot = bot_of(interaction)
+    request = await requests.create(
+        bot.db,
+        caller_from(interaction),
+        ability,
+        request_text(interaction),
+        characters_text=characters,
+        dc=dc,
+        hidden_dc=hidden_dc,
+        difficulty=difficulty.replace("-", " ") if difficulty else None,
+        save=save,
+    )
+    view = discord.ui.View(timeout=None)
+    view.add_item(RequestRollButton(request.id))
+    await interaction.response.send_message(
+        request_content(request),
+        embed=request_embed(request),
+        view=view,
+        allowed_mentions=discord.AllowedMentions(users=True),
+    )
+    message = await interaction.original_response()
+    await requests.set_message(bot.db, request.id, message.id)
+
+
+@request_group.command(name="status", description="GM: who has not rolled yet (and the results)")
+@app_commands.describe(request="The request's number (default: the latest)")
+async def request_status(
+    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+) -> None:
+    bot = bot_of(interaction)
+    _, found = await requests.status(bot.db, caller_from(interaction), request)
+    await interaction.response.send_message(
+        status_text(found), embed=request_embed(found, gm_view=True), ephemeral=True
+    )
+
+
+@request_group.command(name="reveal", description="GM: reveal a hidden DC and who passed")
+@app_commands.describe(request="The request's number (default: the latest unrevealed)")
+async def request_reveal(
+    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+) -> None:
+    bot = bot_of(interaction)
+    _, found = await requests.reveal(bot.db, caller_from(interaction), request)
+    if found.message_id is not None:
+        channel = bot.get_channel(found.channel_id)
+        if isinstance(channel, discord.abc.Messageable):
+            try:
+                await channel.get_partial_message(found.message_id).edit(
+                    embed=request_embed(found), view=_view_for(found)
+                )
+            except discord.HTTPException:
+                log.warning("could not update request #%s in place", found.id)
+    await interaction.response.send_message(
+        f"The GM reveals roll request #{found.id}: DC {found.dc}.", embed=request_embed(found)
+    )

@@ -1,0 +1,156 @@
+"""Party play as embeds: the party, group saves, contests, group ability generation.
+
+One message per group roll: every member's dice and result, then the group's verdict.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.db.models import RuleSystem
+from bot.render import style
+from bot.render.sheets import _score_line
+from bot.rules import d20_check, roll_under
+from bot.rules import pen_and_dagger as pd
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView
+from bot.services.checks import SYSTEM_NAMES
+from bot.services.generation import GenerationResult
+from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict
+
+
+def _dice(summary: RollSummary) -> str:
+    if len(summary.dice) == 1:
+        return f"d20 **{summary.kept}**"
+    kept_at = summary.dice.index(summary.kept)
+    shown = ", ".join(
+        f"**{d}**" if i == kept_at else f"~~{d}~~" for i, d in enumerate(summary.dice)
+    )
+    return f"d20 {shown}"
+
+
+def roll_line(summary: RollSummary, *, show_result: bool = True) -> str:
+    """One member's roll: the dice, modifiers and total; the result unless it is hidden."""
+    if summary.total is not None:
+        terms = "".join(f" {style.signed(v)} {name}" for name, v in summary.modifiers)
+        text = f"{_dice(summary)}{terms} = **{summary.total}**"
+    else:
+        text = _dice(summary)
+    if summary.note:
+        text += f" {summary.note}"
+    if show_result and summary.result:
+        text += f" → **{summary.result}**"
+    return text
+
+
+def verdict_colour(verdict: Verdict | None) -> discord.Colour:
+    """Green / red where the system has a group result, neutral otherwise."""
+    if verdict is None or verdict.succeeded is None:
+        return style.NEUTRAL
+    return style.SUCCESS if verdict.succeeded else style.FAILURE
+
+
+def party_embed(campaign: CampaignView, members: list[CharacterView]) -> discord.Embed:
+    """Each party member with the scores that matter for the campaign's system."""
+    embed = style.new_embed(
+        "The party",
+        "" if members else "Nobody yet: add characters with /party add character:<name>.",
+        style.INFO,
+    )
+    for character in members:
+        lines = [
+            _score_line(campaign.system, a, character.scores[a])
+            for a in campaign.ability_names
+            if a in character.scores
+        ]
+        extra = ""
+        if campaign.system is RuleSystem.D20_CHECK:
+            bonus = d20_check.proficiency_bonus(character.level)
+            extra = f"level {character.level} (proficiency {style.signed(bonus)})\n"
+        if campaign.system is RuleSystem.PEN_AND_DAGGER:
+            extra = f"fortune dice {character.fortune} of {character.fortune_max}\n"
+        style.add_field(
+            embed,
+            character.name,
+            f"<@{character.user_id}>\n{extra}" + (" · ".join(lines) or "no scores yet"),
+        )
+    style.set_footer(embed, f"{SYSTEM_NAMES[campaign.system]} · {len(members)} in the party")
+    return embed
+
+
+def group_save_embed(result: GroupRollResult) -> discord.Embed:
+    """A /groupsave: the shared d20 (roll-under) or every member's roll, then the verdict."""
+    lines: list[str] = []
+    if result.shared_roll is not None:
+        lines.append(f"One d20 for the whole party: **{result.shared_roll}** (pass on ≤ score)")
+    if result.dc is not None:
+        what = "Threshold" if result.campaign.system is RuleSystem.THRESHOLD else "DC"
+        lines.append(f"{what} {result.dc}")
+    elif result.difficulty:
+        lines.append(f"Difficulty: {result.difficulty.title()}")
+    embed = style.new_embed(result.title, "\n".join(lines), verdict_colour(result.verdict))
+    for member in result.members:
+        style.add_field(embed, member.name, f"<@{member.user_id}> · {roll_line(member.summary)}")
+    style.add_field(embed, "Group result", f"**{result.verdict.text}**")
+    style.set_footer(embed, f"{SYSTEM_NAMES[result.campaign.system]} · roll #{result.roll_id}")
+    return embed
+
+
+def contest_embed(result: ContestResult) -> discord.Embed:
+    """A contest: every round (tie-breaks included), the ranking or the winner."""
+    outcome = result.outcome
+    if isinstance(outcome, roll_under.ContestOutcome):
+        embed = style.new_embed(
+            f"{result.ability} contest", f"**{outcome.winner} wins**", style.SUCCESS
+        )
+        for rnd in outcome.rounds:
+            label = f"Round {rnd.number}"
+            if rnd.is_tie_break:
+                label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
+            text = "\n".join(f"{r.name}: {r.score} − {r.roll} = **{r.total}**" for r in rnd.rolls)
+            style.add_field(embed, label, text)
+        ranking = "\n".join(f"{i}. {name}" for i, name in enumerate(outcome.ranking, start=1))
+        style.add_field(embed, "Ranking", ranking)
+    else:
+        winner = outcome.winner
+        embed = style.new_embed(
+            f"{result.ability} contest",
+            f"**{outcome.result_text}**",
+            style.NEUTRAL if winner is None else style.SUCCESS,
+        )
+        for check in (outcome.first, outcome.second):
+            terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
+            style.add_field(embed, check.name, f"d20 **{check.kept}**{terms} = **{check.total}**")
+    style.set_footer(embed, f"{SYSTEM_NAMES[result.campaign.system]} · roll #{result.roll_id}")
+    return embed
+
+
+def _die(die: pd.ScoreDie) -> str:
+    text = f"{die.value} ({die.roller})"
+    return f"~~{text}~~" if die.dropped else text
+
+
+def generation_embed(result: GenerationResult) -> discord.Embed:
+    """The six group scores, every d6 with the player who rolled it (ruling 8)."""
+    gen = result.generation
+    lines = [f"Rule: {gen.scheme.value} (4d6 drop the lowest each)."]
+    if gen.gm_rolls:
+        lines.append(f"With an odd number of players the GM rolls too: {gen.gm}.")
+    lines.append("Turn order: " + ", ".join(gen.rollers))
+    if len(gen.groups) > 1:
+        for n, group in enumerate(gen.groups, start=1):
+            scores = "1–3" if n == 1 else "4–6"
+            lines.append(f"Group {n} (scores {scores}): {', '.join(group)}")
+    values = ", ".join(str(v) for v in gen.values)
+    lines.append(f"**Scores: {values}**")
+    embed = style.new_embed("Group ability scores", "\n".join(lines), style.INFO)
+    for n, score in enumerate(gen.scores, start=1):
+        style.add_field(embed, f"Score {n}: {score.total}", " · ".join(_die(d) for d in score.dice))
+    style.add_field(
+        embed,
+        "Assign them",
+        "Each player: /abilities assign str:… dex:… con:… int:… wis:… cha:… "
+        f"generation:{result.id} (each score once).",
+    )
+    style.set_footer(embed, f"generation #{result.id} · roll #{result.roll_id}")
+    return embed

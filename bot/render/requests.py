@@ -1,0 +1,95 @@
+"""GM roll requests as embeds: the public message (updated in place) and the GM's view.
+
+While a hidden DC is unrevealed the public message shows dice and totals only; pass/fail,
+the DC and the group verdict appear only in the GM's view.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.db.models import RuleSystem
+from bot.render import style
+from bot.render.groups import roll_line, verdict_colour
+from bot.services.checks import SYSTEM_NAMES
+from bot.services.requests import RequestView
+
+
+def _what(request: RequestView) -> str:
+    system = request.system
+    if system is RuleSystem.ROLL_UNDER:
+        return f"{request.ability} save"
+    if system is RuleSystem.PEN_AND_DAGGER:
+        return f"{request.ability} attempt"
+    if system is RuleSystem.THRESHOLD:
+        return f"{request.ability} test"
+    return f"{request.ability} {'saving throw' if request.is_save else 'check'}"
+
+
+def _target_line(request: RequestView, *, gm_view: bool) -> str:
+    if request.difficulty:
+        return f"Difficulty: {request.difficulty.title()}"
+    if request.dc is None:
+        return ""
+    what = "Threshold" if request.system is RuleSystem.THRESHOLD else "DC"
+    if request.hidden and not gm_view:
+        return f"{what}: hidden by the GM"
+    suffix = " (hidden from the players)" if request.hidden else ""
+    return f"{what} {request.dc}{suffix}"
+
+
+def request_content(request: RequestView) -> str:
+    """The message text: pings the requested players once, when the request is posted."""
+    players = " ".join(dict.fromkeys(f"<@{t.user_id}>" for t in request.targets))
+    return f"{players}: the GM asks for a roll. Click **Roll** to roll with your own character."
+
+
+def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Embed:
+    """The request with each answer so far; pass/fail hidden from players under a hidden DC."""
+    show = gm_view or not request.hidden
+    lines = [
+        line
+        for line in (
+            f"Roll: **{_what(request)}**",
+            _target_line(request, gm_view=gm_view),
+            (
+                f"One d20 for the whole group: **{request.shared_roll}** (pass on ≤ score)"
+                if request.shared_roll is not None
+                else ""
+            ),
+        )
+        if line
+    ]
+    verdict = request.verdict
+    colour = verdict_colour(verdict) if show and verdict else style.NEUTRAL
+    title = f"Roll request #{request.id}" + (" (GM view)" if gm_view else "")
+    embed = style.new_embed(title, "\n".join(lines), colour)
+    for target in request.targets:
+        if target.summary is None:
+            text = f"<@{target.user_id}> · waiting for their roll"
+        else:
+            text = f"<@{target.user_id}> · {roll_line(target.summary, show_result=show)}"
+        style.add_field(embed, target.character_name, text)
+    if verdict is not None:
+        if show:
+            style.add_field(embed, "Group result", f"**{verdict.text}**")
+        else:
+            style.add_field(embed, "Group result", "Everyone has rolled; the GM will reveal.")
+    else:
+        done = len(request.targets) - len(request.waiting)
+        style.set_footer(
+            embed,
+            f"{SYSTEM_NAMES[request.system]} · {done} of {len(request.targets)} rolled · "
+            f"request #{request.id}",
+        )
+        return embed
+    style.set_footer(embed, f"{SYSTEM_NAMES[request.system]} · request #{request.id}")
+    return embed
+
+
+def status_text(request: RequestView) -> str:
+    """For the GM: who has not rolled yet."""
+    if not request.waiting:
+        return f"Roll request #{request.id}: everyone has rolled."
+    names = ", ".join(f"{t.character_name} (<@{t.user_id}>)" for t in request.waiting)
+    return f"Roll request #{request.id}: waiting for {names}."

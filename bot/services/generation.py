@@ -1,0 +1,172 @@
+"""Group ability-score generation (Pen & Dagger ruling 8) and assigning the six scores.
+
+The GM runs the group activity once: every die is attributed to the player who rolled it
+(the GM rolls as one more player when their number is odd), and the six scores are stored
+with an id. Each player who took part then assigns exactly those six scores to their active
+character, one per ability, in one transaction.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, character_scores
+from bot.db.party_models import ability_generations
+from bot.db.types import utcnow
+from bot.rules import pen_and_dagger as pd
+from bot.services import characters, ledger
+from bot.services._sql import insert_for, transaction
+from bot.services.access import require_gm
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView
+from bot.services.checks import SYSTEM_NAMES
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NotAllowed, NotFound
+from bot.services.groups import campaign_in, origin, record_in
+from bot.services.serialize import to_jsonable
+
+_G = ability_generations
+#: Most players one generation takes (the rules allow more; a message must stay readable).
+MAX_PLAYERS = 24
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationResult:
+    """A stored generation: its id, the dice by roller, the ledger row."""
+
+    id: int
+    campaign: CampaignView
+    generation: pd.GroupGeneration
+    roll_id: int
+
+
+def _unique_names(players: Sequence[tuple[int, str]]) -> list[str]:
+    """Display names, made distinct ("Sam", "Sam (2)") so every die names one player."""
+    seen: dict[str, int] = {}
+    names: list[str] = []
+    for _, name in players:
+        base = " ".join(name.split()) or "player"
+        count = seen.get(base.casefold(), 0) + 1
+        seen[base.casefold()] = count
+        names.append(base if count == 1 else f"{base} ({count})")
+    return names
+
+
+def _require_pd(campaign: CampaignView) -> None:
+    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+        raise InvalidValue(
+            "Group ability-score generation is a Pen & Dagger rule; this campaign plays "
+            f"{SYSTEM_NAMES[campaign.system]}."
+        )
+
+
+async def roll_scores(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    players: Sequence[tuple[int, str]],
+    request: str,
+) -> GenerationResult:
+    """GM: roll the group's six scores for ``players`` (user id, display name), ruling 8."""
+    if not players:
+        raise InvalidValue("Mention the players who take part, e.g. players:@Ann @Bo @Cy.")
+    ids = [uid for uid, _ in players]
+    if len(set(ids)) != len(ids):
+        raise InvalidValue("Each player can join the roll only once.")
+    if len(players) > MAX_PLAYERS:
+        raise InvalidValue(f"At most {MAX_PLAYERS} players can generate scores together.")
+    names = _unique_names(players)
+    gm = f"{' '.join(caller.display_name.split()) or 'GM'} (GM)"
+    while gm in names:
+        gm += "*"
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        _require_pd(campaign)
+        require_gm(campaign, caller, "run the group ability-score generation")
+        generation = pd.generate_group_scores(names, rng, gm=gm)
+        roll_id = await record_in(
+            session,
+            ledger.NewRoll(
+                origin=origin(caller, with_interaction=True),
+                kind=ledger.Kind.GENERATE,
+                request=request,
+                dice=[die.value for score in generation.scores for die in score.dice],
+                outcome=to_jsonable(generation),
+                campaign_id=campaign.id,
+            ),
+        )
+        new_id = (
+            await session.execute(
+                _G.insert()
+                .values(
+                    campaign_id=campaign.id,
+                    gm_user_id=caller.user_id,
+                    player_ids=ids,
+                    scores=list(generation.values),
+                    roll_id=roll_id,
+                    created_at=utcnow(),
+                )
+                .returning(_G.c.id)
+            )
+        ).scalar_one()
+    return GenerationResult(int(new_id), campaign, generation, roll_id)
+
+
+async def _generation_in(
+    session: AsyncSession, campaign: CampaignView, caller: Caller, generation_id: int | None
+) -> tuple[int, list[int]]:
+    stmt = select(_G.c.id, _G.c.player_ids, _G.c.scores).where(_G.c.campaign_id == campaign.id)
+    if generation_id is not None:
+        row = (await session.execute(stmt.where(_G.c.id == generation_id))).first()
+        if row is None:
+            raise NotFound(f"No ability generation #{generation_id} in this campaign.")
+        if caller.user_id not in row.player_ids:
+            raise NotAllowed(
+                f"Generation #{generation_id} was rolled by other players; ask the GM for "
+                "/abilities roll with you in it."
+            )
+        return int(row.id), [int(s) for s in row.scores]
+    for row in await session.execute(stmt.order_by(_G.c.id.desc()).limit(100)):
+        if caller.user_id in row.player_ids:
+            return int(row.id), [int(s) for s in row.scores]
+    raise NotFound(
+        "No group ability scores rolled with you in this campaign yet: the GM runs "
+        "/abilities roll players:<mentions>."
+    )
+
+
+async def assign(
+    db: Database,
+    caller: Caller,
+    assignment: Mapping[str, int],
+    generation_id: int | None = None,
+) -> tuple[CharacterView, int, list[int]]:
+    """Assign the group's six scores to the caller's active character (ruling 8).
+
+    Uses the latest generation the caller took part in, unless ``generation_id`` is given.
+    Each score exactly once, one per ability; at 1st level none may exceed 19. Returns the
+    character, the generation's id and its scores.
+    """
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        _require_pd(campaign)
+        character = await characters.active_character_in(session, campaign.id, caller.user_id)
+        gen_id, scores = await _generation_in(session, campaign, caller, generation_id)
+        final = pd.validate_assignment(scores, assignment, level=character.level)
+        table = character_scores
+        for ability, value in final.items():
+            canonical = campaign.ability(ability)
+            await session.execute(
+                insert_for(session, table)
+                .values(character_id=character.id, ability=canonical, value=value)
+                .on_conflict_do_update(
+                    index_elements=["character_id", "ability"], set_={"value": value}
+                )
+            )
+        return await characters.load_character_in(session, character.id), gen_id, scores

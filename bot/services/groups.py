@@ -1,0 +1,600 @@
+"""Group rolls: the party's group save and contests, each system by its own rule.
+
+Every group roll is one transaction: one ledger row per member roll (no interaction id) and
+one row for the group result carrying the command's interaction id, so a retried interaction
+is never recorded twice. The pieces shared with GM roll requests (reading "names or
+mentions", one member's roll, the one-line summary of a roll, the group verdict) live here.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, Visibility
+from bot.rules import d20_check, roll_under, threshold
+from bot.rules import pen_and_dagger as pd
+from bot.services import characters, ledger, pending
+from bot.services._sql import transaction
+from bot.services.access import is_gm, require_gm
+from bot.services.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.characters import CharacterView
+from bot.services.checks import (
+    SYSTEM_NAMES,
+    CheckOptions,
+    Outcome,
+    plan_check,
+    plan_save,
+)
+from bot.services.context import Caller
+from bot.services.errors import (
+    DuplicateInteraction,
+    InvalidValue,
+    NoCampaign,
+    NotAllowed,
+    NotFound,
+)
+from bot.services.party import party_members_in
+from bot.services.serialize import to_jsonable
+
+#: At most this many characters in one group roll (one embed field each, Discord allows 25).
+MAX_MEMBERS = 20
+_MENTION = re.compile(r"<@!?(\d+)>")
+#: What a GM may type for "the whole party".
+PARTY_WORDS = frozenset({"", "party", "all", "everyone", "the party", "whole party"})
+
+
+# --- one roll, summarised ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RollSummary:
+    """What a group message shows of one member's roll; stored as JSON with roll requests.
+
+    ``result`` is the system's word for it ("Pass", "Success", "Major Success"); ``passed``
+    is None where the system has no pass/fail (Pen & Dagger levels, a d20 check without DC).
+    """
+
+    dice: tuple[int, ...]
+    kept: int
+    modifiers: tuple[tuple[str, int], ...]
+    total: int | None
+    result: str
+    passed: bool | None
+    #: "(Adept)": the rank (Pen & Dagger), or "vs AGI 12": the score rolled under.
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON for the database."""
+        return {
+            "dice": list(self.dice),
+            "kept": self.kept,
+            "modifiers": [[name, value] for name, value in self.modifiers],
+            "total": self.total,
+            "result": self.result,
+            "passed": self.passed,
+            "note": self.note,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RollSummary:
+        """The inverse of :meth:`to_json`."""
+        return cls(
+            dice=tuple(int(d) for d in data["dice"]),
+            kept=int(data["kept"]),
+            modifiers=tuple((str(n), int(v)) for n, v in data["modifiers"]),
+            total=None if data["total"] is None else int(data["total"]),
+            result=str(data["result"]),
+            passed=data["passed"],
+            note=str(data.get("note", "")),
+        )
+
+
+def summarize(outcome: Outcome) -> RollSummary:
+    """The summary of any check outcome the group commands roll."""
+    if isinstance(outcome, roll_under.SaveOutcome):
+        name = outcome.ability.name if outcome.ability else "score"
+        return RollSummary(
+            (outcome.roll,),
+            outcome.roll,
+            (),
+            None,
+            outcome.result.display,
+            outcome.passed,
+            f"vs {name} {outcome.score}",
+        )
+    if isinstance(outcome, pd.AttemptOutcome):
+        return RollSummary(
+            outcome.dice,
+            outcome.kept,
+            (),
+            None,
+            outcome.level.display_name,
+            None,
+            f"({outcome.effective_rank.display_name})",
+        )
+    if isinstance(outcome, threshold.ThresholdOutcome):
+        return RollSummary(
+            outcome.dice,
+            outcome.kept,
+            outcome.modifiers,
+            outcome.total,
+            outcome.result.display,
+            outcome.succeeded,
+        )
+    if isinstance(outcome, d20_check.CheckOutcome):
+        return RollSummary(
+            outcome.dice,
+            outcome.kept,
+            outcome.modifiers,
+            outcome.total,
+            "" if outcome.result is None else outcome.result.display,
+            outcome.succeeded,
+        )
+    raise TypeError(f"no group summary for {type(outcome).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The group's result: ``succeeded`` is None where the system has no group rule."""
+
+    succeeded: bool | None
+    text: str
+
+
+def group_verdict(
+    system: RuleSystem, members: Sequence[tuple[str, RollSummary]], dc: int | None
+) -> Verdict:
+    """The group outcome of everyone's rolls, per the campaign system's rule."""
+    passed = [name for name, s in members if s.passed]
+    failed = [name for name, s in members if s.passed is False]
+    if system is RuleSystem.ROLL_UNDER:
+        # Roll-under ruling 2: one d20 compared with each member's score: who passes, who fails.
+        return Verdict(
+            None,
+            f"Pass: {', '.join(passed) or 'nobody'} · Fail: {', '.join(failed) or 'nobody'}",
+        )
+    if system is RuleSystem.D20_CHECK and dc is not None:
+        # d20 check ruling 9: the group succeeds when at least half its members succeed.
+        ok = 2 * len(passed) >= len(members)
+        word = d20_check.GroupResult.SUCCESS if ok else d20_check.GroupResult.FAILURE
+        needed = (len(members) + 1) // 2
+        return Verdict(
+            ok, f"{word.display}: {len(passed)} of {len(members)} succeeded ({needed} needed)"
+        )
+    if system is RuleSystem.THRESHOLD:
+        return Verdict(None, f"{len(passed)} of {len(members)} succeeded")
+    return Verdict(None, "Each result stands on its own (no group rule in this system).")
+
+
+# --- who: names, mentions or the party --------------------------------------------------------
+
+
+def parse_targets(text: str | None) -> list[int | str] | None:
+    """User ids (mentions) and character names in the order typed; None means the party."""
+    raw = (text or "").strip()
+    if raw.casefold() in PARTY_WORDS:
+        return None
+    spaced = _MENTION.sub(lambda m: f",<@{m.group(1)}>,", raw)
+    found: list[int | str] = []
+    for piece in spaced.split(","):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        mention = _MENTION.fullmatch(piece)
+        found.append(int(mention.group(1)) if mention else piece)
+    return found
+
+
+async def resolve_targets_in(
+    session: AsyncSession, campaign: CampaignView, text: str | None, *, minimum: int = 1
+) -> list[CharacterView]:
+    """The characters a GM named: by name, by their player's mention, or the whole party."""
+    wanted = parse_targets(text)
+    found: list[CharacterView] = []
+    if wanted is None:
+        found = await party_members_in(session, campaign.id)
+        if not found:
+            raise InvalidValue(
+                "The party is empty: add characters with /party add character:<name>, "
+                "or name the characters."
+            )
+    else:
+        for item in wanted:
+            if isinstance(item, int):
+                try:
+                    found.append(await characters.active_character_in(session, campaign.id, item))
+                except NotFound:
+                    raise NotFound(f"<@{item}> has no active character in this campaign.") from None
+            else:
+                found.append(await characters.character_by_name_in(session, campaign.id, item))
+    unique: dict[int, CharacterView] = {}
+    for character in found:
+        unique.setdefault(character.id, character)
+    if len(unique) < minimum:
+        raise InvalidValue(f"Name at least {minimum} different characters.")
+    if len(unique) > MAX_MEMBERS:
+        raise InvalidValue(f"At most {MAX_MEMBERS} characters can roll together.")
+    return list(unique.values())
+
+
+# --- one member's roll ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSpec:
+    """What each member rolls: the ability, and the target where the system has one."""
+
+    ability: str
+    dc: int | None = None
+    difficulty: str | None = None
+    #: d20 check: a saving throw (ruling 5) instead of an ability check.
+    save: bool = False
+
+
+def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> MemberSpec:
+    """Refuse options the system does not have; return the spec with the ability spelled."""
+    system = campaign.system
+    ability = campaign.ability(spec.ability)
+    name = SYSTEM_NAMES[system]
+    no_dc = system in (RuleSystem.ROLL_UNDER, RuleSystem.PEN_AND_DAGGER)
+    if no_dc and (spec.dc is not None or spec.difficulty):
+        why = (
+            "a save passes on a d20 equal to or under the score"
+            if system is RuleSystem.ROLL_UNDER
+            else "attempts use the Success Table, not a DC"
+        )
+        raise InvalidValue(f"This campaign plays {name}: {what} takes no dc ({why}).")
+    if system is RuleSystem.THRESHOLD and spec.dc is None and not spec.difficulty:
+        raise InvalidValue(
+            f"A threshold {what} needs a target: dc (the exact threshold) or difficulty."
+        )
+    if system is not RuleSystem.THRESHOLD and spec.difficulty:
+        raise InvalidValue(f"This campaign plays {name}: difficulty tiers are a threshold rule.")
+    if spec.save and system is not RuleSystem.D20_CHECK:
+        raise InvalidValue(f"This campaign plays {name}: save is a d20-check option.")
+    return MemberSpec(ability, spec.dc, spec.difficulty, spec.save)
+
+
+def member_kind(campaign: CampaignView, spec: MemberSpec) -> str:
+    """The ledger kind of one member's roll."""
+    system = campaign.system
+    if system is RuleSystem.PEN_AND_DAGGER:
+        return ledger.Kind.ATTEMPT
+    if system is RuleSystem.THRESHOLD:
+        return "test"
+    if system is RuleSystem.D20_CHECK and not spec.save:
+        return ledger.Kind.CHECK
+    return ledger.Kind.SAVE
+
+
+async def roll_member_in(
+    session: AsyncSession,
+    rng: random.Random,
+    campaign: CampaignView,
+    character: CharacterView,
+    spec: MemberSpec,
+) -> Outcome:
+    """Roll one member's part with their stored stats (not roll-under's shared d20).
+
+    Threshold ruling 4: the member's pending carry-over is used once and a new one stored by
+    the caller (:func:`store_carry_over_in`) once the roll is recorded.
+    """
+    options = CheckOptions(ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty)
+    if campaign.system is RuleSystem.THRESHOLD:
+        plan_check(campaign, character, options, carry_over=0)  # refuse before consuming
+        used = await pending.consume_pending_in(session, character.id, spec.ability)
+        return plan_check(campaign, character, options, carry_over=used).roll(rng)
+    if campaign.system is RuleSystem.D20_CHECK and spec.save:
+        return plan_save(campaign, character, options).roll(rng)
+    return plan_check(campaign, character, options).roll(rng)
+
+
+def shared_save(character: CharacterView, ability: str, shared_roll: int) -> Outcome:
+    """Roll-under ruling 2: the group's one d20 against this member's score (ruling 1: ≤)."""
+    score = character.scores.get(ability)
+    if score is None:
+        raise InvalidValue(
+            f"{character.name} has no {ability} score yet: set it with "
+            f"/character set ability:{ability} value:<number>."
+        )
+    result = roll_under.SaveResult.PASS if shared_roll <= score else roll_under.SaveResult.FAIL
+    return roll_under.SaveOutcome(
+        score=score, roll=shared_roll, result=result, ability=roll_under.Ability.parse(ability)
+    )
+
+
+async def store_carry_over_in(
+    session: AsyncSession, character: CharacterView, outcome: Outcome, roll_id: int
+) -> None:
+    """Threshold ruling 4: a critical leaves +2 / −2 on the member's next test."""
+    if isinstance(outcome, threshold.ThresholdOutcome) and outcome.carry_over_next:
+        await pending.set_pending_in(
+            session, character.id, outcome.attribute, outcome.carry_over_next, roll_id
+        )
+
+
+def dice_of(outcome: Outcome) -> list[int]:
+    """Every die of an outcome, for the ledger's dice column."""
+    if isinstance(outcome, roll_under.SaveOutcome):
+        return [outcome.roll]
+    if isinstance(outcome, pd.LuckOutcome):
+        return [outcome.die]
+    return list(outcome.dice)
+
+
+def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
+    """The ledger origin; only one row per interaction carries its id (it is unique)."""
+    return ledger.Origin(
+        channel_id=caller.channel_id,
+        user_id=caller.user_id,
+        guild_id=caller.guild_id,
+        interaction_id=caller.interaction_id if with_interaction else None,
+    )
+
+
+async def record_in(session: AsyncSession, roll: ledger.NewRoll) -> int:
+    """Record one row; a duplicate interaction rolls the whole transaction back."""
+    recorded = await ledger.record_roll_in(session, roll)
+    if recorded.duplicate:
+        raise DuplicateInteraction(recorded.id)
+    return recorded.id
+
+
+async def campaign_in(session: AsyncSession, caller: Caller) -> CampaignView:
+    """The campaign of the caller's channel, inside a transaction."""
+    if caller.guild_id is None:
+        raise NoCampaign()
+    return await campaign_for_channel_in(
+        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    )
+
+
+# --- /groupsave -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MemberResult:
+    """One member's recorded roll."""
+
+    name: str
+    user_id: int
+    summary: RollSummary
+    roll_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRollResult:
+    """A recorded group save: every member's roll, the verdict, the group's ledger row."""
+
+    campaign: CampaignView
+    ability: str
+    title: str
+    members: tuple[MemberResult, ...]
+    verdict: Verdict
+    roll_id: int
+    shared_roll: int | None
+    dc: int | None
+    difficulty: str | None
+
+
+def _title(campaign: CampaignView, spec: MemberSpec) -> str:
+    system = campaign.system
+    if system is RuleSystem.PEN_AND_DAGGER:
+        return f"Group {spec.ability} attempt"
+    if system is RuleSystem.THRESHOLD:
+        return f"Group {spec.ability} test"
+    if system is RuleSystem.D20_CHECK:
+        return f"Group {spec.ability} saving throw"
+    return f"Group {spec.ability} save"
+
+
+async def group_save(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    ability: str,
+    request: str,
+    *,
+    dc: int | None = None,
+    difficulty: str | None = None,
+) -> GroupRollResult:
+    """GM: the party's group save, per the campaign's system, as one transaction.
+
+    Roll-under ruling 2: one d20 for the whole party. d20 check: every member rolls the save
+    (ruling 5) against the DC; the group succeeds when at least half succeed (ruling 9).
+    Pen & Dagger and threshold: every member attempts / tests with their own stats.
+    """
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "call for a group save")
+        spec = check_spec(
+            campaign,
+            MemberSpec(ability, dc, difficulty, save=campaign.system is RuleSystem.D20_CHECK),
+            what="/groupsave",
+        )
+        if campaign.system is RuleSystem.D20_CHECK and spec.dc is None:
+            raise InvalidValue("A d20-check group save needs a dc: each member rolls against it.")
+        party = await resolve_targets_in(session, campaign, None)
+        outcomes: list[tuple[CharacterView, Outcome]] = []
+        shared: int | None = None
+        if campaign.system is RuleSystem.ROLL_UNDER:
+            for member in party:
+                shared_save(member, spec.ability, 1)  # refuse a missing score before rolling
+            rolled = roll_under.group_save(
+                {m.name: m.scores[spec.ability] for m in party},
+                rng,
+                ability=roll_under.Ability.parse(spec.ability),
+            )
+            shared = rolled.roll
+            outcomes = [(m, shared_save(m, spec.ability, rolled.roll)) for m in party]
+        else:
+            for member in party:
+                outcomes.append(
+                    (member, await roll_member_in(session, rng, campaign, member, spec))
+                )
+        kind = member_kind(campaign, spec)
+        members: list[MemberResult] = []
+        for member, outcome in outcomes:
+            roll_id = await record_in(
+                session,
+                ledger.NewRoll(
+                    origin=origin(caller, with_interaction=False),
+                    kind=kind,
+                    request=request,
+                    dice=dice_of(outcome),
+                    outcome=to_jsonable(outcome),
+                    campaign_id=campaign.id,
+                    character_id=member.id,
+                    character_name=member.name,
+                ),
+            )
+            await store_carry_over_in(session, member, outcome, roll_id)
+            members.append(MemberResult(member.name, member.user_id, summarize(outcome), roll_id))
+        verdict = group_verdict(campaign.system, [(m.name, m.summary) for m in members], spec.dc)
+        group_id = await record_in(
+            session,
+            ledger.NewRoll(
+                origin=origin(caller, with_interaction=True),
+                kind=ledger.Kind.GROUP,
+                request=request,
+                dice=[shared] if shared is not None else [],
+                outcome={
+                    "verdict": verdict.text,
+                    "succeeded": verdict.succeeded,
+                    "member_rolls": [m.roll_id for m in members],
+                    "shared_roll": shared,
+                },
+                campaign_id=campaign.id,
+            ),
+        )
+    return GroupRollResult(
+        campaign,
+        spec.ability,
+        _title(campaign, spec),
+        tuple(members),
+        verdict,
+        group_id,
+        shared,
+        spec.dc,
+        spec.difficulty,
+    )
+
+
+# --- /contest ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContestResult:
+    """A recorded contest: the rules outcome and who took part."""
+
+    campaign: CampaignView
+    ability: str
+    outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
+    characters: tuple[CharacterView, ...]
+    roll_id: int
+
+
+def _no_contest(system: RuleSystem) -> InvalidValue:
+    return InvalidValue(
+        f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
+        "character can roll /check and the GM compares the results."
+    )
+
+
+async def contest(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    ability: str,
+    names: str,
+    request: str,
+) -> ContestResult:
+    """A contest among the named characters, per the campaign's system, as one transaction.
+
+    Roll-under ruling 3: score − d20 each, ranked; ties re-contested among the tied until
+    broken. d20 check ruling 4: both roll their checks; the higher total wins, a tie changes
+    nothing. The GM may contest any characters; a player only with one of their own in it.
+    """
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        system = campaign.system
+        if system not in (RuleSystem.ROLL_UNDER, RuleSystem.D20_CHECK):
+            raise _no_contest(system)
+        canonical = campaign.ability(ability)
+        if parse_targets(names) is None:
+            raise InvalidValue("Name the characters who contest (names or @mentions).")
+        who = await resolve_targets_in(session, campaign, names, minimum=2)
+        if not is_gm(campaign, caller) and all(c.user_id != caller.user_id for c in who):
+            raise NotAllowed(
+                "Only the GM, or a player whose character takes part, can start a contest."
+            )
+        for character in who:
+            if canonical not in character.scores:
+                raise InvalidValue(
+                    f"{character.name} has no {canonical} score yet: set it with "
+                    f"/character set ability:{canonical} value:<number>."
+                )
+        per_member: dict[int, list[int]] = {c.id: [] for c in who}
+        outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
+        if system is RuleSystem.ROLL_UNDER:
+            outcome = roll_under.contest(
+                {c.name: c.scores[canonical] for c in who},
+                rng,
+                ability=roll_under.Ability.parse(canonical),
+            )
+            by_name = {c.name: c.id for c in who}
+            for rnd in outcome.rounds:
+                for r in rnd.rolls:
+                    per_member[by_name[r.name]].append(r.roll)
+        else:
+            if len(who) != 2:
+                raise InvalidValue(
+                    "A d20-check contest is between two characters (ruling 4: both roll their "
+                    "checks, the higher total wins)."
+                )
+            first, second = (
+                d20_check.CheckInput(
+                    score=c.scores[canonical], ability=canonical, level=c.level, name=c.name
+                )
+                for c in who
+            )
+            outcome = d20_check.contest(first, second, rng)
+            per_member[who[0].id] = list(outcome.first.dice)
+            per_member[who[1].id] = list(outcome.second.dice)
+        rows: list[int] = []
+        for character in who:
+            rows.append(
+                await record_in(
+                    session,
+                    ledger.NewRoll(
+                        origin=origin(caller, with_interaction=False),
+                        kind=ledger.Kind.CHECK,
+                        request=request,
+                        dice=per_member[character.id],
+                        outcome={"contest_of": canonical, "dice": per_member[character.id]},
+                        campaign_id=campaign.id,
+                        character_id=character.id,
+                        character_name=character.name,
+                    ),
+                )
+            )
+        group_id = await record_in(
+            session,
+            ledger.NewRoll(
+                origin=origin(caller, with_interaction=True),
+                kind=ledger.Kind.CONTEST,
+                request=request,
+                dice=[d for c in who for d in per_member[c.id]],
+                outcome={"contest": to_jsonable(outcome), "member_rolls": rows},
+                campaign_id=campaign.id,
+                visibility=Visibility.PUBLIC,
+            ),
+        )
+    return ContestResult(campaign, canonical, outcome, tuple(who), group_id)

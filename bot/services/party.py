@@ -1,0 +1,44 @@
+"""The party: the characters a GM's group rolls and roll requests include by default."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import characters as characters_table
+from bot.services import characters, sheets
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView
+from bot.services.context import Caller
+
+_C = characters_table
+
+
+async def party_members_in(session: AsyncSession, campaign_id: int) -> list[CharacterView]:
+    """In a caller's transaction: the party, oldest member first, with their scores."""
+    stmt = select(_C.c.id).where(_C.c.campaign_id == campaign_id, _C.c.in_party).order_by(_C.c.id)
+    ids: list[int] = list((await session.execute(stmt)).scalars())
+    return [await characters.load_character_in(session, cid) for cid in ids]
+
+
+async def add(db: Database, caller: Caller, name: str) -> tuple[CharacterView, bool]:
+    """Put a character in the party (the GM any, a player their own); False if already in."""
+    _, character = await sheets.target_character(db, caller, name, "add it to the party")
+    if character.in_party:
+        return character, False
+    return await characters.party_add(db, character.id), True
+
+
+async def remove(db: Database, caller: Caller, name: str) -> tuple[CharacterView, bool]:
+    """Take a character out of the party; False if it was not in it."""
+    _, character = await sheets.target_character(db, caller, name, "take it out of the party")
+    if not character.in_party:
+        return character, False
+    return await characters.party_remove(db, character.id), True
+
+
+async def show(db: Database, caller: Caller) -> tuple[CampaignView, list[CharacterView]]:
+    """The campaign and its party members, for anyone at the table."""
+    campaign = await sheets.campaign_here(db, caller)
+    return campaign, await characters.party_list(db, campaign.id)

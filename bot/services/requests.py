@@ -1,0 +1,455 @@
+"""GM roll requests: the asynchronous way a play-by-post party rolls together.
+
+The GM posts a request naming characters; each of their players clicks "Roll" once, hours
+apart if need be, and rolls with their own stored stats. Everything lives in the database
+(who may roll, who has, the one shared d20 of a roll-under group save), so a click works
+after a restart and on any shard process. A click is claimed with one atomic
+``UPDATE ... WHERE answered_at IS NULL``; the last answer completes the request with
+``UPDATE ... WHERE completed_at IS NULL``, so the group result is computed exactly once.
+
+With a hidden DC the players see dice and totals, never pass/fail, until the GM reveals:
+their ledger rows are ``blind`` and get ``revealed_at`` when the GM reveals.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, Visibility
+from bot.db.models import ledger as ledger_table
+from bot.db.party_models import roll_request_targets, roll_requests
+from bot.db.types import utcnow
+from bot.rules.common import roll_d20
+from bot.services import characters, ledger
+from bot.services._sql import transaction
+from bot.services.access import require_gm
+from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.context import Caller
+from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed, NotFound
+from bot.services.groups import (
+    MemberSpec,
+    RollSummary,
+    Verdict,
+    campaign_in,
+    check_spec,
+    dice_of,
+    group_verdict,
+    member_kind,
+    origin,
+    record_in,
+    resolve_targets_in,
+    roll_member_in,
+    shared_save,
+    store_carry_over_in,
+    summarize,
+)
+from bot.services.serialize import to_jsonable
+
+_R = roll_requests
+_T = roll_request_targets
+
+
+@dataclass(frozen=True, slots=True)
+class TargetView:
+    """One requested character and, once rolled, the roll's summary."""
+
+    character_name: str
+    user_id: int
+    summary: RollSummary | None
+
+    @property
+    def answered(self) -> bool:
+        """True once the player has clicked "Roll"."""
+        return self.summary is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestView:
+    """A roll request as stored, with its targets in the order the GM named them."""
+
+    id: int
+    campaign_id: int
+    channel_id: int
+    message_id: int | None
+    gm_user_id: int
+    system: RuleSystem
+    ability: str
+    is_save: bool
+    dc: int | None
+    difficulty: str | None
+    dc_hidden: bool
+    shared_roll: int | None
+    completed_at: datetime | None
+    revealed_at: datetime | None
+    targets: tuple[TargetView, ...]
+
+    @property
+    def hidden(self) -> bool:
+        """Pass/fail is the GM's alone right now (a hidden DC not yet revealed)."""
+        return self.dc_hidden and self.revealed_at is None
+
+    @property
+    def complete(self) -> bool:
+        """Everyone requested has rolled."""
+        return self.completed_at is not None
+
+    @property
+    def waiting(self) -> tuple[TargetView, ...]:
+        """The targets who have not rolled yet."""
+        return tuple(t for t in self.targets if not t.answered)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The group outcome once everyone has rolled (None before)."""
+        if not self.complete:
+            return None
+        rolled = [(t.character_name, t.summary) for t in self.targets if t.summary is not None]
+        return group_verdict(self.system, rolled, self.dc)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A click's result: the request after it, whose roll it was, and whether it completed."""
+
+    request: RequestView
+    character_name: str
+    summary: RollSummary
+    completed_now: bool
+    campaign: CampaignView
+
+
+def _request_view(row: Row[Any], targets: list[Row[Any]]) -> RequestView:
+    m = row._mapping
+    return RequestView(
+        id=m["id"],
+        campaign_id=m["campaign_id"],
+        channel_id=m["channel_id"],
+        message_id=m["message_id"],
+        gm_user_id=m["gm_user_id"],
+        system=RuleSystem(m["system"]),
+        ability=m["ability"],
+        is_save=m["is_save"],
+        dc=m["dc"],
+        difficulty=m["difficulty"],
+        dc_hidden=m["dc_hidden"],
+        shared_roll=m["shared_roll"],
+        completed_at=m["completed_at"],
+        revealed_at=m["revealed_at"],
+        targets=tuple(
+            TargetView(
+                t.character_name,
+                t.user_id,
+                None if t.result is None else RollSummary.from_json(t.result),
+            )
+            for t in targets
+        ),
+    )
+
+
+async def load_in(session: AsyncSession, request_id: int) -> RequestView:
+    """In a caller's transaction: a request and its targets."""
+    row = (await session.execute(select(_R).where(_R.c.id == request_id))).first()
+    if row is None:
+        raise NotFound("That roll request no longer exists.")
+    targets = (
+        await session.execute(
+            select(_T).where(_T.c.request_id == request_id).order_by(_T.c.position)
+        )
+    ).all()
+    return _request_view(row, list(targets))
+
+
+async def load(db: Database, request_id: int) -> RequestView:
+    """A request and its targets."""
+    async with transaction(db) as session:
+        return await load_in(session, request_id)
+
+
+async def create(
+    db: Database,
+    caller: Caller,
+    ability: str,
+    request: str,
+    *,
+    characters_text: str | None = None,
+    dc: int | None = None,
+    hidden_dc: int | None = None,
+    difficulty: str | None = None,
+    save: bool = False,
+) -> RequestView:
+    """GM: store a request for the named characters (or the party) to roll ``ability``."""
+    if dc is not None and hidden_dc is not None:
+        raise InvalidValue("Give either dc (shown to everyone) or hidden_dc (GM only), not both.")
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "request rolls")
+        spec = check_spec(
+            campaign,
+            MemberSpec(ability, dc if hidden_dc is None else hidden_dc, difficulty, save),
+            what="a roll request",
+        )
+        if hidden_dc is not None and difficulty:
+            raise InvalidValue("Give either hidden_dc or difficulty, not both.")
+        who = await resolve_targets_in(session, campaign, characters_text)
+        for character in who:
+            if spec.ability not in character.scores:
+                raise InvalidValue(
+                    f"{character.name} has no {spec.ability} score yet: set it with "
+                    f"/character set ability:{spec.ability} value:<number>."
+                )
+        request_id = (
+            await session.execute(
+                _R.insert()
+                .values(
+                    campaign_id=campaign.id,
+                    guild_id=campaign.guild_id,
+                    channel_id=caller.channel_id,
+                    gm_user_id=caller.user_id,
+                    system=campaign.system.value,
+                    ability=spec.ability,
+                    is_save=spec.save,
+                    dc=spec.dc,
+                    difficulty=spec.difficulty,
+                    dc_hidden=hidden_dc is not None,
+                    request=request,
+                    created_at=utcnow(),
+                )
+                .returning(_R.c.id)
+            )
+        ).scalar_one()
+        await session.execute(
+            _T.insert(),
+            [
+                {
+                    "request_id": request_id,
+                    "position": i,
+                    "character_id": c.id,
+                    "character_name": c.name,
+                    "user_id": c.user_id,
+                }
+                for i, c in enumerate(who)
+            ],
+        )
+        return await load_in(session, request_id)
+
+
+async def set_message(db: Database, request_id: int, message_id: int) -> None:
+    """Remember the posted message, so a reveal can edit it."""
+    async with transaction(db) as session:
+        await session.execute(update(_R).where(_R.c.id == request_id).values(message_id=message_id))
+
+
+async def _shared_roll_in(session: AsyncSession, rng: random.Random, request_id: int) -> int:
+    """Roll-under ruling 2: the first click rolls the group's one d20; later clicks reuse it."""
+    current: int | None = (
+        await session.execute(select(_R.c.shared_roll).where(_R.c.id == request_id))
+    ).scalar_one()
+    if current is None:
+        await session.execute(
+            update(_R)
+            .where(_R.c.id == request_id, _R.c.shared_roll.is_(None))
+            .values(shared_roll=roll_d20(rng))
+        )
+        current = (
+            await session.execute(select(_R.c.shared_roll).where(_R.c.id == request_id))
+        ).scalar_one()
+    return int(current)
+
+
+async def answer(
+    db: Database, rng: random.Random, caller: Caller, request_id: int, request: str
+) -> Answer:
+    """A player's click: roll their requested character's part once, and record it.
+
+    Only the players of requested characters may roll, each character once; the roll uses
+    the character's stored stats. The last answer computes the group outcome.
+    """
+    async with transaction(db) as session:
+        before = await load_in(session, request_id)
+        mine = (
+            await session.execute(
+                select(_T.c.id, _T.c.character_id, _T.c.character_name, _T.c.answered_at)
+                .where(_T.c.request_id == request_id, _T.c.user_id == caller.user_id)
+                .order_by(_T.c.position)
+            )
+        ).all()
+        if not mine:
+            names = ", ".join(t.character_name for t in before.targets)
+            raise NotAllowed(f"This roll is for {names}: only their players can roll it.")
+        open_targets = [t for t in mine if t.answered_at is None]
+        if not open_targets:
+            raise NotAllowed("You have already rolled for this request.")
+        target = open_targets[0]
+        claimed = (
+            await session.execute(
+                update(_T)
+                .where(_T.c.id == target.id, _T.c.answered_at.is_(None))
+                .values(answered_at=utcnow())
+                .returning(_T.c.id)
+            )
+        ).first()
+        if claimed is None:
+            raise NotAllowed("You have already rolled for this request.")
+        if target.character_id is None:
+            raise NotFound(f"{target.character_name} no longer exists, so cannot roll.")
+        campaign = await get_campaign_in(session, before.campaign_id)
+        character = await characters.load_character_in(session, target.character_id)
+        spec = MemberSpec(before.ability, before.dc, before.difficulty, before.is_save)
+        if campaign.system is RuleSystem.ROLL_UNDER:
+            outcome = shared_save(
+                character, before.ability, await _shared_roll_in(session, rng, request_id)
+            )
+        else:
+            outcome = await roll_member_in(session, rng, campaign, character, spec)
+        visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
+        roll_id = await record_in(
+            session,
+            ledger.NewRoll(
+                origin=origin(caller, with_interaction=True),
+                kind=member_kind(campaign, spec),
+                request=request,
+                dice=dice_of(outcome),
+                outcome=to_jsonable(outcome),
+                visibility=visibility,
+                campaign_id=campaign.id,
+                character_id=character.id,
+                character_name=character.name,
+            ),
+        )
+        await store_carry_over_in(session, character, outcome, roll_id)
+        summary = summarize(outcome)
+        await session.execute(
+            update(_T).where(_T.c.id == target.id).values(roll_id=roll_id, result=summary.to_json())
+        )
+        completed_now = await _complete_if_done_in(session, caller, request_id, visibility)
+        after = await load_in(session, request_id)
+    return Answer(after, character.name, summary, completed_now, campaign)
+
+
+async def _complete_if_done_in(
+    session: AsyncSession, caller: Caller, request_id: int, visibility: Visibility
+) -> bool:
+    waiting = (
+        await session.execute(
+            select(func.count())
+            .select_from(_T)
+            .where(_T.c.request_id == request_id, _T.c.answered_at.is_(None))
+        )
+    ).scalar_one()
+    if waiting:
+        return False
+    won = (
+        await session.execute(
+            update(_R)
+            .where(_R.c.id == request_id, _R.c.completed_at.is_(None))
+            .values(completed_at=utcnow())
+            .returning(_R.c.id)
+        )
+    ).first()
+    if won is None:
+        return False
+    view = await load_in(session, request_id)
+    verdict = view.verdict
+    assert verdict is not None
+    rolls_stmt = select(_T.c.roll_id).where(_T.c.request_id == request_id).order_by(_T.c.position)
+    member_rolls: list[int | None] = list((await session.execute(rolls_stmt)).scalars())
+    group_id = await record_in(
+        session,
+        ledger.NewRoll(
+            origin=origin(caller, with_interaction=False),
+            kind=ledger.Kind.GROUP,
+            request=f"roll request #{request_id}",
+            dice=[view.shared_roll] if view.shared_roll is not None else [],
+            outcome={
+                "verdict": verdict.text,
+                "succeeded": verdict.succeeded,
+                "member_rolls": member_rolls,
+                "shared_roll": view.shared_roll,
+            },
+            visibility=visibility,
+            campaign_id=view.campaign_id,
+        ),
+    )
+    await session.execute(update(_R).where(_R.c.id == request_id).values(group_roll_id=group_id))
+    return True
+
+
+async def _pick_in(
+    session: AsyncSession, campaign: CampaignView, request_id: int | None, *, hidden_only: bool
+) -> int:
+    if request_id is not None:
+        found = (
+            await session.execute(
+                select(_R.c.id).where(_R.c.id == request_id, _R.c.campaign_id == campaign.id)
+            )
+        ).scalar_one_or_none()
+        if found is None:
+            raise NotFound(f"No roll request #{request_id} in this campaign.")
+        return int(found)
+    stmt = select(_R.c.id).where(_R.c.campaign_id == campaign.id)
+    if hidden_only:
+        stmt = stmt.where(_R.c.dc_hidden, _R.c.revealed_at.is_(None))
+    latest = (await session.execute(stmt.order_by(_R.c.id.desc()).limit(1))).scalar_one_or_none()
+    if latest is None:
+        what = "with a hidden DC left to reveal" if hidden_only else ""
+        raise NotFound(f"No roll request {what} in this campaign yet.".replace("  ", " "))
+    return int(latest)
+
+
+async def status(
+    db: Database, caller: Caller, request_id: int | None = None
+) -> tuple[CampaignView, RequestView]:
+    """GM: a request (the latest by default) with everything, pass/fail included."""
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "see a roll request's status")
+        return campaign, await load_in(
+            session, await _pick_in(session, campaign, request_id, hidden_only=False)
+        )
+
+
+async def reveal(
+    db: Database, caller: Caller, request_id: int | None = None
+) -> tuple[CampaignView, RequestView]:
+    """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once."""
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "reveal a hidden DC")
+        chosen = await _pick_in(session, campaign, request_id, hidden_only=request_id is None)
+        view = await load_in(session, chosen)
+        if not view.dc_hidden:
+            raise InvalidValue(
+                f"Roll request #{chosen} has no hidden DC: everyone sees it already."
+            )
+        stamped = (
+            await session.execute(
+                update(_R)
+                .where(_R.c.id == chosen, _R.c.revealed_at.is_(None))
+                .values(revealed_at=utcnow())
+                .returning(_R.c.id)
+            )
+        ).first()
+        if stamped is None:
+            raise AlreadyRevealed()
+        # The ledger's one permitted update: revealed_at, once, on the request's blind rows.
+        roll_ids = select(_T.c.roll_id).where(_T.c.request_id == chosen, _T.c.roll_id.isnot(None))
+        group_ids = select(_R.c.group_roll_id).where(
+            _R.c.id == chosen, _R.c.group_roll_id.isnot(None)
+        )
+        L = ledger_table
+        await session.execute(
+            update(L)
+            .where(
+                (L.c.id.in_(roll_ids) | L.c.id.in_(group_ids)),
+                L.c.revealed_at.is_(None),
+            )
+            .values(revealed_at=utcnow())
+        )
+        return campaign, await load_in(session, chosen)

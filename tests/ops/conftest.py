@@ -1,0 +1,7 @@
+"""Ops tests reuse the SimCord table of the bot tests."""
+
+from __future__ import annotations
+
+from tests.bot.conftest import rng, settings, simcord_bot, table
+
+__all__ = ["rng", "settings", "simcord_bot", "table"]

@@ -11,8 +11,9 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._views import ConfirmView
+from bot.render.fortune import boon_text
 from bot.render.sheets import character_embed, character_list_text
-from bot.services import sheets
+from bot.services import fortune_table, sheets
 from bot.services.characters import CharacterView
 
 Name = app_commands.Range[str, 1, 64]
@@ -148,6 +149,20 @@ class CharacterCog(commands.GroupCog, group_name="character"):
             bot_of(interaction).db, caller_from(interaction), ability, proficient, character
         )
         await self._saved(interaction, found, "Save proficiency saved")
+
+    @app_commands.command(name="boon", description="GM: the double fortune dice boon (max 4)")
+    @app_commands.describe(double_fortune="On: up to 4 fortune dice; off: 2", character="Whose")
+    @app_commands.autocomplete(character=ac.any_character)
+    @app_commands.guild_only()
+    async def boon(
+        self, interaction: discord.Interaction[Any], double_fortune: bool, character: Name
+    ) -> None:
+        result = await fortune_table.set_boon(
+            bot_of(interaction).db, caller_from(interaction), character, double_fortune
+        )
+        await interaction.response.send_message(
+            boon_text(result), allowed_mentions=discord.AllowedMentions.none()
+        )
 
     @app_commands.command(name="delete", description="Delete a character (asks first)")
     @app_commands.autocomplete(name=ac.own_character)

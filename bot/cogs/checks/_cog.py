@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs.fortune._buttons import fortune_view_for
 from bot.render.checks import check_embed
 from bot.services import checks
 from bot.services.checks import CheckOptions, CheckResult
@@ -24,6 +25,7 @@ class ChecksCog(commands.Cog):
     async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
         await interaction.response.send_message(
             embed=check_embed(result),
+            view=fortune_view_for(result) or discord.utils.MISSING,
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

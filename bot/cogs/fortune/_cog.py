@@ -1,0 +1,123 @@
+"""/fortune show | spend | give | take (Pen & Dagger ruling 6) and /gm clear-modifier."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from
+from bot.cogs._gm import gm_group
+from bot.cogs.fortune._buttons import fortune_view
+from bot.render.fortune import (
+    changed_text,
+    cleared_text,
+    reroll_embed,
+    spent_text,
+    status_text,
+)
+from bot.services import fortune_table
+
+Name = app_commands.Range[str, 1, 64]
+PurposeChoice = Literal["hint", "escape", "item", "reroll"]
+Count = app_commands.Range[int, 1, 4]
+
+
+class FortuneCog(commands.GroupCog, group_name="fortune"):
+    """Fortune dice: players spend their own, the GM gives and takes."""
+
+    @app_commands.command(name="show", description="How many fortune dice a character holds")
+    @app_commands.describe(character="Whose dice (default: your active character)")
+    @app_commands.autocomplete(character=ac.any_character)
+    @app_commands.guild_only()
+    async def show(
+        self, interaction: discord.Interaction[Any], character: Name | None = None
+    ) -> None:
+        status = await fortune_table.show(
+            bot_of(interaction).db, caller_from(interaction), character
+        )
+        await interaction.response.send_message(status_text(status), ephemeral=True)
+
+    @app_commands.command(
+        name="spend", description="Spend a fortune die (recorded with its purpose)"
+    )
+    @app_commands.describe(
+        purpose="hint, escape (a social situation), item (a better find), or reroll your last roll",
+        note="What for, in a few words (recorded)",
+    )
+    @app_commands.guild_only()
+    async def spend(
+        self,
+        interaction: discord.Interaction[Any],
+        purpose: PurposeChoice,
+        note: app_commands.Range[str, 1, 500] | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        caller = caller_from(interaction)
+        if purpose == "reroll":
+            result = await fortune_table.reroll_latest(bot.db, bot.rng, caller)
+            view = fortune_view(result.new_roll_id, result.final, result.fortune)
+            await interaction.response.send_message(
+                embed=reroll_embed(
+                    f"{result.character_name}: reroll of roll #{result.roll_id}", result
+                ),
+                view=view or discord.utils.MISSING,
+                allowed_mentions=discord.AllowedMentions.none(),
+            )
+            return
+        spent = await fortune_table.spend(bot.db, caller, purpose, note)
+        await interaction.response.send_message(
+            spent_text(spent, purpose, note), allowed_mentions=discord.AllowedMentions.none()
+        )
+
+    @app_commands.command(name="give", description="GM: give a character fortune dice")
+    @app_commands.describe(character="Who gets them", count="How many (default 1)")
+    @app_commands.autocomplete(character=ac.any_character)
+    @app_commands.guild_only()
+    async def give(
+        self, interaction: discord.Interaction[Any], character: Name, count: Count = 1
+    ) -> None:
+        changed = await fortune_table.give(
+            bot_of(interaction).db, caller_from(interaction), character, count
+        )
+        await interaction.response.send_message(
+            changed_text(changed, interaction.user.display_name),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+    @app_commands.command(name="take", description="GM: take fortune dice from a character")
+    @app_commands.describe(character="Whose dice", count="How many (default 1)")
+    @app_commands.autocomplete(character=ac.any_character)
+    @app_commands.guild_only()
+    async def take(
+        self, interaction: discord.Interaction[Any], character: Name, count: Count = 1
+    ) -> None:
+        changed = await fortune_table.take(
+            bot_of(interaction).db, caller_from(interaction), character, count
+        )
+        await interaction.response.send_message(
+            changed_text(changed, interaction.user.display_name),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+
+
+@gm_group.command(name="clear-modifier", description="Clear a character's carry-over modifier")
+@app_commands.describe(
+    character="Whose carry-over", ability="Only this attribute's (default: all of them)"
+)
+@app_commands.autocomplete(character=ac.any_character, ability=ac.ability)
+async def clear_modifier(
+    interaction: discord.Interaction[Any],
+    character: Name,
+    ability: app_commands.Range[str, 1, 32] | None = None,
+) -> None:
+    """Threshold ruling 4: the GM can clear a pending +2 / −2."""
+    name, cleared = await fortune_table.clear_modifier(
+        bot_of(interaction).db, caller_from(interaction), character, ability
+    )
+    await interaction.response.send_message(
+        cleared_text(name, cleared), allowed_mentions=discord.AllowedMentions.none()
+    )

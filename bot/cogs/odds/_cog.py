@@ -1,0 +1,127 @@
+"""/odds: the same options as /check, /save, /luck and /roll; nothing is rolled or recorded."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from
+from bot.render.odds import odds_embed
+from bot.services import odds
+from bot.services.checks import CheckOptions
+from bot.services.odds import OddsReport
+
+DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
+Ability = app_commands.Range[str, 1, 32]
+PUBLIC = "Show the odds to the whole channel (default: only you)"
+
+
+async def _answer(interaction: discord.Interaction[Any], report: OddsReport, public: bool) -> None:
+    await interaction.response.send_message(
+        embed=odds_embed(report),
+        ephemeral=not public,
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+class OddsCog(commands.GroupCog, group_name="odds"):
+    """Exact odds from the rules engine, for the caller's active character."""
+
+    @app_commands.command(name="check", description="Odds of a /check with these options")
+    @app_commands.describe(
+        ability="The ability (or attribute) the check uses",
+        proficiency="A proficiency on your sheet (Pen & Dagger rank / d20 degree)",
+        dc="The DC (d20 check) or exact threshold (threshold system)",
+        difficulty="Threshold system: a difficulty tier instead of dc",
+        advantage="Roll two d20 and keep the better",
+        disadvantage="Roll two d20 and keep the worse",
+        bonus="d20 check: a situational bonus or penalty",
+        rank_bonus="Pen & Dagger: rank bonus or penalty, e.g. 1 or -1",
+        reliable="Pen & Dagger: raise the result one level (not on a natural 1)",
+        unreliable="Pen & Dagger: lower the result one level (not on a natural 20)",
+        public=PUBLIC,
+    )
+    @app_commands.autocomplete(ability=ac.ability, proficiency=ac.proficiency)
+    @app_commands.guild_only()
+    async def check(
+        self,
+        interaction: discord.Interaction[Any],
+        ability: Ability,
+        proficiency: app_commands.Range[str, 1, 64] | None = None,
+        dc: app_commands.Range[int, 1, 100] | None = None,
+        difficulty: DifficultyChoice | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: app_commands.Range[int, -100, 100] | None = None,
+        rank_bonus: app_commands.Range[int, -10, 10] | None = None,
+        reliable: bool = False,
+        unreliable: bool = False,
+        public: bool = False,
+    ) -> None:
+        options = CheckOptions(
+            ability=ability,
+            proficiency=proficiency,
+            dc=dc,
+            difficulty=difficulty.replace("-", " ") if difficulty else None,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            rank_bonus=rank_bonus,
+            reliable=reliable,
+            unreliable=unreliable,
+        )
+        report = await odds.check_odds(bot_of(interaction).db, caller_from(interaction), options)
+        await _answer(interaction, report, public)
+
+    @app_commands.command(name="save", description="Odds of a /save with these options")
+    @app_commands.describe(
+        ability="The ability the save uses",
+        dc="The DC (d20 check)",
+        advantage="Roll two d20 and keep the better",
+        disadvantage="Roll two d20 and keep the worse",
+        bonus="A situational bonus or penalty (d20 check)",
+        public=PUBLIC,
+    )
+    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.guild_only()
+    async def save(
+        self,
+        interaction: discord.Interaction[Any],
+        ability: Ability,
+        dc: app_commands.Range[int, 1, 100] | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: app_commands.Range[int, -100, 100] | None = None,
+        public: bool = False,
+    ) -> None:
+        options = CheckOptions(
+            ability=ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        )
+        report = await odds.save_odds(bot_of(interaction).db, caller_from(interaction), options)
+        await _answer(interaction, report, public)
+
+    @app_commands.command(name="luck", description="Odds of a Pen & Dagger luck roll")
+    @app_commands.describe(public=PUBLIC)
+    @app_commands.guild_only()
+    async def luck(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+        report = await odds.luck_odds(bot_of(interaction).db, caller_from(interaction))
+        await _answer(interaction, report, public)
+
+    @app_commands.command(name="roll", description="Odds of a /roll expression's total")
+    @app_commands.describe(
+        dice="Dice notation, as for /roll: 1d20+5, 4d6kh3, 2d20kl1…",
+        at_least="Also give the chance of a total of at least this",
+        public=PUBLIC,
+    )
+    async def roll(
+        self,
+        interaction: discord.Interaction[Any],
+        dice: app_commands.Range[str, 1, 1000],
+        at_least: app_commands.Range[int, -100000, 100000] | None = None,
+        public: bool = False,
+    ) -> None:
+        await _answer(interaction, odds.dice_odds(dice, at_least), public)

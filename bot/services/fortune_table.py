@@ -1,0 +1,590 @@
+"""Fortune dice at the table (Pen & Dagger rulings 5 and 6) and the GM's carry-over tools.
+
+The choices a roll hands its roller: keep or trade a natural 20, or spend a fortune die to
+reroll. Each is one transaction that claims the roll in ``fortune_choices`` (its primary key is
+the roll's ledger id, so a roll is chosen on once, however many clicks arrive), changes the
+fortune dice with the atomic statements of :mod:`bot.services.fortune`, and appends a new
+ledger row: the ledger stays append-only, and the original outcome is rebuilt from its row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import case, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.fortune_models import fortune_choices
+from bot.db.models import RuleSystem, Visibility, characters
+from bot.rules import pen_and_dagger as pd
+from bot.services import fortune, ledger, pending
+from bot.services._sql import insert_for, transaction
+from bot.services.access import require_gm
+from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.characters import (
+    CharacterView,
+    fortune_maximum,
+    get_character,
+    get_character_by_id,
+)
+from bot.services.context import Caller
+from bot.services.errors import (
+    DuplicateInteraction,
+    FortuneAtMaximum,
+    InvalidValue,
+    NoFortuneLeft,
+    NotAllowed,
+    NotFound,
+)
+from bot.services.fortune import FortuneView, Purpose
+from bot.services.ledger import Kind, NewRoll, Origin, RollView
+from bot.services.serialize import to_jsonable
+from bot.services.sheets import campaign_here, target_character
+
+PdOutcome = pd.AttemptOutcome | pd.LuckOutcome
+
+#: Ledger kinds whose rows hold a Pen & Dagger attempt or luck roll a choice can apply to.
+CHOOSABLE_KINDS = (Kind.ATTEMPT, Kind.LUCK, Kind.REROLL)
+KEEP = "keep"
+TRADE = "trade"
+NOT_SPENT = "No fortune die was spent."
+
+_F = fortune_choices
+_C = characters
+
+
+# --- rebuilding outcomes from the ledger ------------------------------------------------------
+
+
+def attempt_from_record(data: dict[str, Any]) -> pd.AttemptOutcome:
+    """An :class:`~pd.AttemptOutcome` from its ``to_jsonable`` form (the checks' ledger rows)."""
+    return pd.AttemptOutcome(
+        base_rank=pd.Rank(int(data["base_rank"])),
+        adjustments=tuple(int(a) for a in data["adjustments"]),
+        effective_rank=pd.Rank(int(data["effective_rank"])),
+        dice=tuple(int(d) for d in data["dice"]),
+        kept=int(data["kept"]),
+        table_level=pd.SuccessLevel(int(data["table_level"])),
+        shifted_level=pd.SuccessLevel(int(data["shifted_level"])),
+        level=pd.SuccessLevel(int(data["level"])),
+        advantage=bool(data["advantage"]),
+        disadvantage=bool(data["disadvantage"]),
+        reliable=bool(data["reliable"]),
+        unreliable=bool(data["unreliable"]),
+        trade_available=bool(data["trade_available"]),
+        traded=bool(data["traded"]),
+        fortune_gained=int(data["fortune_gained"]),
+    )
+
+
+def luck_from_record(data: dict[str, Any]) -> pd.LuckOutcome:
+    """A :class:`~pd.LuckOutcome` from its ``to_jsonable`` form."""
+    return pd.LuckOutcome(
+        die=int(data["die"]),
+        lucky=bool(data["lucky"]),
+        trade_available=bool(data["trade_available"]),
+        traded=bool(data["traded"]),
+        fortune_gained=int(data["fortune_gained"]),
+    )
+
+
+def outcome_from_record(kind: str, data: Any) -> PdOutcome | None:
+    """The attempt or luck roll a ledger row stands for, or None for any other row.
+
+    Attempt and luck rows hold the outcome itself; a reroll row holds every reroll and its
+    ``final`` one, which is what counts from then on.
+    """
+    if not isinstance(data, dict):
+        return None
+    if kind == Kind.REROLL:
+        data = data.get("final")
+        if not isinstance(data, dict):
+            return None
+    elif kind not in (Kind.ATTEMPT, Kind.LUCK):
+        return None
+    try:
+        if "base_rank" in data:
+            return attempt_from_record(data)
+        if "die" in data:
+            return luck_from_record(data)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return None
+
+
+# --- results ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceResult:
+    """A natural 20 kept or traded (ruling 5): the outcome that now counts."""
+
+    roll_id: int
+    new_roll_id: int
+    choice: str
+    character_name: str
+    system: RuleSystem
+    outcome: PdOutcome
+    fortune: int
+    fortune_max: int
+
+
+@dataclass(frozen=True, slots=True)
+class RerollResult:
+    """A fortune die spent on a reroll (ruling 6): every reroll, the die paid."""
+
+    roll_id: int
+    new_roll_id: int
+    character_name: str
+    system: RuleSystem
+    reroll: pd.RerollOutcome[Any]
+    fortune: int
+    fortune_max: int
+
+    @property
+    def final(self) -> PdOutcome:
+        """The reroll that counts."""
+        final: PdOutcome = self.reroll.final
+        return final
+
+
+@dataclass(frozen=True, slots=True)
+class FortuneStatus:
+    """A character's fortune dice as the table sees them."""
+
+    name: str
+    fortune: int
+    maximum: int
+    boon: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BoonResult:
+    """The double-fortune boon set or removed; ``lost`` dice above the new maximum of 2."""
+
+    name: str
+    boon: bool
+    fortune: int
+    maximum: int
+    lost: int
+
+
+# --- shared steps -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Roll:
+    row: RollView
+    outcome: PdOutcome
+    campaign: CampaignView
+
+
+async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Roll:
+    """The roll the caller may choose on: a Pen & Dagger attempt or luck roll of their own."""
+    row = await ledger.get_roll_in(session, roll_id)
+    outcome = outcome_from_record(row.kind, row.outcome)
+    if outcome is None or row.campaign_id is None or row.character_id is None:
+        raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
+    if row.user_id != caller.user_id:
+        who = row.character_name or "this character"
+        raise NotAllowed(f"Only the player who rolled for {who} can choose what to do with it.")
+    campaign = await get_campaign_in(session, row.campaign_id)
+    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+        raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
+    return _Roll(row, outcome, campaign)
+
+
+_CHOICE_WORDS = {
+    KEEP: "kept its natural 20 as a critical",
+    TRADE: "traded its natural 20 for a fortune die",
+    "reroll": "already spent a fortune die to reroll it",
+}
+
+
+async def _claim(session: AsyncSession, roll_id: int, choice: str, user_id: int) -> None:
+    """Claim the roll for ``choice``, once: a second claim (any shard, any click) is refused."""
+    stmt = (
+        insert_for(session, _F)
+        .values(roll_id=roll_id, choice=choice, user_id=user_id)
+        .on_conflict_do_nothing(index_elements=["roll_id"])
+        .returning(_F.c.roll_id)
+    )
+    if (await session.execute(stmt)).scalar_one_or_none() is not None:
+        return
+    made = (
+        await session.execute(select(_F.c.choice).where(_F.c.roll_id == roll_id))
+    ).scalar_one_or_none()
+    raise InvalidValue(
+        f"You {_CHOICE_WORDS.get(made or '', 'already chose on this roll')}: "
+        "a roll's choice is made once. Nothing changed."
+    )
+
+
+async def _record(
+    session: AsyncSession,
+    caller: Caller,
+    roll: _Roll,
+    kind: str,
+    request: str,
+    dice: list[int],
+    outcome: dict[str, Any],
+) -> int:
+    recorded = await ledger.record_roll_in(
+        session,
+        NewRoll(
+            origin=_origin(caller),
+            kind=kind,
+            request=request,
+            dice=dice,
+            outcome={"original_roll_id": roll.row.id, **outcome},
+            visibility=roll.row.visibility,
+            campaign_id=roll.row.campaign_id,
+            character_id=roll.row.character_id,
+            character_name=roll.row.character_name,
+        ),
+    )
+    if recorded.duplicate:
+        raise DuplicateInteraction(recorded.id)
+    await session.execute(
+        update(_F).where(_F.c.roll_id == roll.row.id).values(result_roll_id=recorded.id)
+    )
+    return recorded.id
+
+
+def _origin(caller: Caller) -> Origin:
+    return Origin(
+        channel_id=caller.channel_id,
+        user_id=caller.user_id,
+        guild_id=caller.guild_id,
+        interaction_id=caller.interaction_id,
+    )
+
+
+async def _fortune_of(session: AsyncSession, character_id: int) -> tuple[int, int]:
+    row = (
+        await session.execute(
+            select(_C.c.fortune, _C.c.double_fortune).where(_C.c.id == character_id)
+        )
+    ).first()
+    if row is None:
+        raise NotFound("That character no longer exists.")
+    return int(row.fortune), fortune_maximum(bool(row.double_fortune))
+
+
+def _natural_20(outcome: PdOutcome) -> None:
+    if not outcome.natural_20 or outcome.traded:
+        raise InvalidValue("Only a natural 20 that was not traded offers this choice.")
+
+
+# --- natural 20: keep or trade (ruling 5) -----------------------------------------------------
+
+
+async def keep_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceResult:
+    """Keep a natural 20 as it is (the default, made explicit); recorded as a ``keep`` row."""
+    async with transaction(db) as session:
+        roll = await _load_roll(session, caller, roll_id)
+        _natural_20(roll.outcome)
+        await _claim(session, roll_id, KEEP, caller.user_id)
+        kept = dataclasses.replace(roll.outcome, trade_available=False)
+        new_id = await _record(
+            session,
+            caller,
+            roll,
+            KEEP,
+            f"keep the natural 20 of roll #{roll_id}",
+            [],
+            {"choice": KEEP},
+        )
+        assert roll.row.character_id is not None
+        amount, maximum = await _fortune_of(session, roll.row.character_id)
+    return ChoiceResult(
+        roll_id,
+        new_id,
+        KEEP,
+        roll.row.character_name or "",
+        roll.campaign.system,
+        kept,
+        amount,
+        maximum,
+    )
+
+
+async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceResult:
+    """Trade a natural 20 for a Normal success (luck: a 10, lucky) and one fortune die.
+
+    Ruling 5: only "if below their maximum", checked at the moment of the trade by the atomic
+    gain; at the maximum nothing changes and the roll keeps its critical.
+    """
+    async with transaction(db) as session:
+        roll = await _load_roll(session, caller, roll_id)
+        _natural_20(roll.outcome)
+        await _claim(session, roll_id, TRADE, caller.user_id)
+        assert roll.row.character_id is not None
+        try:
+            gained = await fortune.gain_fortune_in(session, roll.row.character_id)
+        except FortuneAtMaximum as exc:
+            raise InvalidValue(f"{exc} The natural 20 stays a critical; nothing changed.") from None
+        traded = dataclasses.replace(roll.outcome, trade_available=True).take_trade()
+        new_id = await _record(
+            session,
+            caller,
+            roll,
+            TRADE,
+            f"trade the natural 20 of roll #{roll_id} for a fortune die",
+            [],
+            {"choice": TRADE, "outcome": to_jsonable(traded), "fortune": gained.fortune},
+        )
+    return ChoiceResult(
+        roll_id,
+        new_id,
+        TRADE,
+        gained.name,
+        roll.campaign.system,
+        traded,
+        gained.fortune,
+        gained.maximum,
+    )
+
+
+# --- fortune-die reroll (ruling 6) ------------------------------------------------------------
+
+
+def reroll_refusal(outcome: PdOutcome) -> str | None:
+    """Why a fortune die cannot reroll ``outcome`` (ruling 6), or None when it can."""
+    allowed, reason = pd.can_reroll(outcome)
+    if allowed:
+        return None
+    reason = reason or "That roll cannot be rerolled."
+    return reason if NOT_SPENT in reason else f"{reason} {NOT_SPENT}"
+
+
+async def reroll_roll(
+    db: Database, rng: random.Random, caller: Caller, roll_id: int
+) -> RerollResult:
+    """Spend one fortune die to reroll ``roll_id`` until better, in one transaction.
+
+    The claim on the roll, the atomic spend (``fortune >= 1``) and the reroll's ledger row
+    commit together or not at all: two clicks on one message reroll once, clicks on two
+    messages spend at most the dice the character holds, never going below zero. A refused
+    reroll (natural 1; already the best reachable level) spends nothing.
+    """
+    async with transaction(db) as session:
+        roll = await _load_roll(session, caller, roll_id)
+        return await _reroll_in(session, rng, caller, roll)
+
+
+async def _reroll_in(
+    session: AsyncSession, rng: random.Random, caller: Caller, roll: _Roll
+) -> RerollResult:
+    refusal = reroll_refusal(roll.outcome)
+    if refusal is not None:
+        raise InvalidValue(refusal)
+    await _claim(session, roll.row.id, "reroll", caller.user_id)
+    assert roll.row.character_id is not None
+    try:
+        paid = await fortune.spend_fortune_in(session, roll.row.character_id)
+    except NoFortuneLeft as exc:
+        raise NoFortuneLeft(roll.row.character_name) from exc
+    result = pd.reroll(roll.outcome, rng, fortune=paid.fortune, fortune_max=paid.maximum)
+    dice: list[int] = []
+    for again in result.rerolls:
+        dice.extend([again.die] if isinstance(again, pd.LuckOutcome) else again.dice)
+    new_id = await _record(
+        session,
+        caller,
+        roll,
+        Kind.REROLL,
+        f"spend a fortune die to reroll roll #{roll.row.id}",
+        dice,
+        {
+            "purpose": Purpose.REROLL.value,
+            "rerolls": [to_jsonable(r) for r in result.rerolls],
+            "final": to_jsonable(result.final),
+            "fortune": paid.fortune,
+        },
+    )
+    return RerollResult(
+        roll.row.id,
+        new_id,
+        paid.name,
+        roll.campaign.system,
+        result,
+        paid.fortune,
+        paid.maximum,
+    )
+
+
+async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> RerollResult:
+    """``/fortune spend purpose:reroll``: reroll the active character's latest public roll."""
+    campaign, character = await target_character(db, caller, None, "spend its fortune dice")
+    _require_pen_and_dagger(campaign)
+    async with transaction(db) as session:
+        latest = await ledger.latest_rolls_in(
+            session,
+            campaign.id,
+            limit=1,
+            character_id=character.id,
+            kinds=CHOOSABLE_KINDS,
+            visibilities=[Visibility.PUBLIC],
+        )
+        if not latest:
+            raise NotFound(
+                f"{character.name} has no attempt or luck roll to reroll yet. {NOT_SPENT}"
+            )
+        roll = await _load_roll(session, caller, latest[0].id)
+        return await _reroll_in(session, rng, caller, roll)
+
+
+# --- /fortune show | spend | give | take, /character boon -------------------------------------
+
+
+def _require_pen_and_dagger(campaign: CampaignView) -> None:
+    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+        raise InvalidValue(
+            "Fortune dice are a Pen & Dagger rule; this campaign plays another system."
+        )
+
+
+async def show(db: Database, caller: Caller, name: str | None = None) -> FortuneStatus:
+    """A character's fortune dice: anyone at the table may look, as on a paper sheet."""
+    campaign = await campaign_here(db, caller)
+    _require_pen_and_dagger(campaign)
+    if name is None:
+        _, character = await target_character(db, caller, None, "see it")
+    else:
+        character = await get_character(db, campaign.id, name)
+    return FortuneStatus(
+        character.name, character.fortune, character.fortune_max, character.double_fortune
+    )
+
+
+async def spend(db: Database, caller: Caller, purpose: str, note: str | None = None) -> FortuneView:
+    """Spend one of the caller's active character's dice on a hint, an escape or an item."""
+    if purpose == Purpose.REROLL:
+        raise InvalidValue("Use reroll_latest for a reroll.")  # the cog routes rerolls there
+    campaign, character = await target_character(db, caller, None, "spend its fortune dice")
+    _require_pen_and_dagger(campaign)
+    note = " ".join(note.split()) if note else None
+    return await fortune.spend_fortune(db, character.id, _origin(caller), purpose, note=note)
+
+
+async def give(db: Database, caller: Caller, name: str, count: int = 1) -> FortuneView:
+    """GM: give ``count`` dice, refused (changing nothing) past the character's maximum."""
+    _, character = await _gm_target(db, caller, name, "give fortune dice")
+    try:
+        return await fortune.give_fortune(db, character.id, _origin(caller), count)
+    except FortuneAtMaximum:
+        now = await get_character_by_id(db, character.id)
+        boon = "" if now.double_fortune else " (4 with the double-fortune boon: /character boon)"
+        if now.fortune >= now.fortune_max:
+            raise InvalidValue(
+                f"{now.name} already has the maximum of {now.fortune_max} fortune dice{boon}. "
+                "Nothing changed."
+            ) from None
+        raise InvalidValue(
+            f"{now.name} has {now.fortune} of {now.fortune_max} fortune dice{boon}: you can "
+            f"give at most {now.fortune_max - now.fortune}. Nothing changed."
+        ) from None
+
+
+async def take(db: Database, caller: Caller, name: str, count: int = 1) -> FortuneView:
+    """GM: take ``count`` dice away, refused (changing nothing) below zero."""
+    _, character = await _gm_target(db, caller, name, "take fortune dice")
+    try:
+        return await fortune.take_fortune(db, character.id, _origin(caller), count)
+    except NoFortuneLeft:
+        now = await get_character_by_id(db, character.id)
+        if now.fortune == 0:
+            raise InvalidValue(
+                f"{now.name} has no fortune dice to take. Nothing changed."
+            ) from None
+        raise InvalidValue(
+            f"{now.name} has only {now.fortune} fortune "
+            f"{'die' if now.fortune == 1 else 'dice'}: you can take at most {now.fortune}. "
+            "Nothing changed."
+        ) from None
+
+
+async def _gm_target(
+    db: Database, caller: Caller, name: str, action: str
+) -> tuple[CampaignView, CharacterView]:
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, action)
+    _require_pen_and_dagger(campaign)
+    return campaign, await get_character(db, campaign.id, name)
+
+
+async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonResult:
+    """GM: give or remove the "double fortune dice" boon (ruling 6: maximum 4 instead of 2).
+
+    Removing it caps the dice at 2 in the same statement; any die lost is recorded.
+    """
+    _, character = await _gm_target(db, caller, name, "change the fortune-dice boon")
+    async with transaction(db) as session:
+        before = (
+            await session.execute(
+                select(_C.c.fortune).where(_C.c.id == character.id).with_for_update()
+            )
+        ).scalar_one_or_none()
+        if before is None:
+            raise NotFound("That character no longer exists.")
+        cap = fortune_maximum(on)
+        row = (
+            await session.execute(
+                update(_C)
+                .where(_C.c.id == character.id)
+                .values(
+                    double_fortune=on,
+                    fortune=_C.c.fortune if on else _cap(cap),
+                )
+                .returning(_C.c.fortune)
+            )
+        ).one()
+        after = int(row.fortune)
+        recorded = await ledger.record_roll_in(
+            session,
+            NewRoll(
+                origin=_origin(caller),
+                kind=Kind.FORTUNE,
+                request=f"fortune boon {'on' if on else 'off'}",
+                dice=[],
+                outcome={
+                    "action": "boon-on" if on else "boon-off",
+                    "change": after - int(before),
+                    "fortune": after,
+                },
+                campaign_id=character.campaign_id,
+                character_id=character.id,
+                character_name=character.name,
+            ),
+        )
+        if recorded.duplicate:
+            raise DuplicateInteraction(recorded.id)
+    return BoonResult(character.name, on, after, cap, int(before) - after)
+
+
+def _cap(cap: int) -> Any:
+    return case((_C.c.fortune > cap, cap), else_=_C.c.fortune)
+
+
+# --- carry-over modifiers (threshold ruling 4) ------------------------------------------------
+
+
+async def clear_modifier(
+    db: Database, caller: Caller, name: str, ability: str | None = None
+) -> tuple[str, dict[str, int]]:
+    """GM: clear a character's pending carry-over (one ability, or all); returns what went."""
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "clear carry-over modifiers")
+    character = await get_character(db, campaign.id, name)
+    canonical = campaign.ability(ability) if ability else None
+    had = {a: v for a, v in character.pending.items() if canonical is None or a == canonical}
+    cleared = await pending.clear_pending(db, character.id, canonical)
+    if not cleared:
+        on = f" on {canonical}" if canonical else ""
+        raise InvalidValue(f"{character.name} has no carry-over modifier{on} to clear.")
+    return character.name, had

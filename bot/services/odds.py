@@ -1,0 +1,171 @@
+"""Odds before you roll: the rules engine's exact probabilities, for the caller's character.
+
+Nothing is rolled or recorded. The numbers are the engine's own exact odds (Fractions), so
+``/odds`` and ``/check`` can never disagree; rounding happens only when they are displayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem
+from bot.dice import exact_odds, parse
+from bot.rules import pen_and_dagger as pd
+from bot.rules import threshold
+from bot.services import characters, checks
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView
+from bot.services.checks import CheckOptions, CheckPlan
+from bot.services.context import Caller
+from bot.services.sheets import campaign_here
+
+#: Outcome names best first, so every chart reads from the best result down.
+_BEST_FIRST = (
+    "Critical Success",
+    "Major Success",
+    "Normal Success",
+    "Limited Success",
+    "Success",
+    "Pass",
+    "Lucky",
+    "Failure",
+    "Fail",
+    "Not lucky",
+    "Critical Failure",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OddsReport:
+    """Exact odds of each outcome, in display order, and the single chance of success if any."""
+
+    title: str
+    outcomes: tuple[tuple[str, Fraction], ...]
+    success: Fraction | None = None
+    success_label: str = "Chance of success"
+    #: Totals (dice, a d20 check without DC): a chart by total, which may be grouped.
+    numeric: bool = False
+
+
+def _ordered(odds: Mapping[str, Fraction]) -> tuple[tuple[str, Fraction], ...]:
+    if all(name in _BEST_FIRST for name in odds):
+        return tuple(sorted(odds.items(), key=lambda item: _BEST_FIRST.index(item[0])))
+    return tuple(odds.items())
+
+
+async def _context(db: Database, caller: Caller) -> tuple[CampaignView, CharacterView]:
+    campaign = await campaign_here(db, caller)
+    return campaign, await characters.active_character(db, campaign.id, caller.user_id)
+
+
+def _setup_words(
+    campaign: CampaignView, character: CharacterView, options: CheckOptions, plan: CheckPlan
+) -> list[str]:
+    """What the odds assume, in the table's words: rank, advantage, DC, carry-over…"""
+    words: list[str] = []
+    system = campaign.system
+    if system is RuleSystem.PEN_AND_DAGGER:
+        found = character.proficiency(options.proficiency) if options.proficiency else None
+        if found is not None and found.rank:
+            words.append(found.rank)
+        else:
+            words.append(pd.ability_rank(character.scores[plan.ability]).display_name)
+        if options.rank_bonus:
+            words.append(f"rank {options.rank_bonus:+d}")
+    elif system is RuleSystem.ROLL_UNDER:
+        words.append(f"score {character.scores[plan.ability]}")
+    elif system is RuleSystem.THRESHOLD:
+        words.append(f"modifier {character.scores[plan.ability]:+d}")
+        if options.dc is not None:
+            words.append(f"threshold {options.dc}")
+        elif options.difficulty:
+            tier = threshold.Difficulty.parse(options.difficulty)
+            target = threshold.resolve_threshold(tier, _tiers(campaign))
+            words.append(f"{tier.display} ({target})")
+        carry = character.pending.get(plan.ability, 0)
+        if carry:
+            words.append(f"carry-over {carry:+d}")
+    else:
+        if options.dc is not None:
+            words.append(f"DC {options.dc}")
+        if options.bonus:
+            words.append(f"bonus {options.bonus:+d}")
+    if options.advantage and not options.disadvantage:
+        words.append("advantage")
+    elif options.disadvantage and not options.advantage:
+        words.append("disadvantage")
+    if options.reliable and not options.unreliable:
+        words.append("reliable")
+    elif options.unreliable and not options.reliable:
+        words.append("unreliable")
+    return words
+
+
+def _tiers(campaign: CampaignView) -> dict[threshold.Difficulty, int]:
+    return {
+        threshold.Difficulty.VERY_EASY: campaign.tiers.very_easy,
+        threshold.Difficulty.EASY: campaign.tiers.easy,
+        threshold.Difficulty.MODERATE: campaign.tiers.moderate,
+        threshold.Difficulty.HARD: campaign.tiers.hard,
+        threshold.Difficulty.VERY_HARD: campaign.tiers.very_hard,
+    }
+
+
+def _success(odds: Mapping[str, Fraction]) -> Fraction | None:
+    """One chance of success where the result is pass/fail (a DC, a threshold, a save)."""
+    for names in (("Critical Success", "Success"), ("Success",), ("Pass",), ("Lucky",)):
+        if all(n in odds for n in names) and "Major Success" not in odds:
+            return sum((odds[n] for n in names), Fraction(0))
+    return None
+
+
+def _report(title: str, plan: CheckPlan) -> OddsReport:
+    odds = plan.odds()
+    if all(name.startswith("total ") for name in odds):
+        totals = {int(name.removeprefix("total ")): p for name, p in odds.items()}
+        return OddsReport(
+            title, tuple((str(k), p) for k, p in sorted(totals.items())), numeric=True
+        )
+    return OddsReport(title, _ordered(odds), _success(odds))
+
+
+async def check_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
+    """The odds of ``/check`` with these options, for the caller's active character."""
+    campaign, character = await _context(db, caller)
+    plan = checks.plan_check(campaign, character, options)
+    words = [plan.title, *_setup_words(campaign, character, options, plan)]
+    return _report(f"{character.name}, {', '.join(words)}", plan)
+
+
+async def save_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
+    """The odds of ``/save`` with these options, for the caller's active character."""
+    campaign, character = await _context(db, caller)
+    plan = checks.plan_save(campaign, character, options)
+    words = [plan.title, *_setup_words(campaign, character, options, plan)]
+    return _report(f"{character.name}, {', '.join(words)}", plan)
+
+
+async def luck_odds(db: Database, caller: Caller) -> OddsReport:
+    """The odds of a Pen & Dagger luck roll (lucky on 10 or higher)."""
+    campaign, character = await _context(db, caller)
+    plan = checks.plan_luck(campaign, character)
+    return _report(f"{character.name}, luck roll", plan)
+
+
+def dice_odds(expression: str, at_least: int | None = None) -> OddsReport:
+    """Exact odds of a ``/roll`` expression's total; with ``at_least``, P(total ≥ it)."""
+    parsed = parse(expression)
+    totals = exact_odds(parsed)
+    success = None
+    if at_least is not None:
+        success = sum((p for total, p in totals.items() if total >= at_least), Fraction(0))
+    return OddsReport(
+        " ".join(expression.split()),
+        tuple((str(k), p) for k, p in sorted(totals.items())),
+        success,
+        f"Chance of a total of {at_least} or more",
+        numeric=True,
+    )

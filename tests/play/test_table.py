@@ -1,0 +1,125 @@
+"""The table end to end: the real bot in SimCord, driven line by line as a script is."""
+
+from __future__ import annotations
+
+from bot.play import PlayOptions, play
+
+SETUP = "gm> /campaign setup system:pen-and-dagger gm_role:@GM gm_channel:#gm"
+
+
+async def _run(*lines: str, **options: object) -> tuple[int, list[str]]:
+    out: list[str] = []
+    status = await play(PlayOptions(seed=5, **options), list(lines), out.append)  # type: ignore[arg-type]
+    return status, out
+
+
+def _after(out: list[str], line: str) -> list[str]:
+    """What was printed for `line`, up to the next echoed line."""
+    start = out.index(line) + 1
+    end = next((i for i in range(start, len(out)) if not out[i].startswith("  ")), len(out))
+    return out[start:end]
+
+
+async def test_a_command_runs_as_the_named_person_and_is_shown_in_table() -> None:
+    status, out = await _run(SETUP, "alice> /character create name:Angus")
+    assert status == 0
+    shown = _after(out, "alice> /character create name:Angus")
+    assert shown[0] == "  ── #table · pbp-dice ──"
+    assert "Angus" in shown[1] and "joins the campaign" in shown[1]
+
+
+async def test_an_unknown_command_or_option_is_refused_without_calling_the_bot() -> None:
+    status, out = await _run(SETUP, "alice> /chek ability:DEX", "alice> /luck luck:1")
+    assert status == 1
+    assert _after(out, "alice> /chek ability:DEX") == [
+        "  ✗ /chek is not a command of this bot. Did you mean check?"
+    ]
+    refused = _after(out, "alice> /luck luck:1")
+    assert len(refused) == 1 and refused[0].startswith("  ✗ /luck has no option `luck`")
+
+
+async def test_ephemeral_replies_say_who_sees_them() -> None:
+    _, out = await _run(SETUP, "gm> /campaign show", "bob> /luck")
+    assert (
+        _after(out, "gm> /campaign show")[0] == "  ── #table · only gm can see this · pbp-dice ──"
+    )
+    no_sheet = _after(out, "bob> /luck")
+    assert no_sheet[0] == "  ── #table · only bob can see this · pbp-dice ──"
+
+
+async def test_the_gm_channel_is_marked_and_closed_to_players() -> None:
+    status, out = await _run("gm #gm> /roll dice:1d20", "alice #gm> /roll dice:1d20")
+    assert _after(out, "gm #gm> /roll dice:1d20")[0] == (
+        "  ── #gm · GM channel, only GMs see it · pbp-dice ──"
+    )
+    assert _after(out, "alice #gm> /roll dice:1d20") == [
+        "  ✗ alice cannot see #gm: it is for GMs only."
+    ]
+    assert status == 1
+
+
+async def test_click_by_number_and_by_label_updates_the_message_in_place() -> None:
+    status, out = await _run(
+        SETUP,
+        "gm> /campaign delete",
+        "gm> click 2",
+        "gm> /campaign delete",
+        'gm> click "Delete the campaign"',
+        "gm> /campaign show",
+    )
+    assert status == 0
+    assert "[1] Delete the campaign   [2] Cancel" in _after(out, "gm> /campaign delete")[-1]
+    assert _after(out, "gm> click 2") == [
+        "  ── #table · only gm can see this · pbp-dice · updated ──",
+        "  Cancelled: nothing changed.",
+    ]
+    assert "Campaign deleted" in _after(out, 'gm> click "Delete the campaign"')[1]
+    assert "No campaign in this channel" in _after(out, "gm> /campaign show")[1]
+
+
+async def test_click_needs_a_button_the_person_can_see() -> None:
+    status, out = await _run(SETUP, "gm> /campaign delete", "alice> click 1", "gm> click 3")
+    assert status == 1
+    # The confirmation is ephemeral: alice never saw its buttons.
+    assert _after(out, "alice> click 1") == ["  ✗ alice sees no message with buttons."]
+    assert "has 2: click 1 to 2" in _after(out, "gm> click 3")[0]
+
+
+async def test_switch_who_and_help() -> None:
+    status, out = await _run("who", "switch bob", "/luck", "help", "help /roll", gm="dm")
+    assert status == 0
+    assert _after(out, "who")[:2] == [
+        "  → dm: GM (owns the server, has the GM role)",
+        "    alice: player",
+    ]
+    assert _after(out, "switch bob") == ["  You are now bob."]
+    assert "bob> /luck" in out  # lines without a name run as the current person
+    listed = _after(out, "help")
+    assert any(line.startswith("    /check:") for line in listed)
+    assert any(line.startswith("    /campaign setup:") for line in listed)
+    roll = _after(out, "help /roll")
+    assert roll[1].strip().startswith("dice: string 1..1000, required")
+
+
+async def test_autocomplete_asks_the_bot() -> None:
+    status, out = await _run(
+        SETUP,
+        "alice> /character create name:Angus",
+        "bob> /character create name:Anwen",
+        "alice> /character show name:?an",
+        "alice> /character show name:?zz",
+    )
+    assert status == 0
+    suggested = _after(out, "alice> /character show name:?an")[0]
+    assert suggested.startswith("  suggestions for name: ")
+    assert {"Angus", "Anwen"} <= set(suggested.split(": ", 1)[1].split(", "))
+    assert _after(out, "alice> /character show name:?zz") == [
+        "  suggestions for name: (no suggestions)"
+    ]
+
+
+async def test_custom_names_and_an_unknown_person() -> None:
+    status, out = await _run("zed> /luck", "ann> /roll dice:1d4", players=["ann"])
+    assert status == 1
+    assert _after(out, "zed> /luck") == ["  ✗ Nobody here is called zed. At the table: gm, ann."]
+    assert _after(out, "ann> /roll dice:1d4")[0] == "  ── #table · pbp-dice ──"

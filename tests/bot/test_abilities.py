@@ -1,0 +1,113 @@
+"""/abilities roll | assign: Pen & Dagger ruling 8, every die attributed to its roller."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.bot.conftest import Table, make_character, message_text, start_campaign
+
+_DIE = re.compile(r"(~~)?(\d) \((.+?)\)(?:~~)?(?: · |$)")
+
+
+def _scores(text: str) -> list[tuple[int, list[tuple[int, str, bool]]]]:
+    """Each score's total and its dice as (value, roller, dropped)."""
+    found = []
+    for line in text.splitlines():
+        if not line.startswith("Score "):
+            continue
+        _, total, value = line.split(": ", 2)
+        parsed = [(int(m.group(2)), m.group(3), bool(m.group(1))) for m in _DIE.finditer(value)]
+        found.append((int(total), parsed))
+    return found
+
+
+async def _members(table: Table, count: int) -> list[Any]:
+    players = [table.alice, table.bob, table.carol]
+    for n in range(len(players), count):
+        players.append(table.guild.add_member(table.env.create_user(f"p{n + 1}")))
+    return players[:count]
+
+
+@pytest.mark.parametrize(
+    ("count", "dice_each"),
+    [(1, {"alice": 12, "gm (GM)": 12}), (3, None), (5, None), (8, None)],
+)
+async def test_group_generation_attributes_every_die(
+    table: Table, count: int, dice_each: dict[str, int] | None
+) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    players = await _members(table, count)
+    mentions = " ".join(p.mention for p in players)
+    refused = await table.alice.slash(table.table, "abilities roll", players=mentions)
+    assert refused.ephemeral and "Only the campaign's GM" in refused.response.content
+    result = await table.gm.slash(table.table, "abilities roll", players=mentions)
+    assert result.response is not None and not result.ephemeral
+    text = message_text(result.response)
+    scores = _scores(text)
+    assert len(scores) == 6
+    rollers: Counter[str] = Counter()
+    for total, dice in scores:
+        assert len(dice) == 4 and sum(1 for d in dice if d[2]) == 1
+        kept = sorted(v for v, _, dropped in dice if not dropped)
+        dropped = next(v for v, _, d in dice if d)
+        assert dropped <= min(kept) and total == sum(kept)
+        rollers.update(name for _, name, _ in dice)
+    names = [p.user.name for p in players]
+    gm = "gm (GM)"
+    expected_rollers = names + ([gm] if count % 2 else [])
+    assert set(rollers) == set(expected_rollers)
+    if count == 1:  # 2 rollers: each rolls 2d6 of every score
+        assert rollers == Counter(dice_each)
+    elif count == 3:  # 4 rollers: each rolls 1d6 of every score
+        assert all(rollers[n] == 6 for n in expected_rollers)
+        for _, dice in scores:
+            assert [name for _, name, _ in dice] == expected_rollers
+    elif count == 5:  # 6 rollers: each rolls all four dice of one score
+        for n, (_, dice) in enumerate(scores):
+            assert {name for _, name, _ in dice} == {expected_rollers[n]}
+    else:  # 8 players: two halves of 4, three dice each, scores 1-3 by the first half
+        assert all(rollers[n] == 3 for n in expected_rollers)
+        first = {name for _, dice in scores[:3] for _, name, _ in dice}
+        assert first == set(expected_rollers[:4])
+    assert "Turn order: " + ", ".join(expected_rollers) in text
+
+
+async def test_assign_sets_exactly_the_group_scores(table: Table) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Ann", {})
+    await table.gm.slash(
+        table.table, "abilities roll", players=f"{table.alice.mention} {table.bob.mention}"
+    )
+    text = message_text(table.table.history()[-1])
+    values = [total for total, _ in _scores(text)]
+    order = dict(zip(["str", "dex", "con", "int", "wis", "cha"], values, strict=True))
+    wrong = dict(order, cha=values[5] % 18 + 3 if values.count(values[5] % 18 + 3) == 0 else 3)
+    if sorted(wrong.values()) != sorted(values):
+        bad = await table.alice.slash(table.table, "abilities assign", **wrong)
+        assert bad.ephemeral and "exactly once" in bad.response.content
+    stranger = await table.carol.slash(table.table, "abilities assign", **order)
+    assert stranger.ephemeral
+    done = await table.alice.slash(table.table, "abilities assign", **order)
+    assert done.response is not None and not done.ephemeral
+    sheet = await table.alice.slash(table.table, "character show")
+    sheet_text = message_text(sheet.response)
+    for ability, value in order.items():
+        assert f"**{ability.upper()}** {value} (" in sheet_text
+
+
+async def test_generation_is_pen_and_dagger_only_and_needs_mentions(table: Table) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    typo = await table.gm.slash(table.table, "abilities roll", players="alice bob")
+    assert typo.ephemeral and "is not a mention" in typo.response.content
+    ghost = await table.gm.slash(table.table, "abilities roll", players="<@999999999999>")
+    assert ghost.ephemeral and "not a member of this server" in ghost.response.content
+
+
+async def test_generation_is_refused_outside_pen_and_dagger(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    result = await table.gm.slash(table.table, "abilities roll", players=table.alice.mention)
+    assert result.ephemeral and "Pen & Dagger rule" in result.response.content

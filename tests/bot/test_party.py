@@ -1,0 +1,43 @@
+"""/party add | remove | show: the GM adds anyone, a player only their own character."""
+
+from __future__ import annotations
+
+from tests.bot.conftest import Table, make_character, message_text, start_campaign
+
+
+async def test_party_membership_and_permissions(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ann", {"STR": 16, "DEX": 12})
+    await make_character(table, table.bob, "Bo", {"STR": 8})
+    own = await table.alice.slash(table.table, "party add", character="Ann")
+    assert own.response is not None and "Ann** joins the party" in own.response.content
+    other = await table.alice.slash(table.table, "party add", character="Bo")
+    assert other.ephemeral and "belongs to another player" in other.response.content
+    by_gm = await table.gm.slash(table.table, "party add", character="bo")
+    assert "Bo** joins the party" in by_gm.response.content
+    twice = await table.gm.slash(table.table, "party add", character="Bo")
+    assert twice.ephemeral and "already in the party" in twice.response.content
+
+    shown = await table.carol.slash(table.table, "party show")
+    text = message_text(shown.response)
+    assert "**STR** 16 (+3)" in text and "**DEX** 12 (+1)" in text and "**STR** 8 (−1)" in text
+    assert "2 in the party" in text
+
+    gone = await table.bob.slash(table.table, "party remove", character="Bo")
+    assert "Bo** leaves the party" in gone.response.content
+    shown = await table.gm.slash(table.table, "party show")
+    assert "Bo" not in message_text(shown.response).replace("Bonus", "")
+
+
+async def test_party_show_per_system(table: Table) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Ann", {"STR": 14})
+    await table.alice.slash(table.table, "party add", character="Ann")
+    text = message_text((await table.alice.slash(table.table, "party show")).response)
+    assert "Adept" in text and "fortune dice 0 of 2" in text
+
+
+async def test_party_show_empty_says_how_to_fill_it(table: Table) -> None:
+    await start_campaign(table, "roll-under")
+    text = message_text((await table.alice.slash(table.table, "party show")).response)
+    assert "/party add" in text

@@ -1,0 +1,152 @@
+"""GM roll requests: one message, a persistent Roll button, each requested player once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.app import PbpBot, create_bot
+from bot.config import Settings
+from tests.bot.conftest import (
+    SEED,
+    ScriptedRandom,
+    Table,
+    make_character,
+    message_text,
+    start_campaign,
+)
+
+
+def _request_message(table: Table) -> Any:
+    for message in reversed(table.table.history()):
+        if message.embeds and (message.embeds[0].title or "").startswith("Roll request #"):
+            return message
+    raise AssertionError("no roll request message in #table")
+
+
+async def _three_players(table: Table, system: str, scores: dict[str, int]) -> None:
+    await start_campaign(table, system)
+    for player, name in ((table.alice, "Ann"), (table.bob, "Bo"), (table.carol, "Cy")):
+        await make_character(table, player, name, scores)
+
+
+async def test_three_players_answer_across_a_restart_with_one_shared_d20(
+    table: Table, settings: Settings
+) -> None:
+    await start_campaign(table, "roll-under")
+    await make_character(table, table.alice, "Ann", {"AGI": 12})
+    await make_character(table, table.bob, "Bo", {"AGI": 6})
+    await make_character(table, table.carol, "Cy", {"AGI": 9})
+    posted = await table.gm.slash(
+        table.table, "gm request roll", ability="AGI", characters=f"Ann, <@{table.bob.id}>, Cy"
+    )
+    assert posted.response is not None and not posted.ephemeral
+    assert table.alice.mention in posted.response.content
+    table.dice(8)  # the group's one d20, rolled by the first click
+    first = await table.alice.click(_request_message(table), label="Roll")
+    assert not first.ephemeral
+    text = message_text(_request_message(table))
+    assert "One d20 for the whole group: **8**" in text
+    assert "1 of 3 rolled" in text
+
+    old: PbpBot = table.bot
+    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
+    await old.db.dispose()
+    assert table.bot is not old
+
+    table.dice(1)  # would be used if anyone rolled a second d20: nobody may
+    await table.bob.click(_request_message(table), label="Roll")
+    await table.carol.click(_request_message(table), label="Roll")
+    text = message_text(_request_message(table))
+    assert "d20 **8** vs AGI 12 → **Pass**" in text
+    assert "d20 **8** vs AGI 6 → **Fail**" in text
+    assert "d20 **8** vs AGI 9 → **Pass**" in text
+    assert "Pass: Ann, Cy · Fail: Bo" in text
+    assert not _request_message(table).components  # everyone rolled: no button left
+
+
+async def test_a_player_not_requested_is_refused_and_a_second_click_too(table: Table) -> None:
+    await _three_players(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(table.table, "gm request roll", ability="DEX", characters="Ann, Bo", dc=12)
+    message = _request_message(table)
+    intruder = await table.carol.click(message, label="Roll")
+    assert intruder.ephemeral
+    assert "only their players can roll it" in intruder.response.content
+    assert "0 of 2 rolled" in message_text(_request_message(table))
+
+    table.dice(15)
+    await table.alice.click(_request_message(table), label="Roll")
+    again = await table.alice.click(_request_message(table), label="Roll")
+    assert again.ephemeral and "already rolled" in again.response.content
+    text = message_text(_request_message(table))
+    assert "d20 **15** +2 DEX = **17** → **Success**" in text
+    assert "1 of 2 rolled" in text
+    gm_click = await table.gm.click(_request_message(table), label="Roll")
+    assert gm_click.ephemeral
+
+    table.dice(3)
+    await table.bob.click(_request_message(table), label="Roll")
+    text = message_text(_request_message(table))
+    # d20 check ruling 9: at least half succeed (1 of 2) is a group success.
+    assert "Group Success: 1 of 2 succeeded" in text
+
+
+async def test_hidden_dc_players_see_totals_but_never_pass_or_fail(table: Table) -> None:
+    await _three_players(table, "d20-check", {"WIS": 10})
+    empty = await table.gm.slash(
+        table.table, "gm request roll", ability="WIS", characters="party", hidden_dc=15
+    )
+    assert empty.ephemeral and "party is empty" in empty.response.content
+    for player, name in ((table.alice, "Ann"), (table.bob, "Bo"), (table.carol, "Cy")):
+        added = await player.slash(table.table, "party add", character=name)
+        assert added.response is not None and "joins the party" in added.response.content
+    posted = await table.gm.slash(table.table, "gm request roll", ability="WIS", hidden_dc=15)
+    assert posted.response is not None
+    table.dice(17, 4, 15)
+    for player in (table.alice, table.bob, table.carol):
+        clicked = await player.click(_request_message(table), label="Roll")
+        assert not clicked.followups
+    for viewer in (table.alice, table.bob, table.carol):
+        seen = "\n".join(message_text(m) for m in table.table.history(viewer=viewer))
+        assert "= **17**" in seen and "= **4**" in seen and "= **15**" in seen
+        for word in ("Success", "Failure", "15 (hidden", "DC 15"):
+            assert word not in seen
+    gm_seen = "\n".join(message_text(m) for m in table.gm_channel.history(viewer=table.gm))
+    assert "**Success**" in gm_seen and "**Failure**" in gm_seen and "DC 15" in gm_seen
+    assert "Group Success: 2 of 3 succeeded" in gm_seen
+
+    status = await table.gm.slash(table.table, "gm request status")
+    assert status.ephemeral and "everyone has rolled" in status.response.content
+    refused = await table.alice.slash(table.table, "gm request reveal")
+    assert refused.ephemeral and "Only the campaign's GM" in refused.response.content
+    revealed = await table.gm.slash(table.table, "gm request reveal")
+    assert revealed.response is not None and not revealed.ephemeral
+    text = message_text(_request_message(table))
+    assert "DC 15" in text and "Group Success: 2 of 3 succeeded" in text
+
+
+async def test_status_lists_who_has_not_rolled(table: Table) -> None:
+    await _three_players(table, "threshold", {"STR": 1})
+    await table.gm.slash(
+        table.table, "gm request roll", ability="STR", characters="Ann, Bo, Cy", difficulty="hard"
+    )
+    table.dice(16)
+    await table.bob.click(_request_message(table), label="Roll")
+    status = await table.gm.slash(table.table, "gm request status")
+    assert status.ephemeral
+    assert "waiting for Ann" in status.response.content and "Cy" in status.response.content
+    assert "Bo (" not in status.response.content
+    assert "d20 **16** +1 STR = **17** → **Success**" in message_text(status.response)
+
+
+async def test_pen_and_dagger_request_refuses_a_dc_and_rolls_attempts(table: Table) -> None:
+    await _three_players(table, "pen-and-dagger", {"STR": 14})
+    refused = await table.gm.slash(
+        table.table, "gm request roll", ability="STR", characters="Ann", dc=10
+    )
+    assert refused.ephemeral and "takes no dc" in refused.response.content
+    await table.gm.slash(table.table, "gm request roll", ability="STR", characters="Ann")
+    table.dice(12)
+    await table.alice.click(_request_message(table), label="Roll")
+    text = message_text(_request_message(table))
+    assert "d20 **12** (Adept) →" in text
+    assert "no group rule" in text

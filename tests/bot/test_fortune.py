@@ -218,9 +218,7 @@ async def test_two_messages_and_two_clicks_spend_only_the_die_held(
     assert (await ledger_kinds(table)).count("reroll") == 1
 
 
-async def test_refused_rerolls_spend_nothing_and_say_why(
-    table: Table, rng: ScriptedRandom
-) -> None:
+async def test_refused_rerolls_spend_nothing_and_say_why(table: Table, rng: ScriptedRandom) -> None:
     await pd_table(table, dex=40)
     rank = pd.ability_rank(40)
     best = pd.best_reachable_level(rank)
@@ -291,7 +289,9 @@ async def test_give_and_take_respect_the_limits_with_and_without_the_boon(table:
     )
     assert player.ephemeral and "Only the campaign's GM" in message_text(player.response)
 
-    boon = await table.gm.slash(table.table, "character boon", double_fortune=True, character="Angus")
+    boon = await table.gm.slash(
+        table.table, "character boon", double_fortune=True, character="Angus"
+    )
     assert boon.response is not None and "up to 4" in message_text(boon.response)
     too_many = await table.gm.slash(table.table, "fortune give", character="Angus", count=3)
     assert too_many.ephemeral and "at most 2" in message_text(too_many.response)
@@ -300,7 +300,9 @@ async def test_give_and_take_respect_the_limits_with_and_without_the_boon(table:
     over = await table.gm.slash(table.table, "fortune give", character="Angus")
     assert over.ephemeral and "already has the maximum of 4" in message_text(over.response)
 
-    off = await table.gm.slash(table.table, "character boon", double_fortune=False, character="Angus")
+    off = await table.gm.slash(
+        table.table, "character boon", double_fortune=False, character="Angus"
+    )
     assert off.response is not None
     assert "loses 2 fortune dice" in message_text(off.response)
     assert await fortune_of(table, "Angus") == 2

@@ -104,7 +104,8 @@ async def serve(settings: Settings, ops: Operations | None = None) -> None:
             return
         bot = create_bot(settings, ops=ops)
         try:
-            await run_until_stopped(bot, settings.discord_token.get_secret_value(), stop)
+            async with bot:  # sets up the client's loop-bound parts, closes it on the way out
+                await run_until_stopped(bot, settings.discord_token.get_secret_value(), stop)
         except discord.LoginFailure:
             raise SystemExit(
                 "Discord refused the token: copy a fresh one from the developer portal "

@@ -106,11 +106,7 @@ async def _campaign_rows(
     scopes: dict[str, Select[Any]] = {}
     tables: dict[str, list[dict[str, Any]]] = {}
     for table in _tables():
-        where = (
-            campaigns.c.id == campaign_id
-            if table is campaigns
-            else _owned_where(table, scopes)
-        )
+        where = campaigns.c.id == campaign_id if table is campaigns else _owned_where(table, scopes)
         key = _surrogate_key(table)
         if key is not None:
             scopes[table.name] = select(key).where(where)

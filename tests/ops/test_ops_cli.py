@@ -1,0 +1,146 @@
+"""`python -m bot` as an operator runs it: migrate, no token, export/import, SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env(**values: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "DATABASE_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(values)
+    return env
+
+
+def run_bot(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    # cwd is a fresh folder: no .env of the checkout is read.
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=tmp_path,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_migrate_applies_migrations_without_starting_the_bot(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.sqlite3"
+    done = run_bot(tmp_path, "migrate", DATABASE_URL=f"sqlite+aiosqlite:///{path}")
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"campaigns", "characters", "ledger", "alembic_version"} <= tables
+    assert "logged in" not in done.stderr.lower()
+
+
+def test_without_a_token_it_exits_at_once_with_one_clear_line(tmp_path: Path) -> None:
+    path = tmp_path / "unused.sqlite3"
+    done = run_bot(tmp_path, DATABASE_URL=f"sqlite+aiosqlite:///{path}")
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert "DISCORD_TOKEN" in lines[0]
+    assert "Traceback" not in done.stderr
+    assert not path.exists()  # nothing was started, not even the database
+
+
+def test_export_then_import_into_another_database(tmp_path: Path) -> None:
+    source = f"sqlite+aiosqlite:///{tmp_path / 'a.sqlite3'}"
+    target = f"sqlite+aiosqlite:///{tmp_path / 'b.sqlite3'}"
+    for url in (source, target):
+        assert run_bot(tmp_path, "migrate", DATABASE_URL=url).returncode == 0
+    with sqlite3.connect(tmp_path / "a.sqlite3") as conn:
+        conn.execute(
+            "INSERT INTO campaigns (guild_id, channel_id, system, gm_role_ids, gm_user_ids,"
+            " fortune_boon_default, crit_rules, tier_very_easy, tier_easy, tier_moderate,"
+            " tier_hard, tier_very_hard, ability_names, created_at) VALUES"
+            " (77, 88, 'roll-under', '[]', '[]', 0, 0, 3, 7, 12, 17, 20,"
+            ' \'["STR", "AGI", "WIT"]\', \'2026-01-02 03:04:05\')'
+        )
+    out = tmp_path / "campaign.json"
+    exported = run_bot(tmp_path, "export", "--guild", "77", "--out", str(out), DATABASE_URL=source)
+    assert exported.returncode == 0, exported.stderr
+    data = json.loads(out.read_text())
+    assert data["format"] == "pbp-dice-export" and data["version"] == 1
+    imported = run_bot(tmp_path, "import", str(out), DATABASE_URL=target)
+    assert imported.returncode == 0, imported.stderr
+    assert "imported campaign 1" in imported.stdout
+    again = run_bot(tmp_path, "import", str(out), DATABASE_URL=target)
+    assert again.returncode == 1
+    assert "already has a campaign" in again.stderr and "Traceback" not in again.stderr
+    missing = run_bot(tmp_path, "export", "--guild", "5", DATABASE_URL=source)
+    assert missing.returncode == 1 and "No campaign" in missing.stderr
+
+
+#: The bot's gateway is replaced by a stand-in that waits until the bot is closed, and one
+#: slow "interaction" is in flight when SIGTERM arrives.
+SHUTDOWN_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, sys
+    from bot.app import PbpBot
+    from bot.__main__ import main
+
+    async def fake_start(self, token, *, reconnect=True):
+        self.sync_commands = False
+        await self.setup_hook()
+        self.dispatch("ready")
+
+        async def slow_interaction():
+            self.ops.in_flight.enter()
+            print("READY", flush=True)
+            while not self.ops.in_flight.draining:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.3)
+            print("IN-FLIGHT FINISHED, db open:", self._db is not None, flush=True)
+            self.ops.in_flight.exit()
+
+        asyncio.get_running_loop().create_task(slow_interaction())
+        while not self.is_closed():
+            await asyncio.sleep(0.01)
+
+    PbpBot.start = fake_start
+    code = main(["run"])
+    print("EXIT", code, flush=True)
+    sys.exit(code)
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_drains_in_flight_work_closes_the_database_and_exits_0(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SHUTDOWN_SCRIPT],
+        cwd=tmp_path,
+        env=_env(DISCORD_TOKEN="fake-token-123", DATABASE_URL=url, LOG_FORMAT="json"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "READY"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "IN-FLIGHT FINISHED, db open: True" in out
+    assert "EXIT 0" in out
+    messages = [json.loads(line)["message"] for line in err.splitlines() if line.startswith("{")]
+    assert any(m.startswith("shutting down: 1 interaction(s) in flight") for m in messages)
+    assert "bot closed; database connections released" in messages
+    assert "fake-token-123" not in out + err

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from typing import Any
 
@@ -22,7 +22,12 @@ from bot.rules import pen_and_dagger as pd
 from bot.services import ledger, pending
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView, fortune_maximum, resolve_character_in
+from bot.services.characters import (
+    CharacterView,
+    character_by_name_in,
+    fortune_maximum,
+    resolve_character_in,
+)
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
@@ -50,7 +55,9 @@ CHECK_OPTIONS: Mapping[RuleSystem, frozenset[str]] = {
     ),
     RuleSystem.ROLL_UNDER: frozenset(),
     RuleSystem.THRESHOLD: frozenset({"dc", "difficulty"}),
-    RuleSystem.D20_CHECK: frozenset({"proficiency", "dc", "advantage", "disadvantage", "bonus"}),
+    RuleSystem.D20_CHECK: frozenset(
+        {"proficiency", "dc", "advantage", "disadvantage", "bonus", "helper"}
+    ),
 }
 #: Options of /save; only these systems have saves (roll-under's save is its check).
 SAVE_OPTIONS: Mapping[RuleSystem, frozenset[str]] = {
@@ -73,6 +80,8 @@ class CheckOptions:
     rank_bonus: int | None = None
     reliable: bool = False
     unreliable: bool = False
+    #: d20 check ruling 8: a character working together with the leader (any owner).
+    helper: str | None = None
 
     def given(self) -> list[str]:
         """Names of the options that were set, besides the ability."""
@@ -257,7 +266,27 @@ def plan_check(
         proficiency_name=prof_name,
         name=character.name,
     )
+    if options.helper:
+        # d20 check ruling 8: working together, the leader rolls with advantage.
+        if " ".join(options.helper.split()).casefold() == character.name.casefold():
+            raise InvalidValue(f"{character.name} cannot help themselves: name another character.")
+        check = d20_check.helped_input(check, {options.helper: True})
+        title += f", helped by {options.helper}"
     return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)
+
+
+async def _with_helper(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
+    """The helper must be a character of the campaign (any player's); spelled as stored."""
+    if not options.helper or caller.guild_id is None:
+        return options
+    async with transaction(db) as session:
+        campaign = await campaign_for_channel_in(
+            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+        )
+        if campaign.system is not RuleSystem.D20_CHECK:
+            return options  # plan_check refuses the option, naming the system
+        found = await character_by_name_in(session, campaign.id, options.helper)
+    return replace(options, helper=found.name)
 
 
 def _d20_plan(
@@ -396,6 +425,7 @@ async def perform_check(
     db: Database, rng: random.Random, caller: Caller, options: CheckOptions, request: str
 ) -> CheckResult:
     """Roll the campaign system's check for the caller's active character and record it."""
+    options = await _with_helper(db, caller, options)
     return await _perform(
         db, rng, caller, request, lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry)
     )

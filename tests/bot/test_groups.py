@@ -108,3 +108,22 @@ async def test_threshold_has_no_contest_rule(table: Table) -> None:
     await _party(table, "threshold", [{"STR": 1}, {"STR": 1}, {"STR": 1}])
     result = await table.gm.slash(table.table, "contest", ability="STR", characters="Ann, Bo")
     assert result.ephemeral and "no contest rule" in result.response.content
+
+
+async def test_check_with_a_helper_rolls_with_advantage(table: Table) -> None:
+    await _party(table, "d20-check", [{"STR": 14}, {"STR": 10}, {"STR": 10}])
+    table.dice(4, 17)
+    result = await table.alice.slash(table.table, "check", ability="STR", helper="bo", dc=15)
+    text = message_text(result.response)
+    assert "helped by Bo" in text
+    assert "~~4~~, **17** (advantage)" in text and "Success" in text
+    ghost = await table.alice.slash(table.table, "check", ability="STR", helper="Nobody")
+    assert ghost.ephemeral and "No character named" in ghost.response.content
+    itself = await table.alice.slash(table.table, "check", ability="STR", helper="Ann")
+    assert itself.ephemeral and "cannot help themselves" in itself.response.content
+
+
+async def test_helper_is_refused_outside_d20_check(table: Table) -> None:
+    await _party(table, "roll-under", [{"STR": 14}, {"STR": 10}, {"STR": 10}])
+    result = await table.alice.slash(table.table, "check", ability="STR", helper="Bo")
+    assert result.ephemeral and "has no helper" in result.response.content

@@ -43,8 +43,11 @@ class ChecksCog(commands.Cog):
         rank_bonus="Pen & Dagger: rank bonus or penalty, e.g. 1 or -1",
         reliable="Pen & Dagger: raise the result one level (not on a natural 1)",
         unreliable="Pen & Dagger: lower the result one level (not on a natural 20)",
+        helper="d20 check: a character working with you (you roll with advantage)",
     )
-    @app_commands.autocomplete(ability=ac.ability, proficiency=ac.proficiency)
+    @app_commands.autocomplete(
+        ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
+    )
     @app_commands.guild_only()
     async def check(
         self,
@@ -59,6 +62,7 @@ class ChecksCog(commands.Cog):
         rank_bonus: app_commands.Range[int, -10, 10] | None = None,
         reliable: bool = False,
         unreliable: bool = False,
+        helper: app_commands.Range[str, 1, 64] | None = None,
     ) -> None:
         bot = bot_of(interaction)
         options = CheckOptions(
@@ -72,6 +76,7 @@ class ChecksCog(commands.Cog):
             rank_bonus=rank_bonus,
             reliable=reliable,
             unreliable=unreliable,
+            helper=helper,
         )
         result = await checks.perform_check(
             bot.db, bot.rng, caller_from(interaction), options, request_text(interaction)

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bot.app import PbpBot
-from bot.play._parse import Click, Meta, PlayError, Slash, complete, parse_line, resolve
+from bot.play._parse import (
+    Click,
+    Meta,
+    PlayError,
+    Slash,
+    command_paths,
+    complete,
+    parse_line,
+    resolve,
+)
 from tests.play.conftest import FakeDirectory
 
 
@@ -82,7 +91,6 @@ async def test_user_role_and_channel_options_name_people_and_places(tree_bot: Pb
         ("campaign", "/campaign needs a subcommand"),
         ("campaign sett", "/campaign has no subcommand sett. Did you mean set?"),
         ("check ability:DEX ability:STR", "`ability` is given twice"),
-        ("luck now", "/luck takes no options"),
         ('roll dice:"1d20', "never closes it"),
     ],
 )
@@ -90,6 +98,12 @@ async def test_bad_commands_get_a_clear_message(tree_bot: PbpBot, text: str, mes
     with pytest.raises(PlayError) as raised:
         resolve(tree_bot.tree, text, FakeDirectory())
     assert message in str(raised.value)
+
+
+async def test_text_after_a_command_without_options_is_refused(tree_bot: PbpBot) -> None:
+    bare = next(path for path, command in command_paths(tree_bot.tree) if not command.parameters)
+    with pytest.raises(PlayError, match=f"/{bare} takes no options"):
+        resolve(tree_bot.tree, f"{bare} now", FakeDirectory())
 
 
 async def test_a_question_mark_asks_for_suggestions_instead_of_running(

@@ -29,6 +29,9 @@ class CommandContext:
     error_type: str | None = None
 
 
+#: Loggers that would write SQL parameters at DEBUG.
+QUIET_DRIVERS = ("aiosqlite", "asyncpg", "sqlalchemy.engine")
+
 CURRENT: ContextVar[CommandContext | None] = ContextVar("pbp_command_context", default=None)
 
 
@@ -61,3 +64,8 @@ def install_log_context(logger: logging.Logger | None = None) -> None:
     for handler in target.handlers:
         if not any(isinstance(f, LogContextFilter) for f in handler.filters):
             handler.addFilter(LogContextFilter())
+    # Database drivers log each statement with its parameters at DEBUG: option values and
+    # roll results (hidden ones too) would land in the logs. Never below INFO for them.
+    for name in QUIET_DRIVERS:
+        driver = logging.getLogger(name)
+        driver.setLevel(max(driver.getEffectiveLevel(), logging.INFO))

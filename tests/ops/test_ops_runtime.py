@@ -1,0 +1,182 @@
+"""The running bot as an operator sees it: metrics, /healthz, draining, JSON log lines."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import aiohttp
+import pytest
+from simcord import Env
+from sqlalchemy import func, select
+
+from bot.app import create_bot
+from bot.config import Settings
+from bot.db.models import ledger
+from bot.logs import setup_logging
+from bot.ops import RESTARTING, Operations
+from bot.ops.context import QUIET_DRIVERS, install_log_context
+from bot.ops.inflight import InFlight
+from bot.ops.server import OpsServer
+from tests.bot.conftest import SEED, Table, start_campaign
+
+
+async def _get(port: int, path: str) -> tuple[int, str]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.get(f"http://127.0.0.1:{port}{path}") as response,
+    ):
+        return response.status, await response.text()
+
+
+async def test_metrics_count_commands_by_name_and_outcome_and_errors_by_type(
+    table: Table,
+) -> None:
+    refused = await table.alice.slash(table.table, "campaign show")  # no campaign yet
+    assert refused.ephemeral
+    await start_campaign(table, "roll-under")
+    await table.alice.slash(table.table, "character create", name="Sybilla")
+    await table.bob.slash(table.table, "character create", name="Rook")
+    metrics = table.bot.ops.metrics
+    ok = {"command": "character create", "outcome": "ok"}
+    assert metrics.sample("pbp_commands_total", ok) == 2
+    assert metrics.sample("pbp_commands_total", {"command": "campaign setup", "outcome": "ok"}) == 1
+    user_error = {"command": "campaign show", "outcome": "user_error"}
+    assert metrics.sample("pbp_commands_total", user_error) == 1
+    assert metrics.sample("pbp_errors_total", {"type": "NoCampaign"}) == 1
+    count = metrics.sample("pbp_command_duration_seconds_count", {"command": "character create"})
+    assert count == 2
+    inserts = metrics.sample("pbp_db_query_duration_seconds_count", {"operation": "insert"})
+    assert inserts is not None and inserts >= 3  # the campaign and both characters
+    ops = table.bot.ops
+    server = OpsServer(ops, 0, host="127.0.0.1")
+    port = await server.start()
+    try:
+        status, text = await _get(port, "/metrics")
+    finally:
+        await server.stop()
+    assert status == 200
+    assert 'pbp_commands_total{command="character create",outcome="ok"} 2.0' in text
+    assert 'pbp_gateway_latency_seconds{shard="0"}' in text
+    assert "pbp_interactions_in_flight 0.0" in text
+
+
+async def test_healthz_is_503_until_migrated_and_logged_in_and_again_while_draining(
+    settings: Settings,
+) -> None:
+    ops = Operations()
+    server = OpsServer(ops, 0, host="127.0.0.1")
+    port = await server.start()
+    try:
+        status, body = await _get(port, "/healthz")
+        assert (status, json.loads(body)["status"]) == (503, "starting")
+        ops.health.migrated = True  # what `serve` sets after the migrations
+        assert (await _get(port, "/healthz"))[0] == 503
+        bot = create_bot(settings, rng=random.Random(SEED), ops=ops)
+        env = Env(bot)
+        await env.start()
+        try:
+            status, body = await _get(port, "/healthz")
+            assert (status, json.loads(body)["status"]) == (200, "ready")
+            ops.start_draining()
+            status, body = await _get(port, "/healthz")
+            assert (status, json.loads(body)["status"]) == (503, "shutting down")
+        finally:
+            await env.shutdown()
+    finally:
+        await server.stop()
+
+
+async def test_while_draining_new_commands_are_told_to_retry_and_change_nothing(
+    table: Table,
+) -> None:
+    table.bot.ops.start_draining()
+    result = await table.alice.slash(table.table, "roll", dice="1d20")
+    assert result.ephemeral
+    assert result.response is not None and result.response.content == RESTARTING
+    async with table.bot.db.engine.connect() as conn:
+        assert await conn.scalar(select(func.count()).select_from(ledger)) == 0
+    rejected = table.bot.ops.metrics.sample(
+        "pbp_commands_total", {"command": "roll", "outcome": "rejected"}
+    )
+    assert rejected == 1
+
+
+async def test_in_flight_wait_is_bounded_and_ends_when_the_last_one_finishes() -> None:
+    in_flight = InFlight()
+    assert await in_flight.wait_idle(0)
+    in_flight.enter()
+    in_flight.enter()
+    assert not await in_flight.wait_idle(0.01)  # stuck work does not hold shutdown forever
+    in_flight.exit()
+    assert not await in_flight.wait_idle(0.01)
+    in_flight.exit()
+    assert await in_flight.wait_idle(0.01)
+
+
+@pytest.fixture
+def json_logs() -> Iterator[Any]:
+    """What `python -m bot` sets up with LOG_FORMAT=json and LOG_LEVEL=DEBUG, into a buffer."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    drivers = {name: logging.getLogger(name).level for name in QUIET_DRIVERS}
+    setup_logging("DEBUG", "json")
+    install_log_context()
+    buffer = io.StringIO()
+    for handler in root.handlers:
+        assert isinstance(handler, logging.StreamHandler)
+        handler.setStream(buffer)
+    try:
+        yield buffer.getvalue
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        for name, driver_level in drivers.items():
+            logging.getLogger(name).setLevel(driver_level)
+
+
+@pytest.mark.parametrize("token", ["fake-token-123"])
+async def test_json_log_lines_carry_the_command_context_and_never_the_token_or_a_roll(
+    json_logs: Any, table: Table, token: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table.bot.settings = table.bot.settings.model_copy(update={"discord_token": token})
+    await start_campaign(table, "roll-under")
+    await table.alice.slash(table.table, "character create", name="Whisper-Xyzzy")
+
+    from bot.services import sheets
+
+    async def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(sheets, "campaign_here", broken)
+    failed = await table.alice.slash(table.table, "campaign show")
+    assert failed.response is not None and "incident" in failed.response.content
+    _ = table.env.errors  # the incident above is this test's own doing
+
+    output = json_logs()
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    commands = [line for line in lines if line["message"].startswith("command /")]
+    assert [c["message"].split(" ")[1:3] for c in commands] == [
+        ["/campaign", "setup"],
+        ["/character", "create"],
+        ["/campaign", "show"],
+    ]
+    assert [c["message"].split(" ")[3] for c in commands] == ["ok", "ok", "error"]
+    campaign_id = commands[-1]["campaign"]
+    for line in commands:
+        assert line["guild"] == table.guild.id
+        assert line["command"] in {"campaign setup", "character create", "campaign show"}
+    assert commands[1]["campaign"] == campaign_id
+    incident = next(line for line in lines if line["message"].startswith("incident "))
+    assert incident["incident"] == commands[-1]["incident"]
+    assert (incident["guild"], incident["campaign"], incident["command"]) == (
+        table.guild.id,
+        campaign_id,
+        "campaign show",
+    )
+    assert token not in output
+    assert "xyzzy" not in output.lower()  # option values (what was rolled, names) stay out

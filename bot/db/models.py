@@ -28,7 +28,9 @@ from sqlalchemy import (
     UniqueConstraint,
     text,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
 
 from bot.db.types import BigId, IdList, NameList, UTCDateTime, utcnow
 
@@ -75,6 +77,35 @@ PD_RANKS: tuple[str, ...] = (
 )
 
 
+#: Rolling commands whose default visibility a campaign sets (see bot/services/secrecy.py).
+SECRECY_COMMAND_NAMES: tuple[str, ...] = ("roll", "check", "save", "luck", "gm-roll", "gm-check")
+
+
+class SecrecyDefaults(TypeDecorator[dict[str, str]]):
+    """Per-command default visibility, ``{"check": "blind", ...}``, validated in and out."""
+
+    impl = JSON
+    cache_ok = True
+
+    @staticmethod
+    def _valid(value: Any) -> dict[str, str]:
+        if not isinstance(value, dict):
+            raise ValueError("secrecy defaults must be a mapping")
+        modes = {v.value for v in Visibility}
+        out: dict[str, str] = {}
+        for command, mode in value.items():
+            if command not in SECRECY_COMMAND_NAMES or mode not in modes:
+                raise ValueError(f"invalid secrecy default {command!r}: {mode!r}")
+            out[str(command)] = str(mode)
+        return dict(sorted(out.items()))
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        return self._valid(value if value is not None else {})
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> dict[str, str]:
+        return self._valid(value if value is not None else {})
+
+
 def _in(column: str, values: tuple[str, ...] | list[str]) -> str:
     quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
     return f"{column} IN ({quoted})"
@@ -115,6 +146,10 @@ class Campaign(Base):
     tier_hard: Mapped[int] = mapped_column(SmallInteger, default=17)
     tier_very_hard: Mapped[int] = mapped_column(SmallInteger, default=20)
     ability_names: Mapped[list[str]] = mapped_column(NameList)
+    #: Default visibility per rolling command; a command not listed uses its built-in default.
+    secrecy_defaults: Mapped[dict[str, str]] = mapped_column(
+        SecrecyDefaults, default=dict, server_default=text("'{}'")
+    )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -11,6 +11,7 @@ from bot.rules import pen_and_dagger as pd
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView, fortune_maximum
 from bot.services.checks import SYSTEM_NAMES
+from bot.services.secrecy import SECRECY_COMMANDS, default_visibility
 
 
 def campaign_embed(campaign: CampaignView) -> discord.Embed:
@@ -38,8 +39,17 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
         )
     if campaign.system is RuleSystem.D20_CHECK:
         style.add_field(embed, "Critical hits and fumbles", "on" if campaign.crit_rules else "off")
+    style.add_field(embed, "Who sees rolls by default", _secrecy_line(campaign))
     style.set_footer(embed, f"campaign #{campaign.id}")
     return embed
+
+
+def _secrecy_line(campaign: CampaignView) -> str:
+    """`/roll public · /check public · … · /gm check blind` (set with /campaign set secrecy)."""
+    return " · ".join(
+        f"/{name.replace('-', ' ')} {default_visibility(campaign, name).value}"
+        for name in SECRECY_COMMANDS
+    )
 
 
 def _score_line(system: RuleSystem, ability: str, value: int) -> str:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Row, case, delete, select, update
@@ -29,6 +29,9 @@ DEFAULT_ABILITIES: Mapping[RuleSystem, tuple[str, ...]] = {
 CONFIGURABLE_ABILITIES = frozenset({RuleSystem.THRESHOLD, RuleSystem.D20_CHECK})
 
 _T = campaigns
+
+SecrecyCommand = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
+VisibilityName = Literal["public", "gm", "blind", "self"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,8 @@ class CampaignView:
     tiers: Tiers
     ability_names: tuple[str, ...]
     created_at: datetime
+    #: Default visibility per rolling command (only those a GM set; see services/secrecy.py).
+    secrecy_defaults: Mapping[str, str] = field(default_factory=dict)
 
     def ability(self, name: str) -> str:
         """The campaign's spelling of ``name`` (case-insensitive), or :class:`InvalidValue`."""
@@ -90,6 +95,7 @@ def _view(row: Row[Any]) -> CampaignView:
         ),
         ability_names=tuple(m["ability_names"]),
         created_at=m["created_at"],
+        secrecy_defaults=dict(m["secrecy_defaults"] or {}),
     )
 
 
@@ -109,6 +115,7 @@ class SettingsChange(BaseModel):
     tier_hard: int | None = Field(default=None, ge=1, le=40)
     tier_very_hard: int | None = Field(default=None, ge=1, le=40)
     ability_names: NameListModel | None = None
+    secrecy_defaults: dict[SecrecyCommand, VisibilityName] | None = None
 
 
 def _validation_message(exc: ValidationError) -> str:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import dataclass
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.dice import RollResult, parse, roll
-from bot.services import ledger
+from bot.services import ledger, secrecy
 from bot.services._sql import transaction
-from bot.services.campaigns import campaign_for_channel_in
+from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
 
@@ -22,6 +23,15 @@ class DiceRoll:
     roll_id: int
     result: RollResult
     label: str | None
+    visibility: Visibility = Visibility.PUBLIC
+    #: SHA-256 commitment of a hidden roll (shown on its public stub).
+    commitment: str | None = None
+    campaign: CampaignView | None = None
+
+    @property
+    def gm_targets(self) -> secrecy.GmTargets:
+        """Where the GM copy of a hidden roll goes."""
+        return secrecy.GmTargets.of(self.campaign)
 
 
 async def roll_dice(
@@ -32,26 +42,29 @@ async def roll_dice(
     *,
     label: str | None = None,
     request: str,
-    visibility: Visibility = Visibility.PUBLIC,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = "roll",
 ) -> DiceRoll:
     """Parse (limits checked before any die), roll and record one expression.
 
     In a campaign's channel the row is filed under that campaign, so /history finds it.
+    ``visibility`` None means the campaign's default for ``command`` ("roll" or "gm-roll");
+    hidden rolls are recorded with their commitment (services/secrecy.py).
     """
     parsed = parse(expression)  # a DiceError here changes nothing
     label = " ".join(label.split()) if label else None
     async with transaction(db) as session:
-        campaign_id: int | None = None
+        campaign: CampaignView | None = None
         if caller.guild_id is not None:
-            try:
+            with contextlib.suppress(NoCampaign):
                 campaign = await campaign_for_channel_in(
                     session, caller.guild_id, caller.channel_id, caller.parent_channel_id
                 )
-                campaign_id = campaign.id
-            except NoCampaign:
-                pass
+        if command == "gm-roll":
+            secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
+        chosen = secrecy.resolve_visibility(visibility, campaign, command)
         result = roll(parsed, rng)
-        recorded = await ledger.record_roll_in(
+        recorded = await secrecy.record_roll_in(
             session,
             ledger.NewRoll(
                 origin=ledger.Origin(
@@ -64,10 +77,10 @@ async def roll_dice(
                 request=request,
                 dice=result.to_record()["terms"],
                 outcome={"total": result.total, "label": label, "expression": result.expression},
-                visibility=visibility,
-                campaign_id=campaign_id,
+                visibility=chosen,
+                campaign_id=campaign.id if campaign else None,
             ),
         )
         if recorded.duplicate:
             raise DuplicateInteraction(recorded.id)
-    return DiceRoll(recorded.id, result, label)
+    return DiceRoll(recorded.id, result, label, chosen, recorded.commitment, campaign)

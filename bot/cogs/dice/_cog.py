@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import deliver
 from bot.render.dice import roll_embed
+from bot.render.secrecy import stub_embed
 from bot.services.rolls import roll_dice
 
 
@@ -20,12 +22,14 @@ class DiceCog(commands.Cog):
     @app_commands.describe(
         dice="Dice notation: 1d20+5, 4d6kh3, adv+3, 8d6 [fire] # fireball (see the help)",
         label="What the roll is for (shown as the title)",
+        secret="Who sees the result: public, gm (GM and you), blind (GM only), self (you only)",
     )
     async def roll(
         self,
         interaction: discord.Interaction[Any],
         dice: app_commands.Range[str, 1, 1000],
         label: app_commands.Range[str, 1, 100] | None = None,
+        secret: Literal["public", "gm", "blind", "self"] | None = None,
     ) -> None:
         bot = bot_of(interaction)
         rolled = await roll_dice(
@@ -35,8 +39,17 @@ class DiceCog(commands.Cog):
             dice,
             label=label,
             request=request_text(interaction),
+            visibility=secret,
         )
-        await interaction.response.send_message(
-            embed=roll_embed(interaction.user.display_name, rolled),
-            allowed_mentions=discord.AllowedMentions.none(),
+        name = interaction.user.display_name
+        await deliver(
+            interaction,
+            full=roll_embed(name, rolled),
+            stub=stub_embed(
+                name, label or "dice", rolled.roll_id, rolled.visibility, rolled.commitment
+            ),
+            visibility=rolled.visibility,
+            gm_targets=rolled.gm_targets,
+            roll_id=rolled.roll_id,
+            commitment=rolled.commitment,
         )

@@ -1,0 +1,116 @@
+"""Answer a rolling command with the right visibility (public, gm, blind or self).
+
+- public: the result in the channel.
+- gm: a stub in the channel, the result ephemerally to the roller, a copy to the GM.
+- blind: a stub in the channel, a copy to the GM only (the roller gets a note).
+- self: the result ephemerally to the roller only.
+
+The GM copy goes to the campaign's GM channel; failing that, by direct message to the GMs
+recorded at setup; failing both, the roller is told (without any of the result) how a GM sets
+a GM channel. The roll is recorded before any of this, exactly once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.db.models import Visibility
+from bot.render import secrecy as render
+from bot.services.secrecy import GmTargets
+
+log = logging.getLogger(__name__)
+_QUIET = discord.AllowedMentions.none()
+
+
+async def _to_channel(
+    client: discord.Client, channel_id: int, content: str, embed: discord.Embed
+) -> bool:
+    channel = client.get_channel(channel_id)
+    try:
+        if channel is None:
+            channel = await client.fetch_channel(channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            return False
+        await channel.send(content, embed=embed, allowed_mentions=_QUIET)
+    except discord.HTTPException as exc:
+        # Logged without the result: only ids and Discord's status.
+        log.warning("GM channel %s unreachable: %s %s", channel_id, exc.status, exc.code)
+        return False
+    return True
+
+
+async def _to_dms(
+    client: discord.Client, user_ids: tuple[int, ...], content: str, embed: discord.Embed
+) -> bool:
+    delivered = False
+    for user_id in user_ids:
+        try:
+            user = client.get_user(user_id) or await client.fetch_user(user_id)
+            await user.send(content, embed=embed, allowed_mentions=_QUIET)
+            delivered = True
+        except discord.HTTPException as exc:
+            log.warning("GM %s cannot be sent a DM: %s %s", user_id, exc.status, exc.code)
+    return delivered
+
+
+async def send_to_gm(
+    client: discord.Client, targets: GmTargets, content: str, embed: discord.Embed
+) -> bool:
+    """The GM channel, else DMs to the GMs recorded at setup; True if anyone got it."""
+    if targets.channel_id is not None and await _to_channel(
+        client, targets.channel_id, content, embed
+    ):
+        return True
+    return await _to_dms(client, targets.user_ids, content, embed)
+
+
+async def deliver(
+    interaction: discord.Interaction[Any],
+    *,
+    full: discord.Embed,
+    stub: discord.Embed | None,
+    visibility: Visibility,
+    gm_targets: GmTargets,
+    roll_id: int,
+    commitment: str | None = None,
+    roller_is_gm: bool = False,
+    view: discord.ui.View | None = None,
+) -> None:
+    """Answer ``interaction`` with ``full`` as ``visibility`` allows; see the module docstring.
+
+    ``view`` (buttons acting on the result) goes only with a copy the roller sees in full.
+    ``roller_is_gm``: a GM's own blind roll is shown to them too.
+    """
+    response = interaction.response
+    if visibility is Visibility.PUBLIC:
+        if view is not None:
+            await response.send_message(embed=full, view=view, allowed_mentions=_QUIET)
+        else:
+            await response.send_message(embed=full, allowed_mentions=_QUIET)
+        return
+    marked = render.marked_copy(full, roll_id, visibility, commitment)
+    if visibility is Visibility.SELF:
+        if view is not None:
+            await response.send_message(embed=marked, view=view, ephemeral=True)
+        else:
+            await response.send_message(embed=marked, ephemeral=True)
+        return
+    if stub is None:
+        raise ValueError("a gm or blind roll needs a public stub")
+    await response.send_message(embed=stub, allowed_mentions=_QUIET)
+    followup = interaction.followup
+    sees_full = visibility is Visibility.GM or roller_is_gm
+    if sees_full:
+        if view is not None:
+            await followup.send(embed=marked, view=view, ephemeral=True)
+        else:
+            await followup.send(embed=marked, ephemeral=True)
+    header = render.gm_copy_text(interaction.user.id, interaction.channel_id or 0)
+    delivered = await send_to_gm(interaction.client, gm_targets, header, marked)
+    if not delivered:
+        await followup.send(render.undelivered_text(), ephemeral=True)
+    elif not sees_full:
+        await followup.send(render.sent_to_gm_text(roll_id), ephemeral=True)

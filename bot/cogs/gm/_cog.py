@@ -1,0 +1,180 @@
+"""The GM's rolls for players (default blind), revealing a hidden roll, and the full log."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import deliver
+from bot.cogs._gm import gm_group
+from bot.cogs.history._cog import HistoryKind, send_history
+from bot.render.checks import check_embed
+from bot.render.dice import roll_embed
+from bot.render.secrecy import reveal_embed, stub_embed
+from bot.services import checks, secrecy
+from bot.services.checks import CheckOptions
+from bot.services.rolls import roll_dice
+
+Secret = Literal["public", "gm", "blind", "self"]
+DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
+SECRET_HELP = "Who sees the result (default: the campaign's, normally blind: only the GM)"
+
+
+class GmRollsCog(commands.Cog):
+    """Holds nothing: the commands live on the shared /gm group (bot/cogs/_gm.py)."""
+
+
+@gm_group.command(name="roll", description="Roll dice as the GM, hidden by default")
+@app_commands.describe(
+    dice="Dice notation: 1d20+5, 4d6kh3, adv+3 …",
+    label="What the roll is for",
+    secret=SECRET_HELP,
+)
+async def gm_roll(
+    interaction: discord.Interaction[Any],
+    dice: app_commands.Range[str, 1, 1000],
+    label: app_commands.Range[str, 1, 100] | None = None,
+    secret: Secret | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    rolled = await roll_dice(
+        bot.db,
+        bot.rng,
+        caller_from(interaction),
+        dice,
+        label=label,
+        request=request_text(interaction),
+        visibility=secret,
+        command="gm-roll",
+    )
+    name = "The GM"
+    await deliver(
+        interaction,
+        full=roll_embed(name, rolled),
+        stub=stub_embed(
+            name, label or "dice", rolled.roll_id, rolled.visibility, rolled.commitment
+        ),
+        visibility=rolled.visibility,
+        gm_targets=rolled.gm_targets,
+        roll_id=rolled.roll_id,
+        commitment=rolled.commitment,
+        roller_is_gm=True,
+    )
+
+
+@gm_group.command(
+    name="check", description="Roll a check for a player's character, hidden by default"
+)
+@app_commands.describe(
+    character="Whose character (their stored scores and proficiencies are used)",
+    ability="The ability (or attribute) the check uses",
+    proficiency="A proficiency on that character's sheet",
+    dc="The DC (d20 check) or exact threshold (threshold system)",
+    difficulty="Threshold system: a difficulty tier instead of dc",
+    advantage="Roll two d20 and keep the better",
+    disadvantage="Roll two d20 and keep the worse",
+    bonus="d20 check: a situational bonus or penalty",
+    rank_bonus="Pen & Dagger: rank bonus or penalty",
+    secret=SECRET_HELP,
+)
+@app_commands.autocomplete(character=ac.any_character, ability=ac.ability)
+async def gm_check(
+    interaction: discord.Interaction[Any],
+    character: app_commands.Range[str, 1, 64],
+    ability: app_commands.Range[str, 1, 32],
+    proficiency: app_commands.Range[str, 1, 64] | None = None,
+    dc: app_commands.Range[int, 1, 100] | None = None,
+    difficulty: DifficultyChoice | None = None,
+    advantage: bool = False,
+    disadvantage: bool = False,
+    bonus: app_commands.Range[int, -100, 100] | None = None,
+    rank_bonus: app_commands.Range[int, -10, 10] | None = None,
+    secret: Secret | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    options = CheckOptions(
+        ability=ability,
+        proficiency=proficiency,
+        dc=dc,
+        difficulty=difficulty.replace("-", " ") if difficulty else None,
+        advantage=advantage,
+        disadvantage=disadvantage,
+        bonus=bonus,
+        rank_bonus=rank_bonus,
+    )
+    result = await checks.perform_gm_check(
+        bot.db,
+        bot.rng,
+        caller_from(interaction),
+        character,
+        options,
+        request_text(interaction),
+        visibility=secret,
+    )
+    await deliver(
+        interaction,
+        full=check_embed(result),
+        stub=stub_embed(
+            result.character.name,
+            result.plan_title,
+            result.roll_id,
+            result.visibility,
+            result.commitment,
+        ),
+        visibility=result.visibility,
+        gm_targets=result.gm_targets,
+        roll_id=result.roll_id,
+        commitment=result.commitment,
+        roller_is_gm=True,
+    )
+
+
+@gm_group.command(name="reveal", description="Show a hidden roll to everyone, with its salt")
+@app_commands.describe(roll="The roll's number, e.g. 42 for #42")
+async def gm_reveal(
+    interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
+) -> None:
+    bot = bot_of(interaction)
+    found = await secrecy.reveal(bot.db, caller_from(interaction), roll)
+    embed = reveal_embed(found.row, secrecy.encoding_of_row(found.row))
+    campaign = found.campaign
+    assert campaign is not None  # reveal refuses rolls without a campaign
+    channel = interaction.channel
+    here = interaction.channel_id == campaign.channel_id or (
+        isinstance(channel, discord.Thread) and channel.parent_id == campaign.channel_id
+    )
+    if here:
+        await interaction.response.send_message(
+            embed=embed, allowed_mentions=discord.AllowedMentions.none()
+        )
+        return
+    target = bot.get_channel(campaign.channel_id) or await bot.fetch_channel(campaign.channel_id)
+    if not isinstance(target, discord.abc.Messageable):
+        raise TypeError("the campaign channel cannot receive messages")
+    await target.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
+    await interaction.response.send_message(
+        f"Roll #{roll} revealed in <#{campaign.channel_id}>.", ephemeral=True
+    )
+
+
+@gm_group.command(name="log", description="Every roll of this campaign, hidden ones included (GM)")
+@app_commands.describe(
+    player="Only this player's rolls",
+    character="Only this character's rolls",
+    kind="Only rolls of this kind",
+    limit="Rolls per page (default 10, at most 25)",
+)
+@app_commands.autocomplete(character=ac.any_character)
+async def gm_log(
+    interaction: discord.Interaction[Any],
+    player: discord.Member | None = None,
+    character: app_commands.Range[str, 1, 64] | None = None,
+    kind: HistoryKind | None = None,
+    limit: app_commands.Range[int, 1, 25] = 10,
+) -> None:
+    await send_history(interaction, player, character, kind, limit, gm_log=True)

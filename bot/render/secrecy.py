@@ -1,0 +1,182 @@
+"""Hidden rolls as Discord sees them: the public stub, the marked full copy, reveal and verify."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.db.models import Visibility
+from bot.render import style
+from bot.services.ledger import RollView
+from bot.services.secrecy import GM_CHANNEL_HINT, Verification
+
+#: Who sees a hidden roll's result, in the stub's words.
+WHO_SEES: dict[Visibility, str] = {
+    Visibility.PUBLIC: "everyone sees the result",
+    Visibility.GM: "only the GM and the roller see the result",
+    Visibility.BLIND: "only the GM sees the result",
+    Visibility.SELF: "only the roller sees the result",
+}
+
+
+def stub_embed(
+    roller: str, what: str, roll_id: int, visibility: Visibility, commitment: str | None
+) -> discord.Embed:
+    """The public face of a hidden roll: who rolled what, the roll id and the commitment.
+
+    Never the dice, the total or the outcome.
+    """
+    embed = style.new_embed(
+        f"{roller} rolls {what} in secret",
+        f"Hidden roll **#{roll_id}** ({visibility.value}): {WHO_SEES[visibility]}.",
+        style.INFO,
+    )
+    if commitment:
+        style.add_field(embed, "Commitment (SHA-256)", f"`{commitment}`")
+    style.set_footer(embed, f"roll #{roll_id} · after /gm reveal, check it with /verify")
+    return embed
+
+
+def marked_copy(
+    full: discord.Embed, roll_id: int, visibility: Visibility, commitment: str | None
+) -> discord.Embed:
+    """The full result for an entitled viewer, marked as hidden and with its commitment."""
+    copy = discord.Embed.from_dict(full.to_dict())
+    note = f"Hidden roll #{roll_id} ({visibility.value}): {WHO_SEES[visibility]}."
+    if commitment:
+        note += f"\nCommitment: `{commitment}`"
+    style.add_field(copy, "Secret", note)
+    return copy
+
+
+def gm_copy_text(roller_id: int, channel_id: int) -> str:
+    """The line above the GM's copy: whose roll, from where."""
+    return f"Hidden roll by <@{roller_id}> in <#{channel_id}>:"
+
+
+def undelivered_text() -> str:
+    """Told to the roller when no GM could be reached (nothing of the result in it)."""
+    return (
+        "The GM copy could not be delivered: this campaign has no GM channel and the GMs "
+        "could not be reached by direct message. The roll is recorded; the GM can see it "
+        f"with /gm log. {GM_CHANNEL_HINT}"
+    )
+
+
+def sent_to_gm_text(roll_id: int) -> str:
+    """The roller's note for a blind roll."""
+    return f"Roll #{roll_id} was sent to the GM; you will learn the result from them."
+
+
+def _total(outcome: dict[str, Any]) -> int | None:
+    if isinstance(outcome.get("total"), int):
+        return int(outcome["total"])
+    if isinstance(outcome.get("kept"), int) and isinstance(outcome.get("modifiers"), list):
+        return int(outcome["kept"]) + sum(int(m[1]) for m in outcome["modifiers"])
+    if isinstance(outcome.get("roll"), int) and isinstance(outcome.get("modifier"), int):
+        return (
+            int(outcome["roll"])
+            + int(outcome["modifier"])
+            + int(outcome.get("carry_over_used") or 0)
+        )
+    return None
+
+
+def _faces(row: RollView) -> list[int]:
+    if row.kind == "roll" and isinstance(row.dice, list):
+        return [
+            int(die["face"])
+            for term in row.dice
+            if isinstance(term, dict)
+            for die in term.get("dice", [])
+            if isinstance(die, dict) and isinstance(die.get("face"), int)
+        ]
+    if isinstance(row.dice, list):
+        return [int(d) for d in row.dice if isinstance(d, int)]
+    return []
+
+
+def result_summary(row: RollView) -> str:
+    """The stored result in one line: the dice, the total, the result in words."""
+    outcome = row.outcome if isinstance(row.outcome, dict) else {}
+    parts = []
+    faces = _faces(row)
+    if faces:
+        parts.append("dice " + ", ".join(str(f) for f in faces))
+    total = _total(outcome)
+    if total is not None:
+        parts.append(f"total **{total}**")
+    for key in ("level", "result"):
+        if isinstance(outcome.get(key), str):
+            parts.append(str(outcome[key]).replace("_", " "))
+            break
+    if isinstance(outcome.get("lucky"), bool):
+        parts.append("Lucky" if outcome["lucky"] else "Not lucky")
+    return " · ".join(parts) or "recorded"
+
+
+def who(row: RollView) -> str:
+    """`Ayla (<@123>)` or `<@123>`."""
+    if row.character_name:
+        return f"{row.character_name} (<@{row.user_id}>)"
+    return f"<@{row.user_id}>"
+
+
+def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
+    """The revealed roll with its salt and the exact bytes to hash, for /verify or sha256sum."""
+    embed = style.new_embed(
+        f"Roll #{row.id} revealed",
+        f"{who(row)} rolled `{style.clip(row.request, 200)}` ({row.visibility.value}).\n"
+        f"{result_summary(row)}",
+        style.NEUTRAL,
+    )
+    style.add_field(embed, "Salt", f"`{row.salt}`")
+    style.add_field(embed, "Commitment (SHA-256)", f"`{row.commitment}`")
+    text = encoding.decode("ascii")
+    if len(text) <= style.FIELD_VALUE_LIMIT - 8:
+        style.add_field(embed, "Encoding hashed", f"```{text}```")
+    else:
+        style.add_field(embed, "Encoding hashed", "too long to show here: use /verify")
+    style.set_footer(embed, f"roll #{row.id} · anyone can check it: /verify roll:{row.id}")
+    return embed
+
+
+def verify_embed(result: Verification) -> discord.Embed:
+    """What /verify found, in plain words."""
+    row = result.access.row
+    if result.stored is None:
+        return style.new_embed(
+            f"Roll #{row.id}",
+            "That roll was public: it has no commitment, and it stands as it was shown.",
+            style.INFO,
+        )
+    if not result.checked:
+        embed = style.new_embed(
+            f"Roll #{row.id} is still hidden",
+            "It cannot be checked until the GM reveals it (/gm reveal). Its commitment, "
+            "as the stub showed it:",
+            style.INFO,
+        )
+        style.add_field(embed, "Commitment (SHA-256)", f"`{result.stored}`")
+        return embed
+    if result.matches:
+        embed = style.new_embed(
+            f"Roll #{row.id}: the commitment matches",
+            "The stored result hashes to the commitment shown when it was rolled: "
+            "it has not been changed since.\n" + result_summary(row),
+            style.SUCCESS,
+        )
+    else:
+        embed = style.new_embed(
+            f"Roll #{row.id}: the commitment does NOT match",
+            "The stored result does not hash to the commitment shown when it was rolled: "
+            "the record was changed after the roll.",
+            style.FAILURE,
+        )
+    style.add_field(embed, "Commitment (shown when rolled)", f"`{result.stored}`")
+    style.add_field(embed, "Recomputed", f"`{result.recomputed}`")
+    if result.encoding is not None and len(result.encoding) <= style.FIELD_VALUE_LIMIT - 8:
+        style.add_field(embed, "Encoding hashed", f"```{result.encoding.decode('ascii')}```")
+    style.set_footer(embed, "By hand: printf '%s' '<encoding>' | sha256sum (see the README)")
+    return embed

@@ -1,0 +1,203 @@
+"""Are my dice cursed? Natural d20 faces per player against a fair die, with a chi-square test.
+
+The p-value uses the regularized upper incomplete gamma function Q(k/2, x/2), written here
+(no scipy): a series for x < a + 1 and a continued fraction otherwise (Numerical Recipes,
+section 6.2). Only rolls the viewer may see are counted, so statistics never leak hidden faces.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.db.engine import Database
+from bot.services._sql import transaction
+from bot.services.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.context import Caller
+from bot.services.errors import NoCampaign
+from bot.services.ledger import RollView, latest_rolls_in
+from bot.services.secrecy import can_see, viewer_is_gm
+
+FACES = 20
+#: Below 100 rolls (5 expected per face, the usual rule of thumb for a chi-square test) there
+#: is no verdict, only the counts.
+MIN_ROLLS = 100
+#: Kinds whose ``dice`` column is the list of natural d20 faces.
+D20_KINDS = frozenset({"check", "save", "attempt", "luck", "test"})
+
+PAGE = 100
+_EPS = 1e-15
+_TINY = 1e-300
+
+
+def _lower_series(a: float, x: float) -> float:
+    """P(a, x) by its series: e^-x x^a / Gamma(a+1) * sum x^n / ((a+1)...(a+n))."""
+    term = total = 1.0 / a
+    ap = a
+    for _ in range(10_000):
+        ap += 1.0
+        term *= x / ap
+        total += term
+        if abs(term) < abs(total) * _EPS:
+            break
+    return total * math.exp(-x + a * math.log(x) - math.lgamma(a))
+
+
+def _upper_fraction(a: float, x: float) -> float:
+    """Q(a, x) by Lentz's continued fraction."""
+    b = x + 1.0 - a
+    c = 1.0 / _TINY
+    d = 1.0 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = _TINY if abs(d) < _TINY else d
+        c = b + an / c
+        c = _TINY if abs(c) < _TINY else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < _EPS:
+            break
+    return math.exp(-x + a * math.log(x) - math.lgamma(a)) * h
+
+
+def regularized_gamma_q(a: float, x: float) -> float:
+    """Q(a, x) = Gamma(a, x) / Gamma(a), for a > 0, x >= 0."""
+    if a <= 0 or x < 0:
+        raise ValueError("Q(a, x) needs a > 0 and x >= 0")
+    if x == 0:
+        return 1.0
+    if x < a + 1.0:
+        return max(0.0, 1.0 - _lower_series(a, x))
+    return min(1.0, _upper_fraction(a, x))
+
+
+def chi_square_sf(statistic: float, df: int) -> float:
+    """P(X >= statistic) for a chi-square variable with ``df`` degrees of freedom."""
+    return regularized_gamma_q(df / 2.0, statistic / 2.0)
+
+
+def chi_square_statistic(counts: Sequence[int]) -> float:
+    """Pearson's statistic of ``counts`` against equal expected counts."""
+    n = sum(counts)
+    expected = n / len(counts)
+    return sum((c - expected) ** 2 / expected for c in counts)
+
+
+def verdict(p: float) -> str:
+    """The p-value in plain words."""
+    if p < 0.001:
+        return "very unlikely from fair dice (p < 0.001): worth a look"
+    if p < 0.01:
+        return "unusual for fair dice (p < 0.01), though streaks do happen"
+    if p < 0.05:
+        return "a little unusual (p < 0.05), most likely chance"
+    return "consistent with fair dice"
+
+
+@dataclass(frozen=True, slots=True)
+class FaceStats:
+    """One player's natural d20 faces and the test against a fair die."""
+
+    user_id: int
+    counts: tuple[int, ...]  # counts[0] is the number of 1s
+    rolls: int
+    mean: float | None
+    chi_square: float | None
+    p_value: float | None
+
+    @property
+    def enough(self) -> bool:
+        return self.rolls >= MIN_ROLLS
+
+    @property
+    def verdict(self) -> str:
+        if self.p_value is None:
+            return f"not enough rolls yet ({self.rolls} of {MIN_ROLLS} needed for a verdict)"
+        return verdict(self.p_value)
+
+
+def face_stats(user_id: int, faces: Sequence[int]) -> FaceStats:
+    """Counts, mean, chi-square statistic and p-value (19 degrees of freedom)."""
+    tally = Counter(faces)
+    counts = tuple(tally.get(face, 0) for face in range(1, FACES + 1))
+    n = len(faces)
+    mean = sum(faces) / n if n else None
+    if n < MIN_ROLLS:
+        return FaceStats(user_id, counts, n, mean, None, None)
+    statistic = chi_square_statistic(counts)
+    return FaceStats(user_id, counts, n, mean, statistic, chi_square_sf(statistic, FACES - 1))
+
+
+def natural_d20s(kind: str, dice: Any) -> list[int]:
+    """The natural d20 faces a ledger row holds (every d20 rolled, kept or not)."""
+    if not isinstance(dice, list):
+        return []
+    if kind in D20_KINDS:
+        return [d for d in dice if isinstance(d, int) and 1 <= d <= FACES]
+    if kind == "roll":
+        faces: list[int] = []
+        for term in dice:
+            if isinstance(term, dict) and term.get("sides") == FACES:
+                for die in term.get("dice", []):
+                    if isinstance(die, dict) and isinstance(die.get("face"), int):
+                        faces.append(die["face"])
+        return faces
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignStats:
+    """Per-player statistics of a campaign, as far as the viewer may see."""
+
+    campaign: CampaignView
+    players: list[FaceStats]
+    hidden_skipped: int
+
+
+async def campaign_stats(
+    db: Database, caller: Caller, player_id: int | None = None
+) -> CampaignStats:
+    """Each player's (or one player's) natural d20 faces in this channel's campaign.
+
+    Rows the caller may not see are left out (their number is reported, nothing else).
+    """
+    if caller.guild_id is None:
+        raise NoCampaign()
+    rows: list[RollView] = []
+    async with transaction(db) as session:
+        campaign = await campaign_for_channel_in(
+            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+        )
+        before: int | None = None
+        while True:  # the ledger's own reader, 100 rows at a time, newest first
+            batch = await latest_rolls_in(
+                session,
+                campaign.id,
+                limit=PAGE,
+                user_id=player_id,
+                kinds=[*D20_KINDS, "roll"],
+                before_id=before,
+            )
+            rows += batch
+            if len(batch) < PAGE:
+                break
+            before = batch[-1].id
+    gm = viewer_is_gm(campaign, caller)
+    faces: dict[int, list[int]] = {}
+    skipped = 0
+    for row in reversed(rows):
+        if not can_see(row, caller.user_id, gm):
+            skipped += 1
+            continue
+        found = natural_d20s(row.kind, row.dice)
+        if found:
+            faces.setdefault(row.user_id, []).extend(found)
+    players = [face_stats(user, found) for user, found in sorted(faces.items())]
+    return CampaignStats(campaign, players, skipped)

@@ -13,6 +13,7 @@ their ledger rows are ``blind`` and get ``revealed_at`` when the GM reveals.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,7 +24,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
-from bot.db.models import ledger as ledger_table
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.rules.common import roll_d20
@@ -438,18 +438,14 @@ async def reveal(
         ).first()
         if stamped is None:
             raise AlreadyRevealed()
-        # The ledger's one permitted update: revealed_at, once, on the request's blind rows.
-        roll_ids = select(_T.c.roll_id).where(_T.c.request_id == chosen, _T.c.roll_id.isnot(None))
-        group_ids = select(_R.c.group_roll_id).where(
-            _R.c.id == chosen, _R.c.group_roll_id.isnot(None)
-        )
-        L = ledger_table
-        await session.execute(
-            update(L)
-            .where(
-                (L.c.id.in_(roll_ids) | L.c.id.in_(group_ids)),
-                L.c.revealed_at.is_(None),
-            )
-            .values(revealed_at=utcnow())
-        )
-        return campaign, await load_in(session, chosen)
+        rows = select(_T.c.roll_id).where(_T.c.request_id == chosen, _T.c.roll_id.isnot(None))
+        roll_ids: list[int] = list((await session.execute(rows)).scalars())
+        group_id = (
+            await session.execute(select(_R.c.group_roll_id).where(_R.c.id == chosen))
+        ).scalar_one_or_none()
+        revealed = await load_in(session, chosen)
+    # The ledger's one permitted update: revealed_at, once per blind row of the request.
+    for roll_id in [*roll_ids, *([group_id] if group_id is not None else [])]:
+        with contextlib.suppress(AlreadyRevealed):
+            await ledger.stamp_revealed(db, roll_id)
+    return campaign, revealed

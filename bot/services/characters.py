@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -108,53 +108,69 @@ class CharacterView:
         return self.proficiencies.get(name.strip().casefold())
 
 
-def _children_stmt(ids: Sequence[int]) -> Any:
-    """Scores, proficiencies, saves and pending modifiers of ``ids`` in one round trip."""
+_Parts = tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]]
 
-    def owner(column: ColumnElement[int]) -> ColumnElement[bool]:
-        return column == ids[0] if len(ids) == 1 else column.in_(ids)
 
+def _characters_stmt(*where: ColumnElement[bool]) -> Any:
+    """The characters matching ``where`` and all their children, in ONE statement.
+
+    Each character comes once as a ``part = 'c'`` row, then once per score, proficiency, save
+    and pending modifier, every row carrying the character's columns (one index lookup per
+    branch). One statement instead of two: the check path pays per statement.
+    """
     s, p, v, m = character_scores, character_proficiencies, character_saves, pending_modifiers
-    no_text = null().cast(String(12))
+    no_text = null().cast(String(64))
     no_number = null().cast(SmallInteger)
+    columns = list(_C.c)
     return union_all(
         select(
-            literal_column("'s'").label("part"),
-            s.c.character_id,
-            s.c.ability.label("name"),
-            s.c.value.label("number"),
-            no_text.label("rank"),
-        ).where(owner(s.c.character_id)),
-        select(literal_column("'p'"), p.c.character_id, p.c.name, p.c.degree, p.c.rank).where(
-            owner(p.c.character_id)
-        ),
-        select(literal_column("'v'"), v.c.character_id, v.c.ability, no_number, no_text).where(
-            owner(v.c.character_id)
-        ),
-        select(literal_column("'m'"), m.c.character_id, m.c.ability, m.c.value, no_text).where(
-            owner(m.c.character_id)
-        ),
+            *columns,
+            literal_column("'c'").label("part"),
+            no_text.label("child_name"),
+            no_number.label("number"),
+            null().cast(String(12)).label("rank"),
+        ).where(*where),
+        select(*columns, literal_column("'s'"), s.c.ability, s.c.value, no_text)
+        .join_from(_C, s, s.c.character_id == _C.c.id)
+        .where(*where),
+        select(*columns, literal_column("'p'"), p.c.name, p.c.degree, p.c.rank)
+        .join_from(_C, p, p.c.character_id == _C.c.id)
+        .where(*where),
+        select(*columns, literal_column("'v'"), v.c.ability, no_number, no_text)
+        .join_from(_C, v, v.c.character_id == _C.c.id)
+        .where(*where),
+        select(*columns, literal_column("'m'"), m.c.ability, m.c.value, no_text)
+        .join_from(_C, m, m.c.character_id == _C.c.id)
+        .where(*where),
     )
 
 
-async def _load_where(session: AsyncSession, *where: ColumnElement[bool]) -> list[CharacterView]:
-    rows = (await session.execute(select(_C).where(*where).order_by(_C.c.id))).all()
-    if not rows:
-        return []
-    parts: dict[int, tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]]] = {
-        row.id: ({}, {}, set(), {}) for row in rows
-    }
-    children = cast(
-        "list[tuple[str, int, str, int | None, str | None]]",
-        (await session.execute(_children_stmt(list(parts)))).all(),
-    )
-    for child in children:
-        _fill(parts[child[1]], [child])
-    return [_view(row, parts[row.id]) for row in rows]
+def _assemble(rows: Sequence[Row[Any]]) -> list[CharacterView]:
+    """Views from :func:`_characters_stmt` rows, oldest character first."""
+    found: dict[int, tuple[Row[Any], _Parts]] = {}
+    children: list[Row[Any]] = []
+    for row in rows:
+        if row.part == "c":
+            found[row.id] = (row, ({}, {}, set(), {}))
+        else:
+            children.append(row)
+    for row in children:
+        _fill(found[row.id][1], [(row.part, row.id, row.child_name, row.number, row.rank)])
+    return [_view(row, parts) for _, (row, parts) in sorted(found.items())]
+
+
+async def _load_where(session: Executor, *where: ColumnElement[bool]) -> list[CharacterView]:
+    return _assemble((await session.execute(_characters_stmt(*where))).all())
+
+
+async def _load_prebuilt(
+    session: Executor, stmt: Any, params: dict[str, Any]
+) -> list[CharacterView]:
+    return _assemble((await session.execute(stmt, params)).all())
 
 
 def _fill(
-    parts: tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]],
+    parts: _Parts,
     children: list[tuple[str, int, str, int | None, str | None]],
 ) -> None:
     scores, profs, saves, pending = parts
@@ -169,10 +185,7 @@ def _fill(
             pending[name] = int(number or 0)
 
 
-def _view(
-    row: Row[Any],
-    parts: tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]],
-) -> CharacterView:
+def _view(row: Row[Any], parts: _Parts) -> CharacterView:
     m = row._mapping
     scores, profs, saves, pending = parts
     return CharacterView(
@@ -205,33 +218,28 @@ def _clean_name(name: str) -> str:
 # --- reading, inside a caller's transaction -------------------------------------------------
 
 
-_BY_ID = select(_C).where(_C.c.id == bindparam("cid"))
-_CHILDREN_BY_ID = _children_stmt([bindparam("cid")])  # type: ignore[list-item]
+# Prebuilt: these are on the path of every check; only the parameters change.
+_BY_ID = _characters_stmt(_C.c.id == bindparam("cid"))
+_BY_NAME = _characters_stmt(
+    _C.c.campaign_id == bindparam("campaign"), _C.c.name_key == bindparam("key")
+)
+_ACTIVE = _characters_stmt(
+    _C.c.campaign_id == bindparam("campaign"), _C.c.user_id == bindparam("user"), _C.c.is_active
+)
 
 
 async def load_character_in(session: Executor, character_id: int) -> CharacterView:
-    """In a caller's transaction: a character by id, with scores and the rest (2 queries).
-
-    Prebuilt statements: this is on the path of every check.
-    """
-    row = (await session.execute(_BY_ID, {"cid": character_id})).first()
-    if row is None:
+    """In a caller's transaction: a character by id, with scores and the rest (1 query)."""
+    found = await _load_prebuilt(session, _BY_ID, {"cid": character_id})
+    if not found:
         raise NotFound("That character no longer exists.")
-    parts: tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]] = (
-        {},
-        {},
-        set(),
-        {},
-    )
-    children = (await session.execute(_CHILDREN_BY_ID, {"cid": character_id})).all()
-    _fill(parts, cast("list[tuple[str, int, str, int | None, str | None]]", children))
-    return _view(row, parts)
+    return found[0]
 
 
 async def character_by_name_in(session: AsyncSession, campaign_id: int, name: str) -> CharacterView:
     """In a caller's transaction: the campaign's character called ``name`` (any case)."""
     key = " ".join(name.split()).casefold()
-    found = await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.name_key == key)
+    found = await _load_prebuilt(session, _BY_NAME, {"campaign": campaign_id, "key": key})
     if not found:
         raise NotFound(f"No character named {name!r} in this campaign.")
     return found[0]
@@ -241,9 +249,7 @@ async def active_character_in(
     session: AsyncSession, campaign_id: int, user_id: int
 ) -> CharacterView:
     """In a caller's transaction: the user's active character in the campaign."""
-    found = await _load_where(
-        session, _C.c.campaign_id == campaign_id, _C.c.user_id == user_id, _C.c.is_active
-    )
+    found = await _load_prebuilt(session, _ACTIVE, {"campaign": campaign_id, "user": user_id})
     if not found:
         raise NotFound(
             "You have no active character in this campaign: create one with /character create "

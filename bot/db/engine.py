@@ -6,11 +6,21 @@ Nothing is created at import time: the bot calls :func:`create_database` at star
 
 from __future__ import annotations
 
+import collections
+import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 from sqlalchemy import event
+from sqlalchemy.connectors.asyncio import AsyncAdapt_dbapi_connection, AsyncIODBAPIConnection
+from sqlalchemy.dialects.sqlite.aiosqlite import (
+    AsyncAdapt_aiosqlite_connection,
+    AsyncAdapt_aiosqlite_cursor,
+    AsyncAdapt_aiosqlite_dbapi,
+)
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -18,7 +28,8 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.pool import ConnectionPoolEntry, QueuePool
+from sqlalchemy.util.concurrency import await_
 
 #: How long a SQLite connection waits for the write lock before giving up, in milliseconds.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -39,6 +50,148 @@ class Database:
     async def dispose(self) -> None:
         """Close every pooled connection."""
         await self.engine.dispose()
+
+
+# --- SQLite: one trip to aiosqlite's thread per statement ------------------------------------
+#
+# aiosqlite runs every call in its connection's worker thread and hands the result back to the
+# event loop: a thread switch each way, ~50-100 us on a busy machine. SQLAlchemy's adapter makes
+# four such trips per SELECT (cursor(), execute(), fetchall(), close()) and three per write; a
+# check transaction took about 25. The cursor below does execute + fetch + close as one function
+# in that thread (one trip), and a ROLLBACK with no transaction open (the pool's reset when a
+# connection comes back after COMMIT) makes none. Same sqlite3 connection, same thread, same
+# statements; aiosqlite's ``_execute`` is the private call SQLAlchemy's own adapter also relies on.
+
+
+def _run_statement(
+    connection: sqlite3.Connection, begin: bool, operation: str, parameters: Any, many: bool
+) -> tuple[Any, list[Any], int, int | None]:
+    """In aiosqlite's thread: run one statement and collect everything a DBAPI cursor exposes.
+
+    ``begin``: open the transaction first (``BEGIN IMMEDIATE``, deferred to this trip).
+    """
+    if begin:
+        connection.execute("BEGIN IMMEDIATE")
+    cursor = connection.cursor()
+    try:
+        if many:
+            cursor.executemany(operation, parameters)
+        else:
+            cursor.execute(operation, () if parameters is None else parameters)
+        description = cursor.description
+        rows = cursor.fetchall() if description else []
+        return description, rows, cursor.rowcount, cursor.lastrowid
+    finally:
+        cursor.close()
+
+
+class _OneTripCursor(AsyncAdapt_aiosqlite_cursor):
+    """A buffered DBAPI cursor whose statements each cost one trip to aiosqlite's thread."""
+
+    __slots__ = ("_arraysize", "_description", "_lastrowid", "_rowcount")
+
+    def __init__(self, adapt_connection: AsyncAdapt_dbapi_connection) -> None:
+        # No aiosqlite cursor: each execute opens and closes a sqlite3 cursor in the thread.
+        self._adapt_connection = adapt_connection
+        self._connection = adapt_connection._connection
+        self._rows = collections.deque()
+        self._description: Any = None
+        self._rowcount = -1
+        self._lastrowid: int | None = None
+        self._arraysize = 1
+
+    @property
+    def description(self) -> Any:
+        return self._description
+
+    @property
+    def rowcount(self) -> int:
+        return self._rowcount
+
+    @property
+    def lastrowid(self) -> int:
+        return self._lastrowid  # type: ignore[return-value]
+
+    @property
+    def arraysize(self) -> int:
+        return self._arraysize
+
+    @arraysize.setter
+    def arraysize(self, value: int) -> None:
+        self._arraysize = value
+
+    def _run(self, operation: Any, parameters: Any, many: bool) -> None:
+        adapted = self._adapt_connection
+        begin = isinstance(adapted, _OneTripConnection) and adapted.take_pending_begin()
+        try:
+            raw = self._connection._conn
+            self._description, rows, self._rowcount, self._lastrowid = await_(
+                self._connection._execute(_run_statement, raw, begin, operation, parameters, many)
+            )
+        except Exception as error:
+            self._adapt_connection._handle_exception(error)
+        self._rows = collections.deque(rows)
+
+    def execute(self, operation: Any, parameters: Any = None) -> None:
+        self._run(operation, parameters, many=False)
+
+    def executemany(self, operation: Any, seq_of_parameters: Sequence[Any]) -> None:
+        self._run(operation, seq_of_parameters, many=True)
+
+    async def _async_soft_close(self) -> None:
+        return None  # results are buffered and the sqlite3 cursor is already closed
+
+    def close(self) -> None:
+        self._rows.clear()
+
+    def nextset(self) -> None:
+        return None
+
+    def setinputsizes(self, *inputsizes: Any) -> None:
+        return None
+
+
+class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
+    """aiosqlite's adapter with :class:`_OneTripCursor`, a BEGIN that rides along with the
+    transaction's first statement, and a free no-op ROLLBACK."""
+
+    __slots__ = ("_pending_begin",)
+    _cursor_cls = _OneTripCursor
+
+    def __init__(self, dbapi: Any, connection: AsyncIODBAPIConnection) -> None:
+        super().__init__(dbapi, connection)
+        self._pending_begin = False
+
+    def begin_immediate(self) -> None:
+        """Open the transaction with ``BEGIN IMMEDIATE`` in the same trip as the next statement."""
+        self._pending_begin = True
+
+    def take_pending_begin(self) -> bool:
+        """Whether the next statement must open the transaction first; clears the request."""
+        pending, self._pending_begin = self._pending_begin, False
+        return pending
+
+    def commit(self) -> None:
+        if self.take_pending_begin():
+            return  # a transaction without statements: nothing was opened
+        super().commit()
+
+    def rollback(self) -> None:
+        self._pending_begin = False
+        raw = self._connection._connection
+        # ``in_transaction`` only reads sqlite3_get_autocommit(); with the driver in autocommit
+        # mode (isolation_level None) nothing else could have opened a transaction.
+        if raw is not None and not raw.in_transaction:
+            return
+        super().rollback()
+
+
+class _OneTripDbapi(AsyncAdapt_aiosqlite_dbapi):
+    """The aiosqlite DBAPI shim that SQLAlchemy gets for SQLite (``module=``)."""
+
+    def connect(self, *arg: Any, **kw: Any) -> _OneTripConnection:
+        adapted = super().connect(*arg, **kw)
+        return _OneTripConnection(self, adapted._connection)
 
 
 def _ensure_sqlite_directory(url: URL) -> None:
@@ -72,21 +225,44 @@ def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        dbapi_connection = connection.connection.dbapi_connection
+        if isinstance(dbapi_connection, _OneTripConnection):
+            dbapi_connection.begin_immediate()
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_pool_options(url: URL) -> dict[str, Any]:
+    """One pooled connection for a SQLite file (nothing for ``:memory:``, which shares one).
+
+    SQLite has a single writer and every transaction here takes the write lock at BEGIN, so a
+    second connection could only wait inside SQLite's busy handler, which sleeps in steps of
+    up to 100 ms. With one connection, waiting transactions queue in asyncio (first come,
+    first served) and start the moment the previous one commits. The wait is bounded like the
+    busy timeout; :func:`bot.services._sql.transaction` reports it as storage unavailable.
+    """
+    dialect: Any = url.get_dialect()
+    pool_class = dialect.get_pool_class(url)
+    if not issubclass(pool_class, QueuePool):
+        return {}
+    return {"pool_size": 1, "max_overflow": 0, "pool_timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
 
 
 def create_database(url: str | URL, **engine_options: Any) -> Database:
     """Build the engine and session factory for ``url`` (``Settings.database_url``).
 
-    ``engine_options`` go to :func:`~sqlalchemy.ext.asyncio.create_async_engine` (e.g.
-    ``pool_size``). SQLite gets the pragmas above; PostgreSQL uses asyncpg's prepared
-    statement cache as it comes.
+    ``engine_options`` go to :func:`~sqlalchemy.ext.asyncio.create_async_engine` and win over
+    the defaults. SQLite gets the pragmas above, one pooled connection and the one-trip
+    aiosqlite adapter; PostgreSQL uses asyncpg's prepared statement cache as it comes.
     """
     parsed = make_url(url)
     options: dict[str, Any] = {"pool_pre_ping": False}
     if parsed.get_backend_name() == "sqlite":
         _ensure_sqlite_directory(parsed)
         options["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        if parsed.get_driver_name() == "aiosqlite":
+            options["module"] = _OneTripDbapi(aiosqlite, sqlite3)
+        options.update(_sqlite_pool_options(parsed))
     options.update(engine_options)
     engine = create_async_engine(parsed, **options)
     if engine.dialect.name == "sqlite":

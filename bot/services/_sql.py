@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db.engine import Database
@@ -62,4 +63,6 @@ async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
             raise StorageUnavailable() from exc
         raise
     except OSError as exc:  # connection refused before the driver wrapped it
+        raise StorageUnavailable() from exc
+    except PoolTimeout as exc:  # every pooled connection stayed busy (SQLite: the one writer)
         raise StorageUnavailable() from exc

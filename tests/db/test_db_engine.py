@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from sqlalchemy import insert, select, text, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from bot.db.engine import Database, create_database
 from bot.db.models import campaigns, characters, ledger
+from bot.services._sql import transaction
+from bot.services.errors import StorageUnavailable
+
+_CAMPAIGN = {
+    "guild_id": 1,
+    "channel_id": 2,
+    "system": "pen-and-dagger",
+    "gm_role_ids": [],
+    "gm_user_ids": [],
+    "ability_names": ["STR"],
+}
 
 
 async def _campaign_and_character(db: Database) -> int:
@@ -154,3 +168,122 @@ async def test_ledger_visibility_and_commitment_checked(db: Database) -> None:
         with pytest.raises(IntegrityError):
             async with db.engine.begin() as conn:
                 await conn.execute(insert(ledger).values(**{**row, **bad}))
+
+
+# --- SQLite: one pooled connection, transactions that queue, the one-trip adapter ----------
+
+
+def _sqlite_path(url: str) -> str:
+    return url.removeprefix("sqlite+aiosqlite:///")
+
+
+async def test_sqlite_file_gets_one_pooled_connection(database_url: str) -> None:
+    # The default the bot runs with (bench/db.py measures the same): a second checkout waits.
+    db = create_database(database_url, pool_timeout=0.2)
+    try:
+        async with db.engine.connect():
+            with pytest.raises(PoolTimeout):
+                async with db.engine.connect():
+                    pass
+    finally:
+        await db.dispose()
+
+
+async def test_engine_options_override_the_sqlite_pool_default(database_url: str) -> None:
+    db = create_database(database_url, pool_size=2, pool_timeout=0.2)
+    try:
+        async with db.engine.connect(), db.engine.connect() as second:  # two checked out
+            assert (await second.execute(text("SELECT 2"))).scalar() == 2
+    finally:
+        await db.dispose()
+
+
+async def test_concurrent_sqlite_transactions_take_turns(database_url: str) -> None:
+    db = create_database(database_url)
+    character_id = await _campaign_and_character(db)
+    order: list[str] = []
+
+    async def bump(name: str) -> None:
+        async with db.engine.begin() as conn:
+            order.append(f"{name} in")
+            level = (
+                await conn.execute(
+                    select(characters.c.level).where(characters.c.id == character_id)
+                )
+            ).scalar_one()
+            await asyncio.sleep(0.01)  # let the other task try to get in
+            await conn.execute(
+                update(characters).where(characters.c.id == character_id).values(level=level + 1)
+            )
+            order.append(f"{name} out")
+
+    try:
+        await asyncio.gather(*(bump(str(i)) for i in range(5)))
+        async with db.engine.connect() as conn:
+            level = (await conn.execute(select(characters.c.level))).scalar_one()
+    finally:
+        await db.dispose()
+    assert level == 6  # no lost update: each read-modify-write saw the previous commit
+    assert all(order[i].endswith("in") and order[i + 1].endswith("out") for i in range(0, 10, 2))
+
+
+async def test_a_transaction_waiting_too_long_is_storage_unavailable(database_url: str) -> None:
+    # E.g. a use case that opened a second transaction inside its own: a clear error, no hang.
+    db = create_database(database_url, pool_timeout=0.2)
+    try:
+        async with transaction(db) as outer:
+            await outer.execute(text("SELECT 1"))  # holds the one connection
+            with pytest.raises(StorageUnavailable):
+                async with transaction(db) as inner:
+                    await inner.execute(text("SELECT 2"))
+    finally:
+        await db.dispose()
+
+
+async def test_first_statement_takes_the_sqlite_write_lock(database_url: str) -> None:
+    # BEGIN IMMEDIATE rides along with the first statement, even a read: a writer elsewhere
+    # must wait (here it gives up at once), so read-then-write never fails half-way.
+    db = create_database(database_url)
+    other = sqlite3.connect(_sqlite_path(database_url), timeout=0.05, isolation_level=None)
+    try:
+        async with db.engine.begin() as conn:
+            await conn.execute(select(campaigns.c.id))
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("BEGIN IMMEDIATE")
+        other.execute("BEGIN IMMEDIATE")  # free again after COMMIT
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+        await db.dispose()
+
+
+async def test_empty_transaction_then_rollback_discards_writes(db: Database) -> None:
+    async with db.engine.begin():
+        pass  # nothing executed: nothing opened, nothing to commit
+    async with db.engine.connect() as conn:
+        await conn.execute(insert(campaigns).values(**_CAMPAIGN))
+        await conn.rollback()
+    async with db.engine.connect() as conn:
+        assert (await conn.execute(select(func.count()).select_from(campaigns))).scalar() == 0
+
+
+async def test_failed_statement_rolls_back_the_whole_transaction(db: Database) -> None:
+    with pytest.raises(IntegrityError):
+        async with db.engine.begin() as conn:
+            await conn.execute(insert(campaigns).values(**_CAMPAIGN))
+            await conn.execute(insert(campaigns).values(**_CAMPAIGN))  # same channel: refused
+    async with db.engine.connect() as conn:
+        assert (await conn.execute(select(func.count()).select_from(campaigns))).scalar() == 0
+
+
+async def test_rowcount_executemany_and_streaming(db: Database) -> None:
+    rows = [{**_CAMPAIGN, "channel_id": channel} for channel in range(10, 15)]
+    async with db.engine.begin() as conn:
+        await conn.execute(insert(campaigns), rows)
+        changed = await conn.execute(
+            update(campaigns).where(campaigns.c.channel_id >= 12).values(crit_rules=True)
+        )
+        assert changed.rowcount == 3
+    async with db.engine.connect() as conn:
+        streamed = [row.channel_id async for row in await conn.stream(select(campaigns))]
+    assert sorted(streamed) == [10, 11, 12, 13, 14]

@@ -19,7 +19,7 @@ from sqlalchemy import Column, ColumnElement, DateTime, Select, Table, false, in
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, campaigns, ledger
+from bot.db.models import Visibility, campaigns
 from bot.db.schema import metadata
 from bot.services._sql import transaction
 from bot.services.access import require_gm
@@ -31,6 +31,9 @@ FORMAT = "pbp-dice-export"
 #: Bumped when a file written now could not be read by an older bot (a table or column it
 #: lacks, or a changed meaning). Older files stay importable.
 FORMAT_VERSION = 1
+#: The ledger, taken from the schema like every other table: this module only reads it and, on
+#: import, appends rows (append-only holds); ledger.py alone updates it (the reveal stamp).
+ledger = metadata.tables["ledger"]
 #: Rows per statement for ``IN (...)`` look-ups: under every driver's parameter limit.
 _CHUNK = 500
 

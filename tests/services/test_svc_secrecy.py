@@ -168,7 +168,8 @@ async def test_reveal_is_for_gms_once_and_verify_matches(
     "tamper",
     [
         "UPDATE ledger SET dice = '[20, 4]' WHERE id = :id",
-        """UPDATE ledger SET outcome = '{"kept": 20, "modifiers": [["DEX", 3]], "result": "success"}' WHERE id = :id""",
+        'UPDATE ledger SET outcome = \'{"kept": 20, "modifiers": [["DEX", 3]], '
+        '"result": "success"}\' WHERE id = :id',
         "UPDATE ledger SET user_id = 4000000000000002 WHERE id = :id",
     ],
 )

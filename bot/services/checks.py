@@ -19,8 +19,9 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
-from bot.services import ledger, pending
+from bot.services import ledger, pending, secrecy
 from bot.services._sql import transaction
+from bot.services.access import require_gm
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import (
     CharacterView,
@@ -114,6 +115,14 @@ class CheckResult:
     plan_title: str
     kind: str
     outcome: Outcome
+    visibility: Visibility = Visibility.PUBLIC
+    #: SHA-256 commitment of a hidden roll (shown on its public stub).
+    commitment: str | None = None
+
+    @property
+    def gm_targets(self) -> secrecy.GmTargets:
+        """Where the GM copy of a hidden roll goes."""
+        return secrecy.GmTargets.of(self.campaign)
 
 
 def _refuse_options(
@@ -355,14 +364,18 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
 
 
 async def _context_in(
-    session: AsyncSession, caller: Caller, character_name: str | None
+    session: AsyncSession, caller: Caller, character_name: str | None, *, as_gm: bool = False
 ) -> tuple[CampaignView, CharacterView]:
     if caller.guild_id is None:
         raise NoCampaign()
     campaign = await campaign_for_channel_in(
         session, caller.guild_id, caller.channel_id, caller.parent_channel_id
     )
-    character = await resolve_character_in(session, campaign.id, caller.user_id, character_name)
+    if as_gm:
+        require_gm(campaign, caller, "roll for a player's character")
+    character = await resolve_character_in(
+        session, campaign.id, caller.user_id, character_name, any_owner=as_gm
+    )
     return campaign, character
 
 
@@ -373,10 +386,14 @@ async def _perform(
     request: str,
     planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
     *,
-    visibility: Visibility = Visibility.PUBLIC,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = "check",
+    character_name: str | None = None,
+    as_gm: bool = False,
 ) -> CheckResult:
     async with transaction(db) as session:
-        campaign, character = await _context_in(session, caller, None)
+        campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
+        chosen = secrecy.resolve_visibility(visibility, campaign, command)
         carry_over: int | None = None
         if campaign.system is RuleSystem.THRESHOLD:
             # Plan first so a bad option refuses before anything changes, then consume the
@@ -385,7 +402,7 @@ async def _perform(
             carry_over = await pending.consume_pending_in(session, character.id, ability)
         plan = planner(campaign, character, carry_over)
         outcome = plan.roll(rng)
-        recorded = await ledger.record_roll_in(
+        recorded = await secrecy.record_roll_in(
             session,
             ledger.NewRoll(
                 origin=ledger.Origin(
@@ -398,7 +415,7 @@ async def _perform(
                 request=request,
                 dice=list(_dice_of(outcome)),
                 outcome=to_jsonable(outcome),
-                visibility=visibility,
+                visibility=chosen,
                 campaign_id=campaign.id,
                 character_id=character.id,
                 character_name=character.name,
@@ -410,7 +427,16 @@ async def _perform(
             await pending.set_pending_in(
                 session, character.id, plan.ability, outcome.carry_over_next, recorded.id
             )
-    return CheckResult(recorded.id, campaign, character, plan.title, plan.kind, outcome)
+    return CheckResult(
+        recorded.id,
+        campaign,
+        character,
+        plan.title,
+        plan.kind,
+        outcome,
+        chosen,
+        recorded.commitment,
+    )
 
 
 def _dice_of(outcome: Outcome) -> tuple[int, ...]:
@@ -422,24 +448,89 @@ def _dice_of(outcome: Outcome) -> tuple[int, ...]:
 
 
 async def perform_check(
-    db: Database, rng: random.Random, caller: Caller, options: CheckOptions, request: str
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    options: CheckOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
-    """Roll the campaign system's check for the caller's active character and record it."""
+    """Roll the campaign system's check for the caller's active character and record it.
+
+    ``visibility`` None means the campaign's default for /check.
+    """
     options = await _with_helper(db, caller, options)
     return await _perform(
-        db, rng, caller, request, lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry)
+        db,
+        rng,
+        caller,
+        request,
+        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
+        visibility=visibility,
+    )
+
+
+async def perform_gm_check(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    character_name: str,
+    options: CheckOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = None,
+) -> CheckResult:
+    """GM only: roll a check with a player's character's stored stats (default blind)."""
+    return await _perform(
+        db,
+        rng,
+        caller,
+        request,
+        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
+        visibility=visibility,
+        command="gm-check",
+        character_name=character_name,
+        as_gm=True,
     )
 
 
 async def perform_save(
-    db: Database, rng: random.Random, caller: Caller, options: CheckOptions, request: str
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    options: CheckOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a saving throw for the caller's active character and record it."""
-    return await _perform(db, rng, caller, request, lambda c, ch, _carry: plan_save(c, ch, options))
+    return await _perform(
+        db,
+        rng,
+        caller,
+        request,
+        lambda c, ch, _carry: plan_save(c, ch, options),
+        visibility=visibility,
+        command="save",
+    )
 
 
 async def perform_luck(
-    db: Database, rng: random.Random, caller: Caller, request: str
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a Pen & Dagger luck roll for the caller's active character and record it."""
-    return await _perform(db, rng, caller, request, lambda c, ch, _carry: plan_luck(c, ch))
+    return await _perform(
+        db,
+        rng,
+        caller,
+        request,
+        lambda c, ch, _carry: plan_luck(c, ch),
+        visibility=visibility,
+        command="luck",
+    )

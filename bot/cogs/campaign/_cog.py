@@ -13,10 +13,12 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
 from bot.services import export as exports
-from bot.services import sheets
+from bot.services import secrecy, sheets
 
 SystemChoice = Literal["pen-and-dagger", "roll-under", "threshold", "d20-check"]
 TierChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
+SecrecyCommandChoice = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
+SecrecyModeChoice = Literal["public", "gm", "blind", "self"]
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign"):
@@ -107,6 +109,24 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     ) -> None:
         parsed = [n.strip() for n in names.split(",") if n.strip()]
         await self._changed(interaction, ability_names=parsed)
+
+    @settings.command(name="secrecy", description="Who sees a rolling command's results by default")
+    @app_commands.describe(
+        command="The rolling command",
+        mode="public, gm (GM and roller), blind (GM only), self (roller only)",
+    )
+    async def set_secrecy(
+        self,
+        interaction: discord.Interaction[Any],
+        command: SecrecyCommandChoice,
+        mode: SecrecyModeChoice,
+    ) -> None:
+        campaign = await secrecy.set_default(
+            bot_of(interaction).db, caller_from(interaction), command, mode
+        )
+        await interaction.response.send_message(
+            "Setting saved.", embed=campaign_embed(campaign), ephemeral=True
+        )
 
     @app_commands.command(
         name="export", description="Download this campaign as a file: settings, characters, rolls"

@@ -10,23 +10,39 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import deliver
 from bot.cogs.fortune._buttons import fortune_view_for
 from bot.render.checks import check_embed
+from bot.render.secrecy import stub_embed
 from bot.services import checks
 from bot.services.checks import CheckOptions, CheckResult
 
 DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
 Ability = app_commands.Range[str, 1, 32]
+Secret = Literal["public", "gm", "blind", "self"]
+SECRET_HELP = "Who sees the result: public, gm (GM and you), blind (GM only), self (you only)"
 
 
 class ChecksCog(commands.Cog):
     """The core roll of each rule system."""
 
     async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
-        await interaction.response.send_message(
-            embed=check_embed(result),
-            view=fortune_view_for(result) or discord.utils.MISSING,
-            allowed_mentions=discord.AllowedMentions.none(),
+        # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7.
+        await deliver(
+            interaction,
+            full=check_embed(result),
+            stub=stub_embed(
+                result.character.name,
+                result.plan_title,
+                result.roll_id,
+                result.visibility,
+                result.commitment,
+            ),
+            visibility=result.visibility,
+            gm_targets=result.gm_targets,
+            roll_id=result.roll_id,
+            commitment=result.commitment,
+            view=fortune_view_for(result),
         )
 
     @app_commands.command(
@@ -44,6 +60,7 @@ class ChecksCog(commands.Cog):
         reliable="Pen & Dagger: raise the result one level (not on a natural 1)",
         unreliable="Pen & Dagger: lower the result one level (not on a natural 20)",
         helper="d20 check: a character working with you (you roll with advantage)",
+        secret=SECRET_HELP,
     )
     @app_commands.autocomplete(
         ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
@@ -63,6 +80,7 @@ class ChecksCog(commands.Cog):
         reliable: bool = False,
         unreliable: bool = False,
         helper: app_commands.Range[str, 1, 64] | None = None,
+        secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
         options = CheckOptions(
@@ -79,7 +97,12 @@ class ChecksCog(commands.Cog):
             helper=helper,
         )
         result = await checks.perform_check(
-            bot.db, bot.rng, caller_from(interaction), options, request_text(interaction)
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            options,
+            request_text(interaction),
+            visibility=secret,
         )
         await self._send(interaction, result)
 
@@ -90,6 +113,7 @@ class ChecksCog(commands.Cog):
         advantage="Roll two d20 and keep the better",
         disadvantage="Roll two d20 and keep the worse",
         bonus="A situational bonus or penalty (d20 check)",
+        secret=SECRET_HELP,
     )
     @app_commands.autocomplete(ability=ac.ability)
     @app_commands.guild_only()
@@ -101,21 +125,34 @@ class ChecksCog(commands.Cog):
         advantage: bool = False,
         disadvantage: bool = False,
         bonus: app_commands.Range[int, -100, 100] | None = None,
+        secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
         options = CheckOptions(
             ability=ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
         )
         result = await checks.perform_save(
-            bot.db, bot.rng, caller_from(interaction), options, request_text(interaction)
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            options,
+            request_text(interaction),
+            visibility=secret,
         )
         await self._send(interaction, result)
 
     @app_commands.command(name="luck", description="Pen & Dagger: a luck roll (lucky on 10+)")
+    @app_commands.describe(secret=SECRET_HELP)
     @app_commands.guild_only()
-    async def luck(self, interaction: discord.Interaction[Any]) -> None:
+    async def luck(
+        self, interaction: discord.Interaction[Any], secret: Secret | None = None
+    ) -> None:
         bot = bot_of(interaction)
         result = await checks.perform_luck(
-            bot.db, bot.rng, caller_from(interaction), request_text(interaction)
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            request_text(interaction),
+            visibility=secret,
         )
         await self._send(interaction, result)

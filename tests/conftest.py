@@ -57,9 +57,26 @@ def pg_url() -> str:
     return url
 
 
+async def reset_schema(url: str) -> None:
+    """Drop everything in the throwaway database's public schema, Alembic's version included.
+
+    The test database outlives a run (CI reuses the machine's server), and may hold tables of
+    another branch's migrations that this checkout cannot downgrade; starting from an empty
+    schema makes every run independent of the last.
+    """
+    database = create_database(url)
+    try:
+        async with database.engine.begin() as connection:
+            await connection.execute(text("DROP SCHEMA public CASCADE"))
+            await connection.execute(text("CREATE SCHEMA public"))
+    finally:
+        await database.dispose()
+
+
 @pytest.fixture(scope="session")
 def pg_migrated(pg_url: str) -> str:
-    """``TEST_DATABASE_URL`` migrated to head once per session."""
+    """``TEST_DATABASE_URL`` emptied, then migrated to head, once per session."""
+    asyncio.run(reset_schema(pg_url))
     asyncio.run(upgrade_to_head(pg_url))
     return pg_url
 

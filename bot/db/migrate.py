@@ -48,7 +48,7 @@ async def _migrate(url_or_engine: str | AsyncEngine, revision: str, downgrade: b
 
 async def upgrade_to_head(url_or_engine: str | AsyncEngine) -> None:
     """Apply every pending migration, in one transaction, inside the running event loop."""
-    await _migrate(url_or_engine, "heads", downgrade=False)
+    await _migrate(url_or_engine, "head", downgrade=False)
 
 
 async def downgrade_to(url_or_engine: str | AsyncEngine, revision: str = "base") -> None:

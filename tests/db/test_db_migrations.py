@@ -27,7 +27,7 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'empty.sqlite3'}"
         return
-    url = str(request.getfixturevalue("pg_url"))
+    url = str(request.getfixturevalue("pg_migrated"))
     asyncio.run(downgrade_to(url, "base"))
     yield url
     asyncio.run(upgrade_to_head(url))

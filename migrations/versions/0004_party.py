@@ -1,7 +1,7 @@
 """Party play: GM roll requests with their targets, group ability-score generations.
 
-Revision ID: 0003_party
-Revises: 0002
+Revision ID: 0004_party
+Revises: 0003_fortune
 Create Date: 2026-11-29
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003_party"
-down_revision: str | None = "0002"
+revision: str = "0004_party"
+down_revision: str | None = "0003_fortune"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

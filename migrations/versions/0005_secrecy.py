@@ -1,7 +1,7 @@
 """Secret rolls: each campaign's default visibility per rolling command.
 
-Revision ID: 0003_secrecy
-Revises: 0002
+Revision ID: 0005_secrecy
+Revises: 0004_party
 Create Date: 2026-11-30
 
 The ledger already has ``visibility``, ``commitment``, ``salt`` and ``revealed_at`` (0001).
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003_secrecy"
-down_revision: str | None = "0002"
+revision: str = "0005_secrecy"
+down_revision: str | None = "0004_party"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -6,6 +6,7 @@ Nothing is created at import time: the bot calls :func:`create_database` at star
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import sqlite3
 from collections.abc import Sequence
@@ -52,15 +53,23 @@ class Database:
         await self.engine.dispose()
 
 
-# --- SQLite: one trip to aiosqlite's thread per statement ------------------------------------
+# --- SQLite: statements that cannot wait run in place; BEGIN and COMMIT in the thread ---------
 #
 # aiosqlite runs every call in its connection's worker thread and hands the result back to the
-# event loop: a thread switch each way, ~50-100 us on a busy machine. SQLAlchemy's adapter makes
-# four such trips per SELECT (cursor(), execute(), fetchall(), close()) and three per write; a
-# check transaction took about 25. The cursor below does execute + fetch + close as one function
-# in that thread (one trip), and a ROLLBACK with no transaction open (the pool's reset when a
-# connection comes back after COMMIT) makes none. Same sqlite3 connection, same thread, same
-# statements; aiosqlite's ``_execute`` is the private call SQLAlchemy's own adapter also relies on.
+# event loop: two thread wake-ups per call, 50-100 us on an idle machine and whole scheduler
+# slices on a loaded one. SQLAlchemy's adapter makes four such trips per SELECT (cursor(),
+# execute(), fetchall(), close()) and three per write: ~25 per check transaction.
+#
+# The adapter below keeps aiosqlite's thread for what may wait: BEGIN IMMEDIATE when another
+# connection holds the write lock (the busy timeout sleeps) and COMMIT (it may checkpoint the
+# WAL, with fsync). Every statement *inside* a transaction that holds the write lock runs on the
+# event loop's thread, in place: in WAL mode such a statement never waits for another
+# connection, so it blocks the loop only for its own work (microseconds for the small reads and
+# writes the services do; keep transactions free of bulk scans). BEGIN IMMEDIATE is first tried
+# in place with no busy wait and rides along with the transaction's first statement; ROLLBACK
+# with no transaction open (the pool's reset after COMMIT) costs nothing. Net: one trip per
+# transaction instead of ~25. Same sqlite3 connection (opened with check_same_thread=False; the
+# adapter never uses it from both threads at once), same statements, same transactions.
 
 
 def _run_statement(
@@ -86,12 +95,12 @@ def _run_statement(
 
 
 class _OneTripCursor(AsyncAdapt_aiosqlite_cursor):
-    """A buffered DBAPI cursor whose statements each cost one trip to aiosqlite's thread."""
+    """A buffered DBAPI cursor; :class:`_OneTripConnection` decides where statements run."""
 
     __slots__ = ("_arraysize", "_description", "_lastrowid", "_rowcount")
 
     def __init__(self, adapt_connection: AsyncAdapt_dbapi_connection) -> None:
-        # No aiosqlite cursor: each execute opens and closes a sqlite3 cursor in the thread.
+        # No aiosqlite cursor: each execute opens and closes a sqlite3 cursor where it runs.
         self._adapt_connection = adapt_connection
         self._connection = adapt_connection._connection
         self._rows = collections.deque()
@@ -122,14 +131,12 @@ class _OneTripCursor(AsyncAdapt_aiosqlite_cursor):
 
     def _run(self, operation: Any, parameters: Any, many: bool) -> None:
         adapted = self._adapt_connection
-        begin = isinstance(adapted, _OneTripConnection) and adapted.take_pending_begin()
+        assert isinstance(adapted, _OneTripConnection)
         try:
-            raw = self._connection._conn
-            self._description, rows, self._rowcount, self._lastrowid = await_(
-                self._connection._execute(_run_statement, raw, begin, operation, parameters, many)
-            )
+            found = adapted.run(operation, parameters, many)
         except Exception as error:
-            self._adapt_connection._handle_exception(error)
+            adapted._handle_exception(error)
+        self._description, rows, self._rowcount, self._lastrowid = found
         self._rows = collections.deque(rows)
 
     def execute(self, operation: Any, parameters: Any = None) -> None:
@@ -151,30 +158,72 @@ class _OneTripCursor(AsyncAdapt_aiosqlite_cursor):
         return None
 
 
-class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
-    """aiosqlite's adapter with :class:`_OneTripCursor`, a BEGIN that rides along with the
-    transaction's first statement, and a free no-op ROLLBACK."""
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY
 
-    __slots__ = ("_pending_begin",)
+
+class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
+    """aiosqlite's adapter with :class:`_OneTripCursor`: see the comment above."""
+
+    __slots__ = ("_locked", "_pending_begin")
     _cursor_cls = _OneTripCursor
 
     def __init__(self, dbapi: Any, connection: AsyncIODBAPIConnection) -> None:
         super().__init__(dbapi, connection)
         self._pending_begin = False
+        #: We opened the current transaction with BEGIN IMMEDIATE: it holds the write lock.
+        self._locked = False
 
     def begin_immediate(self) -> None:
-        """Open the transaction with ``BEGIN IMMEDIATE`` in the same trip as the next statement."""
+        """Open the transaction with ``BEGIN IMMEDIATE`` together with the next statement."""
         self._pending_begin = True
 
-    def take_pending_begin(self) -> bool:
-        """Whether the next statement must open the transaction first; clears the request."""
-        pending, self._pending_begin = self._pending_begin, False
-        return pending
+    def _in_thread(self, begin: bool, operation: Any, parameters: Any, many: bool) -> Any:
+        raw = self._connection._conn
+        try:
+            return await_(
+                self._connection._execute(_run_statement, raw, begin, operation, parameters, many)
+            )
+        finally:
+            self._locked = begin and raw.in_transaction
+
+    def _begin_in_place(self, raw: sqlite3.Connection) -> bool:
+        """BEGIN IMMEDIATE without waiting; False if another connection holds the lock."""
+        raw.execute("PRAGMA busy_timeout=0")
+        try:
+            raw.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if _is_busy(error):
+                return False
+            raise
+        finally:
+            raw.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        self._locked = True
+        return True
+
+    def run(self, operation: Any, parameters: Any, many: bool) -> Any:
+        """One statement: (description, rows, rowcount, lastrowid)."""
+        raw = self._connection._conn
+        if self._pending_begin:
+            self._pending_begin = False
+            if not self._begin_in_place(raw):
+                return self._in_thread(True, operation, parameters, many)  # waits its turn
+        if self._locked and raw.in_transaction:
+            found = _run_statement(raw, False, operation, parameters, many)
+            # A yield point, as the thread trip was: other tasks run, and SQLAlchemy's async
+            # API sees the statement as awaited.
+            await_(asyncio.sleep(0))
+            return found
+        return self._in_thread(False, operation, parameters, many)
 
     def commit(self) -> None:
-        if self.take_pending_begin():
+        if self._pending_begin:
+            self._pending_begin = False
             return  # a transaction without statements: nothing was opened
-        super().commit()
+        try:
+            super().commit()  # in the thread: a commit may checkpoint the WAL (fsync)
+        finally:
+            self._locked = False
 
     def rollback(self) -> None:
         self._pending_begin = False
@@ -182,8 +231,12 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
         # ``in_transaction`` only reads sqlite3_get_autocommit(); with the driver in autocommit
         # mode (isolation_level None) nothing else could have opened a transaction.
         if raw is not None and not raw.in_transaction:
+            self._locked = False
             return
-        super().rollback()
+        try:
+            super().rollback()
+        finally:
+            self._locked = False
 
 
 class _OneTripDbapi(AsyncAdapt_aiosqlite_dbapi):
@@ -259,7 +312,10 @@ def create_database(url: str | URL, **engine_options: Any) -> Database:
     options: dict[str, Any] = {"pool_pre_ping": False}
     if parsed.get_backend_name() == "sqlite":
         _ensure_sqlite_directory(parsed)
-        options["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        options["connect_args"] = {
+            "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000,
+            "check_same_thread": False,  # see _OneTripConnection
+        }
         if parsed.get_driver_name() == "aiosqlite":
             options["module"] = _OneTripDbapi(aiosqlite, sqlite3)
         options.update(_sqlite_pool_options(parsed))

@@ -287,3 +287,22 @@ async def test_rowcount_executemany_and_streaming(db: Database) -> None:
     async with db.engine.connect() as conn:
         streamed = [row.channel_id async for row in await conn.stream(select(campaigns))]
     assert sorted(streamed) == [10, 11, 12, 13, 14]
+
+
+async def test_a_transaction_waits_for_another_processs_write_lock(database_url: str) -> None:
+    # Another process holds the write lock: the transaction waits its turn (in aiosqlite's
+    # thread, with the busy timeout) instead of failing, while the event loop keeps running --
+    # here it is the loop that releases the lock.
+    db = create_database(database_url)
+    other = sqlite3.connect(_sqlite_path(database_url), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.3, other.execute, "COMMIT")
+    try:
+        async with db.engine.begin() as conn:
+            await conn.execute(insert(campaigns).values(**_CAMPAIGN))
+        async with db.engine.connect() as conn:
+            assert (await conn.execute(select(func.count()).select_from(campaigns))).scalar() == 1
+    finally:
+        other.close()
+        await db.dispose()

@@ -117,8 +117,21 @@ async def test_validation(db: Database) -> None:
         await svc.record_roll(db, roll(commitment="xyz"))
 
 
+#: Modules that may read the ledger table directly and append to it, never change a row:
+#: export/import moves whole campaigns, rows included (import only INSERTs).
+READ_AND_APPEND_ONLY = {"export.py"}
+_REFERS = re.compile(
+    r"from bot\.db\.models import[^\n]*\bledger\b|LedgerRow|tables\[[\"']ledger[\"']\]"
+)
+_CHANGES = re.compile(
+    r"(?:update|delete)\(\s*(?:ledger|_L)\b|\b(?:ledger|_L)\.(?:update|delete)\("
+    r"|\b(?:UPDATE|DELETE\s+FROM)\s+ledger\b",
+    re.IGNORECASE,
+)
+
+
 def test_no_delete_path_in_the_code() -> None:
-    """Only bot/services/ledger.py touches the table, with one UPDATE (the reveal stamp)."""
+    """Nothing deletes ledger rows; the one UPDATE is the reveal stamp in bot/services/ledger.py."""
     root = Path(svc.__file__).resolve().parents[1]
     source = Path(svc.__file__).read_text()
     assert "delete(" not in source
@@ -128,8 +141,9 @@ def test_no_delete_path_in_the_code() -> None:
         if path.name in {"ledger.py", "models.py"} and path.parent.name in {"services", "db"}:
             continue
         text = path.read_text()
-        assert not re.search(r"from bot\.db\.models import[^\n]*\bledger\b", text), path
-        assert "LedgerRow" not in text, path
+        assert not _CHANGES.search(text), path
+        if path.name not in READ_AND_APPEND_ONLY:
+            assert not _REFERS.search(text), path
 
 
 async def test_deleting_campaign_keeps_rows(db: Database, pd_campaign: CampaignView) -> None:

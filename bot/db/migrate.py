@@ -11,8 +11,18 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.db.engine import create_database
 
-#: ``migrations/`` at the root of the checkout.
-MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
+
+def _migrations_dir() -> Path:
+    """``migrations/`` at the root of the checkout.
+
+    Beside the package when it runs from the checkout (editable install), else in the working
+    directory (a regular install run from the checkout, as the deployment docs do).
+    """
+    beside = Path(__file__).resolve().parents[2] / "migrations"
+    return beside if beside.is_dir() else Path.cwd() / "migrations"
+
+
+MIGRATIONS_DIR = _migrations_dir()
 
 
 def alembic_config(url: str | None = None) -> Config:

@@ -1,8 +1,8 @@
 """Hidden rolls: who may see a ledger row, commit-and-reveal, and verification.
 
 A hidden roll (visibility ``gm``, ``blind`` or ``self``) is stored with a commitment: the
-SHA-256 of a canonical encoding of the roll (see :func:`canonical_encoding` and
-docs/secrecy.md) including a random salt from :mod:`secrets` (never the dice source). The
+SHA-256 of a canonical encoding of the roll (see :func:`canonical_encoding` and the README,
+"Secret rolls and trust") including a random salt from :mod:`secrets` (never the dice source). The
 public stub shows the commitment; after ``/gm reveal`` anyone can recompute it.
 """
 
@@ -118,7 +118,7 @@ def canonical_encoding(
     outcome: Any,
     salt: str,
 ) -> bytes:
-    """The bytes a commitment hashes: compact JSON, keys sorted, ASCII only (docs/secrecy.md).
+    """The bytes a commitment hashes: compact JSON, keys sorted, ASCII only (see the README).
 
     ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)`` of
     ``{"campaign", "dice", "id", "outcome", "request", "roller", "salt", "v"}``, UTF-8 (pure

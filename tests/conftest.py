@@ -89,6 +89,24 @@ def db_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue("pg_migrated"))
 
 
+async def _emptied(url: str) -> None:
+    database = create_database(url)
+    try:
+        await truncate_all(database)
+    finally:
+        await database.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def clean_db_url(request: pytest.FixtureRequest) -> str:
+    """A migrated, empty database URL on each dialect: for building the whole bot on both."""
+    if request.param == "sqlite":
+        return str(request.getfixturevalue("database_url"))
+    url = str(request.getfixturevalue("pg_migrated"))
+    asyncio.run(_emptied(url))
+    return url
+
+
 async def truncate_all(database: Database) -> None:
     """Empty every table of the models and restart their identities (PostgreSQL)."""
     names = ", ".join(table.name for table in metadata.sorted_tables)

@@ -25,8 +25,9 @@ SEED = 20261129
 
 
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    return Settings(_env_file=None, database_url=database_url, shard_count=1)  # type: ignore[call-arg]
+def settings(clean_db_url: str) -> Settings:
+    """Every bot test runs on SQLite, and again on PostgreSQL when TEST_DATABASE_URL is set."""
+    return Settings(_env_file=None, database_url=clean_db_url, shard_count=1)  # type: ignore[call-arg]
 
 
 class ScriptedRandom(random.Random):

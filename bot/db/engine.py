@@ -34,6 +34,9 @@ from sqlalchemy.util.concurrency import await_
 
 #: How long a SQLite connection waits for the write lock before giving up, in milliseconds.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: Write transactions between two WAL checkpoints (~3-5 pages each; SQLite's own default is to
+#: checkpoint at 1000 pages).
+CHECKPOINT_EVERY = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,23 +56,33 @@ class Database:
         await self.engine.dispose()
 
 
-# --- SQLite: statements that cannot wait run in place; BEGIN and COMMIT in the thread ---------
+# --- SQLite: what cannot wait runs in place; what may wait goes to aiosqlite's thread ---------
 #
 # aiosqlite runs every call in its connection's worker thread and hands the result back to the
 # event loop: two thread wake-ups per call, 50-100 us on an idle machine and whole scheduler
 # slices on a loaded one. SQLAlchemy's adapter makes four such trips per SELECT (cursor(),
 # execute(), fetchall(), close()) and three per write: ~25 per check transaction.
 #
-# The adapter below keeps aiosqlite's thread for what may wait: BEGIN IMMEDIATE when another
-# connection holds the write lock (the busy timeout sleeps) and COMMIT (it may checkpoint the
-# WAL, with fsync). Every statement *inside* a transaction that holds the write lock runs on the
-# event loop's thread, in place: in WAL mode such a statement never waits for another
-# connection, so it blocks the loop only for its own work (microseconds for the small reads and
-# writes the services do; keep transactions free of bulk scans). BEGIN IMMEDIATE is first tried
-# in place with no busy wait and rides along with the transaction's first statement; ROLLBACK
-# with no transaction open (the pool's reset after COMMIT) costs nothing. Net: one trip per
-# transaction instead of ~25. Same sqlite3 connection (opened with check_same_thread=False; the
-# adapter never uses it from both threads at once), same statements, same transactions.
+# The adapter below keeps aiosqlite's thread for what may wait: BEGIN IMMEDIATE while another
+# connection holds the write lock (the busy timeout sleeps) and WAL checkpoints (fsync), which
+# SQLite would run inside a COMMIT now and then and which this connection instead runs in the
+# thread every CHECKPOINT_EVERY write transactions. Everything else of a transaction that holds
+# the write lock runs on the event loop's thread, in place: in WAL mode (synchronous=NORMAL)
+# its statements, COMMIT and ROLLBACK never wait for another connection nor for the disk, so
+# they block the loop only for their own work (microseconds for the small reads and writes the
+# services do; keep bulk scans out of transactions). BEGIN IMMEDIATE is tried in place without
+# waiting and rides along with the first statement. Net: no trip at all for an uncontended
+# transaction, instead of ~25. Same sqlite3 connection (check_same_thread=False; the adapter
+# never uses it from both threads at once), same statements, same transactions.
+
+
+def _run_pragma(connection: sqlite3.Connection, pragma: str) -> None:
+    """Run a PRAGMA and finish its statement (a pending one would block the next COMMIT)."""
+    cursor = connection.execute(pragma)
+    try:
+        cursor.fetchall()
+    finally:
+        cursor.close()
 
 
 def _run_statement(
@@ -165,7 +178,7 @@ def _is_busy(error: sqlite3.OperationalError) -> bool:
 class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
     """aiosqlite's adapter with :class:`_OneTripCursor`: see the comment above."""
 
-    __slots__ = ("_locked", "_pending_begin")
+    __slots__ = ("_changes_seen", "_locked", "_pending_begin", "_writes")
     _cursor_cls = _OneTripCursor
 
     def __init__(self, dbapi: Any, connection: AsyncIODBAPIConnection) -> None:
@@ -173,6 +186,9 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
         self._pending_begin = False
         #: We opened the current transaction with BEGIN IMMEDIATE: it holds the write lock.
         self._locked = False
+        self._changes_seen = 0
+        #: Committed write transactions since the last checkpoint.
+        self._writes = 0
 
     def begin_immediate(self) -> None:
         """Open the transaction with ``BEGIN IMMEDIATE`` together with the next statement."""
@@ -189,7 +205,7 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
 
     def _begin_in_place(self, raw: sqlite3.Connection) -> bool:
         """BEGIN IMMEDIATE without waiting; False if another connection holds the lock."""
-        raw.execute("PRAGMA busy_timeout=0")
+        _run_pragma(raw, "PRAGMA busy_timeout=0")
         try:
             raw.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
@@ -197,7 +213,7 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
                 return False
             raise
         finally:
-            raw.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            _run_pragma(raw, f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         self._locked = True
         return True
 
@@ -220,10 +236,22 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
         if self._pending_begin:
             self._pending_begin = False
             return  # a transaction without statements: nothing was opened
-        try:
-            super().commit()  # in the thread: a commit may checkpoint the WAL (fsync)
-        finally:
-            self._locked = False
+        raw = self._connection._conn
+        if not (self._locked and raw.in_transaction):
+            super().commit()
+            return
+        # In place: in WAL mode with synchronous=NORMAL a COMMIT appends to the WAL, no fsync,
+        # no wait. The checkpoint (fsync) that SQLite would otherwise run inside some COMMIT is
+        # turned off for this connection (see _on_connect) and run in the thread instead.
+        self._locked = False
+        raw.execute("COMMIT")
+        if raw.total_changes != self._changes_seen:
+            self._changes_seen = raw.total_changes
+            self._writes += 1
+            if self._writes >= CHECKPOINT_EVERY:
+                self._writes = 0
+                checkpoint = "PRAGMA wal_checkpoint(PASSIVE)"
+                await_(self._connection._execute(_run_pragma, raw, checkpoint))
 
     def rollback(self) -> None:
         self._pending_begin = False
@@ -233,10 +261,11 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
         if raw is not None and not raw.in_transaction:
             self._locked = False
             return
-        try:
-            super().rollback()
-        finally:
+        if self._locked and raw is not None:
             self._locked = False
+            raw.execute("ROLLBACK")  # in place: drops the transaction's pages, no I/O wait
+            return
+        super().rollback()
 
 
 class _OneTripDbapi(AsyncAdapt_aiosqlite_dbapi):
@@ -273,6 +302,8 @@ def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            if isinstance(dbapi_connection, _OneTripConnection):
+                cursor.execute("PRAGMA wal_autocheckpoint=0")  # it checkpoints in the thread
         finally:
             cursor.close()
 

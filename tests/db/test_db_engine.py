@@ -12,6 +12,7 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+import bot.db.engine as engine_module
 from bot.db.engine import Database, create_database
 from bot.db.models import campaigns, characters, ledger
 from bot.services._sql import transaction
@@ -60,6 +61,8 @@ async def test_sqlite_pragmas(database_url: str) -> None:
             assert (await conn.exec_driver_sql("PRAGMA synchronous")).scalar() == 1  # NORMAL
             assert (await conn.exec_driver_sql("PRAGMA foreign_keys")).scalar() == 1
             assert (await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() == 30_000
+            # Checkpoints run in aiosqlite's thread, not inside a COMMIT (see the next tests).
+            assert (await conn.exec_driver_sql("PRAGMA wal_autocheckpoint")).scalar() == 0
     finally:
         await db.dispose()
 
@@ -305,4 +308,34 @@ async def test_a_transaction_waits_for_another_processs_write_lock(database_url:
             assert (await conn.execute(select(func.count()).select_from(campaigns))).scalar() == 1
     finally:
         other.close()
+        await db.dispose()
+
+
+async def test_sqlite_checkpoints_the_wal_after_enough_write_transactions(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite's automatic checkpoint is off for the bot's connection (it would fsync inside a
+    # COMMIT); the bot checkpoints every CHECKPOINT_EVERY writes instead, and the commits go on.
+    monkeypatch.setattr(engine_module, "CHECKPOINT_EVERY", 3)
+    db = create_database(database_url)
+    path = _sqlite_path(database_url)
+
+    def in_database_file() -> int:
+        # immutable=1 reads the database file alone, ignoring the WAL.
+        probe = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        try:
+            return int(probe.execute("SELECT count(*) FROM campaigns").fetchone()[0])
+        finally:
+            probe.close()
+
+    try:
+        for channel in range(1, 8):
+            async with db.engine.begin() as conn:
+                await conn.execute(insert(campaigns).values(**{**_CAMPAIGN, "channel_id": channel}))
+            if channel in (2, 3):
+                # Only in the WAL until the 3rd write transaction, then checkpointed.
+                assert in_database_file() == (0 if channel == 2 else 3)
+        async with db.engine.connect() as conn:
+            assert (await conn.execute(select(func.count()).select_from(campaigns))).scalar() == 7
+    finally:
         await db.dispose()

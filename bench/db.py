@@ -5,9 +5,11 @@ Run from the repo root: ``.venv/bin/python bench/db.py`` (``--rows``, ``--checks
 server) uses a throwaway database ``pbp_bench`` that is dropped afterwards. Prints a markdown
 table. Not a test: the numbers depend on the machine.
 
-A "check" is what the Discord layer does per /check: one transaction that reads the
-character (with scores and proficiencies), records the ledger row and updates the fortune
-counter atomically.
+A "check" is what the bot does per /check (``bot.services.checks._perform``): one
+transaction, opened as the bot opens it (``transaction(db)``, an ORM session), that reads the
+channel's campaign and the caller's active character (with scores and proficiencies), records
+the ledger row and updates the fortune counter atomically. The same transaction on a Core
+connection is measured too. The engine is ``create_database(url)`` as the bot builds it.
 """
 
 from __future__ import annotations

@@ -23,6 +23,11 @@ from bot.services.secrecy import GmTargets
 
 log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
+#: Told to the roller when Discord lost their private copy (nothing of the result in it).
+OWN_COPY_LOST = (
+    "Discord did not deliver your private copy of roll #{roll_id}. The roll is recorded "
+    "once; do not roll again: the GM can see it with /gm log."
+)
 
 
 async def _to_channel(
@@ -103,14 +108,25 @@ async def deliver(
     await response.send_message(embed=stub, allowed_mentions=_QUIET)
     followup = interaction.followup
     sees_full = visibility is Visibility.GM or roller_is_gm
+    own_copy_lost = False
     if sees_full:
-        if view is not None:
-            await followup.send(embed=marked, view=view, ephemeral=True)
-        else:
-            await followup.send(embed=marked, ephemeral=True)
+        try:
+            if view is not None:
+                await followup.send(embed=marked, view=view, ephemeral=True)
+            else:
+                await followup.send(embed=marked, ephemeral=True)
+        except discord.HTTPException as exc:  # the roll is recorded: deliver the rest, then say so
+            log.warning("roll %s: roller's copy lost: %s %s", roll_id, exc.status, exc.code)
+            own_copy_lost = True
     header = render.gm_copy_text(interaction.user.id, interaction.channel_id or 0)
     delivered = await send_to_gm(interaction.client, gm_targets, header, marked)
-    if not delivered:
-        await followup.send(render.undelivered_text(), ephemeral=True)
-    elif not sees_full:
-        await followup.send(render.sent_to_gm_text(roll_id), ephemeral=True)
+    notes = [render.undelivered_text()] if not delivered else []
+    if own_copy_lost:
+        notes.append(OWN_COPY_LOST.format(roll_id=roll_id))
+    elif delivered and not sees_full:
+        notes.append(render.sent_to_gm_text(roll_id))
+    for note in notes:
+        try:
+            await followup.send(note, ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("note on roll %s undelivered: %s %s", roll_id, exc.status, exc.code)

@@ -55,7 +55,10 @@ class StorageUnavailable(UserError):
     """The database cannot be reached or is locked for too long; trying again later helps."""
 
     def __init__(self) -> None:
-        super().__init__("The dice ledger is unavailable right now; please try again in a moment.")
+        super().__init__(
+            "The dice ledger is unavailable right now, so nothing was recorded; please try "
+            "again in a moment."
+        )
 
 
 class DuplicateInteraction(Exception):

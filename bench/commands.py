@@ -1,0 +1,647 @@
+"""Command-path benchmark: the real bot (``create_bot``) answering slash commands in SimCord.
+
+Run from the repo root: ``.venv/bin/python bench/commands.py`` (``--per-command``,
+``--no-postgres``, ``--skip-memory``). Writes ``bench/results/latest.json`` and prints a
+markdown table. Not a test: the numbers depend on the machine.
+
+What one sample measures (in-process handling time of one interaction):
+
+* start: just before SimCord emits ``INTERACTION_CREATE`` into discord.py's gateway parser, so
+  discord.py's own parsing of the payload (Interaction, Member, options) is included;
+* end ("response"): the moment SimCord's backend has recorded the interaction callback (the
+  first answer a user sees); "complete": the command's handler (``CommandTree._call``)
+  returned, i.e. every followup and GM-channel post is sent too.
+
+Included: discord.py dispatch and option transformers, our tree's ops wrapper (metrics, log
+context, campaign lookup), the cog, the services and their database transaction, rendering,
+and discord.py building the REST request. SimCord's in-memory REST emulation (the stand-in for
+Discord's servers) runs synchronously inside that window; its time is measured per interaction
+and reported separately ("bot only" = handling time minus SimCord REST time). SimCord's settle
+loop (its bookkeeping of bot tasks) is NOT in the window: interactions are emitted directly
+and each sample waits on its own completion future; ``env.settle()`` runs between batches,
+untimed. Not separated: SimCord's deep copy of the gateway payload before parsing (a few
+microseconds; real Discord clients parse JSON instead).
+
+"50 users at once": 50 members each emit one interaction in the same loop turn, then all are
+awaited; a sample then includes waiting behind the others (queueing), as in production.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import contextvars
+import gc
+import json
+import os
+import platform
+import random
+import resource
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import discord  # noqa: E402
+import simcord  # noqa: E402
+import simcord.actors as sim_actors  # noqa: E402
+import simcord.http.router as sim_router  # noqa: E402
+from simcord import interactions as sim_interactions  # noqa: E402
+from simcord.enums import AppCommandType, InteractionType  # noqa: E402
+from sqlalchemy import insert, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from bot.app import PbpBot, create_bot  # noqa: E402
+from bot.config import Settings  # noqa: E402
+from bot.db.engine import create_database  # noqa: E402
+from bot.db.migrate import upgrade_to_head  # noqa: E402
+from bot.db.models import character_scores  # noqa: E402
+from bot.services import characters as chars  # noqa: E402
+from bot.services.campaigns import DEFAULT_ABILITIES, setup_campaign  # noqa: E402
+
+USERS = 50
+PARTY = 6
+PG_DB = "pbp_bench_cmds"
+RESULTS = ROOT / "bench" / "results" / "latest.json"
+
+#: (label, command, options, who): the commands of the issue.
+SCENARIOS: list[tuple[str, str, dict[str, Any], str]] = [
+    ("/roll dice:1d20+5", "roll", {"dice": "1d20+5"}, "roll"),
+    ("/check (Pen & Dagger)", "check", {"ability": "DEX"}, "pen-and-dagger"),
+    ("/check (roll-under)", "check", {"ability": "AGI"}, "roll-under"),
+    ("/check (threshold) dc:12", "check", {"ability": "DEX", "dc": 12}, "threshold"),
+    ("/check (d20 check) dc:12", "check", {"ability": "DEX", "dc": 12}, "d20-check"),
+    ("/groupsave, 6-member party", "groupsave", {"ability": "DEX", "dc": 12}, "party"),
+    ("/gm roll dice:1d20+3 secret:blind", "gm roll", {"dice": "1d20+3", "secret": "blind"}, "gm"),
+]
+
+
+# --- instrumentation ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Sample:
+    """One interaction's timestamps (perf_counter seconds)."""
+
+    emitted: float
+    done: asyncio.Future[None]
+    response: float | None = None
+    complete: float | None = None
+    rest: float = 0.0  # SimCord REST emulation time inside the window
+    rest_to_response: float = 0.0
+
+
+_CURRENT: contextvars.ContextVar[Sample | None] = contextvars.ContextVar("bench", default=None)
+_SAMPLES: dict[int, Sample] = {}
+
+
+def instrument(bot: PbpBot) -> None:
+    """Time the tree's ``_call`` (instance attribute) and SimCord's REST router."""
+    original_call = bot.tree._call
+
+    async def timed_call(interaction: discord.Interaction[Any]) -> None:
+        sample = _SAMPLES.get(interaction.id)
+        token = _CURRENT.set(sample)
+        try:
+            await original_call(interaction)
+        finally:
+            _CURRENT.reset(token)
+            if sample is not None:
+                sample.complete = time.perf_counter()
+                if not sample.done.done():
+                    sample.done.set_result(None)
+
+    bot.tree._call = timed_call  # type: ignore[method-assign]
+
+
+_original_dispatch = sim_router.dispatch
+
+
+def _timed_dispatch(backend: Any, method: str, path: str, **kwargs: Any) -> Any:
+    started = time.perf_counter()
+    try:
+        return _original_dispatch(backend, method, path, **kwargs)
+    finally:
+        ended = time.perf_counter()
+        sample = _CURRENT.get()
+        if sample is not None:
+            sample.rest += ended - started
+            if sample.response is None and path.endswith("/callback"):
+                sample.response = ended
+                sample.rest_to_response = sample.rest
+
+
+sim_router.dispatch = _timed_dispatch
+
+
+class IndexedCallbacks:
+    """SimCord's list of tracked bot callbacks with O(1) removal.
+
+    SimCord removes every invoked callback from a plain list (``list.remove``: linear, and
+    quadratic with 50 interactions in flight, where it dominated the profile). Same order,
+    same contents, same ``ValueError`` on a missing record; only the cost differs, so the
+    samples do not charge SimCord's bookkeeping to the bot.
+    """
+
+    def __init__(self, records: Any = ()) -> None:
+        self._items: dict[int, Any] = {id(r): r for r in records}
+
+    def append(self, record: Any) -> None:
+        self._items[id(record)] = record
+
+    def remove(self, record: Any) -> None:
+        if self._items.pop(id(record), None) is None:
+            raise ValueError(record)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(list(self._items.values()))
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def fast_callbacks(env: Any) -> None:
+    """Install :class:`IndexedCallbacks` (again: SimCord's settle replaces the list)."""
+    work = env._work
+    if not isinstance(work.callbacks, IndexedCallbacks):
+        work.callbacks = IndexedCallbacks(work.callbacks)
+
+
+# --- the simulated server -------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    env: Any
+    channels: dict[str, Any]
+    users: list[Any]
+    payloads: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+
+
+def command_data(actor: Any, channel: Any, name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The ``data`` of an application-command interaction, built as ``actor.slash`` does."""
+    parts = name.split()
+    root = sim_actors._resolve_visible_command(
+        actor, channel.id, parts[0], AppCommandType.CHAT_INPUT
+    )
+    leaf, nesting = sim_interactions.walk_to_subcommand(root, parts[1:])
+    leaf_options, resolved = sim_interactions.build_options(
+        actor, name, leaf, options, channel_id=channel.id
+    )
+    data: dict[str, Any] = {
+        "id": root["id"],
+        "name": root["name"],
+        "type": root.get("type", AppCommandType.CHAT_INPUT),
+        "options": sim_interactions.nest_options(root, nesting, leaf_options),
+    }
+    if resolved:
+        data["resolved"] = resolved
+    return data
+
+
+def emit(env: Any, actor: Any, channel: Any, data: dict[str, Any]) -> Sample:
+    """Dispatch one interaction to the bot (no settling); its sample completes on its own."""
+    record, payload = sim_interactions.base_payload(
+        env.backend,
+        type=InteractionType.APPLICATION_COMMAND,
+        channel_id=channel.id,
+        guild_id=actor.guild.id,
+        user_id=actor.id,
+        data=data,
+    )
+    sample = Sample(emitted=0.0, done=asyncio.get_running_loop().create_future())
+    _SAMPLES[record.id] = sample
+    sample.emitted = time.perf_counter()
+    env.backend.emit("INTERACTION_CREATE", payload)
+    return sample
+
+
+async def build_world(env: Any, bot: PbpBot) -> World:
+    """A guild with one campaign per rule system, a /roll channel and a party channel; 50
+    members holding the GM role, each with a character in every campaign."""
+    owner = env.create_user("owner")
+    guild = env.create_guild("Bench", owner=owner)
+    guild.add_member(owner)
+    gm_role = guild.create_role("GM", permissions=discord.Permissions.none())
+    gm_channel = guild.create_text_channel("gm")
+    users = [guild.add_member(env.create_user(f"u{i}"), roles=[gm_role]) for i in range(USERS)]
+    systems = {
+        "roll": "d20-check",
+        "pen-and-dagger": "pen-and-dagger",
+        "roll-under": "roll-under",
+        "threshold": "threshold",
+        "d20-check": "d20-check",
+        "party": "d20-check",
+        "gm": "d20-check",
+    }
+    channels: dict[str, Any] = {}
+    db = bot.db
+    for key, system in systems.items():
+        channel = guild.create_text_channel(key)
+        channels[key] = channel
+        campaign = await setup_campaign(
+            db,
+            guild.id,
+            channel.id,
+            system,
+            gm_role_ids=[gm_role.id],
+            gm_channel_id=gm_channel.id,
+        )
+        members = users[:PARTY] if key == "party" else users
+        for i, user in enumerate(members):
+            character = await chars.create_character(db, campaign.id, user.id, f"Hero {i}")
+            for ability in DEFAULT_ABILITIES[campaign.system]:
+                value = 2 if system == "threshold" else 12
+                await chars.set_score(db, character.id, ability, value)
+            if key == "party":
+                await chars.party_add(db, character.id)
+    world = World(env, channels, users)
+    for label, command, options, where in SCENARIOS:
+        for i, user in enumerate(users):
+            world.payloads[(label, i)] = command_data(user, channels[where], command, options)
+    return world
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def settle(env: Any) -> None:
+    await env.settle()
+    fast_callbacks(env)
+    errors = env.errors
+    if errors:
+        raise RuntimeError(f"the bot raised during the benchmark: {errors[:3]!r}")
+
+
+def check_answered(env: Any, samples: list[Sample], label: str) -> None:
+    """Every timed interaction got a real answer (not an error message)."""
+    for sample in samples:
+        if sample.response is None or sample.complete is None:
+            raise RuntimeError(f"{label}: an interaction was not answered")
+
+
+async def run_scenario(world: World, label: str, count: int, concurrent: bool) -> dict[str, Any]:
+    env = world.env
+    channel = world.channels[next(s[3] for s in SCENARIOS if s[0] == label)]
+    samples: list[Sample] = []
+    busy = 0.0  # wall time with commands in flight (batches), SimCord settling excluded
+    # warm-up (untimed): caches, statement compilation
+    for i in range(20):
+        sample = emit(env, world.users[i % USERS], channel, world.payloads[(label, i % USERS)])
+        await sample.done
+    await settle(env)
+    gc.collect()
+    done = 0
+    batch = USERS if concurrent else 1
+    while done < count:
+        started = time.perf_counter()
+        batch_samples = [
+            emit(env, world.users[j], channel, world.payloads[(label, j)]) for j in range(batch)
+        ]
+        await asyncio.gather(*(s.done for s in batch_samples))
+        busy += time.perf_counter() - started
+        samples += batch_samples
+        done += batch
+        if done % 500 < batch:
+            await settle(env)
+    await settle(env)
+    check_answered(env, samples, label)
+    _SAMPLES.clear()
+    response = [s.response - s.emitted for s in samples if s.response is not None]
+    complete = [s.complete - s.emitted for s in samples if s.complete is not None]
+    own = [s.response - s.emitted - s.rest_to_response for s in samples if s.response is not None]
+    own_complete = [s.complete - s.emitted - s.rest for s in samples if s.complete is not None]
+    return {
+        "commands": len(samples),
+        "response_p50_ms": pct(response, 0.5),
+        "response_p99_ms": pct(response, 0.99),
+        "complete_p50_ms": pct(complete, 0.5),
+        "complete_p99_ms": pct(complete, 0.99),
+        "bot_only_p50_ms": pct(own, 0.5),
+        "bot_only_p99_ms": pct(own, 0.99),
+        "bot_only_complete_p50_ms": pct(own_complete, 0.5),
+        "simcord_rest_p50_ms": pct([s.rest for s in samples], 0.5),
+        "commands_per_s": len(samples) / busy,
+        "_response": response,
+        "_own": own,
+        "_busy": busy,
+    }
+
+
+async def first_answer(world: World, label: str) -> str:
+    """The first answer of a scenario, to be sure it is the command's result, not an error."""
+    where = next(s[3] for s in SCENARIOS if s[0] == label)
+    command = next(s[1] for s in SCENARIOS if s[0] == label)
+    options = next(s[2] for s in SCENARIOS if s[0] == label)
+    result = await world.users[0].slash(world.channels[where], command, **options)
+    response = result.response
+    if response is None or result.ephemeral or not response.embeds:
+        content = response.content if response is not None else None
+        raise RuntimeError(f"{label} did not answer with a result: {content!r}")
+    return str(response.embeds[0].title)
+
+
+async def bench_database(url: str, per_command: int) -> dict[str, Any]:
+    """Every scenario, sequential then 50 at once, on one migrated database."""
+    settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
+    started = time.perf_counter()
+    bot = create_bot(settings, rng=random.Random(1))
+    async with simcord.run(bot) as env:
+        ready_s = time.perf_counter() - started
+        instrument(bot)
+        fast_callbacks(env)
+        world = await build_world(env, bot)
+        results: dict[str, Any] = {"start_to_ready_s": ready_s, "commands": {}}
+        for label, *_ in SCENARIOS:
+            await first_answer(world, label)
+            results["commands"][label] = {
+                "sequential": await run_scenario(world, label, per_command, concurrent=False),
+                "concurrent_50": await run_scenario(world, label, per_command, concurrent=True),
+            }
+            print(f"  {label}: done", file=sys.stderr)
+    for mode in ("sequential", "concurrent_50"):
+        runs = [results["commands"][label][mode] for label, *_ in SCENARIOS]
+        response = [x for r in runs for x in r.pop("_response")]
+        own = [x for r in runs for x in r.pop("_own")]
+        busy = sum(r.pop("_busy") for r in runs)
+        results.setdefault("all", {})[mode] = {
+            "commands": len(response),
+            "response_p50_ms": pct(response, 0.5),
+            "response_p99_ms": pct(response, 0.99),
+            "bot_only_p50_ms": pct(own, 0.5),
+            "bot_only_p99_ms": pct(own, 0.99),
+            "commands_per_s": len(response) / busy,
+        }
+    return results
+
+
+# --- memory (a fresh process) ---------------------------------------------------------------
+
+
+def rss_mib() -> float:
+    """Resident set size of this process now (VmRSS), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+async def memory_run(url: str, campaigns: int, per_campaign: int) -> dict[str, Any]:
+    """RSS of a fresh process: the bot ready, then after 1,000 campaigns with 10,000
+    characters exist and the bot has answered one /check in each campaign's channel."""
+    settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
+    started = time.perf_counter()
+    bot = create_bot(settings, rng=random.Random(1))
+    async with simcord.run(bot) as env:
+        ready_s = time.perf_counter() - started
+        owner = env.create_user("owner")
+        guild = env.create_guild("Memory", owner=owner)
+        guild.add_member(owner)
+        players = [guild.add_member(env.create_user(f"p{i}")) for i in range(per_campaign)]
+        channels = [guild.create_text_channel(f"c{i}") for i in range(campaigns)]
+        gc.collect()
+        rss_ready = rss_mib()
+        db = bot.db
+        created = time.perf_counter()
+        for channel in channels:
+            campaign = await setup_campaign(db, guild.id, channel.id, "d20-check")
+            abilities = DEFAULT_ABILITIES[campaign.system]
+            ids = [
+                (await chars.create_character(db, campaign.id, p.id, f"PC {i}")).id
+                for i, p in enumerate(players)
+            ]
+            async with db.engine.begin() as conn:
+                await conn.execute(
+                    insert(character_scores),
+                    [
+                        {"character_id": c, "ability": a, "value": 12}
+                        for c in ids
+                        for a in abilities
+                    ],
+                )
+        create_s = time.perf_counter() - created
+        gc.collect()
+        rss_data = rss_mib()
+        for channel in channels:
+            result = await players[0].slash(channel, "check", ability="DEX", dc=12)
+            assert result.response is not None and not result.ephemeral
+        gc.collect()
+        rss_used = rss_mib()
+    return {
+        "start_to_ready_s": ready_s,
+        "rss_ready_mib": rss_ready,
+        "rss_after_data_mib": rss_data,
+        "rss_after_checks_mib": rss_used,
+        "create_s": create_s,
+        "campaigns": campaigns,
+        "characters": campaigns * per_campaign,
+    }
+
+
+# --- databases ------------------------------------------------------------------------------
+
+
+async def pg_admin(url: str, sql: str) -> None:
+    """Run one statement on the server's maintenance database, outside a transaction."""
+    admin = create_database(make_url(url).set(database="postgres").render_as_string(False))
+    try:
+        async with admin.engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+            await conn.execute(text(sql))
+    finally:
+        await admin.dispose()
+
+
+@contextlib.contextmanager
+def sqlite_url() -> Iterator[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        yield f"sqlite+aiosqlite:///{Path(tmp) / 'bench.sqlite3'}"
+
+
+def pg_base() -> str:
+    return os.environ.get("PG_BENCH_URL") or "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+
+
+async def with_database(kind: str, job: Callable[[str], Any]) -> Any:
+    """Run ``job(url)`` on a freshly migrated throwaway database (migrations untimed)."""
+    if kind == "SQLite":
+        with sqlite_url() as url:
+            await upgrade_to_head(url)
+            return await job(url)
+    base = pg_base()
+    url = make_url(base).set(database=PG_DB).render_as_string(hide_password=False)
+    await pg_admin(base, f"DROP DATABASE IF EXISTS {PG_DB}")
+    await pg_admin(base, f"CREATE DATABASE {PG_DB}")
+    try:
+        await upgrade_to_head(url)
+        return await job(url)
+    finally:
+        await pg_admin(base, f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")
+
+
+def memory_in_subprocess(kind: str, campaigns: int, per_campaign: int) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--memory-child", kind, str(campaigns), str(per_campaign)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def machine() -> dict[str, Any]:
+    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    model = next(
+        (ln.split(":", 1)[1].strip() for ln in lscpu.splitlines() if ln.startswith("Model name")),
+        platform.processor(),
+    )
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+# --- report ---------------------------------------------------------------------------------
+
+
+def table(results: dict[str, Any]) -> str:
+    lines = []
+    dbs = [d for d in ("SQLite", "PostgreSQL") if d in results["databases"]]
+    head = (
+        "| command | mode | "
+        + " | ".join(
+            f"{d} response p50 / p99 (bot only p50 / p99) | {d} complete p50 | {d} cmd/s"
+            for d in dbs
+        )
+        + " |"
+    )
+    lines += [head, "|---|---|" + "---|---|---|" * len(dbs)]
+    for label, *_ in SCENARIOS:
+        for mode, name in (("sequential", "1 user"), ("concurrent_50", "50 users")):
+            cells = []
+            for d in dbs:
+                r = results["databases"][d]["commands"][label][mode]
+                cells.append(
+                    f"{r['response_p50_ms']:.2f} / {r['response_p99_ms']:.2f} ms "
+                    f"({r['bot_only_p50_ms']:.2f} / {r['bot_only_p99_ms']:.2f})"
+                    f" | {r['complete_p50_ms']:.2f} ms | {r['commands_per_s']:,.0f}"
+                )
+            lines.append(f"| {label} | {name} | " + " | ".join(cells) + " |")
+    for mode, name in (("sequential", "1 user"), ("concurrent_50", "50 users")):
+        cells = []
+        for d in dbs:
+            r = results["databases"][d]["all"][mode]
+            cells.append(
+                f"{r['response_p50_ms']:.2f} / {r['response_p99_ms']:.2f} ms "
+                f"({r['bot_only_p50_ms']:.2f} / {r['bot_only_p99_ms']:.2f})"
+                f" | - | {r['commands_per_s']:,.0f}"
+            )
+        n = results["databases"][dbs[0]]["all"][mode]["commands"]
+        lines.append(f"| **all {n:,} above** | {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("| measure | " + " | ".join(dbs) + " |")
+    lines.append("|---|" + "---|" * len(dbs))
+    rows = [
+        ("bot start to ready (migrated database, fresh process)", "start_to_ready_s", "{:.2f} s"),
+        ("creating them through the services", "create_s", "{:.0f} s"),
+        ("RSS, bot ready (world of 1,000 channels)", "rss_ready_mib", "{:.0f} MiB"),
+        ("RSS, + 1,000 campaigns / 10,000 characters stored", "rss_after_data_mib", "{:.0f} MiB"),
+        ("RSS, + one /check answered in each campaign", "rss_after_checks_mib", "{:.0f} MiB"),
+    ]
+    for name, key, fmt in rows:
+        cells = [
+            fmt.format(results["databases"][d]["memory"][key])
+            if "memory" in results["databases"][d]
+            else "-"
+            for d in dbs
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Any] = {
+        "command": " ".join(
+            shlex.quote(a) for a in [".venv/bin/python", "bench/commands.py", *sys.argv[1:]]
+        ),
+        "machine": machine(),
+        "uptime_before": uptime(),
+        "per_command": args.per_command,
+        "databases": {},
+        "notes": [],
+    }
+    kinds = ["SQLite"] if args.no_postgres else ["SQLite", "PostgreSQL"]
+    for kind in kinds:
+        print(f"{kind}: commands", file=sys.stderr)
+        try:
+            measured = await with_database(kind, lambda url: bench_database(url, args.per_command))
+        except OSError as exc:  # no PostgreSQL server
+            results["notes"].append(f"{kind} skipped: {exc}")
+            continue
+        results["databases"][kind] = measured
+        if not args.skip_memory:
+            print(f"{kind}: memory", file=sys.stderr)
+            results["databases"][kind]["memory"] = memory_in_subprocess(
+                kind, args.campaigns, args.characters // args.campaigns
+            )
+    results["uptime_after"] = uptime()
+    return results
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
+        kind, campaigns, per = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+        result = asyncio.run(with_database(kind, lambda url: memory_run(url, campaigns, per)))
+        print(json.dumps(result))
+        return
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--per-command",
+        type=int,
+        default=1000,
+        help="timed commands per command and mode (7 commands x 2 modes)",
+    )
+    parser.add_argument("--campaigns", type=int, default=1000)
+    parser.add_argument("--characters", type=int, default=10_000)
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    results = asyncio.run(main_async(args))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"`{results['command']}`\n")
+    print(table(results))
+    print(f"\nmachine: {results['machine']}")
+    print(f"before: {results['uptime_before']}\nafter:  {results['uptime_after']}")
+    for note in results["notes"]:
+        print(note)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Faults a player never sees as a crash: Discord errors, and the database going away.
+
+Restarts between a roll request and its last answer, and between a natural 20 and the fortune
+choice, are covered where those features live: ``tests/bot/test_requests.py::
+test_three_players_answer_across_a_restart_with_one_shared_d20`` and ``tests/bot/
+test_fortune.py::test_choice_survives_a_restart_and_is_made_once``. "No GM reachable at all" is
+``tests/bot/test_secrecy.py::test_when_no_gm_can_be_reached_the_roller_is_told_how_to_fix_it``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.engine import make_url
+
+from bot.db import engine as db_engine
+from bot.db.models import ledger as ledger_table
+from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.test_secrecy import _latest, _setup, seen_by
+
+UNAVAILABLE = "nothing was recorded"
+
+
+async def ledger_count(table: Table) -> int:
+    async with table.bot.db.engine.connect() as conn:
+        return int(await conn.scalar(select(func.count()).select_from(ledger_table)) or 0)
+
+
+async def test_gm_channel_post_fails_the_copy_goes_by_dm_and_is_recorded_once(
+    table: Table,
+) -> None:
+    gm_channel = await _setup(table, "d20-check")
+    table.env.inject_error("POST", f"/channels/{gm_channel.id}/messages", status=500, times=1)
+    before = await ledger_count(table)
+    result = await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="blind")
+    assert await ledger_count(table) == before + 1
+    total = str((await _latest(table)).outcome["total"])
+    dm = "\n".join(message_text(m) for m in table.admin.user.dm_channel.history())
+    assert total in dm  # the GM of setup got it by DM instead
+    notes = "\n".join(message_text(m) for m in result.followups)
+    assert "sent to the GM" in notes
+    assert total not in seen_by(table, table.bob, gm_channel)
+
+
+async def test_a_lost_followup_is_told_to_the_roller_and_the_roll_is_recorded_once(
+    table: Table,
+) -> None:
+    gm_channel = await _setup(table, "d20-check")
+    before = await ledger_count(table)
+    # The roller's private copy of a gm roll is the first webhook followup.
+    table.env.inject_error("POST", "/webhooks/*/*", status=500, times=1)
+    result = await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="gm")
+    assert await ledger_count(table) == before + 1
+    row = await _latest(table)
+    notes = "\n".join(message_text(m) for m in result.followups)
+    assert f"private copy of roll #{row.id}" in notes and "do not roll again" in notes
+    gm_view = "\n".join(message_text(m) for m in gm_channel.history(viewer=table.gm))
+    assert str(row.outcome["total"]) in gm_view  # the GM still has it
+    assert "Something went wrong" not in notes
+
+
+@pytest.fixture
+def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A write lock held elsewhere fails after 0.2 s instead of 30 s (the bot is built after)."""
+    monkeypatch.setattr(db_engine, "SQLITE_BUSY_TIMEOUT_MS", 200)
+    yield
+
+
+@pytest.fixture
+def simcord_bot(short_busy_timeout: None, settings, rng):  # type: ignore[no-untyped-def]
+    from bot.app import create_bot
+
+    return create_bot(settings, rng=rng)
+
+
+async def test_sqlite_locked_by_another_process_answers_unavailable_then_recovers(
+    table: Table, database_url: str
+) -> None:
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"DEX": 14})
+    before = await ledger_count(table)
+    # Another process takes the write lock and keeps it (a backup tool, a stuck migration).
+    other = sqlite3.connect(make_url(database_url).database or "", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        for command, options in (("roll", {"dice": "1d20"}), ("check", {"ability": "DEX"})):
+            result = await table.alice.slash(table.table, command, **options)
+            assert result.ephemeral and result.response is not None
+            assert UNAVAILABLE in result.response.content
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert await ledger_count(table) == before
+    # Back, without a restart.
+    again = await table.alice.slash(table.table, "check", ability="DEX")
+    assert again.response is not None and not again.ephemeral
+    assert await ledger_count(table) == before + 1

@@ -339,3 +339,35 @@ async def test_sqlite_checkpoints_the_wal_after_enough_write_transactions(
             assert (await conn.execute(select(func.count()).select_from(campaigns))).scalar() == 7
     finally:
         await db.dispose()
+
+
+async def test_cancelled_while_waiting_for_the_lock_leaves_no_transaction_open(
+    database_url: str,
+) -> None:
+    # A /check whose task is cancelled while its BEGIN waits for another process's lock: the
+    # waiting BEGIN still runs later in aiosqlite's thread; it must be rolled back, not left
+    # holding the write lock on the pooled connection.
+    db = create_database(database_url)
+    other = sqlite3.connect(_sqlite_path(database_url), isolation_level=None, timeout=5)
+    other.execute("BEGIN IMMEDIATE")
+
+    async def write(channel: int) -> None:
+        async with db.engine.begin() as conn:
+            await conn.execute(insert(campaigns).values(**{**_CAMPAIGN, "channel_id": channel}))
+
+    try:
+        waiting = asyncio.create_task(write(1))
+        await asyncio.sleep(0.2)  # its BEGIN is now waiting in the thread
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        other.execute("COMMIT")
+        await write(2)
+        other.execute("BEGIN IMMEDIATE")  # nobody holds the lock any more
+        other.execute("ROLLBACK")
+        async with db.engine.connect() as conn:
+            channels = (await conn.execute(select(campaigns.c.channel_id))).scalars().all()
+        assert channels == [2]
+    finally:
+        other.close()
+        await db.dispose()

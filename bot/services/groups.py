@@ -20,7 +20,7 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
-from bot.services import characters, ledger, pending
+from bot.services import characters, ledger, pending, secrecy
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
@@ -340,8 +340,12 @@ def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
 
 
 async def record_in(session: AsyncSession, roll: ledger.NewRoll) -> int:
-    """Record one row; a duplicate interaction rolls the whole transaction back."""
-    recorded = await ledger.record_roll_in(session, roll)
+    """Record one row; a duplicate interaction rolls the whole transaction back.
+
+    Through :func:`secrecy.record_roll_in`, so a hidden row (a hidden-DC request's) gets its
+    salt and commitment like every other hidden roll.
+    """
+    recorded = await secrecy.record_roll_in(session, roll)
     if recorded.duplicate:
         raise DuplicateInteraction(recorded.id)
     return recorded.id

@@ -272,6 +272,11 @@ async def answer(
     the character's stored stats. The last answer computes the group outcome.
     """
     async with transaction(db) as session:
+        # Lock the request first: two players answering the last two targets at once must
+        # run one after the other, or under PostgreSQL's READ COMMITTED each counts the
+        # other's uncommitted answer as waiting and nobody completes the request. (SQLite's
+        # BEGIN IMMEDIATE already serialises; FOR UPDATE is not emitted there.)
+        await session.execute(select(_R.c.id).where(_R.c.id == request_id).with_for_update())
         before = await load_in(session, request_id)
         mine = (
             await session.execute(

@@ -6,6 +6,7 @@ from typing import Any
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
+from bot.services import ledger
 from tests.bot.conftest import (
     SEED,
     ScriptedRandom,
@@ -150,3 +151,33 @@ async def test_pen_and_dagger_request_refuses_a_dc_and_rolls_attempts(table: Tab
     text = message_text(_request_message(table))
     assert "d20 **12** (Adept) →" in text
     assert "no group rule" in text
+
+
+async def test_hidden_dc_request_rows_can_be_verified_and_revealed(table: Table) -> None:
+    await _three_players(table, "d20-check", {"WIS": 10})
+    await table.gm.slash(
+        table.table, "gm request roll", ability="WIS", characters="Ann, Bo", hidden_dc=15
+    )
+    table.dice(17, 4)
+    await table.alice.click(_request_message(table), label="Roll")
+    await table.bob.click(_request_message(table), label="Roll")
+    rows = await ledger.latest_rolls(table.bot.db, 1, limit=10)
+    ann = next(r for r in rows if r.character_name == "Ann")
+    bo = next(r for r in rows if r.character_name == "Bo")
+
+    early = await table.carol.slash(table.table, "verify", roll=ann.id)
+    text = message_text(early.response)
+    assert "still hidden" in text and str(ann.commitment) in text and "None" not in text
+
+    # One row revealed on its own (/gm reveal roll:…) shows a real salt and commitment.
+    shown = await table.gm.slash(table.table, "gm reveal", roll=bo.id)
+    text = message_text(shown.response)
+    assert str(bo.salt) in text and str(bo.commitment) in text and "`None`" not in text
+    ok = await table.carol.slash(table.table, "verify", roll=bo.id)
+    assert "the commitment matches" in message_text(ok.response)
+
+    # The request's reveal stamps every row of it, the one revealed already included.
+    await table.gm.slash(table.table, "gm request reveal")
+    for row in rows:
+        checked = await table.carol.slash(table.table, "verify", roll=row.id)
+        assert "the commitment matches" in message_text(checked.response), row.id

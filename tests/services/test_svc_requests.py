@@ -1,0 +1,105 @@
+"""GM roll requests at the service level: concurrent answers on a real database, and hidden-DC
+rows that carry a commitment anyone can check once the GM reveals."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+
+import pytest
+from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, Visibility
+from bot.services import ledger, requests, secrecy
+from bot.services.campaigns import CampaignView, setup_campaign
+from bot.services.characters import create_character, set_score
+from bot.services.context import Caller
+
+GM = 4_000_000_000_000_009
+_interactions = itertools.count(8_000_000_000_000_000)
+
+
+def _caller(user_id: int) -> Caller:
+    """A caller in the test channel with a fresh interaction id (each click is one)."""
+    roles = frozenset({GM_ROLE}) if user_id == GM else frozenset()
+    return Caller(
+        user_id=user_id,
+        channel_id=CHANNEL,
+        guild_id=GUILD,
+        role_ids=roles,
+        interaction_id=next(_interactions),
+    )
+
+
+@pytest.fixture
+async def d20_campaign(db: Database) -> CampaignView:
+    """A d20-check campaign where Alice plays Ann and Bob plays Bo, both with DEX 14."""
+    campaign = await setup_campaign(db, GUILD, CHANNEL, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])
+    for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
+        character = await create_character(db, campaign.id, user, name)
+        await set_score(db, character.id, "DEX", 14)
+    return campaign
+
+
+async def test_requests_answered_at_the_same_time_each_complete_exactly_once(
+    db: Database, d20_campaign: CampaignView
+) -> None:
+    # Two players click the last two open buttons of a request at the same moment: the one
+    # who commits second must see the other's answer and complete the request (the review's
+    # race: under READ COMMITTED both counted the other as waiting and nobody completed it).
+    made = [
+        await requests.create(
+            db, _caller(GM), "DEX", "/gm request roll", characters_text="Ann, Bo", dc=12
+        )
+        for _ in range(30)
+    ]
+    rng = random.Random(11)
+
+    async def click(user: int, request_id: int) -> requests.Answer:
+        await asyncio.sleep(0)
+        return await requests.answer(db, rng, _caller(user), request_id, "Roll button")
+
+    answers = await asyncio.gather(
+        *(click(user, r.id) for r in made for user in (ALICE, BOB)),
+    )
+    for request in made:
+        mine = [a for a in answers if a.request.id == request.id]
+        assert sum(a.completed_now for a in mine) == 1, f"request #{request.id}"
+        after = await requests.load(db, request.id)
+        assert after.complete and not after.waiting
+        assert after.verdict is not None
+    groups = await ledger.latest_rolls(db, d20_campaign.id, kinds=[ledger.Kind.GROUP], limit=100)
+    assert sorted(row.request for row in groups) == sorted(
+        f"roll request #{r.id}" for r in made
+    )
+
+
+async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
+    db: Database, d20_campaign: CampaignView
+) -> None:
+    made = await requests.create(
+        db, _caller(GM), "DEX", "/gm request roll", characters_text="Ann, Bo", hidden_dc=15
+    )
+    rng = random.Random(5)
+    await requests.answer(db, rng, _caller(ALICE), made.id, "Roll button")
+    done = await requests.answer(db, rng, _caller(BOB), made.id, "Roll button")
+    assert done.completed_now
+    rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    assert len(rows) == 3  # Ann's check, Bo's check, the group result
+    for row in rows:
+        assert row.visibility is Visibility.BLIND
+        assert row.salt is not None and row.commitment is not None
+        assert row.commitment == secrecy.commitment_of(secrecy.encoding_of_row(row))
+
+    # Before the reveal a player is shown the commitment only, never the result.
+    ann_row = next(r for r in rows if r.character_name == "Ann")
+    early = await secrecy.verify(db, _caller(BOB), ann_row.id)
+    assert early.stored == ann_row.commitment and not early.checked
+
+    await requests.reveal(db, _caller(GM), made.id)
+    for row in rows:
+        checked = await secrecy.verify(db, _caller(BOB), row.id)
+        assert checked.checked and checked.matches, f"roll #{row.id}"
+        assert (await ledger.get_roll(db, row.id)).revealed_at is not None

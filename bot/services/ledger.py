@@ -249,17 +249,25 @@ async def latest_rolls(
         )
 
 
-async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None) -> RollView:
-    """Mark a hidden roll revealed, once: the only change a ledger row ever gets."""
-    async with transaction(db) as session:
-        stmt = (
-            update(_L)
-            .where(_L.c.id == roll_id, _L.c.revealed_at.is_(None))
-            .values(revealed_at=at or utcnow())
-            .returning(*_L.c)
-        )
-        row = (await session.execute(stmt)).first()
-        if row is None:
-            await get_roll_in(session, roll_id)  # NotFound if it does not exist
-            raise AlreadyRevealed()
+async def stamp_revealed_in(
+    session: Executor, roll_id: int, at: datetime | None = None
+) -> RollView:
+    """In a caller's transaction: mark a hidden roll revealed, once (the only change a
+    ledger row ever gets), so a reveal touching several rows is all or nothing."""
+    stmt = (
+        update(_L)
+        .where(_L.c.id == roll_id, _L.c.revealed_at.is_(None))
+        .values(revealed_at=at or utcnow())
+        .returning(*_L.c)
+    )
+    row = (await session.execute(stmt)).first()
+    if row is None:
+        await get_roll_in(session, roll_id)  # NotFound if it does not exist
+        raise AlreadyRevealed()
     return _view(row)
+
+
+async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None) -> RollView:
+    """Mark a hidden roll revealed, once; see :func:`stamp_revealed_in`."""
+    async with transaction(db) as session:
+        return await stamp_revealed_in(session, roll_id, at)

@@ -448,9 +448,10 @@ async def reveal(
         group_id = (
             await session.execute(select(_R.c.group_roll_id).where(_R.c.id == chosen))
         ).scalar_one_or_none()
+        # The ledger's one permitted update: revealed_at, once per blind row of the request,
+        # in this same transaction: the request is revealed with all its rows or not at all.
+        for roll_id in [*roll_ids, *([group_id] if group_id is not None else [])]:
+            with contextlib.suppress(AlreadyRevealed):  # a row revealed alone by /gm reveal
+                await ledger.stamp_revealed_in(session, roll_id)
         revealed = await load_in(session, chosen)
-    # The ledger's one permitted update: revealed_at, once per blind row of the request.
-    for roll_id in [*roll_ids, *([group_id] if group_id is not None else [])]:
-        with contextlib.suppress(AlreadyRevealed):
-            await ledger.stamp_revealed(db, roll_id)
     return campaign, revealed

@@ -71,9 +71,7 @@ async def test_requests_answered_at_the_same_time_each_complete_exactly_once(
         assert after.complete and not after.waiting
         assert after.verdict is not None
     groups = await ledger.latest_rolls(db, d20_campaign.id, kinds=[ledger.Kind.GROUP], limit=100)
-    assert sorted(row.request for row in groups) == sorted(
-        f"roll request #{r.id}" for r in made
-    )
+    assert sorted(row.request for row in groups) == sorted(f"roll request #{r.id}" for r in made)
 
 
 async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
@@ -103,3 +101,37 @@ async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
         checked = await secrecy.verify(db, _caller(BOB), row.id)
         assert checked.checked and checked.matches, f"roll #{row.id}"
         assert (await ledger.get_roll(db, row.id)).revealed_at is not None
+
+
+async def test_a_reveal_that_fails_midway_leaves_the_request_and_every_row_hidden(
+    db: Database, d20_campaign: CampaignView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = await requests.create(
+        db, _caller(GM), "DEX", "/gm request roll", characters_text="Ann, Bo", hidden_dc=15
+    )
+    rng = random.Random(5)
+    await requests.answer(db, rng, _caller(ALICE), made.id, "Roll button")
+    await requests.answer(db, rng, _caller(BOB), made.id, "Roll button")
+    # The reveal breaks while stamping its second ledger row (a lost connection, a crash).
+    real_view = ledger._view
+    stamped: list[int] = []
+
+    def failing_view(row: object) -> ledger.RollView:
+        if stamped:
+            raise RuntimeError("connection lost")
+        view = real_view(row)  # type: ignore[arg-type]
+        stamped.append(view.id)
+        return view
+
+    monkeypatch.setattr(ledger, "_view", failing_view)
+    with pytest.raises(RuntimeError):
+        await requests.reveal(db, _caller(GM), made.id)
+    monkeypatch.undo()
+    assert stamped  # it did fail midway, after stamping one row
+    assert (await requests.load(db, made.id)).hidden
+    rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    assert [r.revealed_at for r in rows] == [None, None, None]
+    # Nothing half-done blocks the retry.
+    await requests.reveal(db, _caller(GM), made.id)
+    rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    assert all(r.revealed_at is not None for r in rows)

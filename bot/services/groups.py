@@ -445,14 +445,16 @@ async def group_save(
                 )
         kind = member_kind(campaign, spec)
         members: list[MemberResult] = []
-        for member, outcome in outcomes:
+        for position, (member, outcome) in enumerate(outcomes):
             roll_id = await record_in(
                 session,
                 ledger.NewRoll(
                     origin=origin(caller, with_interaction=False),
                     kind=kind,
                     request=request,
-                    dice=dice_of(outcome),
+                    # A die is stored in one row only (/stats counts each die once): the one
+                    # shared d20 of roll-under ruling 2 in the first member's row.
+                    dice=[] if shared is not None and position else dice_of(outcome),
                     outcome=to_jsonable(outcome),
                     campaign_id=campaign.id,
                     character_id=member.id,

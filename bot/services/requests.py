@@ -246,21 +246,22 @@ async def set_message(db: Database, request_id: int, message_id: int) -> None:
         await session.execute(update(_R).where(_R.c.id == request_id).values(message_id=message_id))
 
 
-async def _shared_roll_in(session: AsyncSession, rng: random.Random, request_id: int) -> int:
-    """Roll-under ruling 2: the first click rolls the group's one d20; later clicks reuse it."""
+async def _shared_roll_in(
+    session: AsyncSession, rng: random.Random, request_id: int
+) -> tuple[int, bool]:
+    """Roll-under ruling 2: the first click rolls the group's one d20; later clicks reuse it.
+
+    Returns the d20 and whether this click rolled it (the request row is locked by
+    :func:`answer`, so exactly one click does).
+    """
     current: int | None = (
         await session.execute(select(_R.c.shared_roll).where(_R.c.id == request_id))
     ).scalar_one()
-    if current is None:
-        await session.execute(
-            update(_R)
-            .where(_R.c.id == request_id, _R.c.shared_roll.is_(None))
-            .values(shared_roll=roll_d20(rng))
-        )
-        current = (
-            await session.execute(select(_R.c.shared_roll).where(_R.c.id == request_id))
-        ).scalar_one()
-    return int(current)
+    if current is not None:
+        return int(current), False
+    rolled = roll_d20(rng)
+    await session.execute(update(_R).where(_R.c.id == request_id).values(shared_roll=rolled))
+    return rolled, True
 
 
 async def answer(
@@ -308,11 +309,14 @@ async def answer(
         character = await characters.load_character_in(session, target.character_id)
         spec = MemberSpec(before.ability, before.dc, before.difficulty, before.is_save)
         if campaign.system is RuleSystem.ROLL_UNDER:
-            outcome = shared_save(
-                character, before.ability, await _shared_roll_in(session, rng, request_id)
-            )
+            shared, rolled_it = await _shared_roll_in(session, rng, request_id)
+            outcome = shared_save(character, before.ability, shared)
+            # The one d20 is stored in the row of the player who rolled it (/stats counts
+            # each die once, for its roller); the others compare with it.
+            dice = dice_of(outcome) if rolled_it else []
         else:
             outcome = await roll_member_in(session, rng, campaign, character, spec)
+            dice = dice_of(outcome)
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
         roll_id = await record_in(
             session,
@@ -320,7 +324,7 @@ async def answer(
                 origin=origin(caller, with_interaction=True),
                 kind=member_kind(campaign, spec),
                 request=request,
-                dice=dice_of(outcome),
+                dice=dice,
                 outcome=to_jsonable(outcome),
                 visibility=visibility,
                 campaign_id=campaign.id,

@@ -3,6 +3,13 @@
 The p-value uses the regularized upper incomplete gamma function Q(k/2, x/2), written here
 (no scipy): a series for x < a + 1 and a continued fraction otherwise (Numerical Recipes,
 section 6.2). Only rolls the viewer may see are counted, so statistics never leak hidden faces.
+
+Each physical d20 counts once, for the player who rolled it: the user whose command or click
+rolled it, which is the ledger row's user. A GM's /groupsave or a contest is the caller's
+dice (every member's); in a roll request each player rolls their own, and roll-under's one
+shared d20 belongs to the player whose click rolled it. A die is stored in one row's ``dice``
+only (the later members of a shared save have none); the summary rows (``group``,
+``contest``) repeat their members' dice and are not counted.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ FACES = 20
 #: Below 100 rolls (5 expected per face, the usual rule of thumb for a chi-square test) there
 #: is no verdict, only the counts.
 MIN_ROLLS = 100
-#: Kinds whose ``dice`` column is the list of natural d20 faces.
+#: Kinds whose ``dice`` column is the list of natural d20 faces (not the summary rows).
 D20_KINDS = frozenset({"check", "save", "attempt", "luck", "test"})
 
 PAGE = 100

@@ -4,17 +4,23 @@ figures against a hand computation, counting only rolls the viewer may see."""
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 
 import pytest
 from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
-from bot.db.models import Visibility
-from bot.services import ledger, secrecy, stats
+from bot.db.models import RuleSystem, Visibility
+from bot.rules import roll_under
+from bot.services import groups, ledger, requests, secrecy, stats
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView
+from bot.services.campaigns import CampaignView, setup_campaign
+from bot.services.characters import create_character, party_add, set_score
 from bot.services.context import Caller
+
+CAROL = 4_000_000_000_000_003
+GM = 4_000_000_000_000_009
 
 
 @pytest.mark.parametrize("x", [0.01, 0.5, 1.0, 3.0, 10.0, 40.0])
@@ -101,3 +107,43 @@ async def test_figures_match_a_hand_computation_and_hidden_faces_stay_out(
     gm = Caller(user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
     by_gm = await stats.campaign_stats(db, gm, BOB)
     assert [(p.user_id, p.rolls, p.counts[19]) for p in by_gm.players] == [(BOB, 3, 1)]
+
+
+async def test_shared_and_group_dice_count_once_for_the_player_who_rolled_them(
+    db: Database,
+) -> None:
+    # Roll-under: a GM group save (one d20 for three members), a roll request answered by
+    # three players (one shared d20, rolled by the first click), and a contest Alice starts.
+    campaign = await setup_campaign(
+        db, GUILD, CHANNEL, RuleSystem.ROLL_UNDER, gm_role_ids=[GM_ROLE]
+    )
+    for user, name in ((ALICE, "Ann"), (BOB, "Bo"), (CAROL, "Cy")):
+        character = await create_character(db, campaign.id, user, name)
+        await set_score(db, character.id, "AGI", 10)
+        await party_add(db, character.id)
+    rng = random.Random(3)
+    gm = Caller(user_id=GM, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
+
+    saved = await groups.group_save(db, rng, gm, "AGI", "/groupsave ability:AGI")
+    made = await requests.create(db, gm, "AGI", "/gm request roll ability:AGI")
+    for clicker in (BOB, ALICE, CAROL):  # Bob's click rolls the group's one d20
+        player = Caller(user_id=clicker, channel_id=CHANNEL, guild_id=GUILD)
+        await requests.answer(db, rng, player, made.id, "Roll button")
+    request = await requests.load(db, made.id)
+    alice = Caller(user_id=ALICE, channel_id=CHANNEL, guild_id=GUILD)
+    contest = await groups.contest(db, rng, alice, "AGI", "Ann, Bo", "/contest")
+    assert isinstance(contest.outcome, roll_under.ContestOutcome)
+
+    # By hand: every physical d20 once, for whoever's command or click rolled it.
+    assert saved.shared_roll is not None and request.shared_roll is not None
+    expected = {
+        GM: [saved.shared_roll],
+        BOB: [request.shared_roll],
+        ALICE: [r.roll for rnd in contest.outcome.rounds for r in rnd.rolls],
+    }
+    seen = await stats.campaign_stats(db, gm)
+    got = {p.user_id: p for p in seen.players}
+    assert set(got) == set(expected)  # Carol rolled nothing
+    for user, faces in expected.items():
+        assert got[user].rolls == len(faces)
+        assert got[user].counts == tuple(faces.count(f) for f in range(1, 21))

@@ -168,6 +168,9 @@ def group_verdict(
         return Verdict(
             ok, f"{word.display}: {len(passed)} of {len(members)} succeeded ({needed} needed)"
         )
+    if system is RuleSystem.D20_CHECK:
+        # A request without a DC: the rule needs one, so the totals are the GM's to judge.
+        return Verdict(None, "No DC given: the GM reads the totals.")
     if system is RuleSystem.THRESHOLD:
         return Verdict(None, f"{len(passed)} of {len(members)} succeeded")
     return Verdict(None, "Each result stands on its own (no group rule in this system).")

@@ -181,3 +181,15 @@ async def test_hidden_dc_request_rows_can_be_verified_and_revealed(table: Table)
     for row in rows:
         checked = await table.carol.slash(table.table, "verify", roll=row.id)
         assert "the commitment matches" in message_text(checked.response), row.id
+
+
+async def test_a_d20_request_without_a_dc_leaves_the_totals_to_the_gm(table: Table) -> None:
+    await _three_players(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(table.table, "gm request roll", ability="DEX", characters="Ann, Bo")
+    table.dice(15, 3)
+    await table.alice.click(_request_message(table), label="Roll")
+    await table.bob.click(_request_message(table), label="Roll")
+    text = message_text(_request_message(table))
+    assert "= **17**" in text and "= **5**" in text
+    assert "No DC given: the GM reads the totals." in text
+    assert "no group rule" not in text

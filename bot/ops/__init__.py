@@ -1,23 +1,25 @@
 """Running the bot for real: metrics, health, log context, in-flight tracking, shutdown.
 
 One :class:`Operations` per bot process (``bot.ops``). The command tree calls :meth:`admit`,
-:meth:`run` and :func:`note_error`; ``python -m bot`` starts the HTTP endpoint and the
+:meth:`run` and :func:`note_error`; button clicks and modal submits go through
+:meth:`Operations.component` the same way; ``python -m bot`` starts the HTTP endpoint and the
 signal handling in :mod:`bot.ops.shutdown`. Nothing here is state the bot needs to answer a
 command: every shard process can restart at any time.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import logging
+import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
-from sqlalchemy import select
 
-from bot.db.models import campaigns
 from bot.ops.context import CURRENT, CommandContext
 from bot.ops.inflight import InFlight
 from bot.ops.metrics import Metrics
@@ -30,6 +32,24 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RESTARTING = "The bot is restarting; try again in a moment."
+
+#: Gateway interaction types handled by views rather than the command tree.
+_COMPONENT = 3
+_MODAL_SUBMIT = 5
+#: Our persistent buttons' custom ids start with their kind: ``pbp:req:12``, ``pbp:n20:7:keep``.
+_PERSISTENT_ID = re.compile(r"^(pbp:[a-z0-9]{1,16})(?::|$)")
+
+Parser = Callable[[Any], None]
+
+
+def component_name(custom_id: str) -> str:
+    """The metric and log name of a clicked component: ``pbp:req`` for ``pbp:req:12``.
+
+    Other views' ids are random per message (discord.py makes them), so they all count as
+    ``view``: a label value per message would grow without bound.
+    """
+    match = _PERSISTENT_ID.match(custom_id)
+    return match[1] if match else "view"
 
 
 @dataclass(slots=True)
@@ -58,20 +78,23 @@ class Operations:
         self.metrics = Metrics()
         self.in_flight = InFlight()
         self.health = Health()
-        self._db: Database | None = None
+        #: Watchers of component interactions in flight (a reference keeps each task alive).
+        self._watchers: set[asyncio.Task[None]] = set()
 
     def attach(self, bot: commands.AutoShardedBot | commands.Bot) -> None:
-        """Listen to the bot: ready after login, per-shard gateway latency."""
+        """Listen to the bot: ready after login, per-shard gateway latency, button clicks."""
         self.metrics.watch_gateway(lambda: _latencies(bot))
         bot.add_listener(self._on_ready, "on_ready")
+        # Buttons and modals never reach the command tree: discord.py's view store runs them
+        # from the INTERACTION_CREATE parser, which every shard's gateway reads from this map.
+        self.watch_components(bot._connection.parsers, bot._connection)
 
     async def _on_ready(self) -> None:
         self.health.logged_in = True
         self.refresh_gauges()
 
     def instrument_database(self, db: Database) -> None:
-        """Time the database's statements; remember it to name the campaign in logs."""
-        self._db = db
+        """Time the database's statements."""
         self.metrics.instrument_engine(db.engine)
 
     def refresh_gauges(self) -> None:
@@ -98,23 +121,6 @@ class Operations:
                 log.warning("could not tell a player the bot is restarting")
         return False
 
-    async def _campaign_id(self, interaction: discord.Interaction[Any]) -> int | None:
-        """The campaign of the channel (or of a thread's parent), for the log lines."""
-        if self._db is None or interaction.channel_id is None:
-            return None
-        channels = [interaction.channel_id]
-        parent = getattr(interaction.channel, "parent_id", None)
-        if isinstance(parent, int):
-            channels.append(parent)
-        try:
-            async with self._db.engine.connect() as conn:
-                found = await conn.scalar(
-                    select(campaigns.c.id).where(campaigns.c.channel_id.in_(channels)).limit(1)
-                )
-        except Exception:  # logging context only: never fail a command over it
-            return None
-        return int(found) if found is not None else None
-
     async def run(
         self,
         interaction: discord.Interaction[Any],
@@ -128,8 +134,7 @@ class Operations:
         self.in_flight.enter()
         started = time.perf_counter()
         try:
-            if not autocomplete and not self.in_flight.draining:
-                ctx.campaign = await self._campaign_id(interaction)
+            # The campaign is named by the services as they load it (context.note_campaign).
             await call(interaction)
         except Exception as exc:  # the tree handles errors; this is a bug in the bot itself
             ctx.outcome = "error"
@@ -144,6 +149,76 @@ class Operations:
                 log.info("command /%s %s in %.1f ms", name, ctx.outcome, elapsed * 1000)
             self.refresh_gauges()
             CURRENT.reset(token)
+
+    def watch_components(self, parsers: dict[str, Parser], state: Any) -> None:
+        """Route button clicks and modal submits through :meth:`component`."""
+        original = parsers["INTERACTION_CREATE"]
+
+        def parse(data: Mapping[str, Any]) -> None:
+            if data.get("type") in (_COMPONENT, _MODAL_SUBMIT):
+                self.component(data, original, state)
+            else:
+                original(data)
+
+        parsers["INTERACTION_CREATE"] = parse
+
+    def component(self, data: Mapping[str, Any], dispatch: Parser, state: Any) -> None:
+        """One click, as :meth:`run` handles a command: admitted, in flight, timed, counted.
+
+        While draining the click is refused ("try again in a moment") and never reaches its
+        button, so nothing changes. Otherwise discord.py dispatches it as usual, inside this
+        click's log context; the tasks it starts are then awaited to time and count the click.
+        """
+        inner = data.get("data") or {}
+        name = component_name(str(inner.get("custom_id", "")))
+        guild = data.get("guild_id")
+        ctx = CommandContext(command=name, guild=int(guild) if guild else None)
+        context = contextvars.copy_context()
+        context.run(CURRENT.set, ctx)
+        started = time.perf_counter()
+        self.in_flight.enter()
+        self.refresh_gauges()
+        try:
+            if self.in_flight.draining:
+                interaction = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
+                work = {asyncio.create_task(self.admit(interaction), context=context)}
+            else:
+                before = asyncio.all_tasks()
+                context.run(dispatch, data)
+                work = asyncio.all_tasks() - before
+        except BaseException:
+            self.in_flight.exit()
+            self.refresh_gauges()
+            raise
+        watcher = asyncio.create_task(
+            self._component_done(ctx, work, started), name=f"pbp-click-{name}", context=context
+        )
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+
+    async def _component_done(
+        self, ctx: CommandContext, work: set[asyncio.Task[Any]], started: float
+    ) -> None:
+        name = ctx.command or "view"
+        try:
+            if not work:
+                # No button or view of this bot answers this id (say, a view from before a
+                # restart): Discord shows the player "This interaction failed".
+                ctx.outcome = "unhandled"
+            else:
+                await asyncio.wait(work)
+            for task in work:
+                if task.cancelled() or task.exception() is None:
+                    continue
+                error = task.exception()
+                ctx.outcome, ctx.error_type = "error", type(error).__name__
+                log.error("component %s failed", name, exc_info=error)
+        finally:
+            elapsed = time.perf_counter() - started
+            self.in_flight.exit()
+            self.metrics.command_done(name, ctx.outcome, elapsed)
+            log.info("component %s %s in %.1f ms", name, ctx.outcome, elapsed * 1000)
+            self.refresh_gauges()
 
     def note_error(self, error: BaseException, incident: str | None) -> None:
         """Count an answered error by type and mark the current command's outcome."""
@@ -177,4 +252,4 @@ def note_error(
         ops.note_error(error, incident)
 
 
-__all__ = ["RESTARTING", "Health", "Operations", "note_error", "ops_of"]
+__all__ = ["RESTARTING", "Health", "Operations", "component_name", "note_error", "ops_of"]

@@ -40,6 +40,17 @@ def current() -> CommandContext | None:
     return CURRENT.get()
 
 
+def note_campaign(campaign_id: int) -> None:
+    """Name the campaign on the current interaction's log lines; the first one loaded wins.
+
+    The services call this as they load a campaign for the command, so knowing it costs no
+    query of its own. Outside an interaction (the CLI, service tests) it does nothing.
+    """
+    ctx = CURRENT.get()
+    if ctx is not None and ctx.campaign is None:
+        ctx.campaign = campaign_id
+
+
 class LogContextFilter(logging.Filter):
     """Add the current command's ids to records that do not set them through ``extra``."""
 

@@ -63,13 +63,14 @@ class Metrics:
         r = self.registry
         self.commands = Counter(
             "pbp_commands",
-            "Slash commands handled, by command and outcome (ok, user_error, error, rejected)",
+            "Slash commands and button clicks (by custom id kind, e.g. pbp:req) handled, by "
+            "command and outcome (ok, user_error, error, rejected, unhandled)",
             ["command", "outcome"],
             registry=r,
         )
         self.command_seconds = Histogram(
             "pbp_command_duration_seconds",
-            "Time from receiving a slash command to finishing it",
+            "Time from receiving a slash command or button click to finishing it",
             ["command"],
             buckets=COMMAND_BUCKETS,
             registry=r,

@@ -16,13 +16,17 @@ from sqlalchemy import func, select
 
 from bot.app import create_bot
 from bot.config import Settings
-from bot.db.models import ledger
+from bot.db.models import campaigns, ledger
 from bot.logs import setup_logging
 from bot.ops import RESTARTING, Operations
 from bot.ops.context import QUIET_DRIVERS, install_log_context
 from bot.ops.inflight import InFlight
 from bot.ops.server import OpsServer
-from tests.bot.conftest import SEED, Table, start_campaign
+from bot.services import characters, sheets
+from bot.services import requests as request_service
+from bot.services.campaigns import campaign_for_channel
+from bot.services.context import Caller
+from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 
 
 async def _get(port: int, path: str) -> tuple[int, str]:
@@ -147,12 +151,13 @@ async def test_json_log_lines_carry_the_command_context_and_never_the_token_or_a
     await start_campaign(table, "roll-under")
     await table.alice.slash(table.table, "character create", name="Whisper-Xyzzy")
 
-    from bot.services import sheets
+    from bot.cogs.campaign import _cog as campaign_cog
 
-    async def broken(*_args: Any, **_kwargs: Any) -> Any:
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(sheets, "campaign_here", broken)
+    # Fails after the campaign is loaded: its id is known to the incident's log line.
+    monkeypatch.setattr(campaign_cog, "campaign_embed", broken)
     failed = await table.alice.slash(table.table, "campaign show")
     assert failed.response is not None and "incident" in failed.response.content
     _ = table.env.errors  # the incident above is this test's own doing
@@ -166,11 +171,12 @@ async def test_json_log_lines_carry_the_command_context_and_never_the_token_or_a
         ["/campaign", "show"],
     ]
     assert [c["message"].split(" ")[3] for c in commands] == ["ok", "ok", "error"]
-    campaign_id = commands[-1]["campaign"]
+    async with table.bot.db.engine.connect() as conn:
+        campaign_id = await conn.scalar(select(campaigns.c.id))
     for line in commands:
         assert line["guild"] == table.guild.id
+        assert line["campaign"] == campaign_id
         assert line["command"] in {"campaign setup", "character create", "campaign show"}
-    assert commands[1]["campaign"] == campaign_id
     incident = next(line for line in lines if line["message"].startswith("incident "))
     assert incident["incident"] == commands[-1]["incident"]
     assert (incident["guild"], incident["campaign"], incident["command"]) == (
@@ -200,3 +206,130 @@ async def test_campaign_export_gives_the_gm_the_file_privately_and_refuses_playe
     texts = [m.content for m in (refused.response, *refused.followups) if m is not None]
     assert any("Only the campaign's GM" in t for t in texts)
     assert not any(m.attachments for m in (refused.response, *refused.followups) if m is not None)
+
+
+# --------------------------------------------------------------------------- button clicks
+
+
+def _request_message(table: Table) -> Any:
+    for message in reversed(table.table.history()):
+        if message.embeds and (message.embeds[0].title or "").startswith("Roll request #"):
+            return message
+    raise AssertionError("no roll request message in #table")
+
+
+async def _requested(table: Table) -> Any:
+    """A d20-check request for Ann (alice) and Bo (bob) against DC 12, as posted in #table."""
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ann", {"DEX": 14})
+    await make_character(table, table.bob, "Bo", {"DEX": 10})
+    await table.gm.slash(table.table, "gm request roll", ability="DEX", characters="Ann, Bo", dc=12)
+    return _request_message(table)
+
+
+async def _ledger_rows(table: Table) -> int:
+    async with table.bot.db.engine.connect() as conn:
+        return int(await conn.scalar(select(func.count()).select_from(ledger)) or 0)
+
+
+async def test_a_button_click_while_draining_is_told_to_retry_and_changes_nothing(
+    table: Table,
+) -> None:
+    message = await _requested(table)
+    shown = message_text(message)
+    table.bot.ops.start_draining()
+    refused = await table.alice.click(message, label="Roll")
+    assert refused.ephemeral
+    assert refused.response is not None and refused.response.content == RESTARTING
+    assert await _ledger_rows(table) == 0
+    after = _request_message(table)
+    assert message_text(after) == shown and "0 of 2 rolled" in shown
+    assert after.components  # the Roll button is still there for after the restart
+    metrics = table.bot.ops.metrics
+    assert metrics.sample("pbp_commands_total", {"command": "pbp:req", "outcome": "rejected"}) == 1
+    assert table.bot.ops.in_flight.count == 0
+
+
+async def test_a_confirm_button_while_draining_deletes_nothing(table: Table) -> None:
+    await start_campaign(table, "roll-under")
+    await make_character(table, table.alice, "Sybilla", {"WIT": 6})
+    asked = await table.alice.slash(table.table, "character delete", name="Sybilla")
+    assert asked.response is not None
+    table.bot.ops.start_draining()
+    refused = await table.alice.click(asked.response, label="Delete Sybilla")
+    assert refused.response is not None and refused.response.content == RESTARTING
+    campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    assert [c.name for c in await characters.list_characters(table.bot.db, campaign.id)] == [
+        "Sybilla"
+    ]
+    rejected = {"command": "view", "outcome": "rejected"}
+    assert table.bot.ops.metrics.sample("pbp_commands_total", rejected) == 1
+
+
+async def test_a_click_in_flight_holds_the_shutdown_until_it_finishes(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    message = await _requested(table)
+    ops = table.bot.ops
+    real = request_service.answer
+    seen: dict[str, Any] = {}
+
+    async def answer_during_sigterm(*args: Any, **kwargs: Any) -> Any:
+        seen["in_flight"] = ops.in_flight.count
+        ops.start_draining()  # SIGTERM arrives while the click is being handled
+        seen["idle"] = await ops.in_flight.wait_idle(0)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(request_service, "answer", answer_during_sigterm)
+    table.dice(15)
+    answered = await table.alice.click(message, label="Roll")
+    assert seen == {"in_flight": 1, "idle": False}
+    assert answered.response is None or answered.response.content != RESTARTING
+    assert "1 of 2 rolled" in message_text(_request_message(table))  # admitted: it finished
+    assert await _ledger_rows(table) == 1
+    assert await ops.in_flight.wait_idle(0)
+
+
+async def test_button_clicks_are_counted_timed_and_logged_with_their_context(
+    json_logs: Any, table: Table
+) -> None:
+    message = await _requested(table)
+    intruder = await table.carol.click(message, label="Roll")
+    assert intruder.ephemeral  # carol has no character in the request
+    table.dice(15)
+    await table.alice.click(_request_message(table), label="Roll")
+    metrics = table.bot.ops.metrics
+    assert metrics.sample("pbp_commands_total", {"command": "pbp:req", "outcome": "ok"}) == 1
+    user_error = {"command": "pbp:req", "outcome": "user_error"}
+    assert metrics.sample("pbp_commands_total", user_error) == 1
+    assert metrics.sample("pbp_command_duration_seconds_count", {"command": "pbp:req"}) == 2
+    assert metrics.sample("pbp_interactions_in_flight") == 0
+
+    lines = [json.loads(line) for line in json_logs().splitlines() if line.startswith("{")]
+    clicks = [line for line in lines if line["message"].startswith("component ")]
+    assert [c["message"].split(" ")[1:3] for c in clicks] == [
+        ["pbp:req", "user_error"],
+        ["pbp:req", "ok"],
+    ]
+    async with table.bot.db.engine.connect() as conn:
+        campaign_id = await conn.scalar(select(campaigns.c.id))
+    assert [(c["guild"], c["command"]) for c in clicks] == [(table.guild.id, "pbp:req")] * 2
+    # The campaign is named once a service has loaded it (the refusal came before that).
+    assert clicks[1]["campaign"] == campaign_id
+
+
+async def test_naming_the_campaign_in_the_logs_costs_no_query(table: Table) -> None:
+    await start_campaign(table, "roll-under")
+    metrics = table.bot.ops.metrics
+
+    def selects() -> float:
+        return metrics.sample("pbp_db_query_duration_seconds_count", {"operation": "select"}) or 0
+
+    caller = Caller(user_id=table.alice.id, channel_id=table.table.id, guild_id=table.guild.id)
+    before = selects()
+    await sheets.campaign_here(table.bot.db, caller)  # all that /campaign show needs
+    by_service = selects() - before
+    before = selects()
+    shown = await table.alice.slash(table.table, "campaign show")
+    assert shown.response is not None and shown.response.embeds
+    assert selects() - before == by_service

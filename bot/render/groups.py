@@ -100,8 +100,13 @@ def contest_embed(result: ContestResult) -> discord.Embed:
     """A contest: every round (tie-breaks included), the ranking or the winner."""
     outcome = result.outcome
     if isinstance(outcome, roll_under.ContestOutcome):
+        # The ranking goes in the description, before the rounds: a long run of tie-breaks
+        # may outgrow Discord's field limit, and only the rounds may be cut.
+        ranking = "\n".join(f"{i}. {name}" for i, name in enumerate(outcome.ranking, start=1))
         embed = style.new_embed(
-            f"{result.ability} contest", f"**{outcome.winner} wins**", style.SUCCESS
+            f"{result.ability} contest",
+            f"**{outcome.winner} wins**\n\n**Ranking**\n{ranking}",
+            style.SUCCESS,
         )
         for rnd in outcome.rounds:
             label = f"Round {rnd.number}"
@@ -109,8 +114,6 @@ def contest_embed(result: ContestResult) -> discord.Embed:
                 label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
             text = "\n".join(f"{r.name}: {r.score} − {r.roll} = **{r.total}**" for r in rnd.rolls)
             style.add_field(embed, label, text)
-        ranking = "\n".join(f"{i}. {name}" for i, name in enumerate(outcome.ranking, start=1))
-        style.add_field(embed, "Ranking", ranking)
     else:
         winner = outcome.winner
         embed = style.new_embed(

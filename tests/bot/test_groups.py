@@ -127,3 +127,14 @@ async def test_helper_is_refused_outside_d20_check(table: Table) -> None:
     await _party(table, "roll-under", [{"STR": 14}, {"STR": 10}, {"STR": 10}])
     result = await table.alice.slash(table.table, "check", ability="STR", helper="Bo")
     assert result.ephemeral and "has no helper" in result.response.content
+
+
+async def test_a_long_tie_break_still_shows_the_ranking(table: Table) -> None:
+    await _party(table, "roll-under", [{"WIT": 10}, {"WIT": 10}, {"WIT": 4}])
+    # 30 tied rounds (more than an embed has fields), then Bo 10-2=8 beats Ann 10-7=3.
+    table.dice(*([5, 5] * 30), 7, 2)
+    result = await table.gm.slash(table.table, "contest", ability="WIT", characters="Ann, Bo")
+    text = message_text(result.response)
+    assert "Bo wins" in text
+    assert "1. Bo\n2. Ann" in text
+    assert "more not shown" in text  # the rounds were cut, the ranking was not

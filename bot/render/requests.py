@@ -13,6 +13,7 @@ from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.requests import RequestView
+from bot.services.secrecy import GM_CHANNEL_HINT
 
 
 def _what(request: RequestView) -> str:
@@ -93,3 +94,13 @@ def status_text(request: RequestView) -> str:
         return f"Roll request #{request.id}: everyone has rolled."
     names = ", ".join(f"{t.character_name} (<@{t.user_id}>)" for t in request.waiting)
     return f"Roll request #{request.id}: waiting for {names}."
+
+
+def gm_undelivered_text(request: RequestView) -> str:
+    """Told to the last player to roll when the GM's copy reached nobody (no result in it)."""
+    return (
+        f"Everyone has rolled for request #{request.id}, but the GM's copy (with pass/fail) "
+        "could not be delivered: this campaign has no GM channel the bot can post in and the "
+        "GMs could not be reached by direct message. Nothing is lost: the GM can see it with "
+        f"/gm request status request:{request.id}. {GM_CHANNEL_HINT}"
+    )

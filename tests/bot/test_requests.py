@@ -193,3 +193,33 @@ async def test_a_d20_request_without_a_dc_leaves_the_totals_to_the_gm(table: Tab
     assert "= **17**" in text and "= **5**" in text
     assert "No DC given: the GM reads the totals." in text
     assert "no group rule" not in text
+
+
+async def _hidden_request_of_two(table: Table) -> None:
+    await _three_players(table, "d20-check", {"WIS": 10})
+    await table.gm.slash(table.table, "campaign set gm-channel")  # unset
+    await table.gm.slash(
+        table.table, "gm request roll", ability="WIS", characters="Ann, Bo", hidden_dc=15
+    )
+    table.dice(17, 4)
+    await table.alice.click(_request_message(table), label="Roll")
+
+
+async def test_without_a_gm_channel_a_completed_hidden_request_goes_by_dm(table: Table) -> None:
+    await _hidden_request_of_two(table)
+    last = await table.bob.click(_request_message(table), label="Roll")
+    assert not last.followups
+    dm = "\n".join(message_text(m) for m in table.admin.user.dm_channel.history())
+    assert "Everyone has rolled for request #1" in dm
+    assert "**Success**" in dm and "**Failure**" in dm and "DC 15" in dm
+
+
+async def test_when_no_gm_can_be_reached_the_last_player_is_told(table: Table) -> None:
+    await _hidden_request_of_two(table)
+    for route in ("/users/@me/channels", "/channels/*/messages"):
+        table.env.inject_error("POST", route, status=403, code=50007, times=None)
+    last = await table.bob.click(_request_message(table), label="Roll")
+    notes = "\n".join(message_text(m) for m in last.followups)
+    assert "could not be delivered" in notes and "/gm request status request:1" in notes
+    assert "/campaign set gm-channel" in notes
+    assert "Success" not in notes and "Failure" not in notes and "15" not in notes

@@ -16,11 +16,13 @@ from discord import app_commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
-from bot.render.requests import request_content, request_embed, status_text
+from bot.render.requests import gm_undelivered_text, request_content, request_embed, status_text
 from bot.services import requests
 from bot.services.campaigns import CampaignView
 from bot.services.requests import RequestView
+from bot.services.secrecy import GmTargets
 from bot.tree import answer_error
 
 log = logging.getLogger(__name__)
@@ -92,20 +94,21 @@ def _view_for(request: RequestView) -> discord.ui.View | None:
 async def _tell_gm(
     interaction: discord.Interaction[Any], campaign: CampaignView, request: RequestView
 ) -> None:
-    """Deliver the GM's view (pass/fail under a hidden DC) to the campaign's GM channel."""
-    if campaign.gm_channel_id is None:
-        return
-    channel = bot_of(interaction).get_channel(campaign.gm_channel_id)
-    if not isinstance(channel, discord.abc.Messageable):
+    """Deliver the GM's view (pass/fail under a hidden DC) as every GM copy goes: the GM
+    channel, else DMs to the GMs of setup; if nobody got it, tell the last player to roll."""
+    delivered = await send_to_gm(
+        interaction.client,
+        GmTargets.of(campaign),
+        f"Everyone has rolled for request #{request.id}; reveal with /gm request reveal "
+        f"request:{request.id}.",
+        request_embed(request, gm_view=True),
+    )
+    if delivered:
         return
     try:
-        await channel.send(
-            f"Everyone has rolled for request #{request.id}; reveal with /gm request reveal "
-            f"request:{request.id}.",
-            embed=request_embed(request, gm_view=True),
-        )
-    except discord.HTTPException:
-        log.warning("could not post request #%s to the GM channel", request.id)
+        await interaction.followup.send(gm_undelivered_text(request), ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("request #%s: GM copy and note lost: %s %s", request.id, exc.status, exc.code)
 
 
 @request_group.command(name="roll", description="Ask characters to roll: each player clicks Roll")

@@ -301,6 +301,7 @@ def convert(param: app_commands.Parameter, text: str, directory: Directory) -> A
     if param.choices:
         return _choice_value(param, text)
     if kind is AppCommandOptionType.string:
+        text = mentions_in(text, directory)
         low, high = param.min_value, param.max_value
         if (low is not None and len(text) < low) or (high is not None and len(text) > high):
             raise PlayError(f"`{name}` must be text{_bounds(param, ' characters')}.")
@@ -342,6 +343,43 @@ def convert(param: app_commands.Parameter, text: str, directory: Directory) -> A
         word = "whole number" if kind is AppCommandOptionType.integer else "number"
         raise PlayError(f"`{name}` must be a {word}{_bounds(param)}.")
     return number
+
+
+# `@bob`, `@GM` or `#gm` typed in text, not inside a word or an existing `<@id>` mention.
+_MENTION = re.compile(r"(?<![\w<&@#])([@#])([\w.-]+)")
+
+
+def mentions_in(text: str, directory: Directory) -> str:
+    """Text with `@name`, `@Role` and `#channel` as the mentions Discord's client sends.
+
+    In Discord, picking `@bob` from the client's list puts `<@id>` in a text option (a role
+    `<@&id>`, a channel `<#id>`); what names nobody here stays as typed. A role wins over a
+    member only when typed exactly as the role is spelled (`@GM`; `@gm` is the GM player).
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        sign, word = match[1], match[2]
+        # A name may end a sentence: "@bob." is bob unless someone is called "bob.".
+        for name in dict.fromkeys((word, word.rstrip(".-"))):
+            mention = _mention(sign, name, directory)
+            if mention is not None:
+                return mention + word[len(name) :]
+        return match[0]
+
+    return _MENTION.sub(replace, text)
+
+
+def _mention(sign: str, name: str, directory: Directory) -> str | None:
+    if sign == "#":
+        channel = directory.channel(name)
+        return None if channel is None else f"<#{channel.id}>"
+    role = directory.role(name)
+    if role is not None and name in directory.role_names():
+        return f"<@&{role.id}>"
+    member = directory.member(name)
+    if member is not None:
+        return f"<@{member.id}>"
+    return None if role is None else f"<@&{role.id}>"
 
 
 def _lookup(option: str, what: str, text: str, find: Any, names: Sequence[str]) -> Any:

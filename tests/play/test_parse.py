@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from bot.app import PbpBot
@@ -12,6 +14,7 @@ from bot.play._parse import (
     Slash,
     command_paths,
     complete,
+    mentions_in,
     parse_line,
     resolve,
 )
@@ -76,6 +79,35 @@ async def test_user_role_and_channel_options_name_people_and_places(tree_bot: Pb
     assert shown.options == {"player": "ALICE"}
     with pytest.raises(PlayError, match="no member 'zed'"):
         resolve(tree_bot.tree, "character show player:@zed", FakeDirectory())
+
+
+def _with_ids() -> FakeDirectory:
+    """Alice is user 11, the GM user 12, the GM role 21, #table 31 and #gm 32."""
+    return FakeDirectory(
+        members={"alice": SimpleNamespace(id=11), "gm": SimpleNamespace(id=12)},
+        roles={"gm": SimpleNamespace(id=21)},
+        channels={"table": SimpleNamespace(id=31), "gm": SimpleNamespace(id=32)},
+    )
+
+
+async def test_mentions_typed_in_text_options_are_sent_as_discord_sends_them(
+    tree_bot: PbpBot,
+) -> None:
+    asked = resolve(
+        tree_bot.tree, "gm request roll ability:DEX characters:Ann, @alice", _with_ids()
+    )
+    assert asked.options["characters"] == "Ann, <@11>"
+    labelled = resolve(tree_bot.tree, "roll dice:1d20 label:@GM sees #gm, not @gm.", _with_ids())
+    # The role only when spelled as the role is; "@gm" is the GM player; the "." stays.
+    assert labelled.options["label"] == "<@&21> sees <#32>, not <@12>."
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["@zed and #nowhere", "mail me@home or a#gm", "<@11> <@&21> <#32>", "Attack #2 @ dawn"],
+)
+def test_text_that_names_nobody_here_stays_as_typed(text: str) -> None:
+    assert mentions_in(text, _with_ids()) == text
 
 
 @pytest.mark.parametrize(

@@ -123,3 +123,31 @@ async def test_custom_names_and_an_unknown_person() -> None:
     assert status == 1
     assert _after(out, "zed> /luck") == ["  ✗ Nobody here is called zed. At the table: gm, ann."]
     assert _after(out, "ann> /roll dice:1d4")[0] == "  ── #table · pbp-dice ──"
+
+
+async def test_at_names_in_text_options_reach_the_bot_as_mentions() -> None:
+    request = "gm> /gm request roll ability:STR characters:Ann, @bob"
+    contest = "gm> /contest ability:STR characters:@alice @bob"
+    status, out = await _run(
+        "gm> /campaign setup system:roll-under gm_role:@GM gm_channel:#gm",
+        "alice> /character create name:Ann",
+        "alice> /character set ability:STR value:12",
+        "bob> /character create name:Bo",
+        "bob> /character set ability:STR value:9",
+        request,
+        contest,
+    )
+    assert status == 0, "\n".join(out)
+    asked = "\n".join(_after(out, request))
+    assert "Ann: @alice · waiting for their roll" in asked
+    assert "Bo: @bob · waiting for their roll" in asked
+    ranked = "\n".join(_after(out, contest))
+    assert "STR contest" in ranked and "Ranking" in ranked
+    assert "Ann:" in ranked and "Bo:" in ranked
+
+
+async def test_group_ability_scores_for_players_named_with_at() -> None:
+    line = "gm> /abilities roll players:@alice @bob @carol"
+    status, out = await _run(SETUP, line)
+    assert status == 0, "\n".join(out)
+    assert any("Turn order: alice, bob, carol" in shown for shown in _after(out, line))

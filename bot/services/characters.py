@@ -506,17 +506,6 @@ async def set_save_proficiency(
         return await load_character_in(session, character_id)
 
 
-async def set_boon(db: Database, character_id: int, double_fortune: bool) -> CharacterView:
-    """Give or take the "double fortune dice" boon; losing it caps fortune dice at 2."""
-    fortune = _C.c.fortune
-    capped = (
-        fortune
-        if double_fortune
-        else literal_column("CASE WHEN fortune > 2 THEN 2 ELSE fortune END")
-    )
-    return await _update(db, character_id, double_fortune=double_fortune, fortune=capped)
-
-
 async def party_add(db: Database, character_id: int) -> CharacterView:
     """Put the character in the campaign's party."""
     return await _update(db, character_id, in_party=True)

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem, Visibility, campaigns, characters, ledger
@@ -75,7 +75,10 @@ async def fill(db: Database, channel: int = CHANNEL) -> int:
     await chars.set_score(db, jade.id, "DEX", 9)
     await chars.set_proficiency(db, jade.id, "Stealth", degree=2)
     await chars.set_save_proficiency(db, jade.id, "DEX", True)
-    await chars.set_boon(db, jade.id, True)
+    async with db.sessionmaker.begin() as session:  # the boon flag, as a GM would set it
+        await session.execute(
+            update(characters).where(characters.c.id == jade.id).values(double_fortune=True)
+        )
     rook = await chars.create_character(db, campaign.id, BOB, "Rook")
     await chars.party_add(db, rook.id)
     origin = Origin(channel_id=channel, user_id=ALICE, guild_id=GUILD, interaction_id=channel + 7)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from svc_helpers import ALICE, BOB, CHANNEL, GUILD, origin
+from svc_helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller, origin
 
 from bot.db.engine import Database
 from bot.services import characters as svc
 from bot.services.campaigns import CampaignView, setup_campaign, update_settings
 from bot.services.characters import CharacterView, Proficiency
+from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 from bot.services.ledger import Kind, NewRoll, latest_rolls, record_roll
 
@@ -112,14 +113,30 @@ async def test_threshold_modifiers_and_roll_under_scores(db: Database) -> None:
         await svc.set_score(db, pc2.id, "AGI", 20)
 
 
-async def test_boon_raises_maximum_and_losing_it_caps(db: Database, hero: CharacterView) -> None:
+async def test_boon_raises_maximum_and_losing_it_caps(
+    db: Database, pd_campaign: CampaignView, hero: CharacterView
+) -> None:
     from bot.services.fortune import give_fortune
+    from bot.services.fortune_table import set_boon
 
-    view = await svc.set_boon(db, hero.id, True)
-    assert view.fortune_max == 4
+    given = await set_boon(db, gm_caller(), "Jade", True)
+    assert (given.maximum, given.lost) == (4, 0)
+    assert (await svc.get_character_by_id(db, hero.id)).fortune_max == 4
     await give_fortune(db, hero.id, origin(), amount=4)
-    view = await svc.set_boon(db, hero.id, False)
-    assert (view.fortune, view.fortune_max) == (2, 2)
+    with pytest.raises(NotAllowed):  # a player cannot give themselves the boon back
+        await set_boon(db, Caller(user_id=ALICE, channel_id=CHANNEL, guild_id=GUILD), "Jade", False)
+    taken = await set_boon(db, gm_caller(), "Jade", False)
+    assert (taken.fortune, taken.maximum, taken.lost) == (2, 2, 2)
+    view = await svc.get_character_by_id(db, hero.id)
+    assert (view.fortune, view.fortune_max, view.double_fortune) == (2, 2, False)
+    # The GM's change is in the ledger, with the dice it cost.
+    audit = [r.outcome for r in await latest_rolls(db, pd_campaign.id) if r.kind == Kind.FORTUNE]
+    assert [
+        (o["action"], o["change"]) for o in audit if o.get("action", "").startswith("boon")
+    ] == [
+        ("boon-off", -2),
+        ("boon-on", 0),
+    ]
 
 
 async def test_boon_default_from_campaign(db: Database, pd_campaign: CampaignView) -> None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 
-from svc_helpers import origin
+from svc_helpers import gm_caller, origin
 
 from bot.db.engine import Database
 from bot.services import fortune as svc
-from bot.services.characters import CharacterView, get_character_by_id, set_boon
+from bot.services.characters import CharacterView, get_character_by_id
 from bot.services.errors import FortuneAtMaximum, NoFortuneLeft
+from bot.services.fortune_table import set_boon
 
 
 async def _hammer(db: Database, character_id: int, ops: list[int]) -> tuple[int, int]:
@@ -33,7 +34,7 @@ async def _hammer(db: Database, character_id: int, ops: list[int]) -> tuple[int,
 
 
 async def test_hundred_concurrent_gains_and_spends(db: Database, hero: CharacterView) -> None:
-    await set_boon(db, hero.id, True)
+    await set_boon(db, gm_caller(), hero.name, True)
     await svc.give_fortune(db, hero.id, origin(), amount=2)
     ops = [1] * 50 + [-1] * 50
     random.Random(7).shuffle(ops)
@@ -52,7 +53,7 @@ async def test_hundred_concurrent_spends_stop_at_zero(db: Database, hero: Charac
 
 
 async def test_hundred_concurrent_gains_stop_at_maximum(db: Database, hero: CharacterView) -> None:
-    await set_boon(db, hero.id, True)
+    await set_boon(db, gm_caller(), hero.name, True)
     gained, spent = await _hammer(db, hero.id, [1] * 100)
     assert (gained, spent) == (4, 0)
     assert (await get_character_by_id(db, hero.id)).fortune == 4

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from svc_helpers import origin
+from svc_helpers import gm_caller, origin
 
 from bot.db.engine import Database
 from bot.services import fortune as svc
 from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView, get_character_by_id, set_boon
+from bot.services.characters import CharacterView, get_character_by_id
 from bot.services.errors import (
     DuplicateInteraction,
     FortuneAtMaximum,
@@ -16,6 +16,7 @@ from bot.services.errors import (
     NoFortuneLeft,
     NotFound,
 )
+from bot.services.fortune_table import set_boon
 from bot.services.ledger import latest_rolls
 
 
@@ -67,7 +68,7 @@ async def test_retried_interaction_does_not_spend_twice(db: Database, hero: Char
 
 
 async def test_boon_allows_four(db: Database, hero: CharacterView) -> None:
-    await set_boon(db, hero.id, True)
+    await set_boon(db, gm_caller(), hero.name, True)
     assert (await svc.give_fortune(db, hero.id, origin(), amount=4)).fortune == 4
     with pytest.raises(FortuneAtMaximum, match="maximum of 4"):
         await svc.give_fortune(db, hero.id, origin())

@@ -3,9 +3,9 @@
 The GM posts a request naming characters; each of their players clicks "Roll" once, hours
 apart if need be, and rolls with their own stored stats. Everything lives in the database
 (who may roll, who has, the one shared d20 of a roll-under group save), so a click works
-after a restart and on any shard process. A click is claimed with one atomic
-``UPDATE ... WHERE answered_at IS NULL``; the last answer completes the request with
-``UPDATE ... WHERE completed_at IS NULL``, so the group result is computed exactly once.
+after a restart and on any shard process. An answer locks the request row first (``SELECT
+... FOR UPDATE``; SQLite's write lock does the same), so answers to one request run one after
+the other: the last one sees every other answer and completes the request, exactly once.
 
 With a hidden DC the players see dice and totals, never pass/fail, until the GM reveals:
 their ledger rows are ``blind`` and get ``revealed_at`` when the GM reveals.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, func, select, update
+from sqlalchemy import Row, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -246,6 +246,22 @@ async def set_message(db: Database, request_id: int, message_id: int) -> None:
         await session.execute(update(_R).where(_R.c.id == request_id).values(message_id=message_id))
 
 
+async def discard_unposted(db: Database, request_id: int) -> None:
+    """Delete a request whose message never reached Discord: nobody could ever answer it.
+
+    Only while it has no message and no answer, so a posted request is never lost.
+    """
+    async with transaction(db) as session:
+        answered = select(_T.c.id).where(_T.c.request_id == request_id, _T.c.roll_id.isnot(None))
+        if (await session.execute(answered)).first() is not None:
+            return
+        gone = await session.execute(
+            delete(_R).where(_R.c.id == request_id, _R.c.message_id.is_(None)).returning(_R.c.id)
+        )
+        if gone.first() is not None:
+            await session.execute(delete(_T).where(_T.c.request_id == request_id))
+
+
 async def _shared_roll_in(
     session: AsyncSession, rng: random.Random, request_id: int
 ) -> tuple[int, bool]:
@@ -265,12 +281,19 @@ async def _shared_roll_in(
 
 
 async def answer(
-    db: Database, rng: random.Random, caller: Caller, request_id: int, request: str
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    request_id: int,
+    request: str,
+    *,
+    message_id: int | None = None,
 ) -> Answer:
     """A player's click: roll their requested character's part once, and record it.
 
     Only the players of requested characters may roll, each character once; the roll uses
     the character's stored stats. The last answer computes the group outcome.
+    ``message_id``: the clicked message, remembered if posting could not store it.
     """
     async with transaction(db) as session:
         # Lock the request first: two players answering the last two targets at once must
@@ -303,6 +326,10 @@ async def answer(
         ).first()
         if claimed is None:
             raise NotAllowed("You have already rolled for this request.")
+        if message_id is not None and before.message_id is None:
+            await session.execute(
+                update(_R).where(_R.c.id == request_id).values(message_id=message_id)
+            )
         if target.character_id is None:
             raise NotFound(f"{target.character_name} no longer exists, so cannot roll.")
         campaign = await get_campaign_in(session, before.campaign_id)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import func, select, update
+
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
+from bot.db.party_models import roll_request_targets, roll_requests
 from bot.services import ledger
 from tests.bot.conftest import (
     SEED,
@@ -223,3 +226,36 @@ async def test_when_no_gm_can_be_reached_the_last_player_is_told(table: Table) -
     assert "could not be delivered" in notes and "/gm request status request:1" in notes
     assert "/campaign set gm-channel" in notes
     assert "Success" not in notes and "Failure" not in notes and "15" not in notes
+
+
+async def test_a_request_whose_message_was_never_posted_leaves_nothing_behind(
+    table: Table,
+) -> None:
+    await _three_players(table, "d20-check", {"DEX": 14})
+    table.env.inject_error("POST", "/interactions/*/*/callback", status=500, times=1)
+    failed = await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Ann, Bo"
+    )
+    assert failed.ephemeral and "nothing was kept" in failed.response.content
+    status = await table.gm.slash(table.table, "gm request status")
+    assert "No roll request in this campaign yet." in status.response.content
+    async with table.bot.db.engine.connect() as conn:
+        assert await conn.scalar(select(func.count()).select_from(roll_request_targets)) == 0
+
+
+async def test_a_click_remembers_the_message_when_posting_could_not(table: Table) -> None:
+    await _three_players(table, "d20-check", {"WIS": 10})
+    await table.gm.slash(
+        table.table, "gm request roll", ability="WIS", characters="Ann", hidden_dc=15
+    )
+    async with table.bot.db.engine.begin() as conn:  # as if storing the message id had failed
+        await conn.execute(update(roll_requests).values(message_id=None))
+    posted_id = _request_message(table).id
+    table.dice(17)
+    await table.alice.click(_request_message(table), label="Roll")
+    assert "Success" not in message_text(_request_message(table))
+    await table.gm.slash(table.table, "gm request reveal")
+    # The request's own message (not the reveal's answer) is edited in place.
+    posted = next(m for m in table.table.history() if m.id == posted_id)
+    text = message_text(posted)
+    assert "DC 15" in text and "**Success**" in text

@@ -18,6 +18,7 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
+from bot.errors import UserError
 from bot.render.requests import gm_undelivered_text, request_content, request_embed, status_text
 from bot.services import requests
 from bot.services.campaigns import CampaignView
@@ -71,6 +72,7 @@ class RequestRollButton(
                 caller_from(interaction),
                 self.request_id,
                 f"Roll button of roll request #{self.request_id}",
+                message_id=interaction.message.id if interaction.message else None,
             )
             await interaction.response.edit_message(
                 embed=request_embed(answered.request), view=_view_for(answered.request)
@@ -144,14 +146,28 @@ async def request_roll(
     )
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request.id))
-    await interaction.response.send_message(
-        request_content(request),
-        embed=request_embed(request),
-        view=view,
-        allowed_mentions=discord.AllowedMentions(users=True),
-    )
-    message = await interaction.original_response()
-    await requests.set_message(bot.db, request.id, message.id)
+    try:
+        sent = await interaction.response.send_message(
+            request_content(request),
+            embed=request_embed(request),
+            view=view,
+            allowed_mentions=discord.AllowedMentions(users=True),
+        )
+    except discord.HTTPException as exc:
+        # Nothing was posted, so nobody could ever click Roll: leave no orphan request.
+        log.warning("request #%s not posted: %s %s", request.id, exc.status, exc.code)
+        await requests.discard_unposted(bot.db, request.id)
+        raise UserError(
+            "Discord did not post the roll request, so nothing was kept: run the command again."
+        ) from exc
+    message_id = sent.message_id
+    if message_id is None:
+        try:
+            message_id = (await interaction.original_response()).id
+        except discord.HTTPException as exc:  # the first click remembers the message instead
+            log.warning("request #%s: message id unknown: %s %s", request.id, exc.status, exc.code)
+            return
+    await requests.set_message(bot.db, request.id, message_id)
 
 
 @request_group.command(name="status", description="GM: who has not rolled yet (and the results)")

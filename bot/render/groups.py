@@ -9,7 +9,7 @@ import discord
 
 from bot.db.models import RuleSystem
 from bot.render import style
-from bot.render.sheets import _score_line
+from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
 from bot.services.campaigns import CampaignView
@@ -59,7 +59,7 @@ def party_embed(campaign: CampaignView, members: list[CharacterView]) -> discord
     )
     for character in members:
         lines = [
-            _score_line(campaign.system, a, character.scores[a])
+            score_line(campaign.system, a, character.scores[a])
             for a in campaign.ability_names
             if a in character.scores
         ]

@@ -52,7 +52,8 @@ def _secrecy_line(campaign: CampaignView) -> str:
     )
 
 
-def _score_line(system: RuleSystem, ability: str, value: int) -> str:
+def score_line(system: RuleSystem, ability: str, value: int) -> str:
+    """One ability score with what it means in the system (the sheet and /party show)."""
     if system is RuleSystem.PEN_AND_DAGGER:
         rank = pd.ability_rank(value).display_name
         return f"**{ability}** {value} ({style.signed(pd.ability_modifier(value))}, {rank})"
@@ -73,7 +74,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
         tags.append("in the party")
     embed = style.new_embed(character.name, " · ".join(tags), style.NEUTRAL)
     scores = [
-        _score_line(system, a, character.scores[a])
+        score_line(system, a, character.scores[a])
         for a in campaign.ability_names
         if a in character.scores
     ]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
+import bot
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 
@@ -41,3 +45,24 @@ async def test_party_show_empty_says_how_to_fill_it(table: Table) -> None:
     await start_campaign(table, "roll-under")
     text = message_text((await table.alice.slash(table.table, "party show")).response)
     assert "/party add" in text
+
+
+def test_no_module_borrows_another_modules_private_names() -> None:
+    """/party show and the character sheet share one public score line (review A4): nothing in
+    bot/ imports a ``_private`` name from another module (private submodules are fine)."""
+    root = Path(bot.__file__).resolve().parent
+
+    def is_submodule(module: str, name: str) -> bool:
+        where = root.parent.joinpath(*module.split("."), name)
+        return where.is_dir() or where.with_suffix(".py").is_file()
+
+    borrowed = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("bot"):
+                continue
+            for alias in node.names:
+                private = alias.name.startswith("_") and not alias.name.startswith("__")
+                if private and not is_submodule(node.module or "", alias.name):
+                    borrowed.append(f"{path.relative_to(root)}: {node.module}.{alias.name}")
+    assert not borrowed

@@ -19,7 +19,8 @@ import discord
 
 from bot.db.models import Visibility
 from bot.render import secrecy as render
-from bot.services.secrecy import GmTargets
+from bot.services import secrecy
+from bot.services.secrecy import GmTargets, RowAccess
 
 log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
@@ -130,3 +131,31 @@ async def deliver(
             await followup.send(note, ephemeral=True)
         except discord.HTTPException as exc:
             log.warning("note on roll %s undelivered: %s %s", roll_id, exc.status, exc.code)
+
+
+async def post_reveal(interaction: discord.Interaction[Any], found: RowAccess) -> None:
+    """Post a revealed roll (``/gm reveal``, ``/reveal``) where the table reads it.
+
+    In the campaign channel (answering there, or with a short note elsewhere); a roll of no
+    campaign (a self roll made outside one) is revealed where the command is run.
+    """
+    embed = render.reveal_embed(found.row, secrecy.encoding_of_row(found.row))
+    campaign = found.campaign
+    channel = interaction.channel
+    here = campaign is None or (
+        interaction.channel_id == campaign.channel_id
+        or (isinstance(channel, discord.Thread) and channel.parent_id == campaign.channel_id)
+    )
+    if here or campaign is None:
+        await interaction.response.send_message(embed=embed, allowed_mentions=_QUIET)
+        return
+    client = interaction.client
+    target = client.get_channel(campaign.channel_id) or await client.fetch_channel(
+        campaign.channel_id
+    )
+    if not isinstance(target, discord.abc.Messageable):
+        raise TypeError("the campaign channel cannot receive messages")
+    await target.send(embed=embed, allowed_mentions=_QUIET)
+    await interaction.response.send_message(
+        f"Roll #{found.row.id} revealed in <#{campaign.channel_id}>.", ephemeral=True
+    )

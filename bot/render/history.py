@@ -16,7 +16,8 @@ def entry_line(entry: Entry, *, with_request: bool = False) -> str:
     when = f"<t:{int(row.created_at.timestamp())}:R>"
     head = f"**#{row.id}** · {when} · {who(row)} · {row.kind}"
     if not entry.visible:
-        return f"{head} · hidden ({row.visibility.value}) · commitment `{row.commitment}`"
+        sealed = f"commitment `{row.commitment}`" if row.commitment else "no commitment"
+        return f"{head} · hidden ({row.visibility.value}) · {sealed}"
     tags = []
     if row.visibility.value != "public":
         tags.append("revealed" if row.revealed_at else f"hidden: {row.visibility.value}")

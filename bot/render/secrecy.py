@@ -123,14 +123,28 @@ def who(row: RollView) -> str:
     return f"<@{row.user_id}>"
 
 
+#: Said of a hidden row stored without a commitment (none should be; older rows may be).
+NO_COMMITMENT = (
+    "It was recorded without a commitment, so there is nothing to check it against: "
+    "it stands as the GM reveals it."
+)
+
+
 def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
-    """The revealed roll with its salt and the exact bytes to hash, for /verify or sha256sum."""
+    """The revealed roll with its salt and the exact bytes to hash, for /verify or sha256sum.
+
+    A row without a commitment says so, instead of offering a check that cannot be made.
+    """
     embed = style.new_embed(
         f"Roll #{row.id} revealed",
         f"{who(row)} rolled `{style.clip(row.request, 200)}` ({row.visibility.value}).\n"
         f"{result_summary(row)}",
         style.NEUTRAL,
     )
+    if not row.commitment or not row.salt:
+        style.add_field(embed, "Commitment", NO_COMMITMENT)
+        style.set_footer(embed, f"roll #{row.id}")
+        return embed
     style.add_field(embed, "Salt", f"`{row.salt}`")
     style.add_field(embed, "Commitment (SHA-256)", f"`{row.commitment}`")
     text = encoding.decode("ascii")
@@ -145,12 +159,15 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
 def verify_embed(result: Verification) -> discord.Embed:
     """What /verify found, in plain words."""
     row = result.access.row
-    if result.stored is None:
+    if row.visibility is Visibility.PUBLIC:
         return style.new_embed(
             f"Roll #{row.id}",
             "That roll was public: it has no commitment, and it stands as it was shown.",
             style.INFO,
         )
+    if result.stored is None:
+        state = "was revealed" if row.revealed_at is not None else "is still hidden"
+        return style.new_embed(f"Roll #{row.id} {state}", NO_COMMITMENT, style.INFO)
     if not result.checked:
         embed = style.new_embed(
             f"Roll #{row.id} is still hidden",

@@ -304,18 +304,29 @@ async def access_roll(db: Database, caller: Caller, roll_id: int) -> RowAccess:
 
 
 async def reveal(db: Database, caller: Caller, roll_id: int) -> RowAccess:
-    """GM only: make a hidden roll public. Stamping ``revealed_at`` is the only ledger update."""
+    """Make a hidden roll public. Stamping ``revealed_at`` is the only ledger update.
+
+    A gm or blind roll: the campaign's GM (``/gm reveal``). A self roll: only its roller
+    (``/reveal``, or ``/gm reveal`` for a GM's own), since "self" means nobody else has seen
+    it, the GM included (issue 7, the visibility modes).
+    """
     found = await access_roll(db, caller, roll_id)
-    if found.campaign is None:
-        raise NotAllowed("That roll belongs to no campaign, so no GM can reveal it.")
-    if not found.caller_is_gm:
-        raise NotAllowed("Only the campaign's GM can reveal a hidden roll.")
-    if found.row.visibility is Visibility.PUBLIC:
+    row = found.row
+    if row.visibility is Visibility.PUBLIC:
         raise InvalidValue(f"Roll #{roll_id} was public: there is nothing to reveal.")
-    if found.row.revealed_at is not None:
+    if row.visibility is Visibility.SELF:
+        if row.user_id != caller.user_id:
+            raise NotAllowed("Only the player who rolled a self roll can reveal it.")
+    elif found.campaign is None:
+        raise NotAllowed("That roll belongs to no campaign, so no GM can reveal it.")
+    elif not found.caller_is_gm:
+        raise NotAllowed(
+            "Only the campaign's GM can reveal a gm or blind roll (a self roll: its roller)."
+        )
+    if row.revealed_at is not None:
         raise AlreadyRevealed()
     row = await ledger_svc.stamp_revealed(db, roll_id)
-    return RowAccess(row, found.campaign, True, True)
+    return RowAccess(row, found.campaign, True, found.caller_is_gm)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-from tests.bot.conftest import Table, message_text
+from bot.db.models import Visibility
+from bot.services import ledger
+from bot.services.campaigns import campaign_for_channel
+from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.test_fortune import TRADE
 from tests.bot.test_secrecy import _NOISE, _latest, _setup
 
 
@@ -56,3 +60,97 @@ async def test_history_pages_with_buttons(table: Table) -> None:
     await table.bob.click(message, label="Older")
     after = table.table.history(viewer=table.bob)[-1]
     assert "page 2" in message_text(after)
+
+
+async def test_a_self_roll_is_revealed_by_its_roller_only(table: Table) -> None:
+    await _setup(table, "d20-check")
+    await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="self")
+    row = await _latest(table)
+    total = str(row.outcome["total"])
+    refused = await table.gm.slash(table.table, "gm reveal", roll=row.id)
+    assert refused.ephemeral
+    assert "Only the player who rolled a self roll can reveal it" in message_text(refused.response)
+    public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
+    assert total not in _NOISE.sub(" ", public)
+    not_theirs = await table.bob.slash(table.table, "reveal", roll=row.id)
+    assert not_theirs.ephemeral and "Only the player who rolled" in message_text(
+        not_theirs.response
+    )
+
+    shown = await table.alice.slash(table.table, "reveal", roll=row.id)
+    assert shown.response is not None and not shown.ephemeral
+    assert total in message_text(shown.response) and str(row.salt) in message_text(shown.response)
+    ok = await table.bob.slash(table.table, "verify", roll=row.id)
+    assert "the commitment matches" in message_text(ok.response)
+
+
+async def test_players_reveal_only_self_rolls(table: Table) -> None:
+    await _setup(table, "d20-check")
+    await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="gm")
+    row = await _latest(table)
+    refused = await table.alice.slash(table.table, "reveal", roll=row.id)
+    assert refused.ephemeral and "Only the campaign's GM" in message_text(refused.response)
+
+
+async def test_history_filters_every_kind_the_ledger_records(table: Table) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Angus", {"DEX": 12})
+    await table.gm.slash(table.table, "fortune give", character="Angus")
+    for kind in ("fortune", "trade", "keep", "group", "generate"):
+        found = await table.bob.slash(table.table, "history", kind=kind)
+        assert found.response is not None, kind
+        body = message_text(found.response)
+        assert ("· fortune" in body) is (kind == "fortune"), body
+        assert ("No rolls match" in body) is (kind != "fortune"), body
+
+
+async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
+    """Older or foreign hidden rows may lack a commitment: never print "None" for it."""
+    await _setup(table, "d20-check")
+    campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    recorded = await ledger.record_roll(
+        table.bot.db,
+        ledger.NewRoll(
+            origin=ledger.Origin(table.table.id, table.alice.id, table.guild.id),
+            kind="check",
+            request="/gm request roll ability:DEX dc:hidden",
+            dice=[17],
+            outcome={"total": 1017},
+            visibility=Visibility.BLIND,
+            campaign_id=campaign.id,
+        ),
+    )
+    listed = await table.bob.slash(table.table, "history")
+    assert "no commitment" in message_text(listed.response)
+    early = await table.bob.slash(table.table, "verify", roll=recorded.id)
+    text = message_text(early.response)
+    assert "still hidden" in text and "without a commitment" in text and "None" not in text
+
+    shown = await table.gm.slash(table.table, "gm reveal", roll=recorded.id)
+    text = message_text(shown.response)
+    assert "1017" in text and "without a commitment" in text
+    assert "None" not in text and '"salt":""' not in text and "/verify" not in text
+    after = await table.bob.slash(table.table, "verify", roll=recorded.id)
+    text = message_text(after.response)
+    assert "was revealed" in text and "without a commitment" in text and "public" not in text
+
+
+async def test_a_trade_on_a_gm_mode_roll_is_committed_revealed_and_verified(
+    table: Table,
+) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Angus", {"DEX": 12})
+    table.dice(20)
+    rolled = await table.alice.slash(table.table, "check", ability="DEX", secret="gm")
+    own_copy = next(m for m in rolled.followups if m.components)
+    await table.alice.click(own_copy, label=TRADE)
+    trade = await _latest(table)
+    assert trade.kind == "trade" and trade.visibility is Visibility.GM
+    listed = await table.bob.slash(table.table, "history")
+    body = message_text(listed.response)
+    assert f"commitment `{trade.commitment}`" in body and "None" not in body
+
+    shown = await table.gm.slash(table.table, "gm reveal", roll=trade.id)
+    assert str(trade.salt) in message_text(shown.response)
+    ok = await table.bob.slash(table.table, "verify", roll=trade.id)
+    assert "the commitment matches" in message_text(ok.response)

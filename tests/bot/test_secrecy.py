@@ -189,3 +189,14 @@ async def test_when_no_gm_can_be_reached_the_roller_is_told_how_to_fix_it(table:
         " ", "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
     )
     assert str(row.outcome["total"]) not in bob_view
+
+
+async def test_a_gms_own_blind_check_is_shown_to_the_gm(table: Table) -> None:
+    gm_channel = await _setup(table, "d20-check")
+    await make_character(table, table.gm, "Gus", {"DEX": 30})
+    table.dice(17)
+    result = await table.gm.slash(table.table, "check", ability="DEX", secret="blind")
+    answers = "\n".join(message_text(m) for m in result.followups)
+    assert shows(_NOISE.sub(" ", answers), ["17", "27"]), answers
+    assert "you will learn the result" not in answers
+    assert not shows_any(seen_by(table, table.bob, gm_channel), ["17", "27"])

@@ -14,7 +14,7 @@ from bot.cogs._delivery import deliver
 from bot.cogs.fortune._buttons import fortune_view_for
 from bot.render.checks import check_embed
 from bot.render.secrecy import stub_embed
-from bot.services import checks
+from bot.services import checks, secrecy
 from bot.services.checks import CheckOptions, CheckResult
 
 DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
@@ -42,6 +42,8 @@ class ChecksCog(commands.Cog):
             gm_targets=result.gm_targets,
             roll_id=result.roll_id,
             commitment=result.commitment,
+            # A GM's own blind roll is shown to them (they are who it is hidden for).
+            roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
             view=fortune_view_for(result),
         )
 

@@ -10,12 +10,12 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._delivery import deliver
+from bot.cogs._delivery import deliver, post_reveal
 from bot.cogs._gm import gm_group
 from bot.cogs.history._cog import HistoryKind, send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
-from bot.render.secrecy import reveal_embed, stub_embed
+from bot.render.secrecy import stub_embed
 from bot.services import checks, secrecy
 from bot.services.checks import CheckOptions
 from bot.services.rolls import roll_dice
@@ -139,27 +139,8 @@ async def gm_check(
 async def gm_reveal(
     interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
 ) -> None:
-    bot = bot_of(interaction)
-    found = await secrecy.reveal(bot.db, caller_from(interaction), roll)
-    embed = reveal_embed(found.row, secrecy.encoding_of_row(found.row))
-    campaign = found.campaign
-    assert campaign is not None  # reveal refuses rolls without a campaign
-    channel = interaction.channel
-    here = interaction.channel_id == campaign.channel_id or (
-        isinstance(channel, discord.Thread) and channel.parent_id == campaign.channel_id
-    )
-    if here:
-        await interaction.response.send_message(
-            embed=embed, allowed_mentions=discord.AllowedMentions.none()
-        )
-        return
-    target = bot.get_channel(campaign.channel_id) or await bot.fetch_channel(campaign.channel_id)
-    if not isinstance(target, discord.abc.Messageable):
-        raise TypeError("the campaign channel cannot receive messages")
-    await target.send(embed=embed, allowed_mentions=discord.AllowedMentions.none())
-    await interaction.response.send_message(
-        f"Roll #{roll} revealed in <#{campaign.channel_id}>.", ephemeral=True
-    )
+    found = await secrecy.reveal(bot_of(interaction).db, caller_from(interaction), roll)
+    await post_reveal(interaction, found)
 
 
 @gm_group.command(name="log", description="Every roll of this campaign, hidden ones included (GM)")

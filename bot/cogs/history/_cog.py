@@ -14,6 +14,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._delivery import post_reveal
 from bot.db.engine import Database
 from bot.render.history import history_embed, stats_embed
 from bot.render.secrecy import verify_embed
@@ -22,7 +23,23 @@ from bot.services.context import Caller
 from bot.services.history import HistoryFilter
 from bot.tree import answer_error
 
-HistoryKind = Literal["roll", "check", "save", "attempt", "luck", "test", "reroll", "contest"]
+#: Every kind the ledger records (bot.services.ledger.Kind, "test" for threshold, the
+#: natural-20 choices "keep" and "trade").
+HistoryKind = Literal[
+    "roll",
+    "check",
+    "save",
+    "attempt",
+    "luck",
+    "test",
+    "reroll",
+    "keep",
+    "trade",
+    "fortune",
+    "contest",
+    "group",
+    "generate",
+]
 PAGE_TIMEOUT = 600.0
 
 
@@ -142,6 +159,16 @@ class HistoryCog(commands.Cog):
     ) -> None:
         found = await secrecy.verify(bot_of(interaction).db, caller_from(interaction), roll)
         await interaction.response.send_message(embed=verify_embed(found), ephemeral=True)
+
+    @app_commands.command(name="reveal", description="Show your own secret:self roll to the table")
+    @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
+    async def reveal(
+        self, interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
+    ) -> None:
+        """Issue 7, "self": only the roller has seen it, so only the roller reveals it; gm and
+        blind rolls are the GM's to reveal (/gm reveal)."""
+        found = await secrecy.reveal(bot_of(interaction).db, caller_from(interaction), roll)
+        await post_reveal(interaction, found)
 
     @app_commands.command(
         name="stats", description="Natural d20 faces per player against fair dice"

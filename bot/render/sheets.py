@@ -12,6 +12,7 @@ from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView, fortune_maximum
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.secrecy import SECRECY_COMMANDS, default_visibility
+from bot.services.sheets import CharacterSheet
 
 
 def campaign_embed(campaign: CampaignView) -> discord.Embed:
@@ -65,7 +66,12 @@ def score_line(system: RuleSystem, ability: str, value: int) -> str:
 
 
 def character_embed(campaign: CampaignView, character: CharacterView) -> discord.Embed:
-    """A character sheet: scores, proficiencies, level, fortune dice, pending modifiers."""
+    """A character sheet: scores, proficiencies, level, fortune dice, pending modifiers.
+
+    Carry-overs (threshold ruling 4) are shown only from a :class:`CharacterSheet`, which
+    holds what its viewer may see; a plain view may hold one from a hidden roll, so none is
+    shown from it (issue 7).
+    """
     system = campaign.system
     tags = [f"player <@{character.user_id}>"]
     if character.is_active:
@@ -105,11 +111,17 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
         style.add_field(
             embed, "Fortune dice", f"{character.fortune} of {maximum}{boon}", inline=True
         )
-    if character.pending:
-        pending = ", ".join(
+    if isinstance(character, CharacterSheet):
+        carry = [
             f"{style.signed(v)} on the next {a} test" for a, v in sorted(character.pending.items())
-        )
-        style.add_field(embed, "Carry-over", pending)
+        ]
+        carry += [
+            f"{style.signed(c.value)} on the next {c.ability} test, waiting for roll "
+            f"#{c.source_roll_id} to be revealed"
+            for c in character.waiting
+        ]
+        if carry:
+            style.add_field(embed, "Carry-over", ", ".join(carry))
     style.set_footer(embed, f"{SYSTEM_NAMES[system]} · character #{character.id}")
     return embed
 

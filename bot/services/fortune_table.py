@@ -21,7 +21,7 @@ from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import RuleSystem, Visibility, characters
 from bot.rules import pen_and_dagger as pd
-from bot.services import fortune, ledger, pending
+from bot.services import fortune, ledger, pending, secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import CampaignView, get_campaign_in
@@ -184,16 +184,22 @@ class _Roll:
 
 
 async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Roll:
-    """The roll the caller may choose on: a Pen & Dagger attempt or luck roll of their own."""
+    """The roll the caller may choose on: a Pen & Dagger attempt or luck roll of their own.
+
+    A roll the caller may not see (their own blind roll) is refused as not found before any
+    check of its outcome: the refusal must not give the hidden result away (issue 7).
+    """
     row = await ledger.get_roll_in(session, roll_id)
-    outcome = outcome_from_record(row.kind, row.outcome)
-    if outcome is None or row.campaign_id is None or row.character_id is None:
-        raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
     if row.user_id != caller.user_id:
         who = row.character_name or "this character"
         raise NotAllowed(f"Only the player who rolled for {who} can choose what to do with it.")
+    if row.campaign_id is None or row.character_id is None:
+        raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
     campaign = await get_campaign_in(session, row.campaign_id)
-    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+    if not secrecy.can_see(row, caller.user_id, secrecy.viewer_is_gm(campaign, caller)):
+        raise NotFound("No such roll.")
+    outcome = outcome_from_record(row.kind, row.outcome)
+    if outcome is None or campaign.system is not RuleSystem.PEN_AND_DAGGER:
         raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
     return _Roll(row, outcome, campaign)
 
@@ -233,7 +239,9 @@ async def _record(
     dice: list[int],
     outcome: dict[str, Any],
 ) -> int:
-    recorded = await ledger.record_roll_in(
+    # The choice row keeps the roll's visibility; a hidden one gets its salt and commitment
+    # like any hidden roll (issue 7), so it can be revealed and verified.
+    recorded = await secrecy.record_roll_in(
         session,
         NewRoll(
             origin=_origin(caller),
@@ -419,7 +427,8 @@ async def _reroll_in(
 
 
 async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> RerollResult:
-    """``/fortune spend purpose:reroll``: reroll the active character's latest public roll."""
+    """``/fortune spend purpose:reroll``: reroll the caller's latest public roll for their
+    active character (not the GM's /gm check for it, which only the GM could choose on)."""
     campaign, character = await target_character(db, caller, None, "spend its fortune dice")
     _require_pen_and_dagger(campaign)
     async with transaction(db) as session:
@@ -428,12 +437,14 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
             campaign.id,
             limit=1,
             character_id=character.id,
+            user_id=caller.user_id,
             kinds=CHOOSABLE_KINDS,
             visibilities=[Visibility.PUBLIC],
         )
         if not latest:
             raise NotFound(
-                f"{character.name} has no attempt or luck roll to reroll yet. {NOT_SPENT}"
+                f"You have no public attempt or luck roll for {character.name} to reroll "
+                f"yet. {NOT_SPENT}"
             )
         roll = await _load_roll(session, caller, latest[0].id)
         return await _reroll_in(session, rng, caller, roll)
@@ -574,17 +585,38 @@ def _cap(cap: int) -> Any:
 # --- carry-over modifiers (threshold ruling 4) ------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class ClearedCarryOver:
+    """Carry-overs the GM cleared; ``secret`` when one came from a hidden, unrevealed roll."""
+
+    name: str
+    cleared: dict[str, int]
+    secret: bool
+
+
 async def clear_modifier(
     db: Database, caller: Caller, name: str, ability: str | None = None
-) -> tuple[str, dict[str, int]]:
-    """GM: clear a character's pending carry-over (one ability, or all); returns what went."""
+) -> ClearedCarryOver:
+    """GM: clear a character's pending carry-over (one ability, or all); returns what went.
+
+    A carry-over still waiting on a hidden roll (see :mod:`bot.services.pending`) is marked
+    ``secret``, so the answer goes to the GM only.
+    """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "clear carry-over modifiers")
     character = await get_character(db, campaign.id, name)
     canonical = campaign.ability(ability) if ability else None
-    had = {a: v for a, v in character.pending.items() if canonical is None or a == canonical}
+    found = [
+        c
+        for c in await pending.carry_overs(db, character.id)
+        if canonical is None or c.ability == canonical
+    ]
     cleared = await pending.clear_pending(db, character.id, canonical)
     if not cleared:
         on = f" on {canonical}" if canonical else ""
         raise InvalidValue(f"{character.name} has no carry-over modifier{on} to clear.")
-    return character.name, had
+    return ClearedCarryOver(
+        character.name,
+        {c.ability: c.value for c in found},
+        any(not c.active for c in found),
+    )

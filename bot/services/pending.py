@@ -1,17 +1,27 @@
 """Pending carry-over modifiers (threshold ruling 4): stored, shown, used once, GM-clearable.
 
-Consuming is one ``DELETE ... RETURNING``, so two concurrent tests can never both use it.
+Consuming ends in one ``DELETE ... RETURNING``, so two concurrent tests can never both use it.
+
+Secrecy (issue 7: hidden results appear nowhere a non-entitled user can see): a carry-over
+earned on a hidden (gm, blind or self) roll is stored at once with its ``source_roll_id``, but
+it *waits*: it is applied to the next test, and shown on sheets to everyone, only once its
+source roll is public or revealed. Until then only viewers who may see the source roll see it,
+marked as waiting. A modifier without a source roll counts as public.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import delete
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import pending_modifiers
+from bot.db.models import Visibility, pending_modifiers
 from bot.db.types import utcnow
-from bot.services._sql import insert_for, transaction
+from bot.services import ledger
+from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import InvalidValue
 
 _P = pending_modifiers
@@ -51,13 +61,69 @@ async def set_pending_in(
     await session.execute(stmt)
 
 
-async def consume_pending_in(session: AsyncSession, character_id: int, ability: str) -> int:
-    """In a caller's transaction: take the pending modifier (0 when there is none), once."""
+@dataclass(frozen=True, slots=True)
+class CarryOver:
+    """A stored carry-over and what its source roll allows (see the module docstring)."""
+
+    ability: str
+    value: int
+    source_roll_id: int | None
+    #: The source roll's visibility (None: no source roll, counts as public).
+    source_visibility: Visibility | None = None
+    source_roller_id: int | None = None
+    source_revealed_at: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        """Applied to the next test and on everyone's sheet: its source roll is not hidden."""
+        return (
+            self.source_visibility in (None, Visibility.PUBLIC)
+            or self.source_revealed_at is not None
+        )
+
+
+async def _with_source(
+    session: Executor, ability: str, value: int, source: int | None
+) -> CarryOver:
+    if source is None:
+        return CarryOver(ability, value, None)
+    # Through the ledger service: it is the one module that reads the ledger table.
+    row = await ledger.get_roll_in(session, source)
+    return CarryOver(ability, value, source, row.visibility, row.user_id, row.revealed_at)
+
+
+async def carry_overs_in(session: Executor, character_id: int) -> list[CarryOver]:
+    """Every stored carry-over of a character, with its source roll's visibility."""
     stmt = (
-        delete(_P)
-        .where(_P.c.character_id == character_id, _P.c.ability == ability)
-        .returning(_P.c.value)
+        select(_P.c.ability, _P.c.value, _P.c.source_roll_id)
+        .where(_P.c.character_id == character_id)
+        .order_by(_P.c.ability)
     )
+    rows = (await session.execute(stmt)).all()
+    return [await _with_source(session, r.ability, int(r.value), r.source_roll_id) for r in rows]
+
+
+async def consume_pending_in(session: AsyncSession, character_id: int, ability: str) -> int:
+    """In a caller's transaction: take the pending modifier (0 when there is none), once.
+
+    Only an active one: a carry-over from a hidden roll not yet revealed waits (it is not
+    used, and stays stored), so the next test's breakdown cannot give the hidden critical
+    away. The DELETE names the source it checked: if a new critical replaced the modifier
+    meanwhile, nothing is taken; two concurrent tests still use one modifier once.
+    """
+    where = (_P.c.character_id == character_id, _P.c.ability == ability)
+    source = (await session.execute(select(_P.c.source_roll_id, _P.c.value).where(*where))).first()
+    if source is None:
+        return 0
+    found = await _with_source(session, ability, int(source.value), source.source_roll_id)
+    if not found.active:
+        return 0
+    same_source = (
+        _P.c.source_roll_id.is_(None)
+        if found.source_roll_id is None
+        else _P.c.source_roll_id == found.source_roll_id
+    )
+    stmt = delete(_P).where(*where, same_source).returning(_P.c.value)
     value = (await session.execute(stmt)).scalar_one_or_none()
     return 0 if value is None else int(value)
 
@@ -78,6 +144,12 @@ async def consume_pending(db: Database, character_id: int, ability: str) -> int:
     """Take the pending modifier for ``ability`` in its own transaction (0 if none)."""
     async with transaction(db) as session:
         return await consume_pending_in(session, character_id, ability)
+
+
+async def carry_overs(db: Database, character_id: int) -> list[CarryOver]:
+    """:func:`carry_overs_in` in its own transaction."""
+    async with transaction(db) as session:
+        return await carry_overs_in(session, character_id)
 
 
 async def clear_pending(db: Database, character_id: int, ability: str | None = None) -> int:

@@ -8,13 +8,15 @@ the storage services.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, fields
+from types import MappingProxyType
 from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
-from bot.services import campaigns, characters
+from bot.services import campaigns, characters, pending, secrecy
 from bot.services.access import is_gm, require_gm, require_manage_guild, require_owner_or_gm
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
@@ -113,18 +115,62 @@ async def target_character(
     return campaign, character
 
 
+@dataclass(frozen=True, slots=True)
+class CharacterSheet(CharacterView):
+    """A character as one viewer may see it (:func:`show_character`).
+
+    ``pending`` holds only the active carry-overs (threshold ruling 4); ``waiting`` the ones
+    earned on a hidden roll not yet revealed that this viewer may see (issue 7: a hidden result
+    appears nowhere a non-entitled user can see; see :mod:`bot.services.pending`).
+    """
+
+    waiting: tuple[pending.CarryOver, ...] = ()
+
+
+def sheet_for(
+    character: CharacterView,
+    found: Iterable[pending.CarryOver],
+    viewer_id: int,
+    viewer_is_gm: bool,
+) -> CharacterSheet:
+    """``character`` with the carry-overs ``viewer_id`` may see, active and waiting."""
+    active: dict[str, int] = {}
+    waiting: list[pending.CarryOver] = []
+    for carry in found:
+        if carry.active:
+            active[carry.ability] = carry.value
+        elif carry.source_visibility is not None and secrecy.may_see(
+            carry.source_visibility,
+            carry.source_roller_id or 0,
+            False,
+            viewer_id,
+            viewer_is_gm,
+        ):
+            waiting.append(carry)
+    values = {f.name: getattr(character, f.name) for f in fields(CharacterView)}
+    values["pending"] = MappingProxyType(active)
+    return CharacterSheet(**values, waiting=tuple(waiting))
+
+
 async def show_character(
     db: Database, caller: Caller, name: str | None = None, player_id: int | None = None
-) -> tuple[CampaignView, CharacterView]:
+) -> tuple[CampaignView, CharacterSheet]:
     """A sheet: by name, a player's active character, or the caller's own active one.
 
-    Sheets are visible to everyone at the table (as on paper); hidden rolls are not on them.
+    Sheets are visible to everyone at the table (as on paper); hidden rolls are not on them:
+    a carry-over from a hidden roll (threshold ruling 4) shows only to viewers who may see
+    that roll, as waiting, until the roll is revealed.
     """
     campaign = await campaign_here(db, caller)
     if name is not None:
-        return campaign, await characters.get_character(db, campaign.id, name)
-    return campaign, await characters.active_character(
-        db, campaign.id, player_id if player_id is not None else caller.user_id
+        character = await characters.get_character(db, campaign.id, name)
+    else:
+        character = await characters.active_character(
+            db, campaign.id, player_id if player_id is not None else caller.user_id
+        )
+    found = await pending.carry_overs(db, character.id) if character.pending else []
+    return campaign, sheet_for(
+        character, found, caller.user_id, secrecy.viewer_is_gm(campaign, caller)
     )
 
 

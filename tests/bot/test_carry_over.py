@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from simcord.actors import MemberActor
 
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 from tests.bot.test_fortune import ScriptedRandom
+from tests.bot.test_secrecy import _latest
 
 
 @pytest.fixture
@@ -51,3 +55,74 @@ async def test_gm_clears_a_pending_penalty(table: Table, rng: ScriptedRandom) ->
     rng.faces.append(10)
     after = await table.alice.slash(table.table, "check", ability="DEX", dc=5)
     assert "critical carry-over" not in message_text(after.response)
+
+
+# --- a carry-over earned on a hidden roll (issue 7 with threshold ruling 4) ----------------------
+
+
+async def _hidden_fumble(table: Table, rng: ScriptedRandom, **how: Any) -> int:
+    """Mira's DEX test rolls a natural 1 (critical failure: −2 carry-over) in secret."""
+    await start_campaign(table, "threshold")
+    await make_character(table, table.alice, "Mira", {"DEX": 2})
+    rng.faces.append(1)
+    if how.get("by_gm", True):
+        await table.gm.slash(table.table, "gm check", character="Mira", ability="DEX", dc=5)
+    else:
+        await table.alice.slash(table.table, "check", ability="DEX", dc=5, secret=how["secret"])
+    return (await _latest(table)).id
+
+
+async def sheet(table: Table, viewer: MemberActor) -> str:
+    shown = await viewer.slash(table.table, "character show", name="Mira")
+    assert shown.response is not None
+    return message_text(shown.response)
+
+
+async def test_a_blind_critical_waits_unseen_until_the_gm_reveals_it(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    roll_id = await _hidden_fumble(table, rng)  # /gm check is blind by default
+    for viewer in (table.alice, table.bob):
+        assert "Carry-over" not in await sheet(table, viewer)
+    waiting = f"Carry-over: −2 on the next DEX test, waiting for roll #{roll_id} to be revealed"
+    assert waiting in await sheet(table, table.gm)
+
+    rng.faces.append(10)
+    next_test = await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    text = message_text(next_test.response)
+    assert "critical carry-over" not in text and "10 +2 DEX = **12**" in text
+    assert waiting in await sheet(table, table.gm)  # not used: it still waits
+
+    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    seen = await sheet(table, table.bob)
+    assert "Carry-over: −2 on the next DEX test" in seen and "waiting" not in seen
+    rng.faces.append(10)
+    used = await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    assert "10 +2 DEX −2 critical carry-over = **10**" in message_text(used.response)
+    assert "Carry-over" not in await sheet(table, table.bob)
+
+
+async def test_a_gm_mode_critical_shows_to_its_roller_and_the_gm_only(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    roll_id = await _hidden_fumble(table, rng, by_gm=False, secret="gm")
+    waiting = f"−2 on the next DEX test, waiting for roll #{roll_id} to be revealed"
+    assert waiting in await sheet(table, table.alice)
+    assert waiting in await sheet(table, table.gm)
+    assert "Carry-over" not in await sheet(table, table.bob)
+
+    # Clearing it must not tell the table either: the GM alone reads the answer.
+    cleared = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
+    assert cleared.ephemeral and "−2 on the next DEX test" in message_text(cleared.response)
+    public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
+    assert "Cleared" not in public and "−2" not in public
+    assert "Carry-over" not in await sheet(table, table.gm)
+
+
+async def test_a_self_critical_shows_to_its_roller_only(table: Table, rng: ScriptedRandom) -> None:
+    roll_id = await _hidden_fumble(table, rng, by_gm=False, secret="self")
+    assert f"waiting for roll #{roll_id}" in await sheet(table, table.alice)
+    for viewer in (table.gm, table.bob):
+        assert "Carry-over" not in await sheet(table, viewer)
+    await table.alice.slash(table.table, "reveal", roll=roll_id)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)

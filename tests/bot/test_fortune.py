@@ -17,6 +17,7 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters, ledger
 from bot.rules import pen_and_dagger as pd
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
+from tests.bot.test_secrecy import _latest
 
 KEEP = "Keep the critical"
 TRADE = "Take a Normal success + a fortune die"
@@ -314,3 +315,59 @@ async def test_give_and_take_respect_the_limits_with_and_without_the_boon(table:
     none_left = await table.gm.slash(table.table, "fortune take", character="Angus")
     assert none_left.ephemeral and "no fortune dice to take" in message_text(none_left.response)
     assert await fortune_of(table, "Angus") == 0
+
+
+async def test_fortune_spend_reroll_skips_the_gms_rolls_for_the_character(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    await pd_table(table)
+    await give(table, "Angus")
+    await check(table, rng, 2)
+    mine_id = (await _latest(table)).id
+    rng.faces.append(3)
+    gm_roll = await table.gm.slash(
+        table.table, "gm check", character="Angus", ability="DEX", secret="public"
+    )
+    assert gm_roll.response is not None
+    rng.faces.append(19)
+    result = await table.alice.slash(table.table, "fortune spend", purpose="reroll")
+    assert result.response is not None and not result.ephemeral, message_text(result.response)
+    assert f"reroll of roll #{mine_id}" in message_text(result.response)
+    assert await fortune_of(table, "Angus") == 0
+
+
+# --- hidden rolls and the fortune dice everyone can see (issue 7; README "Fortune dice") ------
+
+
+async def test_a_blind_natural_20_offers_no_choice_and_changes_no_dice(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    """Offering keep / trade would tell the roller it was a natural 20: it stays a critical."""
+    await pd_table(table)
+    rng.faces.append(20)
+    rolled = await table.alice.slash(table.table, "check", ability="DEX", secret="blind")
+    for message in [rolled.response, *rolled.followups]:
+        assert labels(message) == []
+    assert await fortune_of(table, "Angus") == 0
+    for viewer in (table.alice, table.bob):
+        shown = await viewer.slash(table.table, "fortune show", character="Angus")
+        assert "Angus** has 0 of 2 fortune dice" in message_text(shown.response)
+
+
+async def test_viewers_of_sheets_see_nothing_of_a_hidden_roll(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    await pd_table(table)
+    await table.alice.slash(table.table, "party add", character="Angus")
+    before = {}
+    for command in ("character show", "party show", "fortune show"):
+        options = {"name": "Angus"} if command == "character show" else {}
+        shown = await table.bob.slash(table.table, command, **options)
+        before[command] = message_text(shown.response)
+    for mode in ("gm", "blind", "self"):
+        rng.faces.append(17)
+        await table.alice.slash(table.table, "check", ability="DEX", secret=mode)
+        for command, earlier in before.items():
+            options = {"name": "Angus"} if command == "character show" else {}
+            shown = await table.bob.slash(table.table, command, **options)
+            assert message_text(shown.response) == earlier, (mode, command)

@@ -13,10 +13,10 @@ from svc_helpers import ALICE, BOB, CHANNEL, GUILD, origin
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.rules import pen_and_dagger as pd
-from bot.services import checks, fortune, fortune_table
+from bot.services import checks, fortune, fortune_table, ledger, secrecy
 from bot.services.characters import CharacterView, get_character_by_id, set_score
 from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NoFortuneLeft, NotAllowed
+from bot.services.errors import InvalidValue, NoFortuneLeft, NotAllowed, NotFound
 from bot.services.serialize import to_jsonable
 
 _ids = itertools.count(8_000_000_000_000_000)
@@ -107,3 +107,50 @@ async def test_refused_choices_change_nothing(db: Database, angus: CharacterView
         await fortune_table.trade_critical(db, caller(), twenty.roll_id)
     assert (await get_character_by_id(db, angus.id)).fortune == 2
     assert await choices(db) == 0
+
+
+@pytest.mark.parametrize("face", [20, 7])
+async def test_a_blind_roll_is_not_found_by_its_roller(
+    db: Database, angus: CharacterView, face: int
+) -> None:
+    """Issue 7: the roller of a blind roll may not learn its outcome, even from a crafted
+    button id: every choice gets the same answer, whatever the die showed."""
+    await fortune.give_fortune(db, angus.id, origin(), 1)
+    blind = await checks.perform_check(
+        db,
+        Faces(face),
+        caller(),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX secret:blind",
+        visibility="blind",
+    )
+    answers = []
+    for choose in (
+        fortune_table.keep_critical(db, caller(), blind.roll_id),
+        fortune_table.trade_critical(db, caller(), blind.roll_id),
+        fortune_table.reroll_roll(db, Faces(19), caller(), blind.roll_id),
+    ):
+        with pytest.raises(NotFound) as refused:
+            await choose
+        answers.append(str(refused.value))
+    assert answers == ["No such roll."] * 3
+    assert (await get_character_by_id(db, angus.id)).fortune == 1
+    assert await choices(db) == 0
+
+
+async def test_choices_on_a_gm_mode_roll_are_committed_like_it(
+    db: Database, angus: CharacterView
+) -> None:
+    """Issue 7: the keep row of a hidden roll is hidden too, with its own commitment."""
+    hidden = await checks.perform_check(
+        db,
+        Faces(20),
+        caller(),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX secret:gm",
+        visibility="gm",
+    )
+    kept = await fortune_table.keep_critical(db, caller(), hidden.roll_id)
+    row = await ledger.get_roll(db, kept.new_roll_id)
+    assert row.visibility.value == "gm" and row.salt and row.commitment
+    assert secrecy.commitment_of(secrecy.encoding_of_row(row)) == row.commitment

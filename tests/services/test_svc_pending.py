@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from svc_helpers import ALICE, CHANNEL, GUILD
+from svc_helpers import ALICE, CHANNEL, GUILD, origin
 
 from bot.db.engine import Database
+from bot.db.models import Visibility
+from bot.services import ledger, secrecy
 from bot.services import pending as svc
+from bot.services._sql import transaction
 from bot.services.campaigns import setup_campaign
 from bot.services.characters import create_character, get_character_by_id
 from bot.services.errors import InvalidValue
@@ -50,3 +53,35 @@ async def test_zero_refused(db: Database) -> None:
     pc = await _threshold_character(db)
     with pytest.raises(InvalidValue):
         await svc.set_pending(db, pc, "STR", 0)
+
+
+async def test_a_carry_over_from_a_hidden_roll_waits_until_it_is_revealed(db: Database) -> None:
+    """Threshold ruling 4 under issue 7: applied only once its source roll may be seen."""
+    pc = await _threshold_character(db)
+    character = await get_character_by_id(db, pc)
+    hidden = await secrecy_record(db, character.campaign_id, Visibility.BLIND)
+    await svc.set_pending(db, pc, "DEX", -2, source_roll_id=hidden)
+    assert await svc.consume_pending(db, pc, "DEX") == 0  # waits, and stays stored
+    [waiting] = await svc.carry_overs(db, pc)
+    assert (waiting.value, waiting.active, waiting.source_roll_id) == (-2, False, hidden)
+    await ledger.stamp_revealed(db, hidden)
+    assert [c.active for c in await svc.carry_overs(db, pc)] == [True]
+    assert await svc.consume_pending(db, pc, "DEX") == -2
+    assert await svc.consume_pending(db, pc, "DEX") == 0
+
+
+async def secrecy_record(db: Database, campaign_id: int, visibility: Visibility) -> int:
+    async with transaction(db) as session:
+        stored = await secrecy.record_roll_in(
+            session,
+            ledger.NewRoll(
+                origin=origin(),
+                kind="test",
+                request="/gm check character:Ash ability:DEX dc:5",
+                dice=[1],
+                outcome={"roll": 1},
+                visibility=visibility,
+                campaign_id=campaign_id,
+            ),
+        )
+    return stored.id

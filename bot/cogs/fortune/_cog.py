@@ -115,9 +115,12 @@ async def clear_modifier(
     ability: app_commands.Range[str, 1, 32] | None = None,
 ) -> None:
     """Threshold ruling 4: the GM can clear a pending +2 / −2."""
-    name, cleared = await fortune_table.clear_modifier(
+    done = await fortune_table.clear_modifier(
         bot_of(interaction).db, caller_from(interaction), character, ability
     )
+    # One from a hidden roll not yet revealed would tell the table it was a critical: GM only.
     await interaction.response.send_message(
-        cleared_text(name, cleared), allowed_mentions=discord.AllowedMentions.none()
+        cleared_text(done.name, done.cleared),
+        ephemeral=done.secret,
+        allowed_mentions=discord.AllowedMentions.none(),
     )

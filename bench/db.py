@@ -31,7 +31,7 @@ from sqlalchemy.engine import make_url
 
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
-from bot.services._sql import transaction
+from bot.services._sql import core_transaction, transaction
 from bot.services.campaigns import campaign_for_channel_in, setup_campaign
 from bot.services.characters import (
     create_character,
@@ -93,8 +93,8 @@ async def check(db: Database, channel_id: int, user_id: int) -> None:
 
 
 async def check_core(db: Database, channel_id: int, user_id: int) -> None:
-    """The same transaction on a Core connection (what ``_perform`` could use)."""
-    async with db.engine.begin() as connection:
+    """The same on a Core connection (``core_transaction``, what ``_perform`` could use)."""
+    async with core_transaction(db) as connection:
         await _check_in(connection, channel_id, user_id)
 
 

@@ -53,11 +53,10 @@ def _unavailable(exc: DBAPIError) -> bool:
 
 
 @asynccontextmanager
-async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
-    """One transaction; an unreachable or locked database becomes :class:`StorageUnavailable`."""
+async def _translated() -> AsyncIterator[None]:
+    """An unreachable, locked or saturated database becomes :class:`StorageUnavailable`."""
     try:
-        async with db.sessionmaker.begin() as session:
-            yield session
+        yield
     except DBAPIError as exc:
         if _unavailable(exc):
             raise StorageUnavailable() from exc
@@ -66,3 +65,20 @@ async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
         raise StorageUnavailable() from exc
     except PoolTimeout as exc:  # every pooled connection stayed busy (SQLite: the one writer)
         raise StorageUnavailable() from exc
+
+
+@asynccontextmanager
+async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
+    """One transaction; an unreachable or locked database becomes :class:`StorageUnavailable`."""
+    async with _translated(), db.sessionmaker.begin() as session:
+        yield session
+
+
+@asynccontextmanager
+async def core_transaction(db: Database) -> AsyncIterator[AsyncConnection]:
+    """:func:`transaction` on a Core connection: no ORM session to set up and tear down.
+
+    For hot paths whose building blocks take an :data:`Executor` (a check: bench/db.py).
+    """
+    async with _translated(), db.engine.begin() as connection:
+        yield connection

@@ -236,7 +236,7 @@ async def load_character_in(session: Executor, character_id: int) -> CharacterVi
     return found[0]
 
 
-async def character_by_name_in(session: AsyncSession, campaign_id: int, name: str) -> CharacterView:
+async def character_by_name_in(session: Executor, campaign_id: int, name: str) -> CharacterView:
     """In a caller's transaction: the campaign's character called ``name`` (any case)."""
     key = " ".join(name.split()).casefold()
     found = await _load_prebuilt(session, _BY_NAME, {"campaign": campaign_id, "key": key})
@@ -245,9 +245,7 @@ async def character_by_name_in(session: AsyncSession, campaign_id: int, name: st
     return found[0]
 
 
-async def active_character_in(
-    session: AsyncSession, campaign_id: int, user_id: int
-) -> CharacterView:
+async def active_character_in(session: Executor, campaign_id: int, user_id: int) -> CharacterView:
     """In a caller's transaction: the user's active character in the campaign."""
     found = await _load_prebuilt(session, _ACTIVE, {"campaign": campaign_id, "user": user_id})
     if not found:
@@ -259,7 +257,7 @@ async def active_character_in(
 
 
 async def resolve_character_in(
-    session: AsyncSession,
+    session: Executor,
     campaign_id: int,
     user_id: int,
     name: str | None = None,

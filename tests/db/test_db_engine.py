@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, insert, select, text, update
@@ -15,7 +18,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 import bot.db.engine as engine_module
 from bot.db.engine import Database, create_database
 from bot.db.models import campaigns, characters, ledger
-from bot.services._sql import transaction
+from bot.services._sql import core_transaction, transaction
 from bot.services.errors import StorageUnavailable
 
 _CAMPAIGN = {
@@ -230,17 +233,32 @@ async def test_concurrent_sqlite_transactions_take_turns(database_url: str) -> N
     assert all(order[i].endswith("in") and order[i + 1].endswith("out") for i in range(0, 10, 2))
 
 
-async def test_a_transaction_waiting_too_long_is_storage_unavailable(database_url: str) -> None:
+@pytest.mark.parametrize("begin", [transaction, core_transaction])
+async def test_a_transaction_waiting_too_long_is_storage_unavailable(
+    database_url: str, begin: Callable[[Database], AbstractAsyncContextManager[Any]]
+) -> None:
     # E.g. a use case that opened a second transaction inside its own: a clear error, no hang.
     db = create_database(database_url, pool_timeout=0.2)
     try:
-        async with transaction(db) as outer:
+        async with begin(db) as outer:
             await outer.execute(text("SELECT 1"))  # holds the one connection
             with pytest.raises(StorageUnavailable):
-                async with transaction(db) as inner:
+                async with begin(db) as inner:
                     await inner.execute(text("SELECT 2"))
     finally:
         await db.dispose()
+
+
+async def test_core_transaction_commits_or_rolls_back_as_a_whole(db: Database) -> None:
+    with pytest.raises(RuntimeError):
+        async with core_transaction(db) as conn:
+            await conn.execute(insert(campaigns).values(**_CAMPAIGN))
+            raise RuntimeError("the use case fails after its first write")
+    async with core_transaction(db) as conn:
+        await conn.execute(insert(campaigns).values(**{**_CAMPAIGN, "channel_id": 3}))
+    async with core_transaction(db) as conn:
+        channels = (await conn.execute(select(campaigns.c.channel_id))).scalars().all()
+    assert channels == [3]
 
 
 async def test_first_statement_takes_the_sqlite_write_lock(database_url: str) -> None:

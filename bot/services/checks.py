@@ -170,8 +170,8 @@ def plan_check(
 ) -> CheckPlan:
     """Bind the character's stats to the campaign system's check (no dice rolled yet).
 
-    ``carry_over`` is the threshold system's pending modifier; None means "use the one the
-    character has stored" (for odds; a real roll passes the value it consumed).
+    ``carry_over`` is the threshold system's pending modifier that applies to this test: the
+    one a real roll consumed, or for odds the active one (None: none).
     """
     system = campaign.system
     _refuse_options(system, options.given(), CHECK_OPTIONS[system], "/check")
@@ -241,7 +241,9 @@ def plan_check(
             threshold.Difficulty.HARD: campaign.tiers.hard,
             threshold.Difficulty.VERY_HARD: campaign.tiers.very_hard,
         }
-        used = character.pending.get(ability, 0) if carry_over is None else carry_over
+        # The caller passes the carry-over that applies (the one consumed, or for odds the
+        # active one): a stored one from a hidden roll may be waiting (bot/services/pending.py).
+        used = carry_over or 0
         return CheckPlan(
             system,
             "test",

@@ -15,7 +15,8 @@ from bot.db.models import RuleSystem
 from bot.dice import exact_odds, parse
 from bot.rules import pen_and_dagger as pd
 from bot.rules import threshold
-from bot.services import characters, checks
+from bot.services import characters, checks, pending
+from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.checks import CheckOptions, CheckPlan
@@ -62,7 +63,11 @@ async def _context(db: Database, caller: Caller) -> tuple[CampaignView, Characte
 
 
 def _setup_words(
-    campaign: CampaignView, character: CharacterView, options: CheckOptions, plan: CheckPlan
+    campaign: CampaignView,
+    character: CharacterView,
+    options: CheckOptions,
+    plan: CheckPlan,
+    carry: int = 0,
 ) -> list[str]:
     """What the odds assume, in the table's words: rank, advantage, DC, carry-over…"""
     words: list[str] = []
@@ -85,7 +90,6 @@ def _setup_words(
             tier = threshold.Difficulty.parse(options.difficulty)
             target = threshold.resolve_threshold(tier, _tiers(campaign))
             words.append(f"{tier.display} ({target})")
-        carry = character.pending.get(plan.ability, 0)
         if carry:
             words.append(f"carry-over {carry:+d}")
     else:
@@ -132,11 +136,25 @@ def _report(title: str, plan: CheckPlan) -> OddsReport:
     return OddsReport(title, _ordered(odds), _success(odds))
 
 
+async def _active_carry_over(
+    db: Database, campaign: CampaignView, character: CharacterView, ability: str
+) -> int:
+    """The carry-over the next test would use: only an active one (threshold ruling 4; one
+    from a hidden, unrevealed roll waits and must not show here)."""
+    if campaign.system is not RuleSystem.THRESHOLD:
+        return 0
+    name = campaign.ability(ability)
+    async with transaction(db) as session:
+        found = await pending.carry_overs_in(session, character.id)
+    return next((c.value for c in found if c.ability == name and c.active), 0)
+
+
 async def check_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
     """The odds of ``/check`` with these options, for the caller's active character."""
     campaign, character = await _context(db, caller)
-    plan = checks.plan_check(campaign, character, options)
-    words = [plan.title, *_setup_words(campaign, character, options, plan)]
+    carry = await _active_carry_over(db, campaign, character, options.ability)
+    plan = checks.plan_check(campaign, character, options, carry_over=carry)
+    words = [plan.title, *_setup_words(campaign, character, options, plan, carry)]
     return _report(f"{character.name}, {', '.join(words)}", plan)
 
 

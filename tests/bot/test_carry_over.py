@@ -126,3 +126,18 @@ async def test_a_self_critical_shows_to_its_roller_only(table: Table, rng: Scrip
         assert "Carry-over" not in await sheet(table, viewer)
     await table.alice.slash(table.table, "reveal", roll=roll_id)
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
+
+
+async def test_odds_use_only_the_carry_over_the_next_test_would_use(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    roll_id = await _hidden_fumble(table, rng)  # blind: the −2 waits for the reveal
+    waiting = await table.alice.slash(table.table, "odds check", ability="DEX", dc=12)
+    text = message_text(waiting.response)
+    assert "carry-over" not in text
+    # Mira's DEX modifier is +2: 10 or better on the d20 makes 12, 11 of 20 faces.
+    assert "exactly 11/20" in text
+    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    active = await table.alice.slash(table.table, "odds check", ability="DEX", dc=12)
+    text = message_text(active.response)
+    assert "carry-over -2" in text and "exactly 9/20" in text

@@ -44,11 +44,24 @@ _UNAVAILABLE_HINTS = (
 )
 
 
+#: PostgreSQL SQLSTATE classes that mean "the server is not there for us right now":
+#: 08 connection exceptions, 53 insufficient resources (too many connections), 57P operator
+#: intervention (shutdown, "cannot connect now").
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57P")
+
+
 def _unavailable(exc: DBAPIError) -> bool:
     """A lock timeout or a lost connection, not a bug such as a missing table."""
     if exc.connection_invalidated:
         return True
     text = str(exc.orig).lower()
+    sqlstate = str(getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", "") or "")
+    if sqlstate.startswith(_UNAVAILABLE_SQLSTATES):
+        return True
+    # 55000 is broad (object not in prerequisite state); only its "not accepting connections"
+    # form (ALLOW_CONNECTIONS false, a database being dropped) means the server is away.
+    if sqlstate == "55000" and "accepting connections" in text:
+        return True
     return isinstance(exc, OperationalError) and any(hint in text for hint in _UNAVAILABLE_HINTS)
 
 

@@ -76,6 +76,7 @@ def simcord_bot(short_busy_timeout: None, settings, rng):  # type: ignore[no-unt
     return create_bot(settings, rng=rng)
 
 
+@pytest.mark.parametrize("clean_db_url", ["sqlite"], indirect=True)
 async def test_sqlite_locked_by_another_process_answers_unavailable_then_recovers(
     table: Table, database_url: str
 ) -> None:

@@ -8,14 +8,14 @@ from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import Row, case, delete, select, update
+from sqlalchemy import Row, bindparam, case, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
 from bot.ops.context import note_campaign
-from bot.services._sql import insert_for, transaction
+from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -198,18 +198,26 @@ async def setup_campaign(
     return _view(row)
 
 
+# Built once: the channel's own campaign first, else its parent's (a thread or forum post).
+# Rebuilding the expanding IN list per call was the check path's largest Python cost.
+_FOR_CHANNEL = (
+    select(_T)
+    .where(
+        _T.c.guild_id == bindparam("guild"),
+        _T.c.channel_id.in_([bindparam("channel"), bindparam("parent")]),
+    )
+    .order_by(case((_T.c.channel_id == bindparam("channel"), 0), else_=1))
+    .limit(1)
+)
+
+
 async def campaign_for_channel_in(
-    session: AsyncSession, guild_id: int, channel_id: int, parent_channel_id: int | None = None
+    session: Executor, guild_id: int, channel_id: int, parent_channel_id: int | None = None
 ) -> CampaignView:
     """In a caller's transaction: the campaign of a channel, or of a thread's parent channel."""
-    channels = [channel_id] if parent_channel_id is None else [channel_id, parent_channel_id]
-    stmt = (
-        select(_T)
-        .where(_T.c.guild_id == guild_id, _T.c.channel_id.in_(channels))
-        .order_by(case((_T.c.channel_id == channel_id, 0), else_=1))
-        .limit(1)
-    )
-    row = (await session.execute(stmt)).first()
+    parent = channel_id if parent_channel_id is None else parent_channel_id
+    params = {"guild": guild_id, "channel": channel_id, "parent": parent}
+    row = (await session.execute(_FOR_CHANNEL, params)).first()
     if row is None:
         raise NoCampaign()
     return _view(row)

@@ -13,14 +13,12 @@ from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import ledger, pending, secrecy
-from bot.services._sql import transaction
+from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import (
@@ -366,7 +364,7 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
 
 
 async def _context_in(
-    session: AsyncSession, caller: Caller, character_name: str | None, *, as_gm: bool = False
+    session: Executor, caller: Caller, character_name: str | None, *, as_gm: bool = False
 ) -> tuple[CampaignView, CharacterView]:
     if caller.guild_id is None:
         raise NoCampaign()
@@ -393,7 +391,7 @@ async def _perform(
     character_name: str | None = None,
     as_gm: bool = False,
 ) -> CheckResult:
-    async with transaction(db) as session:
+    async with core_transaction(db) as session:
         campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
         chosen = secrecy.resolve_visibility(visibility, campaign, command)
         carry_over: int | None = None

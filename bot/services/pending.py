@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import delete, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, pending_modifiers
@@ -32,7 +31,7 @@ CRIT_FAILURE_PENALTY = -2
 
 
 async def set_pending_in(
-    session: AsyncSession,
+    session: Executor,
     character_id: int,
     ability: str,
     value: int,
@@ -103,7 +102,7 @@ async def carry_overs_in(session: Executor, character_id: int) -> list[CarryOver
     return [await _with_source(session, r.ability, int(r.value), r.source_roll_id) for r in rows]
 
 
-async def consume_pending_in(session: AsyncSession, character_id: int, ability: str) -> int:
+async def consume_pending_in(session: Executor, character_id: int, ability: str) -> int:
     """In a caller's transaction: take the pending modifier (0 when there is none), once.
 
     Only an active one: a carry-over from a hidden roll not yet revealed waits (it is not

@@ -284,7 +284,7 @@ def plan_check(
     return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)
 
 
-async def _with_helper(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
+async def with_helper(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
     """The helper must be a character of the campaign (any player's); spelled as stored."""
     if not options.helper or caller.guild_id is None:
         return options
@@ -460,7 +460,7 @@ async def perform_check(
 
     ``visibility`` None means the campaign's default for /check.
     """
-    options = await _with_helper(db, caller, options)
+    options = await with_helper(db, caller, options)
     return await _perform(
         db,
         rng,
@@ -482,6 +482,7 @@ async def perform_gm_check(
     visibility: Visibility | str | None = None,
 ) -> CheckResult:
     """GM only: roll a check with a player's character's stored stats (default blind)."""
+    options = await with_helper(db, caller, options)
     return await _perform(
         db,
         rng,

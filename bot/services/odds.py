@@ -151,6 +151,7 @@ async def _active_carry_over(
 
 async def check_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
     """The odds of ``/check`` with these options, for the caller's active character."""
+    options = await checks.with_helper(db, caller, options)
     campaign, character = await _context(db, caller)
     carry = await _active_carry_over(db, campaign, character, options.ability)
     plan = checks.plan_check(campaign, character, options, carry_over=carry)

@@ -10,15 +10,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._options import DifficultyChoice, Secret
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
 from bot.services import export as exports
 from bot.services import secrecy, sheets
 
 SystemChoice = Literal["pen-and-dagger", "roll-under", "threshold", "d20-check"]
-TierChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
 SecrecyCommandChoice = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
-SecrecyModeChoice = Literal["public", "gm", "blind", "self"]
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign"):
@@ -97,7 +96,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     async def set_tier(
         self,
         interaction: discord.Interaction[Any],
-        difficulty: TierChoice,
+        difficulty: DifficultyChoice,
         threshold: app_commands.Range[int, 1, 40],
     ) -> None:
         await self._changed(interaction, **{f"tier_{difficulty.replace('-', '_')}": threshold})
@@ -119,7 +118,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         self,
         interaction: discord.Interaction[Any],
         command: SecrecyCommandChoice,
-        mode: SecrecyModeChoice,
+        mode: Secret,
     ) -> None:
         campaign = await secrecy.set_default(
             bot_of(interaction).db, caller_from(interaction), command, mode

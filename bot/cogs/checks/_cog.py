@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -11,16 +11,24 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
+from bot.cogs._options import (
+    CHECK_OPTION_NAMES,
+    SECRET_HELP,
+    AbilityName,
+    Bonus,
+    Dc,
+    DifficultyChoice,
+    Name,
+    RankBonus,
+    Secret,
+    check_options,
+    option_help,
+)
 from bot.cogs.fortune._buttons import fortune_view_for
 from bot.render.checks import check_embed
 from bot.render.secrecy import stub_embed
 from bot.services import checks, secrecy
-from bot.services.checks import CheckOptions, CheckResult
-
-DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
-Ability = app_commands.Range[str, 1, 32]
-Secret = Literal["public", "gm", "blind", "self"]
-SECRET_HELP = "Who sees the result: public, gm (GM and you), blind (GM only), self (you only)"
+from bot.services.checks import CheckResult
 
 
 class ChecksCog(commands.Cog):
@@ -50,20 +58,7 @@ class ChecksCog(commands.Cog):
     @app_commands.command(
         name="check", description="Roll your active character's check in this campaign's system"
     )
-    @app_commands.describe(
-        ability="The ability (or attribute) the check uses",
-        proficiency="A proficiency on your sheet (Pen & Dagger rank / d20 degree)",
-        dc="The DC (d20 check) or exact threshold (threshold system)",
-        difficulty="Threshold system: a difficulty tier instead of dc",
-        advantage="Roll two d20 and keep the better",
-        disadvantage="Roll two d20 and keep the worse",
-        bonus="d20 check: a situational bonus or penalty",
-        rank_bonus="Pen & Dagger: rank bonus or penalty, e.g. 1 or -1",
-        reliable="Pen & Dagger: raise the result one level (not on a natural 1)",
-        unreliable="Pen & Dagger: lower the result one level (not on a natural 20)",
-        helper="d20 check: a character working with you (you roll with advantage)",
-        secret=SECRET_HELP,
-    )
+    @app_commands.describe(**option_help(*CHECK_OPTION_NAMES, "secret"))
     @app_commands.autocomplete(
         ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
     )
@@ -71,25 +66,25 @@ class ChecksCog(commands.Cog):
     async def check(
         self,
         interaction: discord.Interaction[Any],
-        ability: Ability,
-        proficiency: app_commands.Range[str, 1, 64] | None = None,
-        dc: app_commands.Range[int, 1, 100] | None = None,
+        ability: AbilityName,
+        proficiency: Name | None = None,
+        dc: Dc | None = None,
         difficulty: DifficultyChoice | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
-        bonus: app_commands.Range[int, -100, 100] | None = None,
-        rank_bonus: app_commands.Range[int, -10, 10] | None = None,
+        bonus: Bonus | None = None,
+        rank_bonus: RankBonus | None = None,
         reliable: bool = False,
         unreliable: bool = False,
-        helper: app_commands.Range[str, 1, 64] | None = None,
+        helper: Name | None = None,
         secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
-        options = CheckOptions(
-            ability=ability,
+        options = check_options(
+            ability,
             proficiency=proficiency,
             dc=dc,
-            difficulty=difficulty.replace("-", " ") if difficulty else None,
+            difficulty=difficulty,
             advantage=advantage,
             disadvantage=disadvantage,
             bonus=bonus,
@@ -110,28 +105,33 @@ class ChecksCog(commands.Cog):
 
     @app_commands.command(name="save", description="Roll a saving throw (d20 check, roll-under)")
     @app_commands.describe(
-        ability="The ability the save uses",
-        dc="The DC (d20 check)",
-        advantage="Roll two d20 and keep the better",
-        disadvantage="Roll two d20 and keep the worse",
-        bonus="A situational bonus or penalty (d20 check)",
-        secret=SECRET_HELP,
+        **option_help(
+            "ability",
+            "dc",
+            "advantage",
+            "disadvantage",
+            "bonus",
+            "secret",
+            ability="The ability the save uses",
+            dc="The DC (d20 check)",
+            bonus="A situational bonus or penalty (d20 check)",
+        )
     )
     @app_commands.autocomplete(ability=ac.ability)
     @app_commands.guild_only()
     async def save(
         self,
         interaction: discord.Interaction[Any],
-        ability: Ability,
-        dc: app_commands.Range[int, 1, 100] | None = None,
+        ability: AbilityName,
+        dc: Dc | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
-        bonus: app_commands.Range[int, -100, 100] | None = None,
+        bonus: Bonus | None = None,
         secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
-        options = CheckOptions(
-            ability=ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        options = check_options(
+            ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
         )
         result = await checks.perform_save(
             bot.db,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
+from bot.cogs._options import Secret
 from bot.render.dice import roll_embed
 from bot.render.secrecy import stub_embed
 from bot.services.rolls import roll_dice
@@ -29,7 +30,7 @@ class DiceCog(commands.Cog):
         interaction: discord.Interaction[Any],
         dice: app_commands.Range[str, 1, 1000],
         label: app_commands.Range[str, 1, 100] | None = None,
-        secret: Literal["public", "gm", "blind", "self"] | None = None,
+        secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
         rolled = await roll_dice(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -12,16 +12,25 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver, post_reveal
 from bot.cogs._gm import gm_group
+from bot.cogs._options import (
+    CHECK_OPTION_NAMES,
+    AbilityName,
+    Bonus,
+    Dc,
+    DifficultyChoice,
+    Name,
+    RankBonus,
+    Secret,
+    check_options,
+    option_help,
+)
 from bot.cogs.history._cog import HistoryKind, send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.secrecy import stub_embed
 from bot.services import checks, secrecy
-from bot.services.checks import CheckOptions
 from bot.services.rolls import roll_dice
 
-Secret = Literal["public", "gm", "blind", "self"]
-DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
 SECRET_HELP = "Who sees the result (default: the campaign's, normally blind: only the GM)"
 
 
@@ -71,41 +80,45 @@ async def gm_roll(
     name="check", description="Roll a check for a player's character, hidden by default"
 )
 @app_commands.describe(
-    character="Whose character (their stored scores and proficiencies are used)",
-    ability="The ability (or attribute) the check uses",
-    proficiency="A proficiency on that character's sheet",
-    dc="The DC (d20 check) or exact threshold (threshold system)",
-    difficulty="Threshold system: a difficulty tier instead of dc",
-    advantage="Roll two d20 and keep the better",
-    disadvantage="Roll two d20 and keep the worse",
-    bonus="d20 check: a situational bonus or penalty",
-    rank_bonus="Pen & Dagger: rank bonus or penalty",
-    secret=SECRET_HELP,
+    **option_help(
+        *CHECK_OPTION_NAMES,
+        "secret",
+        character="Whose character (their stored scores and proficiencies are used)",
+        proficiency="A proficiency on that character's sheet",
+        helper="d20 check: a character working with them (they roll with advantage)",
+        secret=SECRET_HELP,
+    )
 )
-@app_commands.autocomplete(character=ac.any_character, ability=ac.ability)
+@app_commands.autocomplete(character=ac.any_character, ability=ac.ability, helper=ac.any_character)
 async def gm_check(
     interaction: discord.Interaction[Any],
-    character: app_commands.Range[str, 1, 64],
-    ability: app_commands.Range[str, 1, 32],
-    proficiency: app_commands.Range[str, 1, 64] | None = None,
-    dc: app_commands.Range[int, 1, 100] | None = None,
+    character: Name,
+    ability: AbilityName,
+    proficiency: Name | None = None,
+    dc: Dc | None = None,
     difficulty: DifficultyChoice | None = None,
     advantage: bool = False,
     disadvantage: bool = False,
-    bonus: app_commands.Range[int, -100, 100] | None = None,
-    rank_bonus: app_commands.Range[int, -10, 10] | None = None,
+    bonus: Bonus | None = None,
+    rank_bonus: RankBonus | None = None,
+    reliable: bool = False,
+    unreliable: bool = False,
+    helper: Name | None = None,
     secret: Secret | None = None,
 ) -> None:
     bot = bot_of(interaction)
-    options = CheckOptions(
-        ability=ability,
+    options = check_options(
+        ability,
         proficiency=proficiency,
         dc=dc,
-        difficulty=difficulty.replace("-", " ") if difficulty else None,
+        difficulty=difficulty,
         advantage=advantage,
         disadvantage=disadvantage,
         bonus=bonus,
         rank_bonus=rank_bonus,
+        reliable=reliable,
+        unreliable=unreliable,
+        helper=helper,
     )
     result = await checks.perform_gm_check(
         bot.db,

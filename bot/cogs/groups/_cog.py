@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -10,10 +10,9 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._options import DifficultyChoice
 from bot.render.groups import contest_embed, group_save_embed
 from bot.services import groups
-
-DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
 
 
 class GroupsCog(commands.Cog):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -10,13 +10,21 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._options import (
+    CHECK_OPTION_NAMES,
+    AbilityName,
+    Bonus,
+    Dc,
+    DifficultyChoice,
+    Name,
+    RankBonus,
+    check_options,
+    option_help,
+)
 from bot.render.odds import odds_embed
 from bot.services import odds
-from bot.services.checks import CheckOptions
 from bot.services.odds import OddsReport
 
-DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
-Ability = app_commands.Range[str, 1, 32]
 PUBLIC = "Show the odds to the whole channel (default: only you)"
 
 
@@ -32,74 +40,71 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     """Exact odds from the rules engine, for the caller's active character."""
 
     @app_commands.command(name="check", description="Odds of a /check with these options")
-    @app_commands.describe(
-        ability="The ability (or attribute) the check uses",
-        proficiency="A proficiency on your sheet (Pen & Dagger rank / d20 degree)",
-        dc="The DC (d20 check) or exact threshold (threshold system)",
-        difficulty="Threshold system: a difficulty tier instead of dc",
-        advantage="Roll two d20 and keep the better",
-        disadvantage="Roll two d20 and keep the worse",
-        bonus="d20 check: a situational bonus or penalty",
-        rank_bonus="Pen & Dagger: rank bonus or penalty, e.g. 1 or -1",
-        reliable="Pen & Dagger: raise the result one level (not on a natural 1)",
-        unreliable="Pen & Dagger: lower the result one level (not on a natural 20)",
-        public=PUBLIC,
+    @app_commands.describe(**option_help(*CHECK_OPTION_NAMES, public=PUBLIC))
+    @app_commands.autocomplete(
+        ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
     )
-    @app_commands.autocomplete(ability=ac.ability, proficiency=ac.proficiency)
     @app_commands.guild_only()
     async def check(
         self,
         interaction: discord.Interaction[Any],
-        ability: Ability,
-        proficiency: app_commands.Range[str, 1, 64] | None = None,
-        dc: app_commands.Range[int, 1, 100] | None = None,
+        ability: AbilityName,
+        proficiency: Name | None = None,
+        dc: Dc | None = None,
         difficulty: DifficultyChoice | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
-        bonus: app_commands.Range[int, -100, 100] | None = None,
-        rank_bonus: app_commands.Range[int, -10, 10] | None = None,
+        bonus: Bonus | None = None,
+        rank_bonus: RankBonus | None = None,
         reliable: bool = False,
         unreliable: bool = False,
+        helper: Name | None = None,
         public: bool = False,
     ) -> None:
-        options = CheckOptions(
-            ability=ability,
+        options = check_options(
+            ability,
             proficiency=proficiency,
             dc=dc,
-            difficulty=difficulty.replace("-", " ") if difficulty else None,
+            difficulty=difficulty,
             advantage=advantage,
             disadvantage=disadvantage,
             bonus=bonus,
             rank_bonus=rank_bonus,
             reliable=reliable,
             unreliable=unreliable,
+            helper=helper,
         )
         report = await odds.check_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
 
     @app_commands.command(name="save", description="Odds of a /save with these options")
     @app_commands.describe(
-        ability="The ability the save uses",
-        dc="The DC (d20 check)",
-        advantage="Roll two d20 and keep the better",
-        disadvantage="Roll two d20 and keep the worse",
-        bonus="A situational bonus or penalty (d20 check)",
-        public=PUBLIC,
+        **option_help(
+            "ability",
+            "dc",
+            "advantage",
+            "disadvantage",
+            "bonus",
+            ability="The ability the save uses",
+            dc="The DC (d20 check)",
+            bonus="A situational bonus or penalty (d20 check)",
+            public=PUBLIC,
+        )
     )
     @app_commands.autocomplete(ability=ac.ability)
     @app_commands.guild_only()
     async def save(
         self,
         interaction: discord.Interaction[Any],
-        ability: Ability,
-        dc: app_commands.Range[int, 1, 100] | None = None,
+        ability: AbilityName,
+        dc: Dc | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
-        bonus: app_commands.Range[int, -100, 100] | None = None,
+        bonus: Bonus | None = None,
         public: bool = False,
     ) -> None:
-        options = CheckOptions(
-            ability=ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        options = check_options(
+            ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
         )
         report = await odds.save_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)

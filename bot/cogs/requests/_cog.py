@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -18,6 +18,7 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
+from bot.cogs._options import DifficultyChoice
 from bot.errors import UserError
 from bot.render.requests import gm_undelivered_text, request_content, request_embed, status_text
 from bot.services import requests
@@ -28,7 +29,6 @@ from bot.tree import answer_error
 
 log = logging.getLogger(__name__)
 
-DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
 
 request_group = app_commands.Group(
     name="request",

@@ -1,0 +1,88 @@
+"""Slash-command option types and help shared by every command that rolls a check.
+
+/check, /gm check and /odds check take the same options; declaring them once keeps the three
+from drifting apart (a GM rolling for a player has every option the player has).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from discord import app_commands
+
+from bot.services.checks import CheckOptions
+
+Secret = Literal["public", "gm", "blind", "self"]
+DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
+AbilityName = app_commands.Range[str, 1, 32]
+Name = app_commands.Range[str, 1, 64]
+Dc = app_commands.Range[int, 1, 100]
+Bonus = app_commands.Range[int, -100, 100]
+RankBonus = app_commands.Range[int, -10, 10]
+
+SECRET_HELP = "Who sees the result: public, gm (GM and you), blind (GM only), self (you only)"
+
+_HELP = {
+    "ability": "The ability (or attribute) the check uses",
+    "proficiency": "A proficiency on the sheet (Pen & Dagger rank / d20 degree)",
+    "dc": "The DC (d20 check) or exact threshold (threshold system)",
+    "difficulty": "Threshold system: a difficulty tier instead of dc",
+    "advantage": "Roll two d20 and keep the better",
+    "disadvantage": "Roll two d20 and keep the worse",
+    "bonus": "d20 check: a situational bonus or penalty",
+    "rank_bonus": "Pen & Dagger: rank bonus or penalty, e.g. 1 or -1",
+    "reliable": "Pen & Dagger: raise the result one level (not on a natural 1)",
+    "unreliable": "Pen & Dagger: lower the result one level (not on a natural 20)",
+    "helper": "d20 check: a character working with you (you roll with advantage)",
+    "secret": SECRET_HELP,
+}
+
+#: The options of /check, in order (besides who rolls and who sees it).
+CHECK_OPTION_NAMES = (
+    "ability",
+    "proficiency",
+    "dc",
+    "difficulty",
+    "advantage",
+    "disadvantage",
+    "bonus",
+    "rank_bonus",
+    "reliable",
+    "unreliable",
+    "helper",
+)
+
+
+def option_help(*names: str, **overrides: str) -> dict[str, str]:
+    """Descriptions for `app_commands.describe` of these options (overrides win)."""
+    return {name: overrides.get(name, _HELP[name]) for name in names} | overrides
+
+
+def check_options(
+    ability: str,
+    *,
+    proficiency: str | None = None,
+    dc: int | None = None,
+    difficulty: DifficultyChoice | None = None,
+    advantage: bool = False,
+    disadvantage: bool = False,
+    bonus: int | None = None,
+    rank_bonus: int | None = None,
+    reliable: bool = False,
+    unreliable: bool = False,
+    helper: str | None = None,
+) -> CheckOptions:
+    """What the slash options ask for, as the checks service takes it."""
+    return CheckOptions(
+        ability=ability,
+        proficiency=proficiency,
+        dc=dc,
+        difficulty=difficulty.replace("-", " ") if difficulty else None,
+        advantage=advantage,
+        disadvantage=disadvantage,
+        bonus=bonus,
+        rank_bonus=rank_bonus,
+        reliable=reliable,
+        unreliable=unreliable,
+        helper=helper,
+    )

@@ -362,7 +362,7 @@ async def bench_database(url: str, per_command: int) -> dict[str, Any]:
     """Every scenario, sequential then 50 at once, on one migrated database."""
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     started = time.perf_counter()
-    bot = create_bot(settings, rng=random.Random(1), freeze_gc=True)
+    bot = create_bot(settings, rng=random.Random(1))
     async with simcord.run(bot) as env:
         ready_s = time.perf_counter() - started
         instrument(bot)
@@ -408,7 +408,7 @@ async def memory_run(url: str, campaigns: int, per_campaign: int) -> dict[str, A
     characters exist and the bot has answered one /check in each campaign's channel."""
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     started = time.perf_counter()
-    bot = create_bot(settings, rng=random.Random(1), freeze_gc=True)
+    bot = create_bot(settings, rng=random.Random(1))
     async with simcord.run(bot) as env:
         ready_s = time.perf_counter() - started
         owner = env.create_user("owner")

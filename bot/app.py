@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import logging
@@ -44,7 +43,6 @@ class PbpBot(commands.AutoShardedBot):
         *,
         rng: random.Random,
         sync_commands: bool = True,
-        freeze_gc: bool = False,
         ops: Operations | None = None,
         **client_options: Any,
     ) -> None:
@@ -64,7 +62,6 @@ class PbpBot(commands.AutoShardedBot):
         super().__init__(**options)
         self.settings = settings
         self.rng = rng
-        self.freeze_gc = freeze_gc
         self.sync_commands = sync_commands
         self._db: Database | None = None
         #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
@@ -86,12 +83,6 @@ class PbpBot(commands.AutoShardedBot):
                 await self.load_extension(name)
         if self.sync_commands:
             await self.sync_command_tree()
-        if self.freeze_gc:
-            # Everything loaded so far (discord.py, SQLAlchemy, the cogs) lives as long as the
-            # process: keep it out of the cyclic collector's full passes, which otherwise stall
-            # a command now and then (bench/commands.py, p99). Off in tests, where many bots
-            # come and go in one process.
-            gc.freeze()
 
     async def close(self) -> None:
         await super().close()

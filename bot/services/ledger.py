@@ -71,6 +71,9 @@ class NewRoll:
     #: Commit-and-reveal of hidden rolls: sha256 hex of the result and the salt.
     commitment: str | None = None
     salt: str | None = None
+    #: An id allocated in advance in this transaction (a hidden roll's commitment covers it);
+    #: None lets the database choose.
+    roll_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,7 @@ def _values(roll: NewRoll) -> dict[str, Any]:
         "created_at": utcnow(),
         "commitment": roll.commitment,
         "salt": roll.salt,
-    }
+    } | ({"id": roll.roll_id} if roll.roll_id is not None else {})
 
 
 _INSERTS: dict[str, Any] = {}

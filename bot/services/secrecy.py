@@ -158,22 +158,18 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
 
 
 async def _reserve_ledger_id(session: Executor) -> int:
-    """Make the id the ledger's next INSERT will get known in advance, in this transaction.
+    """Allocate the id the hidden roll's row will be inserted with, in this transaction.
 
     The id is part of the committed encoding, and the ledger is append-only (the row cannot be
-    updated with its commitment afterwards), so it must be known before the one INSERT.
-    SQLite: every transaction began with ``BEGIN IMMEDIATE`` (bot/db/engine.py) and holds the
-    write lock, and a rowid table gives a new row MAX(id) + 1. PostgreSQL: lock out other
-    ledger inserts until commit, take the sequence's next value and put it back (``setval``
-    with ``is_called = false``) so the INSERT's own ``nextval`` returns it.
-    :func:`record_roll_in` checks the id it got and refuses (rolling back) on any mismatch.
+    updated with its commitment afterwards), so it must be known before the one INSERT, which
+    then names it explicitly. PostgreSQL: the ledger's own sequence hands out ids that no other
+    transaction will get, without locking anything. SQLite: every transaction began with
+    ``BEGIN IMMEDIATE`` (bot/db/engine.py), so this one holds the write lock and MAX(id) + 1
+    stays free until it commits.
     """
     if dialect_name(session) == "postgresql":
-        await session.execute(text("LOCK TABLE ledger IN SHARE ROW EXCLUSIVE MODE"))
-        seq = "pg_get_serial_sequence('ledger', 'id')"
-        reserved: int = (await session.execute(text(f"SELECT nextval({seq})"))).scalar_one()
-        await session.execute(text(f"SELECT setval({seq}, :id, false)"), {"id": int(reserved)})
-        return int(reserved)
+        stmt = text("SELECT nextval(pg_get_serial_sequence('ledger', 'id'))")
+        return int((await session.execute(stmt)).scalar_one())
     stmt = text("SELECT COALESCE(MAX(id), 0) + 1 FROM ledger")
     return int((await session.execute(stmt)).scalar_one())
 
@@ -225,6 +221,7 @@ async def record_roll_in(session: Executor, roll: ledger_svc.NewRoll) -> Stored:
         visibility=visibility,
         commitment=commitment,
         salt=salt,
+        roll_id=roll_id,
     )
     recorded = await ledger_svc.record_roll_in(session, hidden)
     if recorded.duplicate:

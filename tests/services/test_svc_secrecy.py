@@ -3,6 +3,7 @@ reveal, and verification that notices a tampered row."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -106,6 +107,21 @@ async def test_hidden_rows_carry_a_commitment_over_their_own_id(
     }
     raw = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     assert hashlib.sha256(raw.encode()).hexdigest() == row.commitment
+
+
+async def test_concurrent_hidden_and_public_rolls_each_keep_a_matching_commitment(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    # Ids are allocated before the insert (the commitment covers them); many shards recording
+    # at once must neither collide nor commit over someone else's id.
+    modes = [Visibility.BLIND, Visibility.PUBLIC, Visibility.GM, Visibility.SELF] * 10
+    stored = await asyncio.gather(*(_record(db, _roll(pd_campaign, mode)) for mode in modes))
+    assert len({s.id for s in stored}) == len(modes)
+    for entry, mode in zip(stored, modes, strict=True):
+        row = await ledger.get_roll(db, entry.id)
+        assert (row.commitment is None) == (mode is Visibility.PUBLIC)
+        if row.commitment is not None:
+            assert secrecy.commitment_of(secrecy.encoding_of_row(row)) == row.commitment
 
 
 async def test_salts_come_from_the_system_not_from_the_dice(

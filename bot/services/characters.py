@@ -514,10 +514,15 @@ async def party_remove(db: Database, character_id: int) -> CharacterView:
     return await _update(db, character_id, in_party=False)
 
 
+async def party_in(session: Executor, campaign_id: int) -> list[CharacterView]:
+    """In a caller's transaction: the campaign's party, oldest member first (one query)."""
+    return await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.in_party)
+
+
 async def party_list(db: Database, campaign_id: int) -> list[CharacterView]:
     """The campaign's party, oldest member first."""
     async with transaction(db) as session:
-        return await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.in_party)
+        return await party_in(session, campaign_id)
 
 
 async def _update(db: Database, character_id: int, **values: Any) -> CharacterView:

@@ -14,14 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import characters, ledger, pending, secrecy
-from bot.services._sql import transaction
+from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import CharacterView
@@ -196,7 +194,7 @@ def parse_targets(text: str | None) -> list[int | str] | None:
 
 
 async def resolve_targets_in(
-    session: AsyncSession, campaign: CampaignView, text: str | None, *, minimum: int = 1
+    session: Executor, campaign: CampaignView, text: str | None, *, minimum: int = 1
 ) -> list[CharacterView]:
     """The characters a GM named: by name, by their player's mention, or the whole party."""
     wanted = parse_targets(text)
@@ -278,7 +276,7 @@ def member_kind(campaign: CampaignView, spec: MemberSpec) -> str:
 
 
 async def roll_member_in(
-    session: AsyncSession,
+    session: Executor,
     rng: random.Random,
     campaign: CampaignView,
     character: CharacterView,
@@ -314,7 +312,7 @@ def shared_save(character: CharacterView, ability: str, shared_roll: int) -> Out
 
 
 async def store_carry_over_in(
-    session: AsyncSession, character: CharacterView, outcome: Outcome, roll_id: int
+    session: Executor, character: CharacterView, outcome: Outcome, roll_id: int
 ) -> None:
     """Threshold ruling 4: a critical leaves +2 / −2 on the member's next test."""
     if isinstance(outcome, threshold.ThresholdOutcome) and outcome.carry_over_next:
@@ -342,7 +340,7 @@ def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
     )
 
 
-async def record_in(session: AsyncSession, roll: ledger.NewRoll) -> int:
+async def record_in(session: Executor, roll: ledger.NewRoll) -> int:
     """Record one row; a duplicate interaction rolls the whole transaction back.
 
     Through :func:`secrecy.record_roll_in`, so a hidden row (a hidden-DC request's) gets its
@@ -354,7 +352,7 @@ async def record_in(session: AsyncSession, roll: ledger.NewRoll) -> int:
     return recorded.id
 
 
-async def campaign_in(session: AsyncSession, caller: Caller) -> CampaignView:
+async def campaign_in(session: Executor, caller: Caller) -> CampaignView:
     """The campaign of the caller's channel, inside a transaction."""
     if caller.guild_id is None:
         raise NoCampaign()
@@ -418,7 +416,7 @@ async def group_save(
     (ruling 5) against the DC; the group succeeds when at least half succeed (ruling 9).
     Pen & Dagger and threshold: every member attempts / tests with their own stats.
     """
-    async with transaction(db) as session:
+    async with core_transaction(db) as session:
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, "call for a group save")
         spec = check_spec(

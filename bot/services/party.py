@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot.db.engine import Database
-from bot.db.models import characters as characters_table
 from bot.services import characters, sheets
+from bot.services._sql import Executor
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
 
-_C = characters_table
 
-
-async def party_members_in(session: AsyncSession, campaign_id: int) -> list[CharacterView]:
+async def party_members_in(session: Executor, campaign_id: int) -> list[CharacterView]:
     """In a caller's transaction: the party, oldest member first, with their scores."""
-    stmt = select(_C.c.id).where(_C.c.campaign_id == campaign_id, _C.c.in_party).order_by(_C.c.id)
-    ids: list[int] = list((await session.execute(stmt)).scalars())
-    return [await characters.load_character_in(session, cid) for cid in ids]
+    return await characters.party_in(session, campaign_id)
 
 
 async def add(db: Database, caller: Caller, name: str) -> tuple[CharacterView, bool]:

@@ -10,7 +10,7 @@ from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.dice import RollResult, parse, roll
 from bot.services import ledger, secrecy
-from bot.services._sql import transaction
+from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
@@ -53,7 +53,7 @@ async def roll_dice(
     """
     parsed = parse(expression)  # a DiceError here changes nothing
     label = " ".join(label.split()) if label else None
-    async with transaction(db) as session:
+    async with core_transaction(db) as session:
         campaign: CampaignView | None = None
         if caller.guild_id is not None:
             with contextlib.suppress(NoCampaign):

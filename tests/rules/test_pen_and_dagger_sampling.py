@@ -3,8 +3,9 @@
 The alarm threshold is p < 1e-9, so a correct implementation practically never fails, while a
 rule that is wrong by even one face of the Success Table fails by hundreds of orders of
 magnitude (see ``test_chi_square_catches_a_one_face_error``). Seeds are fixed, so every run is
-the same. scipy is not available: the chi-square survival function is computed here from the
-regularized upper incomplete gamma function (series / Lentz continued fraction).
+the same. scipy is not available: the chi-square survival function is the product's own
+(:func:`bot.services.stats.chi_square_sf`, the regularized upper incomplete gamma), checked
+against known values below.
 """
 
 from __future__ import annotations
@@ -28,43 +29,12 @@ from bot.rules.pen_and_dagger import (
     luck_odds,
     luck_roll,
 )
+from bot.services.stats import chi_square_sf as chi2_sf
 
 K = TypeVar("K", bound=Hashable)
 
 P_ALARM = 1e-9
 SAMPLES = 40_000
-
-
-def chi2_sf(x: float, df: int) -> float:
-    """P(X ≥ x) for a chi-square variable with ``df`` degrees of freedom: Q(df/2, x/2)."""
-    if x <= 0:
-        return 1.0
-    a, z = df / 2, x / 2
-    log_prefix = -z + a * math.log(z) - math.lgamma(a)
-    if z < a + 1:  # series for the lower function P, then Q = 1 − P
-        term = total = 1 / a
-        n = a
-        while abs(term) > abs(total) * 1e-16:
-            n += 1
-            term *= z / n
-            total += term
-        return max(0.0, 1.0 - total * math.exp(log_prefix))
-    tiny = 1e-300  # modified Lentz continued fraction for Q
-    b = z + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        h *= d * c
-        if abs(d * c - 1) < 1e-16:
-            break
-    return math.exp(log_prefix) * h
 
 
 def chi_square_p(observed: Counter[K], expected: Mapping[K, Fraction]) -> float:

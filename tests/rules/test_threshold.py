@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping
 from fractions import Fraction
 
 import pytest
@@ -16,87 +14,10 @@ from hypothesis import strategies as st
 from bot.rules import threshold as th
 from bot.rules.errors import RulesError
 from bot.rules.threshold import Difficulty, ThresholdResult
+from tests.scripted import ScriptedRandom
+from tests.stats import assert_sample_fits
 
 R = ThresholdResult
-
-
-class ScriptedRandom(random.Random):
-    """A random source whose d20 rolls are the given sequence, and nothing else."""
-
-    def __init__(self, rolls: Iterable[int]) -> None:
-        super().__init__(0)
-        self.rolls = list(rolls)
-
-    def randint(self, a: int, b: int) -> int:
-        assert (a, b) == (1, 20), "only d20 rolls are scripted"
-        assert self.rolls, "the rules rolled more dice than the script holds"
-        return self.rolls.pop(0)
-
-
-# ------------------------------------------------------------------- chi-square (no scipy)
-
-
-def _chi2_sf(x: float, dof: int) -> float:
-    """P(χ² with ``dof`` degrees of freedom ≥ x): the regularized upper incomplete gamma Q."""
-    a, x = dof / 2, x / 2
-    if x <= 0:
-        return 1.0
-    log_front = -x + a * math.log(x) - math.lgamma(a)
-    if x < a + 1:  # series for P(a, x)
-        term = total = 1 / a
-        ap = a
-        for _ in range(10_000):
-            ap += 1
-            term *= x / ap
-            total += term
-            if abs(term) < abs(total) * 1e-15:
-                break
-        return max(0.0, 1 - total * math.exp(log_front))
-    tiny = 1e-300  # Lentz's continued fraction for Q(a, x)
-    b = x + 1 - a
-    c, d = 1 / tiny, 1 / b
-    h = d
-    for i in range(1, 10_000):
-        an = -i * (i - a)
-        b += 2
-        d = an * d + b
-        d = tiny if abs(d) < tiny else d
-        c = b + an / c
-        c = tiny if abs(c) < tiny else c
-        d = 1 / d
-        h *= d * c
-        if abs(d * c - 1) < 1e-15:
-            break
-    return math.exp(log_front) * h
-
-
-def assert_sample_fits(
-    counts: Mapping[Hashable, int], odds: Mapping[Hashable, Fraction], p_min: float = 1e-9
-) -> None:
-    """Chi-square goodness of fit; cells expecting fewer than 5 are pooled."""
-    n = sum(counts.values())
-    assert set(counts) <= {k for k, p in odds.items() if p > 0}, "an impossible outcome occurred"
-    cells: list[tuple[float, int]] = []
-    pooled_e, pooled_o = 0.0, 0
-    for key, p in odds.items():
-        expected = n * float(p)
-        if expected < 5:
-            pooled_e += expected
-            pooled_o += counts.get(key, 0)
-        else:
-            cells.append((expected, counts.get(key, 0)))
-    if pooled_e > 0:
-        cells.append((pooled_e, pooled_o))
-    if len(cells) < 2:
-        return
-    stat = sum((o - e) ** 2 / e for e, o in cells)
-    assert _chi2_sf(stat, len(cells) - 1) > p_min, f"χ²={stat:.1f} on {len(cells) - 1} dof"
-
-
-def test_chi2_helper_matches_known_critical_values() -> None:
-    assert _chi2_sf(3.841459, 1) == pytest.approx(0.05, rel=1e-4)
-    assert _chi2_sf(18.307038, 10) == pytest.approx(0.05, rel=1e-4)
-    assert _chi2_sf(2.0, 2) == pytest.approx(math.exp(-1), rel=1e-9)
 
 
 # ------------------------------------------------------------------------------------ ruling 1

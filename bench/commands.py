@@ -48,26 +48,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import discord
+import simcord
+import simcord.actors as sim_actors
+import simcord.http.router as sim_router
+from simcord import interactions as sim_interactions
+from simcord.enums import AppCommandType, InteractionType
+from sqlalchemy import insert, text
+from sqlalchemy.engine import make_url
+
+from bot.app import PbpBot, create_bot
+from bot.config import Settings
+from bot.db.engine import create_database
+from bot.db.migrate import upgrade_to_head
+from bot.db.models import character_scores
+from bot.services import characters as chars
+from bot.services.campaigns import DEFAULT_ABILITIES, setup_campaign
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-import discord  # noqa: E402
-import simcord  # noqa: E402
-import simcord.actors as sim_actors  # noqa: E402
-import simcord.http.router as sim_router  # noqa: E402
-from simcord import interactions as sim_interactions  # noqa: E402
-from simcord.enums import AppCommandType, InteractionType  # noqa: E402
-from sqlalchemy import insert, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
-
-from bot.app import PbpBot, create_bot  # noqa: E402
-from bot.config import Settings  # noqa: E402
-from bot.db.engine import create_database  # noqa: E402
-from bot.db.migrate import upgrade_to_head  # noqa: E402
-from bot.db.models import character_scores  # noqa: E402
-from bot.services import characters as chars  # noqa: E402
-from bot.services.campaigns import DEFAULT_ABILITIES, setup_campaign  # noqa: E402
-
 USERS = 50
 PARTY = 6
 PG_DB = "pbp_bench_cmds"

@@ -114,17 +114,19 @@ _Parts = tuple[dict[str, int], dict[str, Proficiency], set[str], dict[str, int]]
 def _characters_stmt(*where: ColumnElement[bool]) -> Any:
     """The characters matching ``where`` and all their children, in ONE statement.
 
-    Each character comes once as a ``part = 'c'`` row, then once per score, proficiency, save
-    and pending modifier, every row carrying the character's columns (one index lookup per
-    branch). One statement instead of two: the check path pays per statement.
+    Each character comes once as a ``part = 'c'`` row with its columns, then once per score,
+    proficiency, save and pending modifier, a row carrying only the character's id (the other
+    character columns NULL: a party of six has ~50 child rows, and decoding each one's
+    timestamp and flags again was most of the load). One index lookup per branch; one
+    statement instead of two, as the check path pays per statement.
     """
     s, p, v, m = character_scores, character_proficiencies, character_saves, pending_modifiers
     no_text = null().cast(String(64))
     no_number = null().cast(SmallInteger)
-    columns = list(_C.c)
+    columns = [c if c.name == "id" else null().cast(c.type).label(c.name) for c in _C.c]
     return union_all(
         select(
-            *columns,
+            *_C.c,
             literal_column("'c'").label("part"),
             no_text.label("child_name"),
             no_number.label("number"),
@@ -157,10 +159,6 @@ def _assemble(rows: Sequence[Row[Any]]) -> list[CharacterView]:
     for row in children:
         _fill(found[row.id][1], [(row.part, row.id, row.child_name, row.number, row.rank)])
     return [_view(row, parts) for _, (row, parts) in sorted(found.items())]
-
-
-async def _load_where(session: Executor, *where: ColumnElement[bool]) -> list[CharacterView]:
-    return _assemble((await session.execute(_characters_stmt(*where))).all())
 
 
 async def _load_prebuilt(
@@ -218,13 +216,20 @@ def _clean_name(name: str) -> str:
 # --- reading, inside a caller's transaction -------------------------------------------------
 
 
-# Prebuilt: these are on the path of every check; only the parameters change.
+# Prebuilt: these are on the path of every check and group roll; only the parameters change.
+# A statement built once also keeps its SQLAlchemy cache key (memoised on the object), which
+# for this five-branch union costs more to compute than the query takes to run.
 _BY_ID = _characters_stmt(_C.c.id == bindparam("cid"))
 _BY_NAME = _characters_stmt(
     _C.c.campaign_id == bindparam("campaign"), _C.c.name_key == bindparam("key")
 )
 _ACTIVE = _characters_stmt(
     _C.c.campaign_id == bindparam("campaign"), _C.c.user_id == bindparam("user"), _C.c.is_active
+)
+_PARTY = _characters_stmt(_C.c.campaign_id == bindparam("campaign"), _C.c.in_party)
+_OF_CAMPAIGN = _characters_stmt(_C.c.campaign_id == bindparam("campaign"))
+_OF_USER = _characters_stmt(
+    _C.c.campaign_id == bindparam("campaign"), _C.c.user_id == bindparam("user")
 )
 
 
@@ -360,13 +365,13 @@ async def resolve_character(
 async def list_characters(db: Database, campaign_id: int) -> list[CharacterView]:
     """Every character of the campaign, oldest first."""
     async with transaction(db) as session:
-        return await _load_where(session, _C.c.campaign_id == campaign_id)
+        return await _load_prebuilt(session, _OF_CAMPAIGN, {"campaign": campaign_id})
 
 
 async def list_user_characters(db: Database, campaign_id: int, user_id: int) -> list[CharacterView]:
     """The user's characters in the campaign, oldest first."""
     async with transaction(db) as session:
-        return await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.user_id == user_id)
+        return await _load_prebuilt(session, _OF_USER, {"campaign": campaign_id, "user": user_id})
 
 
 async def use_character(db: Database, campaign_id: int, user_id: int, name: str) -> CharacterView:
@@ -516,7 +521,7 @@ async def party_remove(db: Database, character_id: int) -> CharacterView:
 
 async def party_in(session: Executor, campaign_id: int) -> list[CharacterView]:
     """In a caller's transaction: the campaign's party, oldest member first (one query)."""
-    return await _load_where(session, _C.c.campaign_id == campaign_id, _C.c.in_party)
+    return await _load_prebuilt(session, _PARTY, {"campaign": campaign_id})
 
 
 async def party_list(db: Database, campaign_id: int) -> list[CharacterView]:

@@ -445,12 +445,12 @@ async def group_save(
                     (member, await roll_member_in(session, rng, campaign, member, spec))
                 )
         kind = member_kind(campaign, spec)
-        members: list[MemberResult] = []
-        for position, (member, outcome) in enumerate(outcomes):
-            roll_id = await record_in(
-                session,
+        member_origin = origin(caller, with_interaction=False)
+        roll_ids = await ledger.record_rolls_in(
+            session,
+            [
                 ledger.NewRoll(
-                    origin=origin(caller, with_interaction=False),
+                    origin=member_origin,
                     kind=kind,
                     request=request,
                     # A die is stored in one row only (/stats counts each die once): the one
@@ -460,8 +460,12 @@ async def group_save(
                     campaign_id=campaign.id,
                     character_id=member.id,
                     character_name=member.name,
-                ),
-            )
+                )
+                for position, (member, outcome) in enumerate(outcomes)
+            ],
+        )
+        members: list[MemberResult] = []
+        for (member, outcome), roll_id in zip(outcomes, roll_ids, strict=True):
             await store_carry_over_in(session, member, outcome, roll_id)
             members.append(MemberResult(member.name, member.user_id, summarize(outcome), roll_id))
         verdict = group_verdict(campaign.system, [(m.name, m.summary) for m in members], spec.dc)
@@ -575,23 +579,22 @@ async def contest(
             outcome = d20_check.contest(first, second, rng)
             per_member[who[0].id] = list(outcome.first.dice)
             per_member[who[1].id] = list(outcome.second.dice)
-        rows: list[int] = []
-        for character in who:
-            rows.append(
-                await record_in(
-                    session,
-                    ledger.NewRoll(
-                        origin=origin(caller, with_interaction=False),
-                        kind=ledger.Kind.CHECK,
-                        request=request,
-                        dice=per_member[character.id],
-                        outcome={"contest_of": canonical, "dice": per_member[character.id]},
-                        campaign_id=campaign.id,
-                        character_id=character.id,
-                        character_name=character.name,
-                    ),
+        rows = await ledger.record_rolls_in(
+            session,
+            [
+                ledger.NewRoll(
+                    origin=origin(caller, with_interaction=False),
+                    kind=ledger.Kind.CHECK,
+                    request=request,
+                    dice=per_member[character.id],
+                    outcome={"contest_of": canonical, "dice": per_member[character.id]},
+                    campaign_id=campaign.id,
+                    character_id=character.id,
+                    character_name=character.name,
                 )
-            )
+                for character in who
+            ],
+        )
         group_id = await record_in(
             session,
             ledger.NewRoll(

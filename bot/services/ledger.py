@@ -9,12 +9,12 @@ same Discord interaction twice stores one row, and the second caller learns it w
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, insert, select, update
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger
@@ -166,6 +166,26 @@ async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
         select(_L.c.id).where(_L.c.interaction_id == roll.origin.interaction_id)
     )
     return Recorded(id=existing.scalar_one(), duplicate=True)
+
+
+_INSERT_MANY = insert(_L).returning(_L.c.id, sort_by_parameter_order=True)
+
+
+async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[int]:
+    """In a caller's transaction: append public rows not tied to an interaction, in ONE
+    statement (a multi-row INSERT ... RETURNING); their ids, in the order given.
+
+    For the members' rows of a group roll: one statement instead of one per member. Rows with
+    an interaction id (deduplicated) or a hidden visibility (salt and commitment) go through
+    :func:`record_roll_in` / :func:`bot.services.secrecy.record_roll_in` instead.
+    """
+    if not rolls:
+        return []
+    for roll in rolls:
+        if roll.origin.interaction_id is not None or roll.visibility != Visibility.PUBLIC:
+            raise ValueError("record_rolls_in takes public rows without an interaction id")
+    result = await session.execute(_INSERT_MANY, [_values(roll) for roll in rolls])
+    return [int(row_id) for row_id in result.scalars()]
 
 
 async def record_roll(db: Database, roll: NewRoll) -> Recorded:

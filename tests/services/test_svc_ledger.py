@@ -68,6 +68,38 @@ async def test_concurrent_same_interaction_stores_one_row(
     assert len(await svc.latest_rolls(db, pd_campaign.id)) == 1
 
 
+async def test_several_rows_in_one_statement_come_back_in_order(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A group roll's member rows: each id belongs to the row given at that position."""
+    not_deduplicated = svc.Origin(channel_id=5, user_id=ALICE)
+    async with db.engine.begin() as conn:
+        before = await svc.record_rolls_in(conn, [roll(pd_campaign.id, origin=not_deduplicated)])
+        ids = await svc.record_rolls_in(
+            conn,
+            [
+                roll(pd_campaign.id, origin=not_deduplicated, request=f"member {i}")
+                for i in range(7)
+            ],
+        )
+        assert await svc.record_rolls_in(conn, []) == []
+    assert len(set(ids)) == 7 and min(ids) > before[0]
+    stored = [await svc.get_roll(db, roll_id) for roll_id in ids]
+    assert [row.request for row in stored] == [f"member {i}" for i in range(7)]
+
+
+async def test_several_rows_refuses_what_needs_the_single_path(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """Deduplicated (interaction) and hidden rows need record_roll_in; nothing is written."""
+    plain = svc.Origin(channel_id=5, user_id=ALICE)
+    for bad in (roll(pd_campaign.id), roll(pd_campaign.id, origin=plain, visibility=Visibility.GM)):
+        async with db.engine.begin() as conn:
+            with pytest.raises(ValueError):
+                await svc.record_rolls_in(conn, [roll(pd_campaign.id, origin=plain), bad])
+    assert await svc.latest_rolls(db, pd_campaign.id) == []
+
+
 async def test_latest_rolls_newest_first_with_filters(
     db: Database, pd_campaign: CampaignView, hero: CharacterView
 ) -> None:

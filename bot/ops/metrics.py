@@ -8,6 +8,7 @@ process, as in the tests, never collide. Names follow Prometheus conventions: co
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
@@ -28,9 +29,13 @@ _START_KEY = "pbp_query_started"
 LatencySource = Callable[[], Sequence[tuple[int, float]]]
 
 
+_FIRST_WORD = re.compile(r"\s*(\w+)")
+
+
 def operation_of(statement: str) -> str:
     """``select``, ``insert``…: the first keyword of a statement, or ``other``."""
-    word = statement.lstrip().split(None, 1)[0].upper() if statement.strip() else ""
+    found = _FIRST_WORD.match(statement)  # not split(): statements run to kilobytes
+    word = found.group(1).upper() if found else ""
     return word.lower() if word in _OPERATIONS else "other"
 
 
@@ -111,6 +116,7 @@ class Metrics:
     def instrument_engine(self, engine: AsyncEngine) -> None:
         """Time every statement the engine runs (SQLAlchemy cursor events)."""
         sync_engine = engine.sync_engine
+        children: dict[str, Any] = {}
 
         def stack(conn: Any) -> list[float]:
             started: list[float] = conn.info.setdefault(_START_KEY, [])
@@ -125,7 +131,11 @@ class Metrics:
             started = stack(conn)
             if started:
                 elapsed = time.perf_counter() - started.pop()
-                self.db_seconds.labels(operation=operation_of(statement)).observe(elapsed)
+                operation = operation_of(statement)
+                child = children.get(operation)
+                if child is None:  # labels() takes a lock and builds a key: once per kind
+                    child = children[operation] = self.db_seconds.labels(operation=operation)
+                child.observe(elapsed)
 
         @event.listens_for(sync_engine, "handle_error")
         def _failed(context: Any) -> None:

@@ -626,10 +626,17 @@ def main() -> None:
     )
     parser.add_argument("--campaigns", type=int, default=1000)
     parser.add_argument("--characters", type=int, default=10_000)
+    parser.add_argument(
+        "--only", metavar="TEXT", help="run only the commands whose label contains TEXT"
+    )
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
+    if args.only:
+        SCENARIOS[:] = [s for s in SCENARIOS if args.only in s[0]]
+        if not SCENARIOS:
+            parser.error(f"no command label contains {args.only!r}")
     results = asyncio.run(main_async(args))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")

@@ -150,15 +150,22 @@ def _characters_stmt(*where: ColumnElement[bool]) -> Any:
 def _assemble(rows: Sequence[Row[Any]]) -> list[CharacterView]:
     """Views from :func:`_characters_stmt` rows, oldest character first."""
     found: dict[int, tuple[Row[Any], _Parts]] = {}
-    children: list[Row[Any]] = []
+    children: list[tuple[str, int, str, int | None, str | None]] = []
     for row in rows:
-        if row.part == "c":
-            found[row.id] = (row, ({}, {}, set(), {}))
+        # By position (Row attribute access by name costs a lookup per field per row):
+        # id, then the four columns the union appends after the character's.
+        part = row[_PART]
+        if part == "c":
+            found[row[_ID]] = (row, ({}, {}, set(), {}))
         else:
-            children.append(row)
-    for row in children:
-        _fill(found[row.id][1], [(row.part, row.id, row.child_name, row.number, row.rank)])
+            children.append((part, row[_ID], row[_PART + 1], row[_PART + 2], row[_PART + 3]))
+    for child in children:
+        _fill(found[child[1]][1], [child])
     return [_view(row, parts) for _, (row, parts) in sorted(found.items())]
+
+
+_ID = list(_C.c.keys()).index("id")
+_PART = len(_C.c)  # then child_name, number, rank
 
 
 async def _load_prebuilt(

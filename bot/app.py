@@ -17,6 +17,7 @@ from bot import cogs
 from bot.config import Settings, load_settings
 from bot.db.engine import Database, create_database
 from bot.ops import Operations
+from bot.ops.heap import freeze_startup_heap
 from bot.services import bot_state
 from bot.tree import PbpTree
 
@@ -44,6 +45,7 @@ class PbpBot(commands.AutoShardedBot):
         rng: random.Random,
         sync_commands: bool = True,
         ops: Operations | None = None,
+        freeze_heap: bool = False,
         **client_options: Any,
     ) -> None:
         options: dict[str, Any] = {
@@ -63,6 +65,8 @@ class PbpBot(commands.AutoShardedBot):
         self.settings = settings
         self.rng = rng
         self.sync_commands = sync_commands
+        #: Freeze the start-up heap once set up (bot/ops/heap.py): the running bot, not tests.
+        self.freeze_heap = freeze_heap
         self._db: Database | None = None
         #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
         self.ops = ops if ops is not None else Operations()
@@ -83,6 +87,8 @@ class PbpBot(commands.AutoShardedBot):
                 await self.load_extension(name)
         if self.sync_commands:
             await self.sync_command_tree()
+        if self.freeze_heap:
+            log.info("start-up heap frozen: %d objects", freeze_startup_heap())
 
     async def close(self) -> None:
         await super().close()

@@ -102,7 +102,7 @@ async def serve(settings: Settings, ops: Operations | None = None) -> None:
         ops.health.migrated = True
         if stop.is_set():
             return
-        bot = create_bot(settings, ops=ops)
+        bot = create_bot(settings, ops=ops, freeze_heap=True)
         try:
             async with bot:  # sets up the client's loop-bound parts, closes it on the way out
                 await run_until_stopped(bot, settings.discord_token.get_secret_value(), stop)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import logging
@@ -93,6 +94,27 @@ async def test_healthz_is_503_until_migrated_and_logged_in_and_again_while_drain
             await env.shutdown()
     finally:
         await server.stop()
+
+
+async def test_the_running_bot_freezes_its_start_up_heap_and_tests_do_not(
+    settings: Settings,
+) -> None:
+    """`serve` builds the bot with freeze_heap: full collections then skip start-up objects."""
+    assert gc.get_freeze_count() == 0  # the tests' own bots never freeze (they would leak)
+    bot = create_bot(settings, rng=random.Random(SEED), freeze_heap=True)
+    env = Env(bot)
+    try:
+        await env.start()
+        frozen = gc.get_freeze_count()
+        assert frozen > 10_000  # modules, the tree, the cogs
+        guild = env.create_guild("Table")
+        alice = guild.add_member(env.create_user("alice"))
+        result = await alice.slash(guild.create_text_channel("t"), "roll", dice="1d20")
+        assert result.response is not None and not result.ephemeral
+        assert gc.get_freeze_count() <= frozen  # once, at start-up, not again per command
+    finally:
+        gc.unfreeze()
+        await env.shutdown()
 
 
 async def test_while_draining_new_commands_are_told_to_retry_and_change_nothing(

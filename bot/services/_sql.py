@@ -50,10 +50,20 @@ _UNAVAILABLE_HINTS = (
 _UNAVAILABLE_SQLSTATES = ("08", "53", "57P")
 
 
+#: SQLite primary result codes that mean "the storage refuses us right now", not a bug:
+#: PERM, BUSY, LOCKED, READONLY (a read-only file or file system), IOERR, FULL (disk full),
+#: CANTOPEN, PROTOCOL. https://www.sqlite.org/rescode.html
+_UNAVAILABLE_SQLITE_CODES = frozenset({3, 5, 6, 8, 10, 13, 14, 15})
+
+
 def _unavailable(exc: DBAPIError) -> bool:
-    """A lock timeout or a lost connection, not a bug such as a missing table."""
+    """A lock timeout, a lost connection or a disk that refuses writes, not a bug such as a
+    missing table."""
     if exc.connection_invalidated:
         return True
+    sqlite_code = getattr(exc.orig, "sqlite_errorcode", None)
+    if isinstance(sqlite_code, int) and sqlite_code & 0xFF in _UNAVAILABLE_SQLITE_CODES:
+        return True  # extended codes carry the primary one in their low byte
     text = str(exc.orig).lower()
     sqlstate = str(getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", "") or "")
     if sqlstate.startswith(_UNAVAILABLE_SQLSTATES):

@@ -1,4 +1,5 @@
-"""Faults a player never sees as a crash: Discord errors, and the database going away.
+"""Faults a player never sees as a crash: Discord errors, and the database going away or
+refusing writes (locked by another process, read-only, disk full).
 
 Restarts between a roll request and its last answer, and between a natural 20 and the fortune
 choice, are covered where those features live: ``tests/bot/test_requests.py::
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -18,6 +20,7 @@ from sqlalchemy.engine import make_url
 
 from bot.db import engine as db_engine
 from bot.db.models import ledger as ledger_table
+from bot.tree import user_message
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest, _setup, seen_by
 
@@ -99,3 +102,66 @@ async def test_sqlite_locked_by_another_process_answers_unavailable_then_recover
     again = await table.alice.slash(table.table, "check", ability="DEX")
     assert again.response is not None and not again.ephemeral
     assert await ledger_count(table) == before + 1
+
+
+async def _on_the_bots_connection(table: Table, pragma: str) -> Any:
+    """Run a PRAGMA on the bot's one pooled SQLite connection, outside any transaction (a
+    BEGIN IMMEDIATE would itself be refused once writes are); it stays set for the bot."""
+    async with table.bot.db.engine.connect() as conn:
+        raw = await conn.get_raw_connection()
+        cursor = await raw.driver_connection.execute(pragma)
+        found = await cursor.fetchone()
+        await cursor.close()
+        return found[0] if found else None
+
+
+def _rows_outside(database_url: str) -> int:
+    """Ledger rows, read by a connection of our own (a reader is never refused)."""
+    other = sqlite3.connect(make_url(database_url).database or "")
+    try:
+        return int(other.execute("SELECT count(*) FROM ledger").fetchone()[0])
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize(
+    ("fault", "on", "off"),
+    [
+        # SQLITE_READONLY, what a read-only database file gives. Made from inside: the tests
+        # run as root, which ignores permission bits, and an open descriptor keeps writing to
+        # a file chmod-ed under it anyway; query_only refuses writes with the same error.
+        ("read-only", "PRAGMA query_only=1", "PRAGMA query_only=0"),
+        # SQLITE_FULL, what a full disk gives: no page may be added to the file.
+        ("disk full", "PRAGMA max_page_count={pages}", "PRAGMA max_page_count=1073741823"),
+    ],
+)
+@pytest.mark.parametrize("clean_db_url", ["sqlite"], indirect=True)
+async def test_sqlite_refusing_writes_answers_unavailable_then_recovers(
+    table: Table, database_url: str, fault: str, on: str, off: str
+) -> None:
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"DEX": 14})
+    await table.alice.slash(table.table, "roll", dice="1d20")
+    pages = await _on_the_bots_connection(table, "PRAGMA page_count")
+    await _on_the_bots_connection(table, on.format(pages=pages))
+    cursor = table.env.error_cursor
+    try:
+        for _ in range(60):  # until the ledger needs a page the "full disk" cannot give
+            result = await table.alice.slash(table.table, "check", ability="DEX")
+            if result.ephemeral:
+                break
+        assert result.ephemeral and result.response is not None, fault
+        assert UNAVAILABLE in result.response.content, result.response.content
+        written = _rows_outside(database_url)
+        refused = await table.alice.slash(table.table, "roll", dice="1d20")
+        assert refused.ephemeral and refused.response is not None
+        assert UNAVAILABLE in refused.response.content
+        assert _rows_outside(database_url) == written  # nothing half-recorded
+    finally:
+        await _on_the_bots_connection(table, off)
+    errors = table.env.errors_since(cursor)
+    assert errors and all(isinstance(user_message(e), str) for e in errors)  # no incident
+    # Back, without a restart.
+    again = await table.alice.slash(table.table, "check", ability="DEX")
+    assert again.response is not None and not again.ephemeral
+    assert _rows_outside(database_url) == written + 1

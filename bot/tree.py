@@ -16,6 +16,7 @@ from discord import app_commands
 
 from bot.errors import UserError
 from bot.ops import note_error, ops_of
+from bot.services.errors import DuplicateInteraction
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +89,14 @@ class PbpTree(app_commands.CommandTree[Any]):
 
 async def answer_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Answer a failed interaction (commands and components alike)."""
-    message = user_message(error)
     command = interaction.command.qualified_name if interaction.command else None
+    if isinstance(_unwrap(error), DuplicateInteraction):
+        # Delivered twice (a gateway replay, two processes on one shard during a deploy): the
+        # first delivery recorded it and answers; a second answer could only race it.
+        note_error(interaction, _unwrap(error), None)
+        log.info("interaction %s was already handled; not answering again", interaction.id)
+        return
+    message = user_message(error)
     incident = None if message is not None else new_incident_id()
     note_error(interaction, _unwrap(error), incident)
     if message is None:

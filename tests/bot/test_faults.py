@@ -1,5 +1,6 @@
-"""Faults a player never sees as a crash: Discord errors, and the database going away or
-refusing writes (locked by another process, read-only, disk full).
+"""Faults a player never sees as a crash: Discord errors, the same interaction delivered
+again, and the database going away or refusing writes (locked by another process, read-only,
+disk full).
 
 Restarts between a roll request and its last answer, and between a natural 20 and the fortune
 choice, are covered where those features live: ``tests/bot/test_requests.py::
@@ -10,6 +11,8 @@ test_fortune.py::test_choice_survives_a_restart_and_is_made_once``. "No GM reach
 
 from __future__ import annotations
 
+import copy
+import logging
 import sqlite3
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +23,7 @@ from sqlalchemy.engine import make_url
 
 from bot.db import engine as db_engine
 from bot.db.models import ledger as ledger_table
+from bot.services.errors import DuplicateInteraction
 from bot.tree import user_message
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest, _setup, seen_by
@@ -63,6 +67,44 @@ async def test_a_lost_followup_is_told_to_the_roller_and_the_roll_is_recorded_on
     gm_view = "\n".join(message_text(m) for m in gm_channel.history(viewer=table.gm))
     assert str(row.outcome["total"]) in gm_view  # the GM still has it
     assert "Something went wrong" not in notes
+
+
+def _last_interaction(table: Table) -> dict[str, Any]:
+    """The last INTERACTION_CREATE the simulated gateway sent, as sent."""
+    for _kind, event, payload in reversed(table.env.backend.transcript):
+        if event == "INTERACTION_CREATE":
+            return copy.deepcopy(dict(payload))
+    raise AssertionError("no interaction was sent")
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [("roll", {"dice": "1d20+1000", "secret": "blind"}), ("check", {"ability": "DEX"})],
+)
+async def test_an_interaction_delivered_again_is_recorded_and_answered_once(
+    table: Table, caplog: pytest.LogCaptureFixture, command: str, options: dict[str, Any]
+) -> None:
+    """A retry of the same interaction (a gateway replay, or two processes on one shard during
+    a deploy) after a failed delivery: one ledger row, no second answer, no incident."""
+    gm_channel = await _setup(table, "d20-check")
+    table.env.inject_error("POST", f"/channels/{gm_channel.id}/messages", status=500, times=1)
+    before = await ledger_count(table)
+    first = await table.alice.slash(table.table, command, **options)
+    assert first.response is not None and not first.ephemeral
+    assert await ledger_count(table) == before + 1
+    shown = len(table.table.history(viewer=table.alice))
+    cursor = table.env.error_cursor
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        table.env.backend.emit("INTERACTION_CREATE", _last_interaction(table))
+        await table.env.settle()
+    assert await ledger_count(table) == before + 1
+    assert len(table.table.history(viewer=table.alice)) == shown  # nothing said twice
+    raised = [getattr(e, "original", e) for e in table.env.errors_since(cursor)]
+    assert [type(e) for e in raised] == [DuplicateInteraction]  # the service noticed
+    _ = table.env.errors  # acknowledged: expected, the table fixture fails on the rest
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+    assert "already handled" in caplog.text
 
 
 @pytest.fixture

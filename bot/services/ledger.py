@@ -8,13 +8,14 @@ same Discord interaction twice stores one row, and the second caller learns it w
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, bindparam, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger
@@ -168,24 +169,56 @@ async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
     return Recorded(id=existing.scalar_one(), duplicate=True)
 
 
+#: PostgreSQL: SQLAlchemy's "insertmanyvalues" sends ONE INSERT ... SELECT FROM (VALUES ...)
+#: ORDER BY a sentinel, and gives the ids back in parameter order.
 _INSERT_MANY = insert(_L).returning(_L.c.id, sort_by_parameter_order=True)
 
 
+@functools.lru_cache(maxsize=32)
+def _sqlite_insert_rows(count: int, names: tuple[str, ...]) -> Any:
+    """``INSERT INTO ledger (names) VALUES (...), ... RETURNING id`` for ``count`` rows, as
+    text with typed parameters (JSON and timestamps still go through the columns' types): an
+    ``insert().values([...])`` of many rows is compiled anew on every execution."""
+    rows = ", ".join(
+        "(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count)
+    )
+    params = [
+        bindparam(f"{name}_{i}", type_=_L.c[name].type) for i in range(count) for name in names
+    ]
+    sql = f"INSERT INTO ledger ({', '.join(names)}) VALUES {rows} RETURNING id"
+    return text(sql).bindparams(*params).columns(_L.c.id)
+
+
 async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[int]:
-    """In a caller's transaction: append public rows not tied to an interaction, in ONE
+    """In a caller's transaction: append public rows not tied to an interaction in ONE
     statement (a multi-row INSERT ... RETURNING); their ids, in the order given.
 
-    For the members' rows of a group roll: one statement instead of one per member. Rows with
-    an interaction id (deduplicated) or a hidden visibility (salt and commitment) go through
+    For the members' rows of a group roll. Rows with an interaction id (deduplicated), a
+    hidden visibility (salt and commitment) or a reserved id go through
     :func:`record_roll_in` / :func:`bot.services.secrecy.record_roll_in` instead.
     """
     if not rolls:
         return []
     for roll in rolls:
-        if roll.origin.interaction_id is not None or roll.visibility != Visibility.PUBLIC:
+        if (
+            roll.origin.interaction_id is not None
+            or roll.visibility != Visibility.PUBLIC
+            or roll.roll_id is not None
+        ):
             raise ValueError("record_rolls_in takes public rows without an interaction id")
-    result = await session.execute(_INSERT_MANY, [_values(roll) for roll in rolls])
-    return [int(row_id) for row_id in result.scalars()]
+    values = [_values(roll) for roll in rolls]
+    if dialect_name(session) == "sqlite":
+        # SQLAlchemy has no sentinel to order SQLite's RETURNING by, and with
+        # sort_by_parameter_order it falls back to one INSERT per row. One multi-row INSERT
+        # instead: SQLite inserts VALUES rows in order, each getting a rowid above every
+        # earlier one, and this transaction holds the write lock (BEGIN IMMEDIATE,
+        # bot/db/engine.py); only RETURNING's row order is unspecified, hence sorted.
+        params = {f"{key}_{i}": value for i, row in enumerate(values) for key, value in row.items()}
+        stmt = _sqlite_insert_rows(len(values), tuple(values[0]))
+        found: Sequence[Any] = (await session.execute(stmt, params)).scalars().all()
+        return sorted(int(row_id) for row_id in found)
+    ordered = await session.execute(_INSERT_MANY, values)
+    return [int(new_id) for new_id in ordered.scalars().all()]
 
 
 async def record_roll(db: Database, roll: NewRoll) -> Recorded:

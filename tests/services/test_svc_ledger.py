@@ -6,8 +6,10 @@ import asyncio
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 from svc_helpers import ALICE, BOB, origin
 
 from bot.db.engine import Database
@@ -73,19 +75,30 @@ async def test_several_rows_in_one_statement_come_back_in_order(
 ) -> None:
     """A group roll's member rows: each id belongs to the row given at that position."""
     not_deduplicated = svc.Origin(channel_id=5, user_id=ALICE)
-    async with db.engine.begin() as conn:
-        before = await svc.record_rolls_in(conn, [roll(pd_campaign.id, origin=not_deduplicated)])
-        ids = await svc.record_rolls_in(
-            conn,
-            [
-                roll(pd_campaign.id, origin=not_deduplicated, request=f"member {i}")
-                for i in range(7)
-            ],
-        )
-        assert await svc.record_rolls_in(conn, []) == []
-    assert len(set(ids)) == 7 and min(ids) > before[0]
+    inserts: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT"):
+            inserts.append(statement)
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", count)
+    try:
+        async with db.engine.begin() as conn:
+            first = await svc.record_rolls_in(conn, [roll(pd_campaign.id, origin=not_deduplicated)])
+            ids = await svc.record_rolls_in(
+                conn,
+                [
+                    roll(pd_campaign.id, origin=not_deduplicated, request=f"member {i}")
+                    for i in range(25)
+                ],
+            )
+            assert await svc.record_rolls_in(conn, []) == []
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", count)
+    assert len(inserts) == 2  # one statement for the first row, one for the 25
+    assert len(set(ids)) == 25 and min(ids) > first[0]
     stored = [await svc.get_roll(db, roll_id) for roll_id in ids]
-    assert [row.request for row in stored] == [f"member {i}" for i in range(7)]
+    assert [row.request for row in stored] == [f"member {i}" for i in range(25)]
 
 
 async def test_several_rows_refuses_what_needs_the_single_path(
@@ -93,7 +106,11 @@ async def test_several_rows_refuses_what_needs_the_single_path(
 ) -> None:
     """Deduplicated (interaction) and hidden rows need record_roll_in; nothing is written."""
     plain = svc.Origin(channel_id=5, user_id=ALICE)
-    for bad in (roll(pd_campaign.id), roll(pd_campaign.id, origin=plain, visibility=Visibility.GM)):
+    for bad in (
+        roll(pd_campaign.id),
+        roll(pd_campaign.id, origin=plain, visibility=Visibility.GM),
+        roll(pd_campaign.id, origin=plain, roll_id=10_000),
+    ):
         async with db.engine.begin() as conn:
             with pytest.raises(ValueError):
                 await svc.record_rolls_in(conn, [roll(pd_campaign.id, origin=plain), bad])

@@ -7,6 +7,7 @@ quotes the id, never the exception text (it could hold a hidden roll or an inter
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from typing import Any
@@ -87,14 +88,43 @@ class PbpTree(app_commands.CommandTree[Any]):
         await answer_error(interaction, error)
 
 
+#: How long a second delivery of an interaction leaves the first one to answer, within the
+#: 3 s Discord gives an interaction.
+DUPLICATE_GRACE_S = 1.5
+
+
+async def _answer_duplicate(
+    interaction: discord.Interaction[Any], duplicate: DuplicateInteraction
+) -> None:
+    """The same interaction delivered again (a gateway replay, two processes on one shard
+    during a deploy): the first delivery recorded it and normally answers it.
+
+    Answering at once could win the race and take the real answer's place, so this waits,
+    then tells the player where the roll went, unless the first answer is there by then
+    (Discord refuses a second initial response). If the first process died before it
+    answered, the player still learns the roll was recorded, not that the bot was silent.
+    """
+    log.info("interaction %s was already recorded as roll #%s", interaction.id, duplicate.roll_id)
+    if interaction.type is discord.InteractionType.autocomplete:
+        return
+    await asyncio.sleep(DUPLICATE_GRACE_S)
+    try:
+        await interaction.response.send_message(
+            f"This was already recorded as roll #{duplicate.roll_id}; its result is in the "
+            "channel or in /history.",
+            ephemeral=True,
+        )
+    except (discord.HTTPException, discord.InteractionResponded):
+        log.debug("interaction %s: the first delivery answered it", interaction.id)
+
+
 async def answer_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Answer a failed interaction (commands and components alike)."""
     command = interaction.command.qualified_name if interaction.command else None
-    if isinstance(_unwrap(error), DuplicateInteraction):
-        # Delivered twice (a gateway replay, two processes on one shard during a deploy): the
-        # first delivery recorded it and answers; a second answer could only race it.
-        note_error(interaction, _unwrap(error), None)
-        log.info("interaction %s was already handled; not answering again", interaction.id)
+    duplicate = _unwrap(error)
+    if isinstance(duplicate, DuplicateInteraction):
+        note_error(interaction, duplicate, None)
+        await _answer_duplicate(interaction, duplicate)
         return
     message = user_message(error)
     incident = None if message is not None else new_incident_id()

@@ -21,6 +21,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
+from bot import tree as bot_tree
 from bot.db import engine as db_engine
 from bot.db.models import ledger as ledger_table
 from bot.services.errors import DuplicateInteraction
@@ -82,10 +83,15 @@ def _last_interaction(table: Table) -> dict[str, Any]:
     [("roll", {"dice": "1d20+1000", "secret": "blind"}), ("check", {"ability": "DEX"})],
 )
 async def test_an_interaction_delivered_again_is_recorded_and_answered_once(
-    table: Table, caplog: pytest.LogCaptureFixture, command: str, options: dict[str, Any]
+    table: Table,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    options: dict[str, Any],
 ) -> None:
     """A retry of the same interaction (a gateway replay, or two processes on one shard during
     a deploy) after a failed delivery: one ledger row, no second answer, no incident."""
+    monkeypatch.setattr(bot_tree, "DUPLICATE_GRACE_S", 0.05)
     gm_channel = await _setup(table, "d20-check")
     table.env.inject_error("POST", f"/channels/{gm_channel.id}/messages", status=500, times=1)
     before = await ledger_count(table)
@@ -104,7 +110,32 @@ async def test_an_interaction_delivered_again_is_recorded_and_answered_once(
     assert [type(e) for e in raised] == [DuplicateInteraction]  # the service noticed
     _ = table.env.errors  # acknowledged: expected, the table fixture fails on the rest
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
-    assert "already handled" in caplog.text
+    assert "already recorded" in caplog.text
+
+
+async def test_a_roll_whose_answer_was_lost_is_pointed_to_when_delivered_again(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first delivery recorded the roll but never answered (its process died, or Discord
+    refused the answer): the second delivery tells the player where the roll went, instead
+    of rolling again or staying silent."""
+    monkeypatch.setattr(bot_tree, "DUPLICATE_GRACE_S", 0.05)
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"DEX": 14})
+    before = await ledger_count(table)
+    table.env.inject_error("POST", "/interactions/*/*/callback", status=500, times=2)
+    lost = await table.alice.slash(table.table, "check", ability="DEX")
+    assert lost.response is None  # the result and the error message both failed
+    _ = table.env.errors  # the incident of the failed answer is the point of this test
+    assert await ledger_count(table) == before + 1
+    table.env.backend.emit("INTERACTION_CREATE", _last_interaction(table))
+    await table.env.settle()
+    assert await ledger_count(table) == before + 1  # not rolled again
+    row_id = (await _latest(table)).id
+    answer = [e for e in table.env.http_requests if e.path.endswith("/callback")][-1]
+    assert f"already recorded as roll #{row_id}" in answer.json["data"]["content"]
+    assert answer.json["data"]["flags"] & 64  # ephemeral: for the roller only
+    _ = table.env.errors  # the replay's DuplicateInteraction: expected
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -14,6 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db.engine import Database
 from bot.services.errors import StorageUnavailable
+
+log = logging.getLogger(__name__)
 
 #: What the ``_in`` building blocks run on: an ORM session, or a Core connection (faster).
 Executor = AsyncSession | AsyncConnection
@@ -75,25 +79,56 @@ def _unavailable(exc: DBAPIError) -> bool:
     return isinstance(exc, OperationalError) and any(hint in text for hint in _UNAVAILABLE_HINTS)
 
 
+#: At most one operator warning per database and cause in this many seconds.
+WARN_EVERY_S = 60.0
+_warned: dict[tuple[int, str], float] = {}
+
+
+def _cause(exc: BaseException) -> str:
+    """A short, safe name for why the database refused: the driver's error name or SQLSTATE,
+    never the message (it can quote a statement's parameters, a hidden roll among them)."""
+    orig = getattr(exc, "orig", None) or exc
+    name = getattr(orig, "sqlite_errorname", None)
+    if name:
+        return str(name)
+    sqlstate = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
+    return f"SQLSTATE {sqlstate}" if sqlstate else type(orig).__name__
+
+
+def _tell_operator(db: Database, exc: BaseException) -> None:
+    """Players are told "nothing was recorded" (a UserError, not logged); the operator must
+    learn that the disk is full or read-only, or the server gone, without a log line per
+    command."""
+    cause = _cause(exc)
+    key = (id(db.engine), cause)
+    now = time.monotonic()
+    if now - _warned.get(key, -WARN_EVERY_S) >= WARN_EVERY_S:
+        _warned[key] = now
+        log.warning("the database refused a transaction (%s): nothing was recorded", cause)
+
+
 @asynccontextmanager
-async def _translated() -> AsyncIterator[None]:
+async def _translated(db: Database) -> AsyncIterator[None]:
     """An unreachable, locked or saturated database becomes :class:`StorageUnavailable`."""
     try:
         yield
     except DBAPIError as exc:
         if _unavailable(exc):
+            _tell_operator(db, exc)
             raise StorageUnavailable() from exc
         raise
     except OSError as exc:  # connection refused before the driver wrapped it
+        _tell_operator(db, exc)
         raise StorageUnavailable() from exc
     except PoolTimeout as exc:  # every pooled connection stayed busy (SQLite: the one writer)
+        _tell_operator(db, exc)
         raise StorageUnavailable() from exc
 
 
 @asynccontextmanager
 async def transaction(db: Database) -> AsyncIterator[AsyncSession]:
     """One transaction; an unreachable or locked database becomes :class:`StorageUnavailable`."""
-    async with _translated(), db.sessionmaker.begin() as session:
+    async with _translated(db), db.sessionmaker.begin() as session:
         yield session
 
 
@@ -103,5 +138,5 @@ async def core_transaction(db: Database) -> AsyncIterator[AsyncConnection]:
 
     For hot paths whose building blocks take an :data:`Executor` (a check: bench/db.py).
     """
-    async with _translated(), db.engine.begin() as connection:
+    async with _translated(db), db.engine.begin() as connection:
         yield connection

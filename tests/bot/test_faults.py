@@ -203,14 +203,19 @@ def _rows_outside(database_url: str) -> int:
         # SQLITE_READONLY, what a read-only database file gives. Made from inside: the tests
         # run as root, which ignores permission bits, and an open descriptor keeps writing to
         # a file chmod-ed under it anyway; query_only refuses writes with the same error.
-        ("read-only", "PRAGMA query_only=1", "PRAGMA query_only=0"),
+        ("SQLITE_READONLY", "PRAGMA query_only=1", "PRAGMA query_only=0"),
         # SQLITE_FULL, what a full disk gives: no page may be added to the file.
-        ("disk full", "PRAGMA max_page_count={pages}", "PRAGMA max_page_count=1073741823"),
+        ("SQLITE_FULL", "PRAGMA max_page_count={pages}", "PRAGMA max_page_count=1073741823"),
     ],
 )
 @pytest.mark.parametrize("clean_db_url", ["sqlite"], indirect=True)
 async def test_sqlite_refusing_writes_answers_unavailable_then_recovers(
-    table: Table, database_url: str, fault: str, on: str, off: str
+    table: Table,
+    database_url: str,
+    caplog: pytest.LogCaptureFixture,
+    fault: str,
+    on: str,
+    off: str,
 ) -> None:
     await start_campaign(table, "d20-check")
     await make_character(table, table.alice, "Ayla", {"DEX": 14})
@@ -234,6 +239,11 @@ async def test_sqlite_refusing_writes_answers_unavailable_then_recovers(
         await _on_the_bots_connection(table, off)
     errors = table.env.errors_since(cursor)
     assert errors and all(isinstance(user_message(e), str) for e in errors)  # no incident
+    # The operator is told why, once for the two refusals, with no statement parameters.
+    told = [r for r in caplog.records if r.levelno == logging.WARNING and "refused" in r.msg]
+    assert [r.getMessage() for r in told] == [
+        f"the database refused a transaction ({fault}): nothing was recorded"
+    ]
     # Back, without a restart.
     again = await table.alice.slash(table.table, "check", ability="DEX")
     assert again.response is not None and not again.ephemeral

@@ -12,9 +12,11 @@ from typing import Any
 
 import aiohttp
 import pytest
+from pydantic import SecretStr
 from simcord import Env
 from sqlalchemy import func, select
 
+from bot import app
 from bot.app import create_bot
 from bot.config import Settings
 from bot.db.models import campaigns, ledger
@@ -23,6 +25,7 @@ from bot.ops import RESTARTING, Operations
 from bot.ops.context import QUIET_DRIVERS, install_log_context
 from bot.ops.inflight import InFlight
 from bot.ops.server import OpsServer
+from bot.ops.shutdown import serve
 from bot.services import characters, sheets
 from bot.services import requests as request_service
 from bot.services.campaigns import campaign_for_channel
@@ -96,11 +99,31 @@ async def test_healthz_is_503_until_migrated_and_logged_in_and_again_while_drain
         await server.stop()
 
 
-async def test_the_running_bot_freezes_its_start_up_heap_and_tests_do_not(
+async def test_python_m_bot_builds_the_bot_with_a_frozen_start_up_heap(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve` (python -m bot) asks for freeze_heap; what that does is the next test."""
+    built: list[dict[str, Any]] = []
+
+    class Built(Exception):
+        pass
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        built.append(kwargs)
+        raise Built  # stop before logging in to Discord
+
+    monkeypatch.setattr(app, "create_bot", spy)
+    with pytest.raises(Built):
+        await serve(settings.model_copy(update={"discord_token": SecretStr("not-a-token")}))
+    assert [kwargs.get("freeze_heap") for kwargs in built] == [True]
+
+
+async def test_a_bot_with_freeze_heap_freezes_its_start_up_heap_and_tests_do_not(
     settings: Settings,
 ) -> None:
-    """`serve` builds the bot with freeze_heap: full collections then skip start-up objects."""
-    assert gc.get_freeze_count() == 0  # the tests' own bots never freeze (they would leak)
+    """Once set up, full collections skip the start-up objects; the tests' own bots never
+    freeze (they would leak)."""
+    assert gc.get_freeze_count() == 0
     bot = create_bot(settings, rng=random.Random(SEED), freeze_heap=True)
     env = Env(bot)
     try:

@@ -414,7 +414,9 @@ async def bench_database(url: str, per_command: int) -> dict[str, Any]:
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     started = time.perf_counter()
     bot = create_bot(settings, rng=random.Random(1), freeze_heap=True)
-    async with simcord.run(bot) as env:
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(bot.close_database)  # SimCord detaches, never closes
+        env = await stack.enter_async_context(simcord.run(bot))
         ready_s = time.perf_counter() - started
         instrument(bot)
         fast_callbacks(env)
@@ -462,7 +464,9 @@ async def memory_run(url: str, campaigns: int, per_campaign: int) -> dict[str, A
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     started = time.perf_counter()
     bot = create_bot(settings, rng=random.Random(1), freeze_heap=True)
-    async with simcord.run(bot) as env:
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(bot.close_database)  # SimCord detaches, never closes
+        env = await stack.enter_async_context(simcord.run(bot))
         ready_s = time.perf_counter() - started
         owner = env.create_user("owner")
         guild = env.create_guild("Memory", owner=owner)

@@ -80,8 +80,9 @@ class PbpBot(commands.AutoShardedBot):
         return self._db
 
     async def setup_hook(self) -> None:
-        self._db = create_database(self.settings.database_url)
-        self.ops.instrument_database(self._db)
+        if self._db is None:  # a client restarted without close() keeps its open database
+            self._db = create_database(self.settings.database_url)
+            self.ops.instrument_database(self._db)
         for name in extension_names():
             if name not in self.extensions:  # a restarted client keeps its extensions
                 await self.load_extension(name)
@@ -92,6 +93,11 @@ class PbpBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         await super().close()
+        await self.close_database()
+
+    async def close_database(self) -> None:
+        """Close the pool; for hosts that stop the client without ``close()`` (SimCord
+        detaches it, which keeps its extensions loaded for the next test's bot)."""
         if self._db is not None:
             await self._db.dispose()
             self._db = None

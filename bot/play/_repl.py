@@ -79,15 +79,18 @@ async def play(
         )
         rng = random.Random(options.seed) if options.seed is not None else None
         bot = create_bot(settings, rng=rng)
-        async with simcord.run(bot, check_errors=False) as env:
-            world = build_world(env, options.gm, options.players)
-            session = Session(world, bot, write, ansi=ansi, echo=lines is not None)
-            if lines is not None:
-                for line in lines:
-                    if not await session.run_line(line):
-                        break
-            else:
-                await _prompt(session, world)
+        try:
+            async with simcord.run(bot, check_errors=False) as env:
+                world = build_world(env, options.gm, options.players)
+                session = Session(world, bot, write, ansi=ansi, echo=lines is not None)
+                if lines is not None:
+                    for line in lines:
+                        if not await session.run_line(line):
+                            break
+                else:
+                    await _prompt(session, world)
+        finally:
+            await bot.close_database()  # SimCord detaches the bot without closing it
         return 1 if session.errors else 0
 
 

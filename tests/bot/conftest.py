@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,8 +59,17 @@ def rng() -> ScriptedRandom:
 
 
 @pytest.fixture
-def simcord_bot(settings: Settings, rng: random.Random) -> PbpBot:
-    return create_bot(settings, rng=rng)
+async def simcord_bot(settings: Settings, rng: random.Random) -> AsyncIterator[PbpBot]:
+    bot = create_bot(settings, rng=rng)
+    yield bot
+    await close_after_simcord(bot)
+
+
+async def close_after_simcord(bot: PbpBot) -> None:
+    """Close the bot's database once SimCord has detached it (SimCord does not close the
+    bot): otherwise its pooled aiosqlite connection is garbage-collected during a later test,
+    and aiosqlite's worker thread then fails on that test's closed event loop."""
+    await bot.close_database()
 
 
 @dataclass

@@ -26,7 +26,13 @@ from bot.db import engine as db_engine
 from bot.db.models import ledger as ledger_table
 from bot.services.errors import DuplicateInteraction
 from bot.tree import user_message
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    close_after_simcord,
+    make_character,
+    message_text,
+    start_campaign,
+)
 from tests.bot.test_secrecy import _latest, _setup, seen_by
 
 UNAVAILABLE = "nothing was recorded"
@@ -146,10 +152,12 @@ def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
-def simcord_bot(short_busy_timeout: None, settings, rng):  # type: ignore[no-untyped-def]
+async def simcord_bot(short_busy_timeout: None, settings, rng):  # type: ignore[no-untyped-def]
     from bot.app import create_bot
 
-    return create_bot(settings, rng=rng)
+    bot = create_bot(settings, rng=rng)
+    yield bot
+    await close_after_simcord(bot)
 
 
 @pytest.mark.parametrize("clean_db_url", ["sqlite"], indirect=True)

@@ -66,6 +66,7 @@ async def test_three_players_answer_across_a_restart_with_one_shared_d20(
     assert "d20 **8** vs AGI 9 → **Pass**" in text
     assert "Pass: Ann, Cy · Fail: Bo" in text
     assert not _request_message(table).components  # everyone rolled: no button left
+    await table.bot.close_database()  # the fixture closes only the bot it made
 
 
 async def test_a_player_not_requested_is_refused_and_a_second_click_too(table: Table) -> None:

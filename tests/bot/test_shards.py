@@ -93,6 +93,7 @@ async def _shard(url: str, run: ShardRun, barrier: threading.Barrier) -> None:
         assert campaign_id
     finally:
         await env.shutdown()
+        await bot.close_database()  # SimCord detaches the bot without closing it
 
 
 async def _campaign(db: Database, channel_id: int) -> tuple[int, dict[str, int]]:

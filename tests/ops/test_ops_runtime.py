@@ -95,6 +95,7 @@ async def test_healthz_is_503_until_migrated_and_logged_in_and_again_while_drain
             assert (status, json.loads(body)["status"]) == (503, "shutting down")
         finally:
             await env.shutdown()
+            await bot.close_database()  # SimCord detaches the bot without closing it
     finally:
         await server.stop()
 
@@ -138,6 +139,7 @@ async def test_a_bot_with_freeze_heap_freezes_its_start_up_heap_and_tests_do_not
     finally:
         gc.unfreeze()
         await env.shutdown()
+        await bot.close_database()  # SimCord detaches the bot without closing it
 
 
 async def test_while_draining_new_commands_are_told_to_retry_and_change_nothing(

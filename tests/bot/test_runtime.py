@@ -39,6 +39,15 @@ def _syncs(table: Table) -> int:
     )
 
 
+async def test_a_client_restarted_without_close_keeps_its_one_database(table: Table) -> None:
+    """A second pool would leave the first one's connections open for the process's life."""
+    database = table.bot.db
+    await table.env.restart_bot()
+    assert table.bot.db is database
+    result = await table.alice.slash(table.table, "roll", dice="1d20")
+    assert result.response is not None and not result.ephemeral
+
+
 async def test_restart_skips_the_sync_when_the_commands_did_not_change(table: Table) -> None:
     before = _syncs(table)
     assert before == 1  # the first start synced

@@ -24,8 +24,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 

@@ -19,11 +19,10 @@ import time
 import timeit
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bot.dice import DiceError, roll
+from bot.dice.parser import _parse_cached
 
-from bot.dice import DiceError, roll  # noqa: E402
-from bot.dice.parser import _parse_cached  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 VENV = ROOT / "bench" / ".d20-venv"
 VENV_PY = VENV / "bin" / "python"

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import copy
 import logging
+import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +23,8 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from bot import tree as bot_tree
+from bot.app import PbpBot, create_bot
+from bot.config import Settings
 from bot.db import engine as db_engine
 from bot.db.models import ledger as ledger_table
 from bot.services.errors import DuplicateInteraction
@@ -152,9 +155,9 @@ def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 @pytest.fixture
-async def simcord_bot(short_busy_timeout: None, settings, rng):  # type: ignore[no-untyped-def]
-    from bot.app import create_bot
-
+async def simcord_bot(
+    short_busy_timeout: None, settings: Settings, rng: random.Random
+) -> AsyncIterator[PbpBot]:
     bot = create_bot(settings, rng=rng)
     yield bot
     await close_after_simcord(bot)

@@ -13,10 +13,12 @@ a GM channel. The roll is recorded before any of this, exactly once.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import discord
 
+from bot.cogs._common import bot_of
 from bot.db.models import Visibility
 from bot.render import secrecy as render
 from bot.services import secrecy
@@ -81,6 +83,7 @@ async def deliver(
     visibility: Visibility,
     gm_targets: GmTargets,
     roll_id: int,
+    number: int,
     commitment: str | None = None,
     roller_is_gm: bool = False,
     view: discord.ui.View | None = None,
@@ -88,7 +91,8 @@ async def deliver(
     """Answer ``interaction`` with ``full`` as ``visibility`` allows; see the module docstring.
 
     ``view`` (buttons acting on the result) goes only with a copy the roller sees in full.
-    ``roller_is_gm``: a GM's own blind roll is shown to them too.
+    ``roller_is_gm``: a GM's own blind roll is shown to them too. ``roll_id`` is the ledger
+    row (internal), ``number`` what the messages print.
     """
     response = interaction.response
     if visibility is Visibility.PUBLIC:
@@ -97,7 +101,7 @@ async def deliver(
         else:
             await response.send_message(embed=full, allowed_mentions=_QUIET)
         return
-    marked = render.marked_copy(full, roll_id, visibility, commitment)
+    marked = render.marked_copy(full, number, visibility, commitment)
     if visibility is Visibility.SELF:
         if view is not None:
             await response.send_message(embed=marked, view=view, ephemeral=True)
@@ -106,7 +110,12 @@ async def deliver(
         return
     if stub is None:
         raise ValueError("a gm or blind roll needs a public stub")
-    await response.send_message(embed=stub, allowed_mentions=_QUIET)
+    sent = await response.send_message(embed=stub, allowed_mentions=_QUIET)
+    if sent.message_id is not None and interaction.channel_id is not None:
+        # /verify compares with the commitment as this message still shows it (issue 15).
+        await secrecy.record_stub(
+            bot_of(interaction).db, roll_id, interaction.channel_id, sent.message_id
+        )
     followup = interaction.followup
     sees_full = visibility is Visibility.GM or roller_is_gm
     own_copy_lost = False
@@ -117,20 +126,44 @@ async def deliver(
             else:
                 await followup.send(embed=marked, ephemeral=True)
         except discord.HTTPException as exc:  # the roll is recorded: deliver the rest, then say so
-            log.warning("roll %s: roller's copy lost: %s %s", roll_id, exc.status, exc.code)
+            log.warning("roll %s: roller's copy lost: %s %s", number, exc.status, exc.code)
             own_copy_lost = True
     header = render.gm_copy_text(interaction.user.id, interaction.channel_id or 0)
     delivered = await send_to_gm(interaction.client, gm_targets, header, marked)
     notes = [render.undelivered_text()] if not delivered else []
     if own_copy_lost:
-        notes.append(OWN_COPY_LOST.format(roll_id=roll_id))
+        notes.append(OWN_COPY_LOST.format(roll_id=number))
     elif delivered and not sees_full:
-        notes.append(render.sent_to_gm_text(roll_id))
+        notes.append(render.sent_to_gm_text(number))
     for note in notes:
         try:
             await followup.send(note, ephemeral=True)
         except discord.HTTPException as exc:
-            log.warning("note on roll %s undelivered: %s %s", roll_id, exc.status, exc.code)
+            log.warning("note on roll %s undelivered: %s %s", number, exc.status, exc.code)
+
+
+_DIGEST = re.compile(r"\b[0-9a-f]{64}\b")
+
+
+async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) -> str | None:
+    """The commitment as the stub message shows it now, or None if it is gone (issue 15)."""
+    try:
+        channel = client.get_channel(stub.channel_id) or await client.fetch_channel(
+            stub.channel_id
+        )
+        if not isinstance(channel, discord.abc.Messageable):
+            return None
+        message = await channel.fetch_message(stub.message_id)
+    except discord.HTTPException as exc:
+        log.info("stub %s unreadable: %s %s", stub.message_id, exc.status, exc.code)
+        return None
+    for embed in message.embeds:
+        for embed_field in embed.fields:
+            if embed_field.name and "Commitment" in embed_field.name:
+                found = _DIGEST.search(embed_field.value or "")
+                if found:
+                    return found.group(0)
+    return None
 
 
 async def post_reveal(interaction: discord.Interaction[Any], found: RowAccess) -> None:
@@ -157,5 +190,5 @@ async def post_reveal(interaction: discord.Interaction[Any], found: RowAccess) -
         raise TypeError("the campaign channel cannot receive messages")
     await target.send(embed=embed, allowed_mentions=_QUIET)
     await interaction.response.send_message(
-        f"Roll #{found.row.id} revealed in <#{campaign.channel_id}>.", ephemeral=True
+        f"Roll #{found.row.number} revealed in <#{campaign.channel_id}>.", ephemeral=True
     )

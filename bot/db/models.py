@@ -150,6 +150,12 @@ class Campaign(Base):
     secrecy_defaults: Mapped[dict[str, str]] = mapped_column(
         SecrecyDefaults, default=dict, server_default=text("'{}'")
     )
+    #: The snowflake its rolls are numbered under: the channel it was set up in. It never
+    #: changes, not when the campaign moves to another channel or server (issue 15), so the
+    #: numbers on old stubs keep naming the same rolls.
+    ledger_scope: Mapped[int] = mapped_column(
+        BigInteger, default=lambda context: context.get_current_parameters()["channel_id"]
+    )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -254,20 +260,27 @@ class PendingModifier(Base):
 
 
 class LedgerRow(Base):
-    """One roll of any kind, append-only. Only ``revealed_at`` is ever updated (by the services).
+    """One roll of any kind, append-only (issue 15): triggers installed by migration 0007 refuse
+    any DELETE, and any UPDATE but the reveal stamp and the foreign keys a deletion nulls.
 
     ``interaction_id`` is unique, so one Discord interaction is never recorded twice; it is
-    NULL for rows not tied to an interaction (for example made by a scheduled job).
+    NULL for rows not tied to an interaction (for example made by a scheduled job). What a
+    row is bound by (``number``, ``scope_id``, the place, ``created_at``, ``who``) never
+    changes; see bot/services/commitments.py.
     """
 
     __tablename__ = "ledger"
     __table_args__ = (
         Index("ix_ledger_campaign_id_id", "campaign_id", "id"),
         Index("ix_ledger_character_id_id", "character_id", "id"),
+        Index("ix_ledger_campaign_id_number", "campaign_id", "number"),
+        Index("ix_ledger_scope_id_number", "scope_id", "number"),
         CheckConstraint(_in("visibility", [v.value for v in Visibility]), name="visibility"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("length(request) <= 4000", name="request"),
         CheckConstraint("commitment IS NULL OR length(commitment) = 64", name="commitment"),
+        CheckConstraint("number >= 1", name="number"),
+        CheckConstraint("format IN (1, 2)", name="format"),
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
@@ -290,6 +303,48 @@ class LedgerRow(Base):
     commitment: Mapped[str | None] = mapped_column(String(64))
     salt: Mapped[str | None] = mapped_column(String(64))
     revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: The snowflake the public number counts under (the campaign's ``ledger_scope``, or the
+    #: channel of a roll outside any campaign) and the number printed as ``#N``.
+    scope_id: Mapped[int] = mapped_column(BigInteger)
+    number: Mapped[int] = mapped_column(BigInteger)
+    #: Salted digest of the personal fields (roller, character name, request) and its salt.
+    who: Mapped[str] = mapped_column(String(64))
+    who_salt: Mapped[str | None] = mapped_column(String(64))
+    #: This row's link in its campaign's (or channel's) hash chain.
+    chain: Mapped[str] = mapped_column(String(64))
+    #: 2: bound as bot/services/commitments.py says; 1: a commitment made before issue 15,
+    #: which bound the ledger id (kept as ``number``) and ``legacy_campaign_id``.
+    format: Mapped[int] = mapped_column(SmallInteger, default=2)
+    legacy_campaign_id: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class LedgerChain(Base):
+    """The head of one hash chain and the last number it handed out.
+
+    ``key`` is ``campaign:<id>`` for a campaign's rolls, ``channel:<snowflake>`` for rolls made
+    outside any campaign. Rolls lock this row while they append (``UPDATE ... RETURNING``), so
+    numbers and links are handed out one at a time on PostgreSQL as on SQLite.
+    """
+
+    __tablename__ = "ledger_chains"
+
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    scope_id: Mapped[int] = mapped_column(BigInteger)
+    last_number: Mapped[int] = mapped_column(BigInteger)
+    head: Mapped[str] = mapped_column(String(64))
+
+
+class LedgerStub(Base):
+    """Where a hidden roll's public stub was posted, so /verify can read the commitment that
+    was published rather than the one stored beside the result (issue 15, point 4)."""
+
+    __tablename__ = "ledger_stubs"
+
+    ledger_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("ledger.id", ondelete="CASCADE"), primary_key=True
+    )
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    message_id: Mapped[int] = mapped_column(BigInteger)
 
 
 class BotState(Base):
@@ -314,4 +369,6 @@ character_proficiencies = cast(Table, CharacterProficiency.__table__)
 character_saves = cast(Table, CharacterSave.__table__)
 pending_modifiers = cast(Table, PendingModifier.__table__)
 ledger = cast(Table, LedgerRow.__table__)
+ledger_chains = cast(Table, LedgerChain.__table__)
+ledger_stubs = cast(Table, LedgerStub.__table__)
 bot_state = cast(Table, BotState.__table__)

@@ -129,5 +129,6 @@ def check_embed(result: CheckResult) -> discord.Embed:
     )
     for label, text in breakdown(outcome):
         style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})
-    style.set_footer(embed, f"{SYSTEM_NAMES[result.campaign.system]} · roll #{result.roll_id}")
+    system = SYSTEM_NAMES[result.campaign.system]
+    style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed

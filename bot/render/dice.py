@@ -20,5 +20,5 @@ def roll_embed(roller: str, dice_roll: DiceRoll) -> discord.Embed:
         colour = style.CRITICAL_FAILURE
     body = render_markdown(result, max_length=style.DESCRIPTION_LIMIT - 40)
     embed = style.new_embed(f"{roller} rolls {what}", f"{body}\n**Total: {result.total}**", colour)
-    style.set_footer(embed, f"roll #{dice_roll.roll_id}")
+    style.set_footer(embed, style.roll_ref(dice_roll.number, dice_roll.chain))
     return embed

@@ -92,7 +92,8 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
     for member in result.members:
         style.add_field(embed, member.name, f"<@{member.user_id}> · {roll_line(member.summary)}")
     style.add_field(embed, "Group result", f"**{result.verdict.text}**")
-    style.set_footer(embed, f"{SYSTEM_NAMES[result.campaign.system]} · roll #{result.roll_id}")
+    system = SYSTEM_NAMES[result.campaign.system]
+    style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed
 
 
@@ -124,7 +125,8 @@ def contest_embed(result: ContestResult) -> discord.Embed:
         for check in (outcome.first, outcome.second):
             terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
             style.add_field(embed, check.name, f"d20 **{check.kept}**{terms} = **{check.total}**")
-    style.set_footer(embed, f"{SYSTEM_NAMES[result.campaign.system]} · roll #{result.roll_id}")
+    system = SYSTEM_NAMES[result.campaign.system]
+    style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed
 
 
@@ -155,5 +157,5 @@ def generation_embed(result: GenerationResult) -> discord.Embed:
         "Each player: /abilities assign str:… dex:… con:… int:… wis:… cha:… "
         f"generation:{result.id} (each score once).",
     )
-    style.set_footer(embed, f"generation #{result.id} · roll #{result.roll_id}")
+    style.set_footer(embed, f"generation #{result.id} · roll #{result.number}")
     return embed

@@ -8,6 +8,7 @@ import discord
 
 from bot.db.models import Visibility
 from bot.render import style
+from bot.services import secrecy
 from bot.services.ledger import RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
 
@@ -156,6 +157,17 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
     return embed
 
 
+#: What /verify compared with, in the player's words (issue 15, point 4).
+COMPARED_WITH: dict[str, str] = {
+    secrecy.PUBLISHED: "the commitment in the stub message, as Discord shows it now",
+    secrecy.STUB_GONE: (
+        "the commitment stored with the roll: the stub message is gone, so the one "
+        "Discord showed could not be read"
+    ),
+    secrecy.STORED: "the commitment stored with the roll (the bot kept no stub message for it)",
+}
+
+
 def verify_embed(result: Verification) -> discord.Embed:
     """What /verify found, in plain words."""
     row = result.access.row
@@ -191,8 +203,14 @@ def verify_embed(result: Verification) -> discord.Embed:
             "the record was changed after the roll.",
             style.FAILURE,
         )
-    style.add_field(embed, "Commitment (shown when rolled)", f"`{result.stored}`")
+    reference = result.reference if result.reference is not None else result.stored
+    style.add_field(embed, "Commitment (shown when rolled)", f"`{reference}`")
     style.add_field(embed, "Recomputed", f"`{result.recomputed}`")
+    style.add_field(embed, "Compared with", COMPARED_WITH[result.source])
+    if result.who_ok is False:
+        style.add_field(
+            embed, "Roller", "The roller, character or command stored no longer match the roll."
+        )
     if result.encoding is not None and len(result.encoding) <= style.FIELD_VALUE_LIMIT - 8:
         style.add_field(embed, "Encoding hashed", f"```{result.encoding.decode('ascii')}```")
     style.set_footer(embed, "By hand: printf '%s' '<encoding>' | sha256sum (see the README)")

@@ -52,6 +52,14 @@ def add_field(embed: discord.Embed, name: str, value: str, *, inline: bool = Fal
     embed.add_field(name=name, value=value, inline=inline)
 
 
+def roll_ref(number: int, chain: str = "") -> str:
+    """``roll #12 · log 3f9a1c2b7d0e``: the public number and, for a public result, the short
+    head of its campaign's hash chain after it (issue 15), to compare with /verify log."""
+    if not chain:
+        return f"roll #{number}"
+    return f"roll #{number} · log {chain[:12]}"
+
+
 def set_footer(embed: discord.Embed, text: str) -> None:
     """Footer within the limit."""
     embed.set_footer(text=clip(text, FOOTER_LIMIT))

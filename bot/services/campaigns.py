@@ -64,6 +64,8 @@ class CampaignView:
     created_at: datetime
     #: Default visibility per rolling command (only those a GM set; see services/secrecy.py).
     secrecy_defaults: Mapping[str, str] = field(default_factory=dict)
+    #: The snowflake its rolls are numbered under (its first channel; bot/db/models.py).
+    ledger_scope: int = 0
 
     def ability(self, name: str) -> str:
         """The campaign's spelling of ``name`` (case-insensitive), or :class:`InvalidValue`."""
@@ -98,6 +100,7 @@ def _view(row: Row[Any]) -> CampaignView:
         ability_names=tuple(m["ability_names"]),
         created_at=m["created_at"],
         secrecy_defaults=dict(m["secrecy_defaults"] or {}),
+        ledger_scope=m["ledger_scope"],
     )
 
 
@@ -180,6 +183,7 @@ async def setup_campaign(
             .values(
                 guild_id=guild_id,
                 channel_id=channel_id,
+                ledger_scope=channel_id,
                 system=rule_system.value,
                 tier_very_easy=tiers.very_easy,
                 tier_easy=tiers.easy,

@@ -116,6 +116,9 @@ class CheckResult:
     visibility: Visibility = Visibility.PUBLIC
     #: SHA-256 commitment of a hidden roll (shown on its public stub).
     commitment: str | None = None
+    #: The public number printed as ``#N`` and the row's chain link (issue 15).
+    number: int = 0
+    chain: str = ""
 
     @property
     def gm_targets(self) -> secrecy.GmTargets:
@@ -410,6 +413,7 @@ async def _perform(
                     user_id=caller.user_id,
                     guild_id=caller.guild_id,
                     interaction_id=caller.interaction_id,
+                    parent_channel_id=caller.parent_channel_id,
                 ),
                 kind=plan.kind,
                 request=request,
@@ -422,7 +426,7 @@ async def _perform(
             ),
         )
         if recorded.duplicate:
-            raise DuplicateInteraction(recorded.id)
+            raise DuplicateInteraction(recorded.number)
         if isinstance(outcome, threshold.ThresholdOutcome) and outcome.carry_over_next:
             await pending.set_pending_in(
                 session, character.id, plan.ability, outcome.carry_over_next, recorded.id
@@ -436,6 +440,8 @@ async def _perform(
         outcome,
         chosen,
         recorded.commitment,
+        recorded.number,
+        recorded.chain,
     )
 
 

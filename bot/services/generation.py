@@ -44,6 +44,8 @@ class GenerationResult:
     campaign: CampaignView
     generation: pd.GroupGeneration
     roll_id: int
+    #: The ledger row's public number (issue 15).
+    number: int = 0
 
 
 def _unique_names(players: Sequence[tuple[int, str]]) -> list[str]:
@@ -90,7 +92,7 @@ async def roll_scores(
         _require_pd(campaign)
         require_gm(campaign, caller, "run the group ability-score generation")
         generation = pd.generate_group_scores(names, rng, gm=gm)
-        roll_id = await record_in(
+        recorded = await record_in(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
@@ -109,13 +111,13 @@ async def roll_scores(
                     gm_user_id=caller.user_id,
                     player_ids=ids,
                     scores=list(generation.values),
-                    roll_id=roll_id,
+                    roll_id=recorded.id,
                     created_at=utcnow(),
                 )
                 .returning(_G.c.id)
             )
         ).scalar_one()
-    return GenerationResult(int(new_id), campaign, generation, roll_id)
+    return GenerationResult(int(new_id), campaign, generation, recorded.id, recorded.number)
 
 
 async def _generation_in(

@@ -337,10 +337,11 @@ def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
         user_id=caller.user_id,
         guild_id=caller.guild_id,
         interaction_id=caller.interaction_id if with_interaction else None,
+        parent_channel_id=caller.parent_channel_id,
     )
 
 
-async def record_in(session: Executor, roll: ledger.NewRoll) -> int:
+async def record_in(session: Executor, roll: ledger.NewRoll) -> secrecy.Stored:
     """Record one row; a duplicate interaction rolls the whole transaction back.
 
     Through :func:`secrecy.record_roll_in`, so a hidden row (a hidden-DC request's) gets its
@@ -348,8 +349,8 @@ async def record_in(session: Executor, roll: ledger.NewRoll) -> int:
     """
     recorded = await secrecy.record_roll_in(session, roll)
     if recorded.duplicate:
-        raise DuplicateInteraction(recorded.id)
-    return recorded.id
+        raise DuplicateInteraction(recorded.number)
+    return recorded
 
 
 async def campaign_in(session: Executor, caller: Caller) -> CampaignView:
@@ -372,6 +373,8 @@ class MemberResult:
     user_id: int
     summary: RollSummary
     roll_id: int
+    #: The member row's public number.
+    number: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +390,9 @@ class GroupRollResult:
     shared_roll: int | None
     dc: int | None
     difficulty: str | None
+    #: The group row's public number and chain link (issue 15).
+    number: int = 0
+    chain: str = ""
 
 
 def _title(campaign: CampaignView, spec: MemberSpec) -> str:
@@ -446,7 +452,7 @@ async def group_save(
                 )
         kind = member_kind(campaign, spec)
         member_origin = origin(caller, with_interaction=False)
-        roll_ids = await ledger.record_rolls_in(
+        member_rows = await ledger.record_rolls_in(
             session,
             [
                 ledger.NewRoll(
@@ -465,11 +471,13 @@ async def group_save(
             ],
         )
         members: list[MemberResult] = []
-        for (member, outcome), roll_id in zip(outcomes, roll_ids, strict=True):
-            await store_carry_over_in(session, member, outcome, roll_id)
-            members.append(MemberResult(member.name, member.user_id, summarize(outcome), roll_id))
+        for (member, outcome), row in zip(outcomes, member_rows, strict=True):
+            await store_carry_over_in(session, member, outcome, row.id)
+            members.append(
+                MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
+            )
         verdict = group_verdict(campaign.system, [(m.name, m.summary) for m in members], spec.dc)
-        group_id = await record_in(
+        group = await record_in(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
@@ -479,7 +487,7 @@ async def group_save(
                 outcome={
                     "verdict": verdict.text,
                     "succeeded": verdict.succeeded,
-                    "member_rolls": [m.roll_id for m in members],
+                    "member_rolls": [m.number for m in members],
                     "shared_roll": shared,
                 },
                 campaign_id=campaign.id,
@@ -491,10 +499,12 @@ async def group_save(
         _title(campaign, spec),
         tuple(members),
         verdict,
-        group_id,
+        group.id,
         shared,
         spec.dc,
         spec.difficulty,
+        group.number,
+        group.chain,
     )
 
 
@@ -510,6 +520,9 @@ class ContestResult:
     outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
     characters: tuple[CharacterView, ...]
     roll_id: int
+    #: The contest row's public number and chain link (issue 15).
+    number: int = 0
+    chain: str = ""
 
 
 def _no_contest(system: RuleSystem) -> InvalidValue:
@@ -595,16 +608,27 @@ async def contest(
                 for character in who
             ],
         )
-        group_id = await record_in(
+        contest_row = await record_in(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
                 kind=ledger.Kind.CONTEST,
                 request=request,
                 dice=[d for c in who for d in per_member[c.id]],
-                outcome={"contest": to_jsonable(outcome), "member_rolls": rows},
+                outcome={
+                    "contest": to_jsonable(outcome),
+                    "member_rolls": [row.number for row in rows],
+                },
                 campaign_id=campaign.id,
                 visibility=Visibility.PUBLIC,
             ),
         )
-    return ContestResult(campaign, canonical, outcome, tuple(who), group_id)
+    return ContestResult(
+        campaign,
+        canonical,
+        outcome,
+        tuple(who),
+        contest_row.id,
+        contest_row.number,
+        contest_row.chain,
+    )

@@ -1,15 +1,22 @@
-"""The roll ledger: one append-only row per roll of any kind.
+"""The roll ledger: one append-only row per roll of any kind, numbered and hash-chained.
 
 There is no update or delete here except :func:`stamp_revealed`, which sets ``revealed_at``
-once. Rows survive the deletion of their campaign or character (the foreign keys become NULL;
-``character_name``, guild, channel and user stay). ``interaction_id`` is unique: recording the
-same Discord interaction twice stores one row, and the second caller learns it was a duplicate.
+once; the database's own triggers refuse anything else (migration 0007). Rows survive the
+deletion of their campaign or character (the foreign keys become NULL; ``character_name``,
+guild, channel and user stay). ``interaction_id`` is unique: recording the same Discord
+interaction twice stores one row, and the second caller learns it was a duplicate.
+
+Every row is appended through :func:`record_roll_in` or :func:`record_rolls_in`, which (issue
+15) give it the next public number of its scope, seal a hidden row with its salt and
+commitment, and link it into its campaign's (or channel's) hash chain; the byte formats are in
+:mod:`bot.services.commitments`.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,13 +27,13 @@ from sqlalchemy import Row, bindparam, insert, select, text, update
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger
 from bot.db.types import utcnow
+from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
 
 _L = ledger
 MAX_REQUEST = 4000
 _KIND = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class Kind:
@@ -54,6 +61,9 @@ class Origin:
     guild_id: int | None = None
     #: None for rows not tied to an interaction (they are never deduplicated).
     interaction_id: int | None = None
+    #: The parent channel of a thread or forum post: a roll outside any campaign is numbered
+    #: under it, as the campaign of that channel would be.
+    parent_channel_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,20 +79,22 @@ class NewRoll:
     campaign_id: int | None = None
     character_id: int | None = None
     character_name: str | None = None
-    #: Commit-and-reveal of hidden rolls: sha256 hex of the result and the salt.
-    commitment: str | None = None
-    salt: str | None = None
-    #: An id allocated in advance in this transaction (a hidden roll's commitment covers it);
-    #: None lets the database choose.
-    roll_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """The ledger row id; ``duplicate`` when the interaction had been recorded already."""
+    """A row as appended: its id (internal: buttons and foreign keys), its public ``number``
+    (what stubs and results print), its chain link, and a hidden row's commitment.
+
+    ``duplicate`` when the interaction had been recorded already: then the fields are the
+    existing row's.
+    """
 
     id: int
     duplicate: bool
+    number: int = 0
+    chain: str = ""
+    commitment: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,40 +118,156 @@ class RollView:
     commitment: str | None
     salt: str | None
     revealed_at: datetime | None
+    scope_id: int
+    number: int
+    who: str
+    who_salt: str | None
+    chain: str
+    format: int
+    legacy_campaign_id: int | None
+
+    @property
+    def identity(self) -> cm.Identity:
+        """What names this row forever (bot/services/commitments.py)."""
+        return cm.Identity(
+            self.number, self.scope_id, self.guild_id, self.channel_id, self.created_at
+        )
+
+    def entry(self) -> bytes:
+        """This row as its chain binds it."""
+        return cm.entry_encoding(
+            self.identity,
+            kind=self.kind,
+            visibility=self.visibility.value,
+            who=self.who,
+            commitment=self.commitment if self.visibility is not Visibility.PUBLIC else None,
+            dice=self.dice,
+            outcome=self.outcome,
+        )
 
 
-def _view(row: Row[Any]) -> RollView:
+def view_of(row: Row[Any]) -> RollView:
     m = dict(row._mapping)
     m["visibility"] = Visibility(m["visibility"])
     return RollView(**m)
 
 
-def _values(roll: NewRoll) -> dict[str, Any]:
+def _check(roll: NewRoll) -> None:
     if not _KIND.match(roll.kind):
         raise ValueError(f"ledger kind {roll.kind!r} is not a short lowercase word")
     if len(roll.request) > MAX_REQUEST:
         raise InvalidValue(
             f"That request is too long to record ({MAX_REQUEST} characters at most)."
         )
-    if roll.commitment is not None and not _HEX64.match(roll.commitment):
-        raise ValueError("commitment must be 64 lowercase hex characters")
-    return {
+
+
+def _chain_key(roll: NewRoll) -> str:
+    """A campaign's rolls form one chain; rolls outside any campaign, one per channel."""
+    if roll.campaign_id is not None:
+        return f"campaign:{roll.campaign_id}"
+    return f"channel:{roll.origin.parent_channel_id or roll.origin.channel_id}"
+
+
+# Numbers and links are handed out under the chain row's lock (PostgreSQL: the UPDATE's row
+# lock until commit; SQLite: BEGIN IMMEDIATE holds the database's write lock), so two rolls
+# never get the same number or link to the same previous row.
+_BUMP = text(
+    "UPDATE ledger_chains SET last_number = last_number + :n WHERE key = :key "
+    "RETURNING last_number, head, scope_id"
+)
+# A new chain continues the numbers of its scope, so a campaign set up again in a channel
+# never prints a number that an older, deleted campaign's stub already printed there.
+_NEW_CAMPAIGN_CHAIN = text(
+    "INSERT INTO ledger_chains (key, scope_id, last_number, head) "
+    "SELECT :key, c.ledger_scope, "
+    "COALESCE((SELECT MAX(l.number) FROM ledger l WHERE l.scope_id = c.ledger_scope), 0), "
+    ":genesis FROM campaigns c WHERE c.id = :campaign "
+    "ON CONFLICT (key) DO NOTHING"
+)
+_NEW_CHANNEL_CHAIN = text(
+    "INSERT INTO ledger_chains (key, scope_id, last_number, head) "
+    "SELECT :key, :scope, COALESCE(MAX(l.number), 0), :genesis "
+    "FROM ledger l WHERE l.scope_id = :scope "
+    "ON CONFLICT (key) DO NOTHING"
+)
+_SET_HEAD = text("UPDATE ledger_chains SET head = :head WHERE key = :key")
+
+
+async def _allocate(session: Executor, roll: NewRoll, count: int) -> tuple[int, str, int, str]:
+    """Reserve ``count`` numbers: (the first, the chain's head before them, scope, key)."""
+    key = _chain_key(roll)
+    params = {"n": count, "key": key}
+    found = (await session.execute(_BUMP, params)).first()
+    if found is None:
+        if roll.campaign_id is not None:
+            create = {"key": key, "campaign": roll.campaign_id, "genesis": cm.GENESIS}
+            await session.execute(_NEW_CAMPAIGN_CHAIN, create)
+        else:
+            scope = roll.origin.parent_channel_id or roll.origin.channel_id
+            create = {"key": key, "scope": scope, "genesis": cm.GENESIS}
+            await session.execute(_NEW_CHANNEL_CHAIN, create)
+        found = (await session.execute(_BUMP, params)).first()
+        if found is None:
+            raise NotFound("That campaign no longer exists.")
+    last, head, scope = int(found[0]), str(found[1]), int(found[2])
+    return last - count + 1, head, scope, key
+
+
+def _sealed(
+    roll: NewRoll, number: int, scope: int, previous: str
+) -> tuple[dict[str, Any], str, str | None]:
+    """The row's values, its chain link and (hidden rows) its commitment."""
+    created_at = utcnow()
+    origin = roll.origin
+    visibility = Visibility(roll.visibility)
+    identity = cm.Identity(number, scope, origin.guild_id, origin.channel_id, created_at)
+    who_salt = secrets.token_hex(cm.SALT_BYTES)
+    who = cm.who_digest(origin.user_id, roll.character_name, roll.request, who_salt)
+    dice, outcome = roll.dice, roll.outcome
+    commitment = salt = None
+    if visibility is not Visibility.PUBLIC:
+        # Stored as the JSON column gives it back, so /verify recomputes the same bytes.
+        dice, outcome = cm.normalised(dice), cm.normalised(outcome)
+        salt = secrets.token_hex(cm.SALT_BYTES)
+        commitment = cm.sha256_hex(
+            cm.commitment_encoding(
+                identity, kind=roll.kind, who=who, dice=dice, outcome=outcome, salt=salt
+            )
+        )
+    entry = cm.entry_encoding(
+        identity,
+        kind=roll.kind,
+        visibility=visibility.value,
+        who=who,
+        commitment=commitment,
+        dice=dice,
+        outcome=outcome,
+    )
+    chain = cm.link(previous, entry)
+    values = {
         "campaign_id": roll.campaign_id,
         "character_id": roll.character_id,
         "character_name": roll.character_name,
-        "guild_id": roll.origin.guild_id,
-        "channel_id": roll.origin.channel_id,
-        "user_id": roll.origin.user_id,
-        "interaction_id": roll.origin.interaction_id,
+        "guild_id": origin.guild_id,
+        "channel_id": origin.channel_id,
+        "user_id": origin.user_id,
+        "interaction_id": origin.interaction_id,
         "kind": roll.kind,
         "request": roll.request,
-        "dice": roll.dice,
-        "outcome": roll.outcome,
-        "visibility": Visibility(roll.visibility).value,
-        "created_at": utcnow(),
-        "commitment": roll.commitment,
-        "salt": roll.salt,
-    } | ({"id": roll.roll_id} if roll.roll_id is not None else {})
+        "dice": dice,
+        "outcome": outcome,
+        "visibility": visibility.value,
+        "created_at": created_at,
+        "commitment": commitment,
+        "salt": salt,
+        "scope_id": scope,
+        "number": number,
+        "who": who,
+        "who_salt": who_salt,
+        "chain": chain,
+        "format": cm.FORMAT,
+    }
+    return values, chain, commitment
 
 
 _INSERTS: dict[str, Any] = {}
@@ -148,10 +276,16 @@ _INSERTS: dict[str, Any] = {}
 async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
     """In a caller's transaction: append ``roll`` (INSERT ... ON CONFLICT DO NOTHING).
 
-    On a duplicate interaction nothing is written and the existing row's id comes back with
-    ``duplicate=True``; a caller that already changed counters in this transaction should
-    raise :class:`~bot.services.errors.DuplicateInteraction` to roll them back.
+    The row gets the next number of its scope and its chain link; a hidden row (gm, blind,
+    self) is sealed with a fresh salt and its commitment, in this one INSERT (the row is never
+    updated afterwards but for the reveal stamp).
+
+    On a duplicate interaction nothing is written and the existing row comes back with
+    ``duplicate=True`` (a number reserved for it stays unused: a gap, never a reuse); a caller
+    that already changed counters in this transaction should raise
+    :class:`~bot.services.errors.DuplicateInteraction` to roll them back.
     """
+    _check(roll)
     dialect = dialect_name(session)
     stmt = _INSERTS.get(dialect)
     if stmt is None:
@@ -160,13 +294,20 @@ async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
             .on_conflict_do_nothing(index_elements=["interaction_id"])
             .returning(_L.c.id)
         )
-    new_id = (await session.execute(stmt, _values(roll))).scalar_one_or_none()
+    number, previous, scope, key = await _allocate(session, roll, 1)
+    values, chain, commitment = _sealed(roll, number, scope, previous)
+    new_id = (await session.execute(stmt, values)).scalar_one_or_none()
     if new_id is not None:
-        return Recorded(id=new_id, duplicate=False)
-    existing = await session.execute(
-        select(_L.c.id).where(_L.c.interaction_id == roll.origin.interaction_id)
-    )
-    return Recorded(id=existing.scalar_one(), duplicate=True)
+        await session.execute(_SET_HEAD, {"head": chain, "key": key})
+        return Recorded(new_id, False, number, chain, commitment)
+    existing = (
+        await session.execute(
+            select(_L.c.id, _L.c.number, _L.c.chain, _L.c.commitment).where(
+                _L.c.interaction_id == roll.origin.interaction_id
+            )
+        )
+    ).one()
+    return Recorded(int(existing[0]), True, int(existing[1]), str(existing[2]), existing[3])
 
 
 #: PostgreSQL: SQLAlchemy's "insertmanyvalues" sends ONE INSERT ... SELECT FROM (VALUES ...)
@@ -189,36 +330,52 @@ def _sqlite_insert_rows(count: int, names: tuple[str, ...]) -> Any:
     return text(sql).bindparams(*params).columns(_L.c.id)
 
 
-async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[int]:
+async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[Recorded]:
     """In a caller's transaction: append public rows not tied to an interaction in ONE
-    statement (a multi-row INSERT ... RETURNING); their ids, in the order given.
+    statement (a multi-row INSERT ... RETURNING), numbered and chained in the order given.
 
-    For the members' rows of a group roll. Rows with an interaction id (deduplicated), a
-    hidden visibility (salt and commitment) or a reserved id go through
-    :func:`record_roll_in` / :func:`bot.services.secrecy.record_roll_in` instead.
+    For the members' rows of a group roll: they all belong to one chain (one campaign). Rows
+    with an interaction id (deduplicated) or a hidden visibility go through
+    :func:`record_roll_in` instead.
     """
     if not rolls:
         return []
+    key = _chain_key(rolls[0])
     for roll in rolls:
+        _check(roll)
         if (
             roll.origin.interaction_id is not None
             or roll.visibility != Visibility.PUBLIC
-            or roll.roll_id is not None
+            or _chain_key(roll) != key
         ):
-            raise ValueError("record_rolls_in takes public rows without an interaction id")
-    values = [_values(roll) for roll in rolls]
+            raise ValueError("record_rolls_in takes public rows of one chain, no interaction id")
+    first, previous, scope, key = await _allocate(session, rolls[0], len(rolls))
+    values: list[dict[str, Any]] = []
+    links: list[str] = []
+    for offset, roll in enumerate(rolls):
+        row, previous, _ = _sealed(roll, first + offset, scope, previous)
+        values.append(row)
+        links.append(previous)
     if dialect_name(session) == "sqlite":
         # SQLAlchemy has no sentinel to order SQLite's RETURNING by, and with
         # sort_by_parameter_order it falls back to one INSERT per row. One multi-row INSERT
         # instead: SQLite inserts VALUES rows in order, each getting a rowid above every
         # earlier one, and this transaction holds the write lock (BEGIN IMMEDIATE,
         # bot/db/engine.py); only RETURNING's row order is unspecified, hence sorted.
-        params = {f"{key}_{i}": value for i, row in enumerate(values) for key, value in row.items()}
+        params = {
+            f"{name}_{i}": value for i, row in enumerate(values) for name, value in row.items()
+        }
         stmt = _sqlite_insert_rows(len(values), tuple(values[0]))
         found: Sequence[Any] = (await session.execute(stmt, params)).scalars().all()
-        return sorted(int(row_id) for row_id in found)
-    ordered = await session.execute(_INSERT_MANY, values)
-    return [int(new_id) for new_id in ordered.scalars().all()]
+        ids = sorted(int(row_id) for row_id in found)
+    else:
+        ordered = await session.execute(_INSERT_MANY, values)
+        ids = [int(new_id) for new_id in ordered.scalars().all()]
+    await session.execute(_SET_HEAD, {"head": previous, "key": key})
+    return [
+        Recorded(row_id, False, first + offset, links[offset])
+        for offset, row_id in enumerate(ids)
+    ]
 
 
 async def record_roll(db: Database, roll: NewRoll) -> Recorded:
@@ -232,7 +389,39 @@ async def get_roll_in(session: Executor, roll_id: int) -> RollView:
     row = (await session.execute(select(_L).where(_L.c.id == roll_id))).first()
     if row is None:
         raise NotFound("No such roll.")
-    return _view(row)
+    return view_of(row)
+
+
+async def find_number_in(
+    session: Executor,
+    number: int,
+    *,
+    campaign_id: int | None = None,
+    scope_ids: tuple[int, ...] = (),
+    guild_id: int | None = None,
+) -> RollView | None:
+    """The row printed as ``#number``: in a campaign, or (``scope_ids``) among the rows of no
+    campaign (made outside one, or whose campaign was deleted) numbered under those scopes in
+    this server. Two such rows can only come from importing one campaign twice: the newest."""
+    stmt = select(_L).where(_L.c.number == number)
+    if campaign_id is not None:
+        stmt = stmt.where(_L.c.campaign_id == campaign_id)
+    else:
+        stmt = stmt.where(
+            _L.c.campaign_id.is_(None),
+            _L.c.scope_id.in_(scope_ids),
+            _L.c.guild_id.is_(None) if guild_id is None else _L.c.guild_id == guild_id,
+        )
+    row = (await session.execute(stmt.order_by(_L.c.id.desc()).limit(1))).first()
+    return None if row is None else view_of(row)
+
+
+async def numbers_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, int]:
+    """The public numbers of rows given by id."""
+    if not roll_ids:
+        return {}
+    found = await session.execute(select(_L.c.id, _L.c.number).where(_L.c.id.in_(roll_ids)))
+    return {int(row[0]): int(row[1]) for row in found}
 
 
 async def get_roll(db: Database, roll_id: int) -> RollView:
@@ -247,7 +436,7 @@ async def roll_for_interaction(db: Database, interaction_id: int) -> RollView | 
         row = (
             await session.execute(select(_L).where(_L.c.interaction_id == interaction_id))
         ).first()
-    return None if row is None else _view(row)
+    return None if row is None else view_of(row)
 
 
 async def latest_rolls_in(
@@ -277,7 +466,7 @@ async def latest_rolls_in(
     if before_id is not None:
         stmt = stmt.where(_L.c.id < before_id)
     stmt = stmt.order_by(_L.c.id.desc()).limit(max(1, min(limit, 100)))
-    return [_view(row) for row in await session.execute(stmt)]
+    return [view_of(row) for row in await session.execute(stmt)]
 
 
 async def latest_rolls(
@@ -320,7 +509,7 @@ async def stamp_revealed_in(
     if row is None:
         await get_roll_in(session, roll_id)  # NotFound if it does not exist
         raise AlreadyRevealed()
-    return _view(row)
+    return view_of(row)
 
 
 async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None) -> RollView:

@@ -345,7 +345,7 @@ async def answer(
             outcome = await roll_member_in(session, rng, campaign, character, spec)
             dice = dice_of(outcome)
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
-        roll_id = await record_in(
+        member_row = await record_in(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
@@ -359,10 +359,12 @@ async def answer(
                 character_name=character.name,
             ),
         )
-        await store_carry_over_in(session, character, outcome, roll_id)
+        await store_carry_over_in(session, character, outcome, member_row.id)
         summary = summarize(outcome)
         await session.execute(
-            update(_T).where(_T.c.id == target.id).values(roll_id=roll_id, result=summary.to_json())
+            update(_T)
+            .where(_T.c.id == target.id)
+            .values(roll_id=member_row.id, result=summary.to_json())
         )
         completed_now = await _complete_if_done_in(session, caller, request_id, visibility)
         after = await load_in(session, request_id)
@@ -395,8 +397,11 @@ async def _complete_if_done_in(
     verdict = view.verdict
     assert verdict is not None
     rolls_stmt = select(_T.c.roll_id).where(_T.c.request_id == request_id).order_by(_T.c.position)
-    member_rolls: list[int | None] = list((await session.execute(rolls_stmt)).scalars())
-    group_id = await record_in(
+    roll_ids: list[int | None] = list((await session.execute(rolls_stmt)).scalars())
+    # The members' rows by their public numbers (ids are internal: import renumbers them).
+    numbers = await ledger.numbers_in(session, [i for i in roll_ids if i is not None])
+    member_rolls = [None if i is None else numbers.get(i) for i in roll_ids]
+    group_row = await record_in(
         session,
         ledger.NewRoll(
             origin=origin(caller, with_interaction=False),
@@ -413,7 +418,9 @@ async def _complete_if_done_in(
             campaign_id=view.campaign_id,
         ),
     )
-    await session.execute(update(_R).where(_R.c.id == request_id).values(group_roll_id=group_id))
+    await session.execute(
+        update(_R).where(_R.c.id == request_id).values(group_roll_id=group_row.id)
+    )
     return True
 
 

@@ -27,6 +27,9 @@ class DiceRoll:
     #: SHA-256 commitment of a hidden roll (shown on its public stub).
     commitment: str | None = None
     campaign: CampaignView | None = None
+    #: The public number printed as ``#N`` and the row's chain link (issue 15).
+    number: int = 0
+    chain: str = ""
 
     @property
     def gm_targets(self) -> secrecy.GmTargets:
@@ -72,6 +75,7 @@ async def roll_dice(
                     user_id=caller.user_id,
                     guild_id=caller.guild_id,
                     interaction_id=caller.interaction_id,
+                    parent_channel_id=caller.parent_channel_id,
                 ),
                 kind=ledger.Kind.ROLL,
                 request=request,
@@ -82,5 +86,14 @@ async def roll_dice(
             ),
         )
         if recorded.duplicate:
-            raise DuplicateInteraction(recorded.id)
-    return DiceRoll(recorded.id, result, label, chosen, recorded.commitment, campaign)
+            raise DuplicateInteraction(recorded.number)
+    return DiceRoll(
+        recorded.id,
+        result,
+        label,
+        chosen,
+        recorded.commitment,
+        campaign,
+        recorded.number,
+        recorded.chain,
+    )

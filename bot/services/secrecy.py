@@ -1,31 +1,30 @@
 """Hidden rolls: who may see a ledger row, commit-and-reveal, and verification.
 
 A hidden roll (visibility ``gm``, ``blind`` or ``self``) is stored with a commitment: the
-SHA-256 of a canonical encoding of the roll (see :func:`canonical_encoding` and the README,
-"Secret rolls and trust") including a random salt from :mod:`secrets` (never the dice source). The
-public stub shows the commitment; after ``/gm reveal`` anyone can recompute it.
+SHA-256 of a canonical encoding of the roll (bot/services/commitments.py and the README,
+"Secret rolls and trust") including a random salt from :mod:`secrets` (never the dice source).
+The public stub shows the commitment; after ``/gm reveal`` anyone can recompute it, and
+/verify compares it with the stub as Discord still shows it.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import secrets
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import Visibility
+from bot.db.models import Visibility, ledger_stubs
+from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
-from bot.services._sql import Executor, dialect_name, transaction
+from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.campaigns import (
     CampaignView,
     campaign_for_channel,
-    get_campaign_in,
+    campaign_for_channel_in,
     update_settings,
 )
 from bot.services.context import Caller
@@ -41,10 +40,6 @@ SECRECY_COMMANDS: Mapping[str, Visibility] = {
     "gm-roll": Visibility.BLIND,
     "gm-check": Visibility.BLIND,
 }
-#: Salt length in bytes: 256 bits (the issue asks for at least 128), 64 hex characters.
-SALT_BYTES = 32
-#: Version tag inside the encoding, so the format can change without ambiguity.
-ENCODING_VERSION = "pbp-dice-commitment-v1"
 #: How a GM sets the GM channel, shown when a GM copy cannot be delivered.
 GM_CHANNEL_HINT = "A GM can set a GM channel with `/campaign set gm-channel`."
 
@@ -103,134 +98,56 @@ def resolve_visibility(
 # --- the commitment -------------------------------------------------------------------------
 
 
-def _normalised(value: Any) -> Any:
-    """What the ledger gives back after a JSON round trip (tuples become lists...)."""
-    return json.loads(json.dumps(value))
-
-
-def canonical_encoding(
-    *,
-    roll_id: int,
-    campaign_id: int | None,
-    user_id: int,
-    request: str,
-    dice: Any,
-    outcome: Any,
-    salt: str,
-) -> bytes:
-    """The bytes a commitment hashes: compact JSON, keys sorted, ASCII only (see the README).
-
-    ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)`` of
-    ``{"campaign", "dice", "id", "outcome", "request", "roller", "salt", "v"}``, UTF-8 (pure
-    ASCII), no trailing newline.
-    """
-    body = {
-        "v": ENCODING_VERSION,
-        "id": roll_id,
-        "campaign": campaign_id,
-        "roller": user_id,
-        "request": request,
-        "dice": _normalised(dice),
-        "outcome": _normalised(outcome),
-        "salt": salt,
-    }
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(
-        "ascii"
-    )
-
-
-def commitment_of(encoding: bytes) -> str:
-    """The commitment: SHA-256 of the canonical encoding, 64 lowercase hex characters."""
-    return hashlib.sha256(encoding).hexdigest()
-
-
 def encoding_of_row(row: ledger_svc.RollView) -> bytes:
-    """Recompute the canonical encoding from what the ledger stores."""
-    return canonical_encoding(
-        roll_id=row.id,
-        campaign_id=row.campaign_id,
-        user_id=row.user_id,
-        request=row.request,
-        dice=row.dice,
-        outcome=row.outcome,
+    """Recompute a hidden row's commitment preimage from what the ledger stores.
+
+    Format 2 binds the public number, scope, place, time and the ``who`` digest
+    (bot/services/commitments.py); format 1 rows (committed before issue 15) bound the id they
+    were shown under (kept as ``number``) and the campaign id they had then.
+    """
+    if row.format == cm.LEGACY_FORMAT:
+        return cm.legacy_encoding(
+            roll_id=row.number,
+            campaign_id=row.legacy_campaign_id,
+            user_id=row.user_id,
+            request=row.request,
+            dice=row.dice,
+            outcome=row.outcome,
+            salt=row.salt or "",
+        )
+    return cm.commitment_encoding(
+        row.identity, kind=row.kind, who=row.who, dice=row.dice, outcome=row.outcome,
         salt=row.salt or "",
     )
 
 
-async def _reserve_ledger_id(session: Executor) -> int:
-    """Allocate the id the hidden roll's row will be inserted with, in this transaction.
-
-    The id is part of the committed encoding, and the ledger is append-only (the row cannot be
-    updated with its commitment afterwards), so it must be known before the one INSERT, which
-    then names it explicitly. PostgreSQL: the ledger's own sequence hands out ids that no other
-    transaction will get, without locking anything. SQLite: every transaction began with
-    ``BEGIN IMMEDIATE`` (bot/db/engine.py), so this one holds the write lock and MAX(id) + 1
-    stays free until it commits.
-    """
-    if dialect_name(session) == "postgresql":
-        stmt = text("SELECT nextval(pg_get_serial_sequence('ledger', 'id'))")
-        return int((await session.execute(stmt)).scalar_one())
-    stmt = text("SELECT COALESCE(MAX(id), 0) + 1 FROM ledger")
-    return int((await session.execute(stmt)).scalar_one())
-
-
-def _jsonable_check(value: Any) -> None:
-    json.dumps(value)  # a TypeError here is a bug in the caller, before anything is written
+def who_matches(row: ledger_svc.RollView) -> bool | None:
+    """Whether the row's personal fields still hash to its ``who`` digest (None: no salt kept,
+    as after an erasure, so only the digest itself is bound)."""
+    if row.who_salt is None:
+        return None
+    return cm.who_digest(row.user_id, row.character_name, row.request, row.who_salt) == row.who
 
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """A recorded roll: its ledger id, whether the interaction was a duplicate, and the
-    commitment of a hidden roll (None for public ones)."""
+    """A recorded roll: its ledger id (internal), whether the interaction was a duplicate, the
+    commitment of a hidden roll (None for public ones), its public number and chain link."""
 
     id: int
     duplicate: bool
     commitment: str | None
+    number: int = 0
+    chain: str = ""
 
 
 async def record_roll_in(session: Executor, roll: ledger_svc.NewRoll) -> Stored:
-    """Record any roll: public ones as they are, hidden ones with salt and commitment.
-
-    The hidden row is written by the ledger's ONE insert, already holding its commitment and
-    salt; the commitment covers the row id reserved just before (no later UPDATE).
-    """
-    visibility = Visibility(roll.visibility)
-    if visibility is Visibility.PUBLIC:
-        public = await ledger_svc.record_roll_in(session, roll)
-        return Stored(public.id, public.duplicate, None)
-    _jsonable_check(roll.dice)
-    _jsonable_check(roll.outcome)
-    roll_id = await _reserve_ledger_id(session)
-    salt = secrets.token_hex(SALT_BYTES)
-    dice, outcome = _normalised(roll.dice), _normalised(roll.outcome)
-    commitment = commitment_of(
-        canonical_encoding(
-            roll_id=roll_id,
-            campaign_id=roll.campaign_id,
-            user_id=roll.origin.user_id,
-            request=roll.request,
-            dice=dice,
-            outcome=outcome,
-            salt=salt,
-        )
+    """Record any roll: the ledger numbers and chains it, and seals a hidden one with its salt
+    and commitment in the same one INSERT (no later UPDATE)."""
+    recorded = await ledger_svc.record_roll_in(session, roll)
+    return Stored(
+        recorded.id, recorded.duplicate, recorded.commitment, recorded.number, recorded.chain
     )
-    hidden = replace(
-        roll,
-        dice=dice,
-        outcome=outcome,
-        visibility=visibility,
-        commitment=commitment,
-        salt=salt,
-        roll_id=roll_id,
-    )
-    recorded = await ledger_svc.record_roll_in(session, hidden)
-    if recorded.duplicate:
-        existing = await ledger_svc.get_roll_in(session, recorded.id)
-        return Stored(recorded.id, True, existing.commitment)
-    if recorded.id != roll_id:
-        # Never keep a commitment over the wrong id: this rolls the whole transaction back.
-        raise RuntimeError(f"ledger gave id {recorded.id}, commitment covers {roll_id}")
-    return Stored(recorded.id, False, commitment)
 
 
 # --- who may see what -----------------------------------------------------------------------
@@ -277,40 +194,59 @@ class RowAccess:
     caller_is_gm: bool
 
 
-async def _row_and_campaign(
-    db: Database, roll_id: int
+#: One answer for a number that names nothing and one the caller may not reach (issue 15).
+NO_SUCH_ROLL = "No such roll here."
+
+
+async def _locate_in(
+    session: Executor, caller: Caller, number: int
 ) -> tuple[ledger_svc.RollView, CampaignView | None]:
+    """The roll printed as ``#number`` where the caller is.
+
+    In a campaign's channel (or its threads): that campaign's roll. Otherwise, or when the
+    campaign has no such number: a roll of this place whose campaign was deleted, or made
+    outside any campaign; numbers never change, so an old stub's ``#N`` still names its roll.
+    """
+    campaign: CampaignView | None = None
+    if caller.guild_id is not None:
+        with contextlib.suppress(NoCampaign):
+            campaign = await campaign_for_channel_in(
+                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+            )
+    row = None
+    if campaign is not None:
+        row = await ledger_svc.find_number_in(session, number, campaign_id=campaign.id)
+    if row is None:
+        scopes = {caller.parent_channel_id or caller.channel_id}
+        if campaign is not None:
+            scopes.add(campaign.ledger_scope)
+        row = await ledger_svc.find_number_in(
+            session, number, scope_ids=tuple(scopes), guild_id=caller.guild_id
+        )
+    if row is None:
+        raise NotFound(NO_SUCH_ROLL)
+    return row, campaign if row.campaign_id is not None else None
+
+
+async def access_roll(db: Database, caller: Caller, number: int) -> RowAccess:
+    """The roll ``#number`` of this place as the caller may see it, or "No such roll"."""
     async with transaction(db) as session:
-        row = await ledger_svc.get_roll_in(session, roll_id)
-        campaign = None
-        if row.campaign_id is not None:
-            try:
-                campaign = await get_campaign_in(session, row.campaign_id)
-            except NotFound:
-                campaign = None
-    return row, campaign
-
-
-async def access_roll(db: Database, caller: Caller, roll_id: int) -> RowAccess:
-    """A row as the caller may see it; rows of another server do not exist for them."""
-    row, campaign = await _row_and_campaign(db, roll_id)
-    if row.guild_id is not None and row.guild_id != caller.guild_id:
-        raise NotFound("No such roll in this server.")
+        row, campaign = await _locate_in(session, caller, number)
     gm = viewer_is_gm(campaign, caller)
     return RowAccess(row, campaign, can_see(row, caller.user_id, gm), gm)
 
 
-async def reveal(db: Database, caller: Caller, roll_id: int) -> RowAccess:
+async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
     """Make a hidden roll public. Stamping ``revealed_at`` is the only ledger update.
 
     A gm or blind roll: the campaign's GM (``/gm reveal``). A self roll: only its roller
     (``/reveal``, or ``/gm reveal`` for a GM's own), since "self" means nobody else has seen
     it, the GM included (issue 7, the visibility modes).
     """
-    found = await access_roll(db, caller, roll_id)
+    found = await access_roll(db, caller, number)
     row = found.row
     if row.visibility is Visibility.PUBLIC:
-        raise InvalidValue(f"Roll #{roll_id} was public: there is nothing to reveal.")
+        raise InvalidValue(f"Roll #{number} was public: there is nothing to reveal.")
     if row.visibility is Visibility.SELF:
         if row.user_id != caller.user_id:
             raise NotAllowed("Only the player who rolled a self roll can reveal it.")
@@ -322,16 +258,32 @@ async def reveal(db: Database, caller: Caller, roll_id: int) -> RowAccess:
         )
     if row.revealed_at is not None:
         raise AlreadyRevealed()
-    row = await ledger_svc.stamp_revealed(db, roll_id)
+    row = await ledger_svc.stamp_revealed(db, row.id)
     return RowAccess(row, found.campaign, True, found.caller_is_gm)
+
+
+@dataclass(frozen=True, slots=True)
+class StubPlace:
+    """Where a hidden roll's public stub was posted."""
+
+    channel_id: int
+    message_id: int
+
+
+#: What /verify compared the recomputed commitment with (issue 15, point 4).
+PUBLISHED = "published"
+STORED = "stored"
+STUB_GONE = "stub gone"
 
 
 @dataclass(frozen=True, slots=True)
 class Verification:
     """The outcome of /verify.
 
-    ``checked`` is False when the caller may not see the roll yet (then only the stored
-    commitment is shown); ``matches`` compares the recomputed hash with the stored one.
+    ``checked`` is False when the caller may not see the roll yet (then only the commitment is
+    shown). ``reference`` is the digest the recomputed one is compared with, and ``source``
+    says where it came from: the stub message as Discord still shows it (``published``), or,
+    when the stub is gone or was never posted, the copy stored beside the result.
     """
 
     access: RowAccess
@@ -339,23 +291,78 @@ class Verification:
     checked: bool
     recomputed: str | None
     encoding: bytes | None
+    stub: StubPlace | None = None
+    reference: str | None = None
+    source: str = STORED
+    #: Whether the roller, character name and request still hash to the bound ``who``
+    #: (None: a legacy row binds them directly, or the salt was erased with them).
+    who_ok: bool | None = None
 
     @property
     def matches(self) -> bool:
-        return self.checked and self.recomputed is not None and self.recomputed == self.stored
+        reference = self.reference if self.reference is not None else self.stored
+        return (
+            self.checked
+            and self.who_ok is not False
+            and self.recomputed is not None
+            and self.recomputed == reference
+        )
 
 
-async def verify(db: Database, caller: Caller, roll_id: int) -> Verification:
-    """Recompute a hidden roll's commitment from the stored row and compare it with the stored
-    commitment (which the public stub showed)."""
-    found = await access_roll(db, caller, roll_id)
+def commitment_of(encoding: bytes) -> str:
+    """The commitment: SHA-256 of the canonical encoding, 64 lowercase hex characters."""
+    return cm.sha256_hex(encoding)
+
+
+async def verify(db: Database, caller: Caller, number: int) -> Verification:
+    """Recompute a hidden roll's commitment from the stored row; the cog then compares it with
+    the stub as published (:func:`against_published`)."""
+    found = await access_roll(db, caller, number)
     row = found.row
     if row.visibility is Visibility.PUBLIC or row.commitment is None:
         return Verification(found, None, False, None, None)
+    stub = await stub_of(db, row.id)
     if not found.visible:
-        return Verification(found, row.commitment, False, None, None)
+        return Verification(found, row.commitment, False, None, None, stub)
     encoding = encoding_of_row(row)
-    return Verification(found, row.commitment, True, commitment_of(encoding), encoding)
+    who_ok = None if row.format == cm.LEGACY_FORMAT else who_matches(row)
+    return Verification(
+        found, row.commitment, True, commitment_of(encoding), encoding, stub, who_ok=who_ok
+    )
+
+
+def against_published(result: Verification, published: str | None) -> Verification:
+    """Compare with the digest read from the stub message (None: the stub is gone)."""
+    if result.stored is None:
+        return result
+    if published is None:
+        source = STUB_GONE if result.stub is not None else STORED
+        return replace(result, reference=result.stored, source=source)
+    return replace(result, reference=published, source=PUBLISHED)
+
+
+async def record_stub(db: Database, roll_id: int, channel_id: int, message_id: int) -> None:
+    """Remember where a hidden roll's stub was posted (once; a retry keeps the first)."""
+    async with transaction(db) as session:
+        stmt = (
+            insert_for(session, ledger_stubs)
+            .values(ledger_id=roll_id, channel_id=channel_id, message_id=message_id)
+            .on_conflict_do_nothing(index_elements=["ledger_id"])
+        )
+        await session.execute(stmt)
+
+
+async def stub_of(db: Database, roll_id: int) -> StubPlace | None:
+    """Where the stub of a hidden roll was posted, if the bot kept it."""
+    async with transaction(db) as session:
+        found = (
+            await session.execute(
+                select(ledger_stubs.c.channel_id, ledger_stubs.c.message_id).where(
+                    ledger_stubs.c.ledger_id == roll_id
+                )
+            )
+        ).first()
+    return None if found is None else StubPlace(int(found[0]), int(found[1]))
 
 
 async def set_default(db: Database, caller: Caller, command: str, mode: str) -> CampaignView:

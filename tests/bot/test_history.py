@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
+import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 
 from bot.db.models import Visibility
-from bot.services import ledger
+from bot.services import ledger, secrecy
 from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_fortune import TRADE
@@ -16,24 +21,48 @@ async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None
     await _setup(table, "d20-check")
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="blind")
     row = await _latest(table)
-    early = await table.bob.slash(table.table, "verify", roll=row.id)
+    early = await table.bob.slash(table.table, "verify", roll=row.number)
     assert early.response is not None and "still hidden" in message_text(early.response)
     assert str(row.outcome["total"]) not in _NOISE.sub(" ", message_text(early.response))
-    refused = await table.alice.slash(table.table, "gm reveal", roll=row.id)
+    refused = await table.alice.slash(table.table, "gm reveal", roll=row.number)
     assert refused.response is not None and "Only the campaign's GM" in refused.response.content
-    shown = await table.gm.slash(table.table, "gm reveal", roll=row.id)
+    shown = await table.gm.slash(table.table, "gm reveal", roll=row.number)
     assert shown.response is not None and not shown.ephemeral
     revealed = message_text(shown.response)
     assert str(row.outcome["total"]) in revealed and str(row.salt) in revealed
-    ok = await table.bob.slash(table.table, "verify", roll=row.id)
+    ok = await table.bob.slash(table.table, "verify", roll=row.number)
     assert ok.response is not None and "the commitment matches" in message_text(ok.response)
+    assert "stub message, as Discord shows it" in message_text(ok.response)
+    # The database refuses the change; an operator who drops its triggers can make it, and
+    # even rewriting the stored digest to fit does not fool /verify: it reads the stub.
+    forged_outcome = '{"total": 1020, "label": null, "expression": "1d20+1000"}'
+    with pytest.raises(DBAPIError, match="append-only"):
+        async with table.bot.db.engine.begin() as connection:
+            await connection.execute(
+                text("UPDATE ledger SET outcome = :o WHERE id = :id"),
+                {"o": forged_outcome, "id": row.id},
+            )
+    await _drop_ledger_triggers(table)
+    forged = dataclasses.replace(await ledger.get_roll(table.bot.db, row.id), outcome=None)
+    forged = dataclasses.replace(forged, outcome=json.loads(forged_outcome))
+    digest = secrecy.commitment_of(secrecy.encoding_of_row(forged))
     async with table.bot.db.engine.begin() as connection:
         await connection.execute(
-            text("UPDATE ledger SET outcome = :o WHERE id = :id"),
-            {"o": '{"total": 1020, "label": null, "expression": "1d20+1000"}', "id": row.id},
+            text("UPDATE ledger SET outcome = :o, commitment = :c WHERE id = :id"),
+            {"o": forged_outcome, "c": digest, "id": row.id},
         )
-    bad = await table.bob.slash(table.table, "verify", roll=row.id)
+    bad = await table.bob.slash(table.table, "verify", roll=row.number)
     assert bad.response is not None and "does NOT match" in message_text(bad.response)
+    assert "stub message, as Discord shows it" in message_text(bad.response)
+
+
+async def _drop_ledger_triggers(table: Table) -> None:
+    async with table.bot.db.engine.begin() as connection:
+        if connection.dialect.name == "sqlite":
+            await connection.execute(text("DROP TRIGGER ledger_append_only"))
+            await connection.execute(text("DROP TRIGGER ledger_no_delete"))
+        else:
+            await connection.execute(text("DROP TRIGGER ledger_append_only ON ledger"))
 
 
 async def test_history_shows_each_viewer_only_what_they_may_see(table: Table) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,7 +55,7 @@ async def test_same_interaction_recorded_once(db: Database, pd_campaign: Campaig
     same = origin()
     first = await svc.record_roll(db, roll(pd_campaign.id, origin=same))
     second = await svc.record_roll(db, roll(pd_campaign.id, origin=same, request="again"))
-    assert second == svc.Recorded(id=first.id, duplicate=True)
+    assert second == dataclasses.replace(first, duplicate=True)
     assert [r.request for r in await svc.latest_rolls(db, pd_campaign.id)] == ["2d6+1"]
 
 
@@ -78,7 +79,7 @@ async def test_several_rows_in_one_statement_come_back_in_order(
     inserts: list[str] = []
 
     def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if statement.lstrip().upper().startswith("INSERT"):
+        if statement.lstrip().upper().startswith("INSERT INTO LEDGER "):
             inserts.append(statement)
 
     event.listen(db.engine.sync_engine, "before_cursor_execute", count)
@@ -96,9 +97,13 @@ async def test_several_rows_in_one_statement_come_back_in_order(
     finally:
         event.remove(db.engine.sync_engine, "before_cursor_execute", count)
     assert len(inserts) == 2  # one statement for the first row, one for the 25
-    assert len(set(ids)) == 25 and min(ids) > first[0]
-    stored = [await svc.get_roll(db, roll_id) for roll_id in ids]
+    assert len({r.id for r in ids}) == 25 and min(r.id for r in ids) > first[0].id
+    stored = [await svc.get_roll(db, r.id) for r in ids]
     assert [row.request for row in stored] == [f"member {i}" for i in range(25)]
+    # Numbered in the order given, after the first row, each chained to the one before.
+    assert [row.number for row in stored] == list(range(2, 27))
+    assert [r.number for r in ids] == [row.number for row in stored]
+    assert [r.chain for r in ids] == [row.chain for row in stored]
 
 
 async def test_several_rows_refuses_what_needs_the_single_path(
@@ -109,7 +114,7 @@ async def test_several_rows_refuses_what_needs_the_single_path(
     for bad in (
         roll(pd_campaign.id),
         roll(pd_campaign.id, origin=plain, visibility=Visibility.GM),
-        roll(pd_campaign.id, origin=plain, roll_id=10_000),
+        roll(None, origin=plain),  # another chain (no campaign)
     ):
         async with db.engine.begin() as conn:
             with pytest.raises(ValueError):
@@ -145,12 +150,11 @@ async def test_latest_rolls_newest_first_with_filters(
 
 
 async def test_reveal_stamps_once(db: Database, pd_campaign: CampaignView) -> None:
-    recorded = await svc.record_roll(
-        db, roll(pd_campaign.id, visibility=Visibility.BLIND, commitment="ab" * 32, salt="s")
-    )
+    recorded = await svc.record_roll(db, roll(pd_campaign.id, visibility=Visibility.BLIND))
     at = datetime(2031, 5, 1, 12, tzinfo=UTC)
     revealed = await svc.stamp_revealed(db, recorded.id, at)
-    assert revealed.revealed_at == at and revealed.commitment == "ab" * 32
+    assert revealed.revealed_at == at and revealed.commitment == recorded.commitment
+    assert recorded.commitment is not None and len(recorded.commitment) == 64
     with pytest.raises(AlreadyRevealed, match="already been revealed"):
         await svc.stamp_revealed(db, recorded.id)
     with pytest.raises(NotFound):
@@ -162,8 +166,6 @@ async def test_validation(db: Database) -> None:
         await svc.record_roll(db, roll(request="d" * 4001))
     with pytest.raises(ValueError, match="kind"):
         await svc.record_roll(db, roll(kind="Not A Kind"))
-    with pytest.raises(ValueError, match="commitment"):
-        await svc.record_roll(db, roll(commitment="xyz"))
 
 
 #: Modules that may read the ledger table directly and append to it, never change a row:

@@ -4,17 +4,21 @@ reveal, and verification that notices a tampered row."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
+from bot.services import commitments as cm
 from bot.services import ledger, secrecy
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
@@ -27,23 +31,40 @@ ALICE_CALLER = Caller(user_id=ALICE, channel_id=CHANNEL, guild_id=GUILD)
 BOB_CALLER = Caller(user_id=BOB, channel_id=CHANNEL, guild_id=GUILD)
 
 
-def _documented_example() -> tuple[bytes, str]:
+def _block(marker: str) -> bytes:
+    block = DOC.read_text().split(f"<!-- {marker} -->", 1)[1]
+    return block.split("```", 2)[1].strip("\n").encode("ascii")
+
+
+def _documented_example() -> tuple[bytes, bytes, str, str]:
     text_ = DOC.read_text()
-    block = text_.split("<!-- example-encoding -->", 1)[1]
-    encoding = block.split("```", 2)[1].strip("\n")
+    who = re.search(r"hashes to `([0-9a-f]{64})`, the `who` of", text_)
     digest = re.search(r"^([0-9a-f]{64})  -$", text_, re.M)
-    assert digest is not None
-    return encoding.encode("ascii"), digest.group(1)
+    assert who is not None and digest is not None
+    return _block("example-who"), _block("example-encoding"), who.group(1), digest.group(1)
 
 
 def test_the_documented_example_is_what_the_service_hashes() -> None:
-    documented, digest = _documented_example()
+    who_bytes, documented, who, digest = _documented_example()
+    assert hashlib.sha256(who_bytes).hexdigest() == who
     assert hashlib.sha256(documented).hexdigest() == digest
-    encoding = secrecy.canonical_encoding(
-        roll_id=42,
-        campaign_id=7,
-        user_id=123456789012345678,
-        request="/check ability:WIT secret:blind",
+    assert (
+        cm.who_encoding(
+            123456789012345678, "Sybilla", "/check ability:WIT secret:blind", "a1" * 32
+        )
+        == who_bytes
+    )
+    identity = cm.Identity(
+        42,
+        2000000000000000001,
+        1000000000000000001,
+        2000000000000000001,
+        datetime(2026, 11, 30, 18, 4, 5, 123456, tzinfo=UTC),
+    )
+    encoding = cm.commitment_encoding(
+        identity,
+        kind="check",
+        who=who,
         dice=(17,),
         outcome={"score": 14, "roll": 17, "result": "Pass", "ability": "WIT"},
         salt="00112233445566778899aabbccddeeff" * 2,
@@ -52,18 +73,27 @@ def test_the_documented_example_is_what_the_service_hashes() -> None:
     assert secrecy.commitment_of(encoding) == digest
 
 
-def test_non_ascii_requests_are_escaped_so_the_bytes_are_unambiguous() -> None:
-    encoding = secrecy.canonical_encoding(
-        roll_id=1,
-        campaign_id=None,
-        user_id=2,
-        request="/roll dice:1d20 label:Ælf 🎲",
-        dice=[],
-        outcome={},
-        salt="00",
+def test_rows_committed_before_v2_still_hash_as_they_were_committed() -> None:
+    """The encoding the README documented until issue 15, with its published digest."""
+    encoding = cm.legacy_encoding(
+        roll_id=42,
+        campaign_id=7,
+        user_id=123456789012345678,
+        request="/check ability:WIT secret:blind",
+        dice=(17,),
+        outcome={"score": 14, "roll": 17, "result": "Pass", "ability": "WIT"},
+        salt="00112233445566778899aabbccddeeff" * 2,
     )
+    assert (
+        secrecy.commitment_of(encoding)
+        == "90c2126b78db2d15a2582b5882081d9936f075efeffdd4b1bde41300813ee178"
+    )
+
+
+def test_non_ascii_requests_are_escaped_so_the_bytes_are_unambiguous() -> None:
+    encoding = cm.who_encoding(2, None, "/roll dice:1d20 label:Ælf 🎲", "00")
     assert b'"request":"/roll dice:1d20 label:\\u00c6lf \\ud83c\\udfb2"' in encoding
-    assert b'"campaign":null' in encoding
+    assert b'"character":null' in encoding
 
 
 def _roll(campaign: CampaignView, visibility: Visibility, user: int = ALICE) -> ledger.NewRoll:
@@ -83,29 +113,42 @@ async def _record(db: Database, roll: ledger.NewRoll) -> secrecy.Stored:
         return await secrecy.record_roll_in(session, roll)
 
 
-async def test_hidden_rows_carry_a_commitment_over_their_own_id(
+async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(
     db: Database, pd_campaign: CampaignView
 ) -> None:
     public = await _record(db, _roll(pd_campaign, Visibility.PUBLIC))
     hidden = await _record(db, _roll(pd_campaign, Visibility.BLIND))
     after = await _record(db, _roll(pd_campaign, Visibility.PUBLIC))
     assert public.commitment is None
-    assert hidden.id == public.id + 1 and after.id == hidden.id + 1
+    assert (public.number, hidden.number, after.number) == (1, 2, 3)
     row = await ledger.get_roll(db, hidden.id)
     assert row.commitment == hidden.commitment and row.salt is not None
     assert re.fullmatch(r"[0-9a-f]{64}", row.salt)  # 256 bits
+    assert row.who_salt is not None
     # Recomputed independently of the service, from the documented format.
-    body = {
-        "v": "pbp-dice-commitment-v1",
-        "id": hidden.id,
-        "campaign": pd_campaign.id,
+    who = {
+        "v": "pbp-dice-who-v1",
         "roller": ALICE,
+        "character": None,
         "request": "/check ability:DEX secret:blind",
+        "salt": row.who_salt,
+    }
+    canonical = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": True}
+    who_digest = hashlib.sha256(json.dumps(who, **canonical).encode()).hexdigest()  # type: ignore[arg-type]
+    body = {
+        "v": "pbp-dice-commitment-v2",
+        "number": 2,
+        "scope": pd_campaign.channel_id,
+        "guild": GUILD,
+        "channel": CHANNEL,
+        "at": row.created_at.isoformat(timespec="microseconds"),
+        "kind": "check",
+        "who": who_digest,
         "dice": [17, 4],
         "outcome": {"kept": 17, "modifiers": [["DEX", 3]], "result": "success"},
         "salt": row.salt,
     }
-    raw = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    raw = json.dumps(body, **canonical)  # type: ignore[arg-type]
     assert hashlib.sha256(raw.encode()).hexdigest() == row.commitment
 
 
@@ -163,42 +206,96 @@ async def test_reveal_is_for_gms_once_and_verify_matches(
     db: Database, pd_campaign: CampaignView
 ) -> None:
     hidden = await _record(db, _roll(pd_campaign, Visibility.BLIND))
-    before = await secrecy.verify(db, BOB_CALLER, hidden.id)
+    before = await secrecy.verify(db, BOB_CALLER, hidden.number)
     assert not before.checked and before.stored == hidden.commitment
     with pytest.raises(NotAllowed):
-        await secrecy.reveal(db, ALICE_CALLER, hidden.id)
-    gm_view = await secrecy.verify(db, GM, hidden.id)
+        await secrecy.reveal(db, ALICE_CALLER, hidden.number)
+    gm_view = await secrecy.verify(db, GM, hidden.number)
     assert gm_view.checked and gm_view.matches
-    revealed = await secrecy.reveal(db, GM, hidden.id)
+    revealed = await secrecy.reveal(db, GM, hidden.number)
     assert revealed.row.revealed_at is not None
     with pytest.raises(AlreadyRevealed):
-        await secrecy.reveal(db, GM, hidden.id)
-    after = await secrecy.verify(db, BOB_CALLER, hidden.id)
+        await secrecy.reveal(db, GM, hidden.number)
+    after = await secrecy.verify(db, BOB_CALLER, hidden.number)
     assert after.checked and after.matches and after.recomputed == hidden.commitment
     public = await _record(db, _roll(pd_campaign, Visibility.PUBLIC))
     with pytest.raises(InvalidValue, match="public"):
-        await secrecy.reveal(db, GM, public.id)
+        await secrecy.reveal(db, GM, public.number)
 
 
-@pytest.mark.parametrize(
-    "tamper",
-    [
-        "UPDATE ledger SET dice = '[20, 4]' WHERE id = :id",
-        'UPDATE ledger SET outcome = \'{"kept": 20, "modifiers": [["DEX", 3]], '
-        '"result": "success"}\' WHERE id = :id',
-        "UPDATE ledger SET user_id = 4000000000000002 WHERE id = :id",
-    ],
-)
-async def test_a_row_changed_in_the_database_no_longer_verifies(
+TAMPERS = [
+    "UPDATE ledger SET dice = '[20, 4]' WHERE id = :id",
+    'UPDATE ledger SET outcome = \'{"kept": 20, "modifiers": [["DEX", 3]], '
+    '"result": "success"}\' WHERE id = :id',
+    "UPDATE ledger SET user_id = 4000000000000002 WHERE id = :id",
+    "UPDATE ledger SET number = 7 WHERE id = :id",
+    "DELETE FROM ledger WHERE id = :id",
+]
+
+
+@pytest.mark.parametrize("tamper", TAMPERS)
+async def test_the_database_itself_refuses_to_change_a_roll(
     db: Database, pd_campaign: CampaignView, tamper: str
 ) -> None:
     hidden = await _record(db, _roll(pd_campaign, Visibility.GM))
-    await secrecy.reveal(db, GM, hidden.id)
+    with pytest.raises(DBAPIError, match="append-only"):
+        async with db.engine.begin() as connection:
+            await connection.execute(text(tamper), {"id": hidden.id})
+    assert (await ledger.get_roll(db, hidden.id)).commitment == hidden.commitment
+
+
+async def _drop_triggers(db: Database) -> None:
+    """What an operator with full database access can do (README: threat model)."""
+    async with db.engine.begin() as connection:
+        if connection.dialect.name == "sqlite":
+            await connection.execute(text("DROP TRIGGER ledger_append_only"))
+            await connection.execute(text("DROP TRIGGER ledger_no_delete"))
+        else:
+            await connection.execute(text("DROP TRIGGER ledger_append_only ON ledger"))
+
+
+@pytest.mark.parametrize("tamper", TAMPERS[:3])
+async def test_a_row_changed_behind_the_triggers_no_longer_verifies(
+    db: Database, pd_campaign: CampaignView, tamper: str
+) -> None:
+    hidden = await _record(db, _roll(pd_campaign, Visibility.GM))
+    await secrecy.reveal(db, GM, hidden.number)
+    await _drop_triggers(db)
     async with db.engine.begin() as connection:
         await connection.execute(text(tamper), {"id": hidden.id})
-    result = await secrecy.verify(db, BOB_CALLER, hidden.id)
+    result = await secrecy.verify(db, BOB_CALLER, hidden.number)
     assert result.checked and not result.matches
-    assert result.stored == hidden.commitment != result.recomputed
+    if "user_id" in tamper:
+        # The roller is bound through the salted ``who`` digest, which no longer matches.
+        assert result.who_ok is False and result.recomputed == hidden.commitment
+    else:
+        assert result.stored == hidden.commitment != result.recomputed
+
+
+async def test_a_result_and_its_stored_digest_changed_together_fail_against_the_stub(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """Whoever writes the database can rewrite a result and the digest beside it; the digest
+    published in the stub message is out of their reach."""
+    hidden = await _record(db, _roll(pd_campaign, Visibility.GM))
+    await secrecy.record_stub(db, hidden.id, CHANNEL, 555)
+    await secrecy.reveal(db, GM, hidden.number)
+    await _drop_triggers(db)
+    row = await ledger.get_roll(db, hidden.id)
+    forged = dataclasses.replace(row, dice=[20, 4])
+    digest = secrecy.commitment_of(secrecy.encoding_of_row(forged))
+    async with db.engine.begin() as connection:
+        await connection.execute(
+            text("UPDATE ledger SET dice = '[20, 4]', commitment = :c WHERE id = :id"),
+            {"c": digest, "id": hidden.id},
+        )
+    stored_only = await secrecy.verify(db, BOB_CALLER, hidden.number)
+    assert stored_only.matches  # against its own row, the forgery holds...
+    assert stored_only.stub == secrecy.StubPlace(CHANNEL, 555)
+    published = secrecy.against_published(stored_only, hidden.commitment)
+    assert not published.matches and published.source == secrecy.PUBLISHED  # ...not the stub
+    gone = secrecy.against_published(stored_only, None)
+    assert gone.source == secrecy.STUB_GONE and gone.reference == digest
 
 
 async def test_gm_and_blind_need_a_campaign_and_defaults_come_from_it(

@@ -42,13 +42,14 @@ class ChecksCog(commands.Cog):
             stub=stub_embed(
                 result.character.name,
                 result.plan_title,
-                result.roll_id,
+                result.number,
                 result.visibility,
                 result.commitment,
             ),
             visibility=result.visibility,
             gm_targets=result.gm_targets,
             roll_id=result.roll_id,
+            number=result.number,
             commitment=result.commitment,
             # A GM's own blind roll is shown to them (they are who it is hidden for).
             roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),

@@ -47,10 +47,11 @@ class DiceCog(commands.Cog):
             interaction,
             full=roll_embed(name, rolled),
             stub=stub_embed(
-                name, label or "dice", rolled.roll_id, rolled.visibility, rolled.commitment
+                name, label or "dice", rolled.number, rolled.visibility, rolled.commitment
             ),
             visibility=rolled.visibility,
             gm_targets=rolled.gm_targets,
             roll_id=rolled.roll_id,
+            number=rolled.number,
             commitment=rolled.commitment,
         )

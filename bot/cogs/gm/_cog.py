@@ -66,11 +66,12 @@ async def gm_roll(
         interaction,
         full=roll_embed(name, rolled),
         stub=stub_embed(
-            name, label or "dice", rolled.roll_id, rolled.visibility, rolled.commitment
+            name, label or "dice", rolled.number, rolled.visibility, rolled.commitment
         ),
         visibility=rolled.visibility,
         gm_targets=rolled.gm_targets,
         roll_id=rolled.roll_id,
+        number=rolled.number,
         commitment=rolled.commitment,
         roller_is_gm=True,
     )
@@ -135,13 +136,14 @@ async def gm_check(
         stub=stub_embed(
             result.character.name,
             result.plan_title,
-            result.roll_id,
+            result.number,
             result.visibility,
             result.commitment,
         ),
         visibility=result.visibility,
         gm_targets=result.gm_targets,
         roll_id=result.roll_id,
+        number=result.number,
         commitment=result.commitment,
         roller_is_gm=True,
     )

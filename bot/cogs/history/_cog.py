@@ -14,12 +14,14 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._delivery import post_reveal
+from bot.cogs._delivery import post_reveal, published_commitment
 from bot.db.engine import Database
+from bot.render.gamelog import log_check_embed
 from bot.render.history import history_embed, stats_embed
 from bot.render.secrecy import verify_embed
-from bot.services import history, secrecy, stats
+from bot.services import gamelog, history, secrecy, stats
 from bot.services.context import Caller
+from bot.services.errors import InvalidValue
 from bot.services.history import HistoryFilter
 from bot.tree import answer_error
 
@@ -150,14 +152,39 @@ class HistoryCog(commands.Cog):
         await send_history(interaction, player, character, kind, limit, gm_log=False)
 
     @app_commands.command(
-        name="verify", description="Check a hidden roll against the commitment its stub showed"
+        name="verify", description="Check a hidden roll against its stub, or the whole game log"
     )
-    @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
+    @app_commands.describe(
+        roll="The roll's number, e.g. 42 for #42",
+        log="Check that no roll of this campaign was changed, removed or reordered",
+    )
     @app_commands.guild_only()
     async def verify(
-        self, interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
+        self,
+        interaction: discord.Interaction[Any],
+        roll: app_commands.Range[int, 1, None] | None = None,
+        log: bool = False,
     ) -> None:
-        found = await secrecy.verify(bot_of(interaction).db, caller_from(interaction), roll)
+        """``/verify roll:42`` against the stub as Discord shows it; ``/verify log:True``."""
+        db, caller = bot_of(interaction).db, caller_from(interaction)
+        if log:
+            checked = await gamelog.verify_log(db, caller)
+            await interaction.response.send_message(embed=log_check_embed(checked), ephemeral=True)
+            return
+        if roll is None:
+            raise InvalidValue(
+                "Say which roll to check (/verify roll:42), or check the whole game log "
+                "(/verify log:True)."
+            )
+        found = await secrecy.verify(db, caller, roll)
+        if found.stub is not None and found.stored is not None:
+            # Reading the stub is a REST call: answer within Discord's 3 s first.
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            published = await published_commitment(interaction.client, found.stub)
+            found = secrecy.against_published(found, published)
+            await interaction.edit_original_response(embed=verify_embed(found))
+            return
+        found = secrecy.against_published(found, None)
         await interaction.response.send_message(embed=verify_embed(found), ephemeral=True)
 
     @app_commands.command(name="reveal", description="Show your own secret:self roll to the table")

@@ -1,0 +1,309 @@
+"""A ledger whose promises survive every move: public numbers, the hash chain, stubs, triggers.
+
+Revision ID: 0007_ledger_chain
+Revises: 0005_secrecy
+Create Date: 2026-11-30
+
+Issue 15. Every row gets what names it forever (``scope_id``, ``number``), the salted digest of
+its personal fields (``who``, ``who_salt``) and its link in its campaign's hash chain
+(``chain``); ``ledger_chains`` keeps each chain's head and last number, ``ledger_stubs`` where
+each hidden roll's stub was posted. Existing rows keep the number they were shown under (their
+id) and are marked format 1, with the campaign id their commitment bound, so they still verify
+after a deletion or an import. Then triggers make the ledger append-only in the database itself:
+no DELETE, and no UPDATE but the reveal stamp (once) and the foreign keys a deletion nulls.
+
+A later migration that rebuilds the ``ledger`` table on SQLite (batch mode) drops these
+triggers with the old table: it must create them again (:func:`create_triggers`).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import op
+
+from bot.services import commitments as cm
+
+revision: str = "0007_ledger_chain"
+down_revision: str | None = "0005_secrecy"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+#: Columns no UPDATE may change (all but revealed_at, campaign_id and character_id).
+FROZEN = (
+    "id",
+    "character_name",
+    "guild_id",
+    "channel_id",
+    "user_id",
+    "interaction_id",
+    "kind",
+    "request",
+    "dice",
+    "outcome",
+    "visibility",
+    "created_at",
+    "commitment",
+    "salt",
+    "scope_id",
+    "number",
+    "who",
+    "who_salt",
+    "chain",
+    "format",
+    "legacy_campaign_id",
+)
+APPEND_ONLY = "ledger rows are append-only: only the reveal stamp may be set, once"
+
+
+def _sqlite_same(column: str) -> str:
+    # JSON columns are stored as text on SQLite, so IS compares them exactly.
+    return f"NEW.{column} IS OLD.{column}"
+
+
+def create_triggers(dialect: str) -> None:
+    """Refuse DELETE, and any UPDATE but the reveal stamp and nulled foreign keys."""
+    if dialect == "sqlite":
+        allowed = " AND ".join(
+            [_sqlite_same(c) for c in FROZEN]
+            + [
+                "(NEW.revealed_at IS OLD.revealed_at OR OLD.revealed_at IS NULL)",
+                "(NEW.campaign_id IS OLD.campaign_id OR NEW.campaign_id IS NULL)",
+                "(NEW.character_id IS OLD.character_id OR NEW.character_id IS NULL)",
+            ]
+        )
+        op.execute(
+            "CREATE TRIGGER ledger_append_only BEFORE UPDATE ON ledger "
+            f"WHEN NOT ({allowed}) BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"
+        )
+        op.execute(
+            "CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger "
+            f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"
+        )
+        return
+    # JSON has no equality operator on PostgreSQL: compare the text forms.
+    same = " AND ".join(
+        f"NEW.{c}::text IS NOT DISTINCT FROM OLD.{c}::text"
+        if c in ("dice", "outcome")
+        else f"NEW.{c} IS NOT DISTINCT FROM OLD.{c}"
+        for c in FROZEN
+    )
+    op.execute(
+        f"""
+        CREATE FUNCTION ledger_append_only() RETURNS trigger AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                RAISE EXCEPTION '{APPEND_ONLY}' USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            IF NOT ({same}
+                AND (NEW.revealed_at IS NOT DISTINCT FROM OLD.revealed_at
+                     OR OLD.revealed_at IS NULL)
+                AND (NEW.campaign_id IS NOT DISTINCT FROM OLD.campaign_id
+                     OR NEW.campaign_id IS NULL)
+                AND (NEW.character_id IS NOT DISTINCT FROM OLD.character_id
+                     OR NEW.character_id IS NULL)) THEN
+                RAISE EXCEPTION '{APPEND_ONLY}' USING ERRCODE = 'integrity_constraint_violation';
+            END IF;
+            RETURN NEW;
+        END;
+        $$ LANGUAGE plpgsql
+        """
+    )
+    op.execute(
+        "CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger "
+        "FOR EACH ROW EXECUTE FUNCTION ledger_append_only()"
+    )
+
+
+def drop_triggers(dialect: str) -> None:
+    if dialect == "sqlite":
+        op.execute("DROP TRIGGER IF EXISTS ledger_append_only")
+        op.execute("DROP TRIGGER IF EXISTS ledger_no_delete")
+        return
+    op.execute("DROP TRIGGER IF EXISTS ledger_append_only ON ledger")
+    op.execute("DROP FUNCTION IF EXISTS ledger_append_only()")
+
+
+def _aware(value: Any) -> datetime:
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _json(value: Any) -> Any:
+    import json
+
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _backfill(bind: sa.Connection) -> None:
+    """Number, seal and chain every existing row, oldest first."""
+    ledger = sa.table(
+        "ledger",
+        *(
+            sa.column(name)
+            for name in (
+                "id",
+                "campaign_id",
+                "character_name",
+                "guild_id",
+                "channel_id",
+                "user_id",
+                "kind",
+                "request",
+                "dice",
+                "outcome",
+                "visibility",
+                "created_at",
+                "commitment",
+            )
+        ),
+    )
+    scopes = dict(bind.execute(sa.text("SELECT id, channel_id FROM campaigns")).all())
+    heads: dict[str, tuple[int, int, str]] = {}
+    updates: list[dict[str, Any]] = []
+    for row in bind.execute(sa.select(ledger).order_by(ledger.c.id)).mappings():
+        campaign_id = row["campaign_id"]
+        scope = scopes.get(campaign_id, row["channel_id"])
+        key = f"campaign:{campaign_id}" if campaign_id is not None else f"channel:{scope}"
+        _, _, previous = heads.get(key, (scope, 0, cm.GENESIS))
+        who_salt = secrets.token_hex(cm.SALT_BYTES)
+        who = cm.who_digest(row["user_id"], row["character_name"], row["request"], who_salt)
+        identity = cm.Identity(
+            row["id"], scope, row["guild_id"], row["channel_id"], _aware(row["created_at"])
+        )
+        hidden = row["visibility"] != "public"
+        entry = cm.entry_encoding(
+            identity,
+            kind=row["kind"],
+            visibility=row["visibility"],
+            who=who,
+            commitment=row["commitment"] if hidden else None,
+            dice=_json(row["dice"]),
+            outcome=_json(row["outcome"]),
+        )
+        link = cm.link(previous, entry)
+        heads[key] = (scope, row["id"], link)
+        updates.append(
+            {
+                "row_id": row["id"],
+                "scope_id": scope,
+                "number": row["id"],
+                "who": who,
+                "who_salt": who_salt,
+                "chain": link,
+                "legacy_campaign_id": campaign_id,
+            }
+        )
+    if updates:
+        bind.execute(
+            sa.text(
+                "UPDATE ledger SET scope_id = :scope_id, number = :number, who = :who, "
+                "who_salt = :who_salt, chain = :chain, format = 1, "
+                "legacy_campaign_id = :legacy_campaign_id WHERE id = :row_id"
+            ),
+            updates,
+        )
+    chains = sa.table(
+        "ledger_chains",
+        sa.column("key"),
+        sa.column("scope_id"),
+        sa.column("last_number"),
+        sa.column("head"),
+    )
+    if heads:
+        bind.execute(
+            sa.insert(chains),
+            [
+                {"key": key, "scope_id": scope, "last_number": last, "head": head}
+                for key, (scope, last, head) in heads.items()
+            ],
+        )
+
+
+def upgrade() -> None:
+    bind = op.get_bind()
+    dialect = bind.dialect.name
+    big_id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+    op.create_table(
+        "ledger_chains",
+        sa.Column("key", sa.String(40), nullable=False),
+        sa.Column("scope_id", sa.BigInteger(), nullable=False),
+        sa.Column("last_number", sa.BigInteger(), nullable=False),
+        sa.Column("head", sa.String(64), nullable=False),
+        sa.PrimaryKeyConstraint("key", name=op.f("pk_ledger_chains")),
+    )
+    op.create_table(
+        "ledger_stubs",
+        sa.Column("ledger_id", big_id, nullable=False),
+        sa.Column("channel_id", sa.BigInteger(), nullable=False),
+        sa.Column("message_id", sa.BigInteger(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["ledger_id"],
+            ["ledger.id"],
+            name=op.f("fk_ledger_stubs_ledger_id_ledger"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("ledger_id", name=op.f("pk_ledger_stubs")),
+    )
+    with op.batch_alter_table("campaigns") as batch:
+        batch.add_column(sa.Column("ledger_scope", sa.BigInteger(), nullable=True))
+    op.execute("UPDATE campaigns SET ledger_scope = channel_id")
+    with op.batch_alter_table("campaigns") as batch:
+        batch.alter_column("ledger_scope", existing_type=sa.BigInteger(), nullable=False)
+
+    with op.batch_alter_table("ledger") as batch:
+        batch.add_column(sa.Column("scope_id", sa.BigInteger(), nullable=True))
+        batch.add_column(sa.Column("number", sa.BigInteger(), nullable=True))
+        batch.add_column(sa.Column("who", sa.String(64), nullable=True))
+        batch.add_column(sa.Column("who_salt", sa.String(64), nullable=True))
+        batch.add_column(sa.Column("chain", sa.String(64), nullable=True))
+        batch.add_column(
+            sa.Column("format", sa.SmallInteger(), nullable=False, server_default="2")
+        )
+        batch.add_column(sa.Column("legacy_campaign_id", sa.BigInteger(), nullable=True))
+    _backfill(bind)
+    with op.batch_alter_table("ledger") as batch:
+        for name, kind in (
+            ("scope_id", sa.BigInteger()),
+            ("number", sa.BigInteger()),
+            ("who", sa.String(64)),
+            ("chain", sa.String(64)),
+        ):
+            batch.alter_column(name, existing_type=kind, nullable=False)
+        batch.alter_column(
+            "format", existing_type=sa.SmallInteger(), server_default=None, nullable=False
+        )
+        batch.create_check_constraint("number", "number >= 1")
+        batch.create_check_constraint("format", "format IN (1, 2)")
+        batch.create_index("ix_ledger_campaign_id_number", ["campaign_id", "number"])
+        batch.create_index("ix_ledger_scope_id_number", ["scope_id", "number"])
+    create_triggers(dialect)
+
+
+def downgrade() -> None:
+    bind = op.get_bind()
+    drop_triggers(bind.dialect.name)
+    with op.batch_alter_table("ledger") as batch:
+        batch.drop_index("ix_ledger_scope_id_number")
+        batch.drop_index("ix_ledger_campaign_id_number")
+        batch.drop_constraint(op.f("ck_ledger_format"), type_="check")
+        batch.drop_constraint(op.f("ck_ledger_number"), type_="check")
+        for name in (
+            "legacy_campaign_id",
+            "format",
+            "chain",
+            "who_salt",
+            "who",
+            "number",
+            "scope_id",
+        ):
+            batch.drop_column(name)
+    with op.batch_alter_table("campaigns") as batch:
+        batch.drop_column("ledger_scope")
+    op.drop_table("ledger_stubs")
+    op.drop_table("ledger_chains")

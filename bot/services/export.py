@@ -10,6 +10,7 @@ not at all.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,18 +20,23 @@ from sqlalchemy import Column, ColumnElement, DateTime, Select, Table, false, in
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, campaigns
+from bot.db.models import Visibility, campaigns, ledger_chains
 from bot.db.schema import metadata
-from bot.services._sql import transaction
+from bot.services import commitments as cm
+from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotFound
+from bot.services.gamelog import check_rows
+from bot.services.ledger import RollView
 from bot.services.sheets import campaign_here
 
 FORMAT = "pbp-dice-export"
 #: Bumped when a file written now could not be read by an older bot (a table or column it
 #: lacks, or a changed meaning). Older files stay importable.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: Format 1 files predate issue 15: their ledger rows have no number, ``who`` or chain link.
+_UNCHAINED_VERSION = 1
 #: The ledger, taken from the schema like every other table: this module only reads it and, on
 #: import, appends rows (append-only holds); ledger.py alone updates it (the reveal stamp).
 ledger = metadata.tables["ledger"]
@@ -229,24 +235,72 @@ async def _taken_interactions(session: AsyncSession, rows: list[dict[str, Any]])
 def _retarget(
     tables: dict[str, list[dict[str, Any]]], guild_id: int | None, channel_id: int | None
 ) -> dict[str, list[dict[str, Any]]]:
-    """Point the campaign (and its ledger rows) at another server and/or channel."""
+    """Point the campaign at another server and/or channel.
+
+    Its ledger rows keep the server and channel they were rolled in: their commitments and
+    chain links bind those snowflakes, and the campaign keeps its ``ledger_scope``, so the
+    numbers on the old stubs still name the same rolls (issue 15).
+    """
     campaign = dict(tables[campaigns.name][0])
-    old_guild, old_channel = campaign["guild_id"], campaign["channel_id"]
-    if guild_id is not None and guild_id != old_guild:
+    campaign.setdefault("ledger_scope", campaign["channel_id"])
+    if guild_id is not None and guild_id != campaign["guild_id"]:
         # Roles and channels of the old server mean nothing on the new one; Manage Server
         # holders are GMs there and can set GM roles again.
         campaign.update(guild_id=guild_id, gm_role_ids=[], gm_channel_id=None)
     if channel_id is not None:
         campaign["channel_id"] = channel_id
+    return {**tables, campaigns.name: [campaign]}
+
+
+def _chain_unchained(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """A format 1 file: number, bind and chain its rows as migration 0007 does a database.
+
+    Each keeps the number it was shown under (its id then) and the campaign id its commitment
+    bound, so its commitment still verifies.
+    """
+    campaign = dict(tables[campaigns.name][0])
+    scope = int(campaign.setdefault("ledger_scope", campaign["channel_id"]))
+    previous = cm.GENESIS
     rows = []
-    for row in tables.get(ledger.name, []):
+    for row in sorted(tables.get(ledger.name, []), key=lambda r: int(r["id"])):
         row = dict(row)
-        if guild_id is not None and row.get("guild_id") == old_guild:
-            row["guild_id"] = guild_id
-        if channel_id is not None and row.get("channel_id") == old_channel:
-            row["channel_id"] = channel_id
+        salt = secrets.token_hex(cm.SALT_BYTES)
+        row.update(
+            number=int(row["id"]),
+            scope_id=scope,
+            format=cm.LEGACY_FORMAT,
+            legacy_campaign_id=row.get("campaign_id"),
+            who_salt=salt,
+            who=cm.who_digest(int(row["user_id"]), row.get("character_name"), row["request"], salt),
+        )
+        view = _row_view(row)
+        row["chain"] = previous = cm.link(previous, view.entry())
         rows.append(row)
     return {**tables, campaigns.name: [campaign], ledger.name: rows}
+
+
+def _row_view(row: Mapping[str, Any]) -> RollView:
+    """A file's ledger row as the ledger service reads a stored one."""
+    values: dict[str, Any] = {name: row.get(name) for name in RollView.__slots__}
+    for name in ("created_at", "revealed_at"):
+        if isinstance(values[name], str):
+            values[name] = datetime.fromisoformat(values[name])
+    values["visibility"] = Visibility(values["visibility"])
+    values["format"] = int(values["format"] or cm.FORMAT)
+    return RollView(**values)
+
+
+def _verify_log(tables: dict[str, list[dict[str, Any]]]) -> tuple[int, str]:
+    """Refuse a file whose chain or commitments do not verify; (last number, head) if they do."""
+    views = sorted((_row_view(r) for r in tables.get(ledger.name, [])), key=lambda v: v.number)
+    _, head, broken = check_rows(views, None, every_commitment=True)
+    if broken is not None:
+        where = f"at roll #{broken.number}" if broken.number is not None else ""
+        raise InvalidValue(
+            f"This file's roll log does not verify {where}: {broken.reason}. The file was "
+            "changed after it was exported. Nothing was imported."
+        )
+    return (views[-1].number if views else 0), head
 
 
 async def _import_one(
@@ -300,6 +354,15 @@ async def _import_one(
         else:
             await session.execute(insert(table), prepared)
     new_campaign = new_ids[campaigns.name][int(campaign["id"])]
+    last_number, head = _verify_log(tables)
+    if last_number:
+        # The imported chain goes on from its head; the next roll's number follows the file's.
+        values = {"scope_id": campaign["ledger_scope"], "last_number": last_number, "head": head}
+        await session.execute(
+            insert_for(session, ledger_chains)
+            .values(key=f"campaign:{new_campaign}", **values)
+            .on_conflict_do_update(index_elements=["key"], set_=values)
+        )
     return ImportedCampaign(
         old_id=int(campaign["id"]),
         campaign_id=new_campaign,
@@ -323,6 +386,7 @@ async def import_campaigns(
     :class:`InvalidValue` / :class:`AlreadyExists`, and nothing is written.
     """
     items = _check_header(data)
+    version = int(data["version"])
     if (guild_id is not None or channel_id is not None) and len(items) != 1:
         raise InvalidValue("Moving to another server or channel works one campaign at a time.")
     if guild_id is not None and channel_id is None:
@@ -331,6 +395,8 @@ async def import_campaigns(
     async with transaction(db) as session:
         for item in items:
             tables = _retarget(item["tables"], guild_id, channel_id)
+            if version == _UNCHAINED_VERSION:
+                tables = _chain_unchained(tables)
             try:
                 imported.append(await _import_one(session, tables))
             except (KeyError, TypeError, ValueError) as exc:

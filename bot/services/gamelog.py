@@ -12,20 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import select
-
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger, ledger_chains
 from bot.services import commitments as cm
-from bot.services._sql import Executor, transaction
+from bot.services import ledger
+from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
-from bot.services.ledger import RollView, view_of
+from bot.services.ledger import RollView
 from bot.services.secrecy import commitment_of, encoding_of_row, who_matches
 from bot.services.sheets import campaign_here
-
-#: Rows read per query while walking a long chain.
-_PAGE = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +45,14 @@ class LogCheck:
         return self.broken is None
 
 
-def check_rows(rows: Iterable[RollView], stored_head: str | None) -> tuple[int, str, Break | None]:
+def check_rows(
+    rows: Iterable[RollView], stored_head: str | None, *, every_commitment: bool = False
+) -> tuple[int, str, Break | None]:
     """Walk rows (in number order) from the genesis link; the first break, if any.
 
-    Pure over the rows, so the importer checks a file's chain with the same code.
+    Pure over the rows, so the importer checks a file's chain with the same code; it also
+    checks the commitments of hidden rows not revealed yet (``every_commitment``), whose salt
+    an operator's export carries.
     """
     previous = cm.GENESIS
     count = 0
@@ -69,7 +68,7 @@ def check_rows(rows: Iterable[RollView], stored_head: str | None) -> tuple[int, 
             return count, previous, Break(
                 row.number, "its roller, character or command no longer match what was bound"
             )
-        revealed = row.visibility is Visibility.PUBLIC or row.revealed_at is not None
+        revealed = every_commitment or row.revealed_at is not None
         sealed = row.commitment is not None and row.salt and revealed
         if sealed and commitment_of(encoding_of_row(row)) != row.commitment:
             return count, previous, Break(row.number, "its result does not match its commitment")
@@ -79,35 +78,11 @@ def check_rows(rows: Iterable[RollView], stored_head: str | None) -> tuple[int, 
     return count, previous, None
 
 
-async def _rows_in(session: Executor, campaign_id: int) -> list[RollView]:
-    rows: list[RollView] = []
-    after = 0
-    while True:
-        page = (
-            await session.execute(
-                select(ledger)
-                .where(ledger.c.campaign_id == campaign_id, ledger.c.number > after)
-                .order_by(ledger.c.number)
-                .limit(_PAGE)
-            )
-        ).all()
-        rows.extend(view_of(row) for row in page)
-        if len(page) < _PAGE:
-            return rows
-        after = rows[-1].number
-
-
 async def check_campaign_log(db: Database, campaign: CampaignView) -> LogCheck:
     """Walk the campaign's whole chain."""
     async with transaction(db) as session:
-        rows = await _rows_in(session, campaign.id)
-        head = (
-            await session.execute(
-                select(ledger_chains.c.head).where(
-                    ledger_chains.c.key == f"campaign:{campaign.id}"
-                )
-            )
-        ).scalar_one_or_none()
+        rows = await ledger.chain_rows_in(session, campaign.id)
+        head = await ledger.chain_head_in(session, f"campaign:{campaign.id}")
     count, last, broken = check_rows(rows, head)
     return LogCheck(campaign, count, last, broken)
 

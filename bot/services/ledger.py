@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import Row, bindparam, insert, select, text, update
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger
+from bot.db.models import Visibility, ledger, ledger_chains
 from bot.db.types import utcnow
 from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
@@ -422,6 +422,35 @@ async def numbers_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, in
         return {}
     found = await session.execute(select(_L.c.id, _L.c.number).where(_L.c.id.in_(roll_ids)))
     return {int(row[0]): int(row[1]) for row in found}
+
+
+#: Rows read per query while walking a long chain.
+_CHAIN_PAGE = 500
+
+
+async def chain_rows_in(session: Executor, campaign_id: int) -> list[RollView]:
+    """Every row of a campaign in number order (its chain), read a page at a time."""
+    rows: list[RollView] = []
+    after = 0
+    while True:
+        stmt = (
+            select(_L)
+            .where(_L.c.campaign_id == campaign_id, _L.c.number > after)
+            .order_by(_L.c.number)
+            .limit(_CHAIN_PAGE)
+        )
+        page = [view_of(row) for row in await session.execute(stmt)]
+        rows.extend(page)
+        if len(page) < _CHAIN_PAGE:
+            return rows
+        after = page[-1].number
+
+
+async def chain_head_in(session: Executor, key: str) -> str | None:
+    """The stored head of a chain (``campaign:<id>`` or ``channel:<snowflake>``)."""
+    stmt = select(ledger_chains.c.head).where(ledger_chains.c.key == key)
+    found = (await session.execute(stmt)).scalar_one_or_none()
+    return None if found is None else str(found)
 
 
 async def get_roll(db: Database, roll_id: int) -> RollView:

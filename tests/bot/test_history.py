@@ -145,23 +145,39 @@ async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
             request="/gm request roll ability:DEX dc:hidden",
             dice=[17],
             outcome={"total": 1017},
-            visibility=Visibility.BLIND,
+            visibility=Visibility.PUBLIC,
             campaign_id=campaign.id,
         ),
     )
+    # The bot seals every hidden roll; a row migrated from before commitments existed is the
+    # only kind without one: copied here as such (format 1, no commitment, number 77).
+    async with table.bot.db.engine.begin() as connection:
+        await connection.execute(
+            text(
+                "INSERT INTO ledger (campaign_id, guild_id, channel_id, user_id, kind, request,"
+                " dice, outcome, visibility, created_at, scope_id, number, who, chain, format)"
+                " SELECT campaign_id, guild_id, channel_id, user_id, kind, request, dice,"
+                " outcome, 'blind', created_at, scope_id, 77, who, chain, 1"
+                " FROM ledger WHERE id = :id"
+            ),
+            {"id": recorded.id},
+        )
     listed = await table.bob.slash(table.table, "history")
     assert "no commitment" in message_text(listed.response)
-    early = await table.bob.slash(table.table, "verify", roll=recorded.id)
-    text = message_text(early.response)
-    assert "still hidden" in text and "without a commitment" in text and "None" not in text
+    early = await table.bob.slash(table.table, "verify", roll=77)
+    shown_text = message_text(early.response)
+    assert "still hidden" in shown_text and "without a commitment" in shown_text
+    assert "None" not in shown_text
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=recorded.id)
-    text = message_text(shown.response)
-    assert "1017" in text and "without a commitment" in text
-    assert "None" not in text and '"salt":""' not in text and "/verify" not in text
-    after = await table.bob.slash(table.table, "verify", roll=recorded.id)
-    text = message_text(after.response)
-    assert "was revealed" in text and "without a commitment" in text and "public" not in text
+    shown = await table.gm.slash(table.table, "gm reveal", roll=77)
+    shown_text = message_text(shown.response)
+    assert "1017" in shown_text and "without a commitment" in shown_text
+    assert "None" not in shown_text and '"salt":""' not in shown_text
+    assert "/verify" not in shown_text
+    after = await table.bob.slash(table.table, "verify", roll=77)
+    shown_text = message_text(after.response)
+    assert "was revealed" in shown_text and "without a commitment" in shown_text
+    assert "public" not in shown_text
 
 
 async def test_a_trade_on_a_gm_mode_roll_is_committed_revealed_and_verified(

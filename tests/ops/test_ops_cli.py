@@ -65,15 +65,15 @@ def test_export_then_import_into_another_database(tmp_path: Path) -> None:
         conn.execute(
             "INSERT INTO campaigns (guild_id, channel_id, system, gm_role_ids, gm_user_ids,"
             " fortune_boon_default, crit_rules, tier_very_easy, tier_easy, tier_moderate,"
-            " tier_hard, tier_very_hard, ability_names, created_at) VALUES"
+            " tier_hard, tier_very_hard, ability_names, created_at, ledger_scope) VALUES"
             " (77, 88, 'roll-under', '[]', '[]', 0, 0, 3, 7, 12, 17, 20,"
-            ' \'["STR", "AGI", "WIT"]\', \'2026-01-02 03:04:05\')'
+            ' \'["STR", "AGI", "WIT"]\', \'2026-01-02 03:04:05\', 88)'
         )
     out = tmp_path / "campaign.json"
     exported = run_bot(tmp_path, "export", "--guild", "77", "--out", str(out), DATABASE_URL=source)
     assert exported.returncode == 0, exported.stderr
     data = json.loads(out.read_text())
-    assert data["format"] == "pbp-dice-export" and data["version"] == 1
+    assert data["format"] == "pbp-dice-export" and data["version"] == 2
     imported = run_bot(tmp_path, "import", str(out), DATABASE_URL=target)
     assert imported.returncode == 0, imported.stderr
     assert "imported campaign 1" in imported.stdout

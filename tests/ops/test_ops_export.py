@@ -12,8 +12,10 @@ from sqlalchemy import func, select, update
 
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem, Visibility, campaigns, characters, ledger
+from bot.services import campaigns as campaigns_svc
 from bot.services import characters as chars
-from bot.services import fortune, pending
+from bot.services import commitments as cm
+from bot.services import fortune, gamelog, pending, secrecy
 from bot.services.campaigns import setup_campaign
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed
@@ -23,7 +25,7 @@ from bot.services.export import (
     export_for_gm,
     import_campaigns,
 )
-from bot.services.ledger import Kind, NewRoll, Origin, record_roll
+from bot.services.ledger import Kind, NewRoll, Origin, record_roll, stamp_revealed
 from tests.conftest import truncate_all
 
 GUILD = 1_100_000_000_000_001
@@ -51,6 +53,12 @@ async def pg_db(pg_migrated: str) -> AsyncIterator[Database]:
         yield database
     finally:
         await database.dispose()
+
+
+async def ledger_rows_by_number(db: Database) -> dict[int, dict[str, Any]]:
+    async with db.engine.connect() as conn:
+        rows = (await conn.execute(select(ledger))).mappings().all()
+    return {int(row["number"]): dict(row) for row in rows}
 
 
 async def _count(db: Database, table: Any) -> int:
@@ -107,8 +115,6 @@ async def fill(db: Database, channel: int = CHANNEL) -> int:
             campaign_id=campaign.id,
             character_id=rook.id,
             character_name="Rook",
-            commitment="a" * 64,
-            salt="b" * 32,
         ),
     )
     await pending.set_pending(db, jade.id, "DEX", 2, source_roll_id=public.id)
@@ -231,7 +237,8 @@ async def test_moving_to_another_server_clears_its_roles_and_channels(db: Databa
     assert (campaign["guild_id"], campaign["channel_id"]) == (new_guild, new_channel)
     assert campaign["gm_role_ids"] == [] and campaign["gm_channel_id"] is None
     rolls = data["campaigns"][0]["tables"]["ledger"]
-    assert {r["guild_id"] for r in rolls if r["guild_id"]} == {new_guild}
+    # The rolls keep where they were rolled: their commitments and chain bind it (issue 15).
+    assert {r["guild_id"] for r in rolls if r["guild_id"]} == {GUILD}
 
 
 async def test_gm_export_redacts_rolls_only_their_roller_may_see(db: Database) -> None:
@@ -245,9 +252,187 @@ async def test_gm_export_redacts_rolls_only_their_roller_may_see(db: Database) -
     private = [r for r in rolls if r["visibility"] == "self"]
     assert private and all(r["dice"] == [] and r["salt"] is None for r in private)
     assert all(r["outcome"] == {"redacted": True} for r in private)
-    assert all(r["commitment"] == "a" * 64 for r in private)
+    stored = await ledger_rows_by_number(db)
+    assert all(r["commitment"] == stored[r["number"]]["commitment"] for r in private)
+    assert all(len(r["commitment"]) == 64 for r in private)
     public = [r for r in rolls if r["kind"] == "check"]
     assert public[0]["dice"] == [17]
     player = Caller(user_id=BOB, channel_id=CHANNEL, guild_id=GUILD)
     with pytest.raises(NotAllowed):
         await export_for_gm(db, player)
+
+
+# --- issue 15: numbers, commitments and the chain survive every move ---------------------------
+
+
+async def _hidden_revealed(db: Database, campaign_id: int) -> int:
+    """A revealed blind roll in the campaign; its public number."""
+    recorded = await record_roll(
+        db,
+        NewRoll(
+            origin=Origin(channel_id=CHANNEL, user_id=ALICE, guild_id=GUILD),
+            kind=Kind.CHECK,
+            request="/gm check secret:blind",
+            dice=[20],
+            outcome={"total": 25},
+            visibility=Visibility.BLIND,
+            campaign_id=campaign_id,
+            character_name="Jade",
+        ),
+    )
+    await stamp_revealed(db, recorded.id)
+    return recorded.number
+
+
+GM_CALLER = Caller(
+    user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE})
+)
+
+
+async def _moves(source: Database, target: Database) -> None:
+    campaign_id = await fill(source)
+    number = await _hidden_revealed(source, campaign_id)
+    before = await secrecy.verify(source, GM_CALLER, number)
+    assert before.matches
+    exported = json.loads(json.dumps(await export_campaigns(source, guild_id=GUILD)))
+    # Into another database next to a campaign there, then on to another server and channel.
+    await setup_campaign(target, GUILD + 1, OTHER_CHANNEL, RuleSystem.THRESHOLD)
+    [moved] = await import_campaigns(
+        target, exported, guild_id=GUILD + 5, channel_id=CHANNEL + 50
+    )
+    there = Caller(user_id=5, channel_id=CHANNEL + 50, guild_id=GUILD + 5, manage_guild=True)
+    after = await secrecy.verify(target, there, number)
+    assert after.matches and after.access.row.number == number
+    assert after.recomputed == before.recomputed  # the same bytes, the same roll
+    campaign = await campaigns_svc.get_campaign(target, moved.campaign_id)
+    checked = await gamelog.check_campaign_log(target, campaign)
+    assert checked.intact and checked.rolls == 5
+    # The next roll there continues the numbers and the chain.
+    recorded = await record_roll(
+        target,
+        NewRoll(
+            origin=Origin(channel_id=CHANNEL + 50, user_id=BOB, guild_id=GUILD + 5),
+            kind=Kind.ROLL,
+            request="1d20",
+            dice=[3],
+            outcome={"total": 3},
+            campaign_id=moved.campaign_id,
+        ),
+    )
+    assert recorded.number == number + 1
+    assert (await gamelog.check_campaign_log(target, campaign)).intact
+
+
+async def test_numbers_and_commitments_survive_sqlite_to_postgresql_and_a_move(
+    sqlite_db: Database, pg_db: Database
+) -> None:
+    await _moves(sqlite_db, pg_db)
+
+
+async def test_numbers_and_commitments_survive_postgresql_to_sqlite_and_a_move(
+    pg_db: Database, sqlite_db: Database
+) -> None:
+    await _moves(pg_db, sqlite_db)
+
+
+async def test_verify_still_matches_after_the_campaign_is_deleted(db: Database) -> None:
+    campaign_id = await fill(db)
+    number = await _hidden_revealed(db, campaign_id)
+    await campaigns_svc.delete_campaign(db, campaign_id)
+    player = Caller(user_id=BOB, channel_id=CHANNEL, guild_id=GUILD)
+    found = await secrecy.verify(db, player, number)
+    assert found.matches and found.access.row.number == number
+    # A new campaign in the same channel never prints a number the old one printed.
+    again = await setup_campaign(db, GUILD, CHANNEL, RuleSystem.D20_CHECK)
+    recorded = await record_roll(
+        db,
+        NewRoll(
+            origin=Origin(channel_id=CHANNEL, user_id=BOB, guild_id=GUILD),
+            kind=Kind.ROLL,
+            request="1d20",
+            dice=[3],
+            outcome={"total": 3},
+            campaign_id=again.id,
+        ),
+    )
+    assert recorded.number == number + 1
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [("outcome", {"total": 1}), ("dice", [1]), ("number", 99), ("chain", "0" * 64)],
+)
+async def test_a_file_whose_log_was_changed_is_refused_and_nothing_is_written(
+    db: Database, column: str, value: Any
+) -> None:
+    campaign_id = await fill(db)
+    await _hidden_revealed(db, campaign_id)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    exported["campaigns"][0]["tables"]["campaigns"][0]["channel_id"] = OTHER_CHANNEL
+    rows = exported["campaigns"][0]["tables"]["ledger"]
+    rows[0][column] = value
+    before = [await _count(db, t) for t in (campaigns, characters, ledger)]
+    with pytest.raises(InvalidValue, match="does not verify") as refused:
+        await import_campaigns(db, exported)
+    assert "Nothing was imported" in str(refused.value)
+    assert [await _count(db, t) for t in (campaigns, characters, ledger)] == before
+
+
+async def test_a_removed_roll_is_refused(db: Database) -> None:
+    campaign_id = await fill(db)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    exported["campaigns"][0]["tables"]["campaigns"][0]["channel_id"] = OTHER_CHANNEL
+    del exported["campaigns"][0]["tables"]["ledger"][1]
+    with pytest.raises(InvalidValue, match="at roll #3"):
+        await import_campaigns(db, exported)
+
+
+async def test_a_format_1_file_still_imports_and_its_commitments_verify(db: Database) -> None:
+    """A file written before issue 15: rows with ids, no numbers, committed by format 1."""
+    salt = "00112233445566778899aabbccddeeff" * 2
+    old = cm.legacy_encoding(
+        roll_id=42,
+        campaign_id=7,
+        user_id=ALICE,
+        request="/check ability:WIT secret:blind",
+        dice=[17],
+        outcome={"score": 14},
+        salt=salt,
+    )
+    row = {
+        "id": 42,
+        "campaign_id": 7,
+        "character_id": None,
+        "character_name": None,
+        "guild_id": GUILD,
+        "channel_id": CHANNEL,
+        "user_id": ALICE,
+        "interaction_id": None,
+        "kind": "check",
+        "request": "/check ability:WIT secret:blind",
+        "dice": [17],
+        "outcome": {"score": 14},
+        "visibility": "blind",
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "commitment": secrecy.commitment_of(old),
+        "salt": salt,
+        "revealed_at": "2026-01-02T00:00:00+00:00",
+    }
+    campaign_id = await fill(db, channel=OTHER_CHANNEL)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    tables = exported["campaigns"][0]["tables"]
+    campaign_row = {
+        k: v for k, v in tables["campaigns"][0].items() if k != "ledger_scope"
+    } | {"id": 7, "channel_id": CHANNEL}
+    file = {
+        "format": "pbp-dice-export",
+        "version": 1,
+        "campaigns": [{"tables": {"campaigns": [campaign_row], "ledger": [row]}}],
+    }
+    [imported] = await import_campaigns(db, file)
+    found = await secrecy.verify(db, Caller(user_id=BOB, channel_id=CHANNEL, guild_id=GUILD), 42)
+    assert found.matches and found.access.row.campaign_id == imported.campaign_id
+    row["outcome"] = {"score": 19}
+    file["campaigns"][0]["tables"]["campaigns"][0]["channel_id"] = CHANNEL + 9
+    with pytest.raises(InvalidValue, match="does not match its commitment"):
+        await import_campaigns(db, file)

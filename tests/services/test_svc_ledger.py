@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, text
 from svc_helpers import ALICE, BOB, origin
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
+from bot.services import gamelog
 from bot.services import ledger as svc
 from bot.services.campaigns import CampaignView, delete_campaign
 from bot.services.characters import CharacterView
@@ -202,3 +203,39 @@ async def test_deleting_campaign_keeps_rows(db: Database, pd_campaign: CampaignV
     await delete_campaign(db, pd_campaign.id)
     row = await svc.get_roll(db, recorded.id)
     assert row.campaign_id is None and row.guild_id is not None and row.request == "2d6+1"
+
+
+async def test_rolls_outside_a_campaign_are_numbered_per_channel_threads_with_their_parent(
+    db: Database,
+) -> None:
+    in_channel = svc.Origin(channel_id=5, user_id=ALICE)
+    in_thread = svc.Origin(channel_id=6, user_id=ALICE, parent_channel_id=5)
+    elsewhere = svc.Origin(channel_id=9, user_id=ALICE)
+    numbers = [
+        (await svc.record_roll(db, roll(None, origin=o))).number
+        for o in (in_channel, in_thread, elsewhere, in_channel)
+    ]
+    assert numbers == [1, 2, 1, 3]
+
+
+async def test_a_gap_in_the_chain_is_found_and_named(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """Removing a row (possible only behind the database's triggers) breaks the next link."""
+    for i in range(4):
+        await svc.record_roll(
+            db, roll(pd_campaign.id, origin=svc.Origin(5, ALICE), request=f"r{i}")
+        )
+    assert (await gamelog.check_campaign_log(db, pd_campaign)).intact
+    async with db.engine.begin() as connection:
+        if connection.dialect.name == "sqlite":
+            await connection.execute(text("DROP TRIGGER ledger_no_delete"))
+        else:
+            await connection.execute(text("DROP TRIGGER ledger_append_only ON ledger"))
+        await connection.execute(text("DELETE FROM ledger WHERE number = 2"))
+    broken = await gamelog.check_campaign_log(db, pd_campaign)
+    assert broken.broken is not None and broken.broken.number == 3
+    async with db.engine.begin() as connection:
+        await connection.execute(text("DELETE FROM ledger WHERE number >= 3"))
+    cut = await gamelog.check_campaign_log(db, pd_campaign)
+    assert cut.broken is not None and "newest rolls are missing" in cut.broken.reason

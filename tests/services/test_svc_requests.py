@@ -113,7 +113,7 @@ async def test_a_reveal_that_fails_midway_leaves_the_request_and_every_row_hidde
     await requests.answer(db, rng, _caller(ALICE), made.id, "Roll button")
     await requests.answer(db, rng, _caller(BOB), made.id, "Roll button")
     # The reveal breaks while stamping its second ledger row (a lost connection, a crash).
-    real_view = ledger._view
+    real_view = ledger.view_of
     stamped: list[int] = []
 
     def failing_view(row: object) -> ledger.RollView:
@@ -123,7 +123,7 @@ async def test_a_reveal_that_fails_midway_leaves_the_request_and_every_row_hidde
         stamped.append(view.id)
         return view
 
-    monkeypatch.setattr(ledger, "_view", failing_view)
+    monkeypatch.setattr(ledger, "view_of", failing_view)
     with pytest.raises(RuntimeError):
         await requests.reveal(db, _caller(GM), made.id)
     monkeypatch.undo()

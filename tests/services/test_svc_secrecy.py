@@ -19,7 +19,7 @@ from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.services import commitments as cm
-from bot.services import ledger, secrecy
+from bot.services import gamelog, ledger, secrecy
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
@@ -160,6 +160,10 @@ async def test_concurrent_hidden_and_public_rolls_each_keep_a_matching_commitmen
     modes = [Visibility.BLIND, Visibility.PUBLIC, Visibility.GM, Visibility.SELF] * 10
     stored = await asyncio.gather(*(_record(db, _roll(pd_campaign, mode)) for mode in modes))
     assert len({s.id for s in stored}) == len(modes)
+    # Numbers are handed out once each, and the chain links every row to the one before.
+    assert sorted(s.number for s in stored) == list(range(1, len(modes) + 1))
+    checked = await gamelog.check_campaign_log(db, pd_campaign)
+    assert checked.intact and checked.rolls == len(modes)
     for entry, mode in zip(stored, modes, strict=True):
         row = await ledger.get_roll(db, entry.id)
         assert (row.commitment is None) == (mode is Visibility.PUBLIC)

@@ -225,6 +225,61 @@ def _backfill(bind: sa.Connection) -> None:
         )
 
 
+#: The columns added to the ledger: name, type, and whether the row must have it.
+_LEDGER_COLUMNS = (
+    ("scope_id", "BIGINT", True),
+    ("number", "BIGINT", True),
+    ("who", "VARCHAR(64)", True),
+    ("who_salt", "VARCHAR(64)", False),
+    ("chain", "VARCHAR(64)", True),
+    ("format", "SMALLINT", True),
+    ("legacy_campaign_id", "BIGINT", False),
+)
+
+
+def _add_columns(dialect: str) -> None:
+    """Add the new columns in place.
+
+    Not with batch mode on SQLite: it rebuilds a table by dropping the old one, and with
+    foreign keys on (the bot migrates inside one transaction, where the pragma cannot change)
+    that drop first deletes every row, firing ON DELETE SET NULL / CASCADE in the tables that
+    refer to it: every ledger row would lose its campaign. SQLite adds a NOT NULL column in
+    place when it has a default; the backfill then sets every row's real value. (Its CHECK
+    constraints on ``number`` and ``format`` are PostgreSQL's only: SQLite cannot add one in
+    place, and the code never writes anything else.)
+    """
+    if dialect == "sqlite":
+        op.execute("ALTER TABLE campaigns ADD COLUMN ledger_scope BIGINT NOT NULL DEFAULT 0")
+        for name, kind, required in _LEDGER_COLUMNS:
+            default = " NOT NULL DEFAULT " + ("2" if name == "format" else "0") if required else ""
+            op.execute(f"ALTER TABLE ledger ADD COLUMN {name} {kind}{default}")
+        return
+    op.add_column("campaigns", sa.Column("ledger_scope", sa.BigInteger(), nullable=True))
+    for name, kind, _ in _LEDGER_COLUMNS:
+        column_type = {
+            "BIGINT": sa.BigInteger(),
+            "VARCHAR(64)": sa.String(64),
+            "SMALLINT": sa.SmallInteger(),
+        }[kind]
+        server_default = "2" if name == "format" else None
+        op.add_column(
+            "ledger", sa.Column(name, column_type, nullable=True, server_default=server_default)
+        )
+
+
+def _require_columns(dialect: str) -> None:
+    """PostgreSQL: NOT NULL and CHECK once every row has its values (SQLite has them)."""
+    if dialect == "sqlite":
+        return
+    op.alter_column("campaigns", "ledger_scope", nullable=False)
+    for name, _, required in _LEDGER_COLUMNS:
+        if required:
+            op.alter_column("ledger", name, nullable=False)
+    op.alter_column("ledger", "format", server_default=None)
+    op.create_check_constraint("number", "ledger", "number >= 1")
+    op.create_check_constraint("format", "ledger", "format IN (1, 2)")
+
+
 def upgrade() -> None:
     bind = op.get_bind()
     dialect = bind.dialect.name
@@ -250,60 +305,27 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("ledger_id", name=op.f("pk_ledger_stubs")),
     )
-    with op.batch_alter_table("campaigns") as batch:
-        batch.add_column(sa.Column("ledger_scope", sa.BigInteger(), nullable=True))
+    _add_columns(dialect)
     op.execute("UPDATE campaigns SET ledger_scope = channel_id")
-    with op.batch_alter_table("campaigns") as batch:
-        batch.alter_column("ledger_scope", existing_type=sa.BigInteger(), nullable=False)
-
-    with op.batch_alter_table("ledger") as batch:
-        batch.add_column(sa.Column("scope_id", sa.BigInteger(), nullable=True))
-        batch.add_column(sa.Column("number", sa.BigInteger(), nullable=True))
-        batch.add_column(sa.Column("who", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("who_salt", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("chain", sa.String(64), nullable=True))
-        batch.add_column(
-            sa.Column("format", sa.SmallInteger(), nullable=False, server_default="2")
-        )
-        batch.add_column(sa.Column("legacy_campaign_id", sa.BigInteger(), nullable=True))
     _backfill(bind)
-    with op.batch_alter_table("ledger") as batch:
-        for name, kind in (
-            ("scope_id", sa.BigInteger()),
-            ("number", sa.BigInteger()),
-            ("who", sa.String(64)),
-            ("chain", sa.String(64)),
-        ):
-            batch.alter_column(name, existing_type=kind, nullable=False)
-        batch.alter_column(
-            "format", existing_type=sa.SmallInteger(), server_default=None, nullable=False
-        )
-        batch.create_check_constraint("number", "number >= 1")
-        batch.create_check_constraint("format", "format IN (1, 2)")
-        batch.create_index("ix_ledger_campaign_id_number", ["campaign_id", "number"])
-        batch.create_index("ix_ledger_scope_id_number", ["scope_id", "number"])
+    _require_columns(dialect)
+    op.create_index("ix_ledger_campaign_id_number", "ledger", ["campaign_id", "number"])
+    op.create_index("ix_ledger_scope_id_number", "ledger", ["scope_id", "number"])
     create_triggers(dialect)
 
 
 def downgrade() -> None:
     bind = op.get_bind()
-    drop_triggers(bind.dialect.name)
-    with op.batch_alter_table("ledger") as batch:
-        batch.drop_index("ix_ledger_scope_id_number")
-        batch.drop_index("ix_ledger_campaign_id_number")
-        batch.drop_constraint(op.f("ck_ledger_format"), type_="check")
-        batch.drop_constraint(op.f("ck_ledger_number"), type_="check")
-        for name in (
-            "legacy_campaign_id",
-            "format",
-            "chain",
-            "who_salt",
-            "who",
-            "number",
-            "scope_id",
-        ):
-            batch.drop_column(name)
-    with op.batch_alter_table("campaigns") as batch:
-        batch.drop_column("ledger_scope")
+    dialect = bind.dialect.name
+    drop_triggers(dialect)
+    op.drop_index("ix_ledger_scope_id_number", "ledger")
+    op.drop_index("ix_ledger_campaign_id_number", "ledger")
+    if dialect != "sqlite":
+        op.drop_constraint(op.f("ck_ledger_format"), "ledger", type_="check")
+        op.drop_constraint(op.f("ck_ledger_number"), "ledger", type_="check")
+    # In place on SQLite too (ALTER TABLE DROP COLUMN, SQLite 3.35+): no table rebuild.
+    for name, _, _ in reversed(_LEDGER_COLUMNS):
+        op.execute(f"ALTER TABLE ledger DROP COLUMN {name}")
+    op.execute("ALTER TABLE campaigns DROP COLUMN ledger_scope")
     op.drop_table("ledger_stubs")
     op.drop_table("ledger_chains")

@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import Connection, inspect
+from sqlalchemy import Connection, inspect, text
 
 from bot.db.engine import create_database
-from bot.db.migrate import downgrade_to, upgrade_to_head
+from bot.db.migrate import _migrate, downgrade_to, upgrade_to_head
 from bot.db.schema import metadata
+from bot.services import campaigns, gamelog, secrecy
+from bot.services import commitments as cm
+from bot.services.context import Caller
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {table.name for table in metadata.sorted_tables}
@@ -81,3 +84,56 @@ def test_alembic_command_line_upgrades_from_the_repo_root(tmp_path: Path) -> Non
             check=False,
         )
         assert done.returncode == 0, done.stderr
+
+
+async def test_rows_committed_before_0007_still_verify_after_it_and_after_a_deletion(
+    tmp_path: Path,
+) -> None:
+    """Issue 15: 0007 numbers and chains existing rows; their format 1 commitments (over the
+    ledger id and campaign id) keep verifying, even once the campaign is deleted."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
+    await _migrate(url, "0005_secrecy", downgrade=False)
+    salt = "ab" * 32
+    request = "/check ability:WIT secret:blind"
+    encoding = cm.legacy_encoding(
+        roll_id=1,
+        campaign_id=1,
+        user_id=7,
+        request=request,
+        dice=[17],
+        outcome={"roll": 17},
+        salt=salt,
+    )
+    database = create_database(url)
+    try:
+        async with database.engine.begin() as connection:
+            await connection.execute(
+                text(
+                    "INSERT INTO campaigns (guild_id, channel_id, system, gm_role_ids,"
+                    " gm_user_ids, fortune_boon_default, crit_rules, tier_very_easy, tier_easy,"
+                    " tier_moderate, tier_hard, tier_very_hard, ability_names, created_at)"
+                    " VALUES (11, 22, 'roll-under', '[]', '[]', 0, 0, 3, 7, 12, 17, 20,"
+                    " '[\"STR\", \"AGI\", \"WIT\"]', '2026-01-02 03:04:05')"
+                )
+            )
+            await connection.execute(
+                text(
+                    "INSERT INTO ledger (campaign_id, guild_id, channel_id, user_id, kind,"
+                    " request, dice, outcome, visibility, created_at, commitment, salt,"
+                    " revealed_at) VALUES (1, 11, 22, 7, 'check', :request, '[17]',"
+                    " '{\"roll\": 17}', 'blind', '2026-01-02 03:04:06', :commitment, :salt,"
+                    " '2026-01-03 00:00:00')"
+                ),
+                {"request": request, "commitment": cm.sha256_hex(encoding), "salt": salt},
+            )
+        await upgrade_to_head(database.engine)
+        player = Caller(user_id=8, channel_id=22, guild_id=11)
+        campaign = await campaigns.campaign_for_channel(database, 11, 22)
+        assert (await gamelog.check_campaign_log(database, campaign)).intact
+        found = await secrecy.verify(database, player, 1)
+        assert found.matches and found.access.row.format == cm.LEGACY_FORMAT
+        await campaigns.delete_campaign(database, campaign.id)
+        gone = await secrecy.verify(database, player, 1)
+        assert gone.matches, (gone.access, gone.checked, gone.recomputed, gone.stored)
+    finally:
+        await database.dispose()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pytest
 from sqlalchemy import text
@@ -199,3 +200,53 @@ async def test_a_trade_on_a_gm_mode_roll_is_committed_revealed_and_verified(
     assert str(trade.salt) in message_text(shown.response)
     ok = await table.bob.slash(table.table, "verify", roll=trade.id)
     assert "the commitment matches" in message_text(ok.response)
+
+
+async def test_verify_says_when_the_stub_is_gone_and_what_it_compared_with(
+    table: Table,
+) -> None:
+    """Issue 15 point 4: with the stub message deleted, /verify says so and falls back."""
+    await _setup(table, "d20-check")
+    await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="blind")
+    row = await _latest(table)
+    stubs = [
+        m
+        for m in table.table.history(viewer=table.bob)
+        if f"Hidden roll **#{row.number}**" in message_text(m)
+    ]
+    assert len(stubs) == 1 and str(row.commitment) in message_text(stubs[0])
+    await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    await table.admin.delete(stubs[0])
+    gone = await table.bob.slash(table.table, "verify", roll=row.number)
+    assert gone.response is not None
+    said = message_text(gone.response)
+    assert "the commitment matches" in said and "the stub message is gone" in said
+
+
+async def test_verify_log_is_intact_then_names_the_roll_that_was_changed(table: Table) -> None:
+    """Issue 15 point 5: public footers carry the chain head; /verify log:True walks it."""
+    await _setup(table, "d20-check")
+    for n in range(3):
+        await table.alice.slash(table.table, "roll", dice=f"1d4+{100 * (n + 1)}")
+    await table.alice.slash(table.table, "roll", dice="1d20", secret="gm")
+    last = await table.bob.slash(table.table, "roll", dice="1d6")
+    assert last.response is not None
+    footer = last.response.embeds[0].footer.text or ""
+    checked = await table.carol.slash(table.table, "verify", log=True)
+    assert checked.response is not None and checked.ephemeral
+    said = message_text(checked.response)
+    assert "The game log is intact" in said and "All 5 rolls" in said
+    head = re.search(r"`([0-9a-f]{64})`", said)
+    assert head is not None and f"#5 · log {head.group(1)[:12]}" in footer
+    await _drop_ledger_triggers(table)
+    async with table.bot.db.engine.begin() as connection:
+        await connection.execute(text("UPDATE ledger SET dice = '[]' WHERE number = 2"))
+    broken = await table.carol.slash(table.table, "verify", log=True)
+    assert broken.response is not None
+    assert "The game log breaks at roll #2" in message_text(broken.response)
+
+
+async def test_verify_without_a_roll_or_the_log_says_what_to_type(table: Table) -> None:
+    await _setup(table, "d20-check")
+    asked = await table.bob.slash(table.table, "verify")
+    assert asked.response is not None and "/verify roll:42" in message_text(asked.response)

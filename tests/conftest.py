@@ -23,6 +23,7 @@ from sqlalchemy import text
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
 from bot.db.schema import metadata
+from tests.ledger_triggers import restore_statements
 
 PG_SKIP = "PostgreSQL half: set TEST_DATABASE_URL=postgresql+asyncpg://... to run it"
 
@@ -108,10 +109,16 @@ def clean_db_url(request: pytest.FixtureRequest) -> str:
 
 
 async def truncate_all(database: Database) -> None:
-    """Empty every table of the models and restart their identities (PostgreSQL)."""
+    """Empty every table of the models and restart their identities (PostgreSQL).
+
+    Also puts back the ledger's append-only triggers, which a test may have dropped to play
+    an operator with database access (tests/ledger_triggers.py).
+    """
     names = ", ".join(table.name for table in metadata.sorted_tables)
     async with database.engine.begin() as connection:
         await connection.execute(text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        for statement in restore_statements("postgresql"):
+            await connection.execute(text(statement))
 
 
 @pytest.fixture

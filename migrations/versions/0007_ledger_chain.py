@@ -65,8 +65,9 @@ def _sqlite_same(column: str) -> str:
     return f"NEW.{column} IS OLD.{column}"
 
 
-def create_triggers(dialect: str) -> None:
-    """Refuse DELETE, and any UPDATE but the reveal stamp and nulled foreign keys."""
+def trigger_statements(dialect: str) -> list[str]:
+    """The SQL that refuses DELETE, and any UPDATE but the reveal stamp and nulled foreign
+    keys (the tests re-create the triggers with it after dropping them on purpose)."""
     if dialect == "sqlite":
         allowed = " AND ".join(
             [_sqlite_same(c) for c in FROZEN]
@@ -76,15 +77,12 @@ def create_triggers(dialect: str) -> None:
                 "(NEW.character_id IS OLD.character_id OR NEW.character_id IS NULL)",
             ]
         )
-        op.execute(
+        return [
             "CREATE TRIGGER ledger_append_only BEFORE UPDATE ON ledger "
-            f"WHEN NOT ({allowed}) BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"
-        )
-        op.execute(
+            f"WHEN NOT ({allowed}) BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
             "CREATE TRIGGER ledger_no_delete BEFORE DELETE ON ledger "
-            f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END"
-        )
-        return
+            f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
+        ]
     # JSON has no equality operator on PostgreSQL: compare the text forms.
     same = " AND ".join(
         f"NEW.{c}::text IS NOT DISTINCT FROM OLD.{c}::text"
@@ -92,9 +90,8 @@ def create_triggers(dialect: str) -> None:
         else f"NEW.{c} IS NOT DISTINCT FROM OLD.{c}"
         for c in FROZEN
     )
-    op.execute(
-        f"""
-        CREATE FUNCTION ledger_append_only() RETURNS trigger AS $$
+    function = f"""
+        CREATE OR REPLACE FUNCTION ledger_append_only() RETURNS trigger AS $$
         BEGIN
             IF TG_OP = 'DELETE' THEN
                 RAISE EXCEPTION '{APPEND_ONLY}' USING ERRCODE = 'integrity_constraint_violation';
@@ -112,20 +109,33 @@ def create_triggers(dialect: str) -> None:
         END;
         $$ LANGUAGE plpgsql
         """
-    )
-    op.execute(
+    return [
+        function,
         "CREATE TRIGGER ledger_append_only BEFORE UPDATE OR DELETE ON ledger "
-        "FOR EACH ROW EXECUTE FUNCTION ledger_append_only()"
-    )
+        "FOR EACH ROW EXECUTE FUNCTION ledger_append_only()",
+    ]
+
+
+def drop_statements(dialect: str) -> list[str]:
+    """Drop the triggers (the function stays on PostgreSQL until the downgrade)."""
+    if dialect == "sqlite":
+        return [
+            "DROP TRIGGER IF EXISTS ledger_append_only",
+            "DROP TRIGGER IF EXISTS ledger_no_delete",
+        ]
+    return ["DROP TRIGGER IF EXISTS ledger_append_only ON ledger"]
+
+
+def create_triggers(dialect: str) -> None:
+    for statement in trigger_statements(dialect):
+        op.execute(statement)
 
 
 def drop_triggers(dialect: str) -> None:
-    if dialect == "sqlite":
-        op.execute("DROP TRIGGER IF EXISTS ledger_append_only")
-        op.execute("DROP TRIGGER IF EXISTS ledger_no_delete")
-        return
-    op.execute("DROP TRIGGER IF EXISTS ledger_append_only ON ledger")
-    op.execute("DROP FUNCTION IF EXISTS ledger_append_only()")
+    for statement in drop_statements(dialect):
+        op.execute(statement)
+    if dialect != "sqlite":
+        op.execute("DROP FUNCTION IF EXISTS ledger_append_only()")
 
 
 def _aware(value: Any) -> datetime:

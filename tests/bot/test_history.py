@@ -16,6 +16,7 @@ from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_fortune import TRADE
 from tests.bot.test_secrecy import _NOISE, _latest, _setup
+from tests.ledger_triggers import drop_triggers
 
 
 async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None:
@@ -43,7 +44,7 @@ async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None
                 text("UPDATE ledger SET outcome = :o WHERE id = :id"),
                 {"o": forged_outcome, "id": row.id},
             )
-    await _drop_ledger_triggers(table)
+    await drop_triggers(table.bot.db.engine)
     forged = dataclasses.replace(await ledger.get_roll(table.bot.db, row.id), outcome=None)
     forged = dataclasses.replace(forged, outcome=json.loads(forged_outcome))
     digest = secrecy.commitment_of(secrecy.encoding_of_row(forged))
@@ -55,15 +56,6 @@ async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None
     bad = await table.bob.slash(table.table, "verify", roll=row.number)
     assert bad.response is not None and "does NOT match" in message_text(bad.response)
     assert "stub message, as Discord shows it" in message_text(bad.response)
-
-
-async def _drop_ledger_triggers(table: Table) -> None:
-    async with table.bot.db.engine.begin() as connection:
-        if connection.dialect.name == "sqlite":
-            await connection.execute(text("DROP TRIGGER ledger_append_only"))
-            await connection.execute(text("DROP TRIGGER ledger_no_delete"))
-        else:
-            await connection.execute(text("DROP TRIGGER ledger_append_only ON ledger"))
 
 
 async def test_history_shows_each_viewer_only_what_they_may_see(table: Table) -> None:
@@ -238,7 +230,7 @@ async def test_verify_log_is_intact_then_names_the_roll_that_was_changed(table: 
     assert "The game log is intact" in said and "All 5 rolls" in said
     head = re.search(r"`([0-9a-f]{64})`", said)
     assert head is not None and f"#5 · log {head.group(1)[:12]}" in footer
-    await _drop_ledger_triggers(table)
+    await drop_triggers(table.bot.db.engine)
     async with table.bot.db.engine.begin() as connection:
         await connection.execute(text("UPDATE ledger SET dice = '[]' WHERE number = 2"))
     broken = await table.carol.slash(table.table, "verify", log=True)

@@ -20,6 +20,7 @@ from bot.services import ledger as svc
 from bot.services.campaigns import CampaignView, delete_campaign
 from bot.services.characters import CharacterView
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
+from tests.ledger_triggers import drop_triggers
 
 
 def roll(campaign_id: int | None = None, **overrides: object) -> svc.NewRoll:
@@ -227,11 +228,8 @@ async def test_a_gap_in_the_chain_is_found_and_named(
             db, roll(pd_campaign.id, origin=svc.Origin(5, ALICE), request=f"r{i}")
         )
     assert (await gamelog.check_campaign_log(db, pd_campaign)).intact
+    await drop_triggers(db.engine)
     async with db.engine.begin() as connection:
-        if connection.dialect.name == "sqlite":
-            await connection.execute(text("DROP TRIGGER ledger_no_delete"))
-        else:
-            await connection.execute(text("DROP TRIGGER ledger_append_only ON ledger"))
         await connection.execute(text("DELETE FROM ledger WHERE number = 2"))
     broken = await gamelog.check_campaign_log(db, pd_campaign)
     assert broken.broken is not None and broken.broken.number == 3

@@ -24,6 +24,7 @@ from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed
+from tests.ledger_triggers import drop_triggers
 
 DOC = Path(__file__).resolve().parents[2] / "README.md"  # "Checking a revealed roll by hand"
 GM = Caller(user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
@@ -248,23 +249,13 @@ async def test_the_database_itself_refuses_to_change_a_roll(
     assert (await ledger.get_roll(db, hidden.id)).commitment == hidden.commitment
 
 
-async def _drop_triggers(db: Database) -> None:
-    """What an operator with full database access can do (README: threat model)."""
-    async with db.engine.begin() as connection:
-        if connection.dialect.name == "sqlite":
-            await connection.execute(text("DROP TRIGGER ledger_append_only"))
-            await connection.execute(text("DROP TRIGGER ledger_no_delete"))
-        else:
-            await connection.execute(text("DROP TRIGGER ledger_append_only ON ledger"))
-
-
 @pytest.mark.parametrize("tamper", TAMPERS[:3])
 async def test_a_row_changed_behind_the_triggers_no_longer_verifies(
     db: Database, pd_campaign: CampaignView, tamper: str
 ) -> None:
     hidden = await _record(db, _roll(pd_campaign, Visibility.GM))
     await secrecy.reveal(db, GM, hidden.number)
-    await _drop_triggers(db)
+    await drop_triggers(db.engine)
     async with db.engine.begin() as connection:
         await connection.execute(text(tamper), {"id": hidden.id})
     result = await secrecy.verify(db, BOB_CALLER, hidden.number)
@@ -284,7 +275,7 @@ async def test_a_result_and_its_stored_digest_changed_together_fail_against_the_
     hidden = await _record(db, _roll(pd_campaign, Visibility.GM))
     await secrecy.record_stub(db, hidden.id, CHANNEL, 555)
     await secrecy.reveal(db, GM, hidden.number)
-    await _drop_triggers(db)
+    await drop_triggers(db.engine)
     row = await ledger.get_roll(db, hidden.id)
     forged = dataclasses.replace(row, dice=[20, 4])
     digest = secrecy.commitment_of(secrecy.encoding_of_row(forged))

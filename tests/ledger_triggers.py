@@ -1,0 +1,37 @@
+"""Drop the ledger's append-only triggers for a test, as an operator with database access can,
+and put them back for the next one (the PostgreSQL test schema is shared by the session)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+_MIGRATION = (
+    Path(__file__).resolve().parents[1] / "migrations" / "versions" / "0007_ledger_chain.py"
+)
+
+
+def _migration() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("ledger_chain_migration", _MIGRATION)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def restore_statements(dialect: str) -> list[str]:
+    """Drop (if there) and create the triggers: what a clean test database starts with."""
+    migration = _migration()
+    return [*migration.drop_statements(dialect), *migration.trigger_statements(dialect)]
+
+
+async def drop_triggers(engine: AsyncEngine) -> None:
+    """What an operator with full database access can do (README: threat model). On
+    PostgreSQL the next test's cleanup puts them back; SQLite databases are per test."""
+    async with engine.begin() as connection:
+        for statement in _migration().drop_statements(engine.dialect.name):
+            await connection.execute(text(statement))

@@ -33,12 +33,15 @@ class OddsMeter:
 
     Callers charge an operation before doing it, so the work done never exceeds the budget:
     at most the refused operation's own charge goes over, and that operation never runs.
+    ``precheck=False`` skips the static estimate, so the meter alone bounds the work (tests
+    and bench/dice.py check that it does).
     """
 
-    __slots__ = ("budget", "used")
+    __slots__ = ("budget", "precheck", "used")
 
-    def __init__(self, budget: int = MAX_ODDS_COST) -> None:
+    def __init__(self, budget: int = MAX_ODDS_COST, *, precheck: bool = True) -> None:
         self.budget = budget
+        self.precheck = precheck
         self.used = 0
 
     def charge(self, steps: int) -> None:
@@ -341,9 +344,10 @@ def _compute(expr: Expression, meter: OddsMeter) -> tuple[tuple[int, Fraction], 
             raise DiceError("exact odds are not available for exploding dice with keep/drop")
     # The static estimate: a few steps an instruction, and it refuses the obviously huge
     # before any real work.
-    meter.charge(5 * len(expr.eval_program))
-    if odds_cost(expr) > meter.budget:
-        raise DiceError(_TOO_COSTLY)
+    if meter.precheck:
+        meter.charge(5 * len(expr.eval_program))
+        if odds_cost(expr) > meter.budget:
+            raise DiceError(_TOO_COSTLY)
     stack: list[Weights] = []
     for op, arg in expr.eval_program:
         meter.charge(1)

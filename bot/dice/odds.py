@@ -5,12 +5,13 @@ Rerolls and explosions follow the same caps as rolling, so the odds are exact, n
 approximation of "infinite" explosions.
 
 Cost is bounded twice (issue 15, point 8). A static estimate from the parser's bounds refuses
-the obviously huge for next to nothing. The guarantee is an :class:`OddsMeter`: every operation (face
-tables, explosion levels, packing and unpacking, big-integer products and powers, keep/drop
-states, pairwise mapping for ``*``, ``/`` and sparse sums, the final Fractions) is charged
-*before* it runs, from the real sizes of its inputs, and the computation is refused as soon as
-the total passes ``MAX_ODDS_COST`` steps of about 150 ns. The estimate alone could be fooled
-(a division narrowing the range while a sparse sum inside was convolved pair by pair).
+the obviously huge for next to nothing. The guarantee is an :class:`OddsMeter`: every
+operation (face tables, explosion levels, packing and unpacking, big-integer products and
+powers, keep/drop states, pairwise mapping for ``*``, ``/`` and sparse sums, the final
+Fractions) is charged *before* it runs, from the real sizes of its inputs, and the computation
+is refused as soon as the total passes ``MAX_ODDS_COST`` steps of about 150 ns. The estimate
+alone could be fooled (a division narrowing the range while a sparse sum inside was convolved
+pair by pair).
 """
 
 from __future__ import annotations

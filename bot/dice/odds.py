@@ -165,6 +165,8 @@ def _power(slot: Weights, n: int, meter: OddsMeter) -> Weights:
     digit size comes from a logarithm with a bit to spare rather than the power itself.
     Packing, the power and unpacking are charged together before any of them starts.
     """
+    if n == 1:  # one die: its slot already is the answer
+        return slot
     lo, hi = min(slot), max(slot)
     nbytes = int(n * log2(_total(slot, meter)) + 2) // 8 + 1
     span = (hi - lo) * n + 1

@@ -6,6 +6,7 @@ Speed itself is measured in bench/dice.py, never asserted here.
 
 from __future__ import annotations
 
+import functools
 import random
 import sys
 from collections import Counter
@@ -138,8 +139,10 @@ class _Reference:
         return {k: p for k, p in stack[-1].items() if p}
 
 
+@functools.cache
 def reference_odds(expr: Expression) -> Dist | None:
-    """The naive distribution, or None when computing it would not be cheap."""
+    """The naive distribution, or None when computing it would not be cheap (kept: the
+    corpus test and its guard below both ask)."""
     try:
         return _Reference().odds(expr)
     except _Exhausted:

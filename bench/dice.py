@@ -1,14 +1,17 @@
-"""Benchmark: our dice engine against the d20 library (Avrae), same expressions, one run.
+"""Benchmark: our dice engine against the d20 library (Avrae), same expressions, one run;
+then our exact odds (``/odds roll``) over a fuzzed corpus.
 
-Run from the repo root: ``.venv/bin/python bench/dice.py``. d20 pins an old lark-parser, so
-it runs in its own throwaway virtualenv (bench/.d20-venv/, created on first run) as a
-subprocess that prints JSON. Ours rolls with ``secrets.SystemRandom()``; d20 with its default.
-Each adversarial input is run by d20 in its own subprocess with a timeout, so a stall cannot
-hang the bench. This is a script, not a test: nothing here asserts timings.
+Run from the repo root: ``.venv/bin/python bench/dice.py`` (``--odds`` for the odds section
+only). d20 pins an old lark-parser, so it runs in its own throwaway virtualenv
+(bench/.d20-venv/, created on first run) as a subprocess that prints JSON. Ours rolls with
+``secrets.SystemRandom()``; d20 with its default. Each adversarial input is run by d20 in its
+own subprocess with a timeout, so a stall cannot hang the bench. This is a script, not a
+test: nothing here asserts timings.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import secrets
 import statistics
@@ -17,10 +20,13 @@ import sys
 import textwrap
 import time
 import timeit
+from collections.abc import Callable
 from pathlib import Path
 
-from bot.dice import DiceError, roll
-from bot.dice.parser import _parse_cached
+from bot.dice import DiceError, exact_odds, parse, roll
+from bot.dice.limits import MAX_ODDS_COST
+from bot.dice.odds import OddsMeter, _odds
+from bot.dice.parser import Expression, _parse_cached
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,7 +166,96 @@ def show(expr: str) -> str:
     return "`" + text.replace("|", "\\|") + "`"
 
 
+def odds_corpus() -> list[str]:
+    """The tests' fuzzed corpus (tests/dice/odds_corpus.py), loaded by path: tests/ is not
+    an installed package."""
+    path = ROOT / "tests" / "dice" / "odds_corpus.py"
+    spec = importlib.util.spec_from_file_location("odds_corpus", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    corpus: list[str] = module.odds_corpus()
+    return corpus
+
+
+class _Unmetered(OddsMeter):
+    """Counts but never refuses: only the static estimate guards, as before issue 15.8."""
+
+    def charge(self, steps: int) -> None:
+        self.used += steps
+
+
+ODDS_REPEATS = 3
+SLOWEST = 6
+SERVED = "served: estimate + meter"
+BEFORE = "estimate only (the guard before)"
+#: How exact odds are computed: as served (estimate + meter, cache cleared, so each call is a
+#: first call), the estimate alone (the old guard), the meter alone (the guarantee).
+ODDS_ENGINES: dict[str, Callable[[Expression], object]] = {
+    SERVED: lambda e: (_odds.cache_clear(), exact_odds(e)),
+    BEFORE: lambda e: exact_odds(e, _Unmetered(MAX_ODDS_COST)),
+    "meter alone (no estimate)": lambda e: exact_odds(e, OddsMeter(precheck=False)),
+}
+
+
+def odds_time(run: Callable[[Expression], object], expr: Expression) -> tuple[float, float, bool]:
+    """Median CPU ms and median wall-clock ms over repeats, and whether odds were refused."""
+    cpu, wall, refused = [], [], False
+    for _ in range(ODDS_REPEATS):
+        t = time.process_time()
+        t0 = time.perf_counter()
+        try:
+            run(expr)
+        except DiceError:
+            refused = True
+        cpu.append(time.process_time() - t)
+        wall.append(time.perf_counter() - t0)
+    return statistics.median(cpu) * 1e3, statistics.median(wall) * 1e3, refused
+
+
+def odds_section() -> None:
+    corpus = odds_corpus()
+    exprs = [parse(text) for text in corpus]
+    with open("/proc/loadavg") as f:
+        load = f.read().split()[0]
+    print(
+        f"\nExact odds (`/odds roll`) over the fuzzed corpus (tests/dice/odds_corpus.py: "
+        f"{len(corpus)} expressions, the hand-made known-bad ones first). Per expression the "
+        f"median of {ODDS_REPEATS} first calls (cache cleared); CPU ms is the engine's own "
+        f"work, wall ms adds what other processes took (load average {load}).\n"
+    )
+    print(
+        "| engine | worst CPU ms | worst wall ms | slowest expression | median CPU ms | refused |"
+    )
+    print("|---|---:|---:|---|---:|---:|")
+    results = {}
+    for name, run in ODDS_ENGINES.items():
+        rows = [(*odds_time(run, e), text) for e, text in zip(exprs, corpus, strict=True)]
+        results[name] = rows
+        cpu, _, _, text = max(rows)
+        wall = max(r[1] for r in rows)
+        median = statistics.median(r[0] for r in rows)
+        refused = sum(r[2] for r in rows)
+        print(
+            f"| {name} | {cpu:.1f} | {wall:.1f} | `{text}` | {median:.3f} "
+            f"| {refused} / {len(rows)} |"
+        )
+    before, now = results[BEFORE], results[SERVED]
+    print(f"\nThe {SLOWEST} slowest under the estimate alone, and as served now (CPU ms):\n")
+    print("| expression | estimate only | served | served outcome |")
+    print("|---|---:|---:|---|")
+    slowest = sorted(range(len(corpus)), key=lambda i: before[i][0], reverse=True)[:SLOWEST]
+    for i in slowest:
+        outcome = "refused" if now[i][2] else "exact odds"
+        print(f"| `{corpus[i]}` | {before[i][0]:.1f} | {now[i][0]:.3f} | {outcome} |")
+
+
 def main() -> None:
+    if "--odds" in sys.argv[1:]:
+        print("Command: `.venv/bin/python bench/dice.py --odds`")
+        print(f"Python {sys.version.split()[0]}; budget MAX_ODDS_COST = {MAX_ODDS_COST:,} steps.")
+        odds_section()
+        return
     ensure_venv()
     theirs = d20_speed()
     ours = ours_speed()
@@ -182,6 +277,7 @@ def main() -> None:
         dshow = f"{dms:.2f}" if dms is not None else "—"
         print(f"| {show(e)} | {oms:.3f} | {oout} | {dshow} | {dout} |")
     print(f"\nWorst case: ours {worst_ours:.3f} ms, d20 {worst_d20:.1f} ms.")
+    odds_section()
 
 
 if __name__ == "__main__":

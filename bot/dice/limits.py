@@ -20,5 +20,6 @@ MAX_EXPLOSIONS = 10
 MAX_REROLLS = 10
 #: Most labels in one expression.
 MAX_LABELS = 20
-#: Budget of elementary steps for :func:`bot.dice.exact_odds` (about 45 ms at ~150 ns a step).
+#: Budget of elementary steps for :func:`bot.dice.exact_odds` (about 45 ms at ~150 ns a step),
+#: enforced while computing by ``bot.dice.odds.OddsMeter``: no expression gets more.
 MAX_ODDS_COST = 300_000

@@ -2,15 +2,23 @@
 
 Distributions are dicts of integer weights (exact, fast), turned into Fractions at the end.
 Rerolls and explosions follow the same caps as rolling, so the odds are exact, not an
-approximation of "infinite" explosions. Before computing anything, the cost is estimated from
-the static bounds; anything over ``MAX_ODDS_COST`` steps (about 50 ms) is refused.
+approximation of "infinite" explosions.
+
+Cost is bounded twice (issue 15, point 8). A static estimate from the parser's bounds refuses
+the obviously huge for next to nothing. The guarantee is an :class:`OddsMeter`: every
+operation (face tables, explosion levels, packing and unpacking, big-integer products and
+powers, keep/drop states, pairwise mapping for ``*``, ``/`` and sparse sums, the final
+Fractions) is charged *before* it runs, from the real sizes of its inputs, and the computation
+is refused as soon as the total passes ``MAX_ODDS_COST`` steps of about 150 ns. The estimate
+alone could be fooled (a division narrowing the range while a sparse sum inside was convolved
+pair by pair).
 """
 
 from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from math import comb
+from math import log2
 
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_EXPLOSIONS, MAX_ODDS_COST
@@ -19,6 +27,51 @@ from bot.dice.parser import ADD, CONST, DICE, MUL, NEG, SUB, DiceSpec, Expressio
 Weights = dict[int, int]
 
 _TOO_COSTLY = "too many combinations to compute exact odds"
+
+
+class OddsMeter:
+    """Steps of real work done so far; refuses (DiceError) once they would pass ``budget``.
+
+    Callers charge an operation before doing it, so the work done never exceeds the budget:
+    at most the refused operation's own charge goes over, and that operation never runs.
+    ``precheck=False`` skips the static estimate, so the meter alone bounds the work (tests
+    and bench/dice.py check that it does).
+    """
+
+    __slots__ = ("budget", "precheck", "used")
+
+    def __init__(self, budget: int = MAX_ODDS_COST, *, precheck: bool = True) -> None:
+        self.budget = budget
+        self.precheck = precheck
+        self.used = 0
+
+    def charge(self, steps: int) -> None:
+        self.used += steps
+        if self.used > self.budget:
+            raise DiceError(_TOO_COSTLY)
+
+
+def _words(number: int) -> int:
+    """Size of a big integer in 64-bit words (at least 1)."""
+    return 1 + number.bit_length() // 64
+
+
+def _product_steps(words_a: int, words_b: int) -> int:
+    """Steps of one product of two big integers of these sizes, its result stored: schoolbook
+    (measured about 4 ns per pair of words, so a margin of two) plus allocating and adding."""
+    return 1 + (words_a + words_b) // 4 + words_a * words_b // 16
+
+
+def _kronecker_steps(nbytes: int) -> int:
+    """Steps of a big product or power whose result has ``nbytes`` bytes (Karatsuba, measured:
+    about 0.5 ns x bytes**1.585 for a product, twice that for a power; rounded up)."""
+    return 1 + int(nbytes**1.6 / 150)
+
+
+def _fraction_steps(total: int) -> int:
+    """Steps of one ``Fraction(weight, total)`` (its gcd is quadratic in the words)."""
+    w = _words(total)
+    return 8 + 3 * w + w * w // 4
 
 
 def _hits(interval: tuple[int, int] | None, sides: int) -> tuple[int, int] | None:
@@ -76,6 +129,11 @@ def _pack(weights: Weights, lo: int, span: int, nbytes: int) -> int:
     return int.from_bytes(buf, "little")
 
 
+def _pack_steps(weights: Weights, span: int, nbytes: int) -> int:
+    """Steps of :func:`_pack` (measured: about 2 a weight, and 1 per 16 bytes of buffer)."""
+    return 2 * len(weights) + span * nbytes // 16
+
+
 def _unpack(number: int, lo: int, span: int, nbytes: int) -> Weights:
     raw = number.to_bytes(span * nbytes, "little")
     out: Weights = {}
@@ -86,45 +144,81 @@ def _unpack(number: int, lo: int, span: int, nbytes: int) -> Weights:
     return out
 
 
-def _power(slot: Weights, n: int) -> Weights:
+def _unpack_steps(span: int, nbytes: int) -> int:
+    """Steps of :func:`_unpack` (measured: about 2 a digit, more for long digits)."""
+    return span * (2 + nbytes // 32)
+
+
+def _total(weights: Weights, meter: OddsMeter) -> int:
+    """Sum of the weights (the distribution's denominator)."""
+    meter.charge(len(weights))
+    total = sum(weights.values())
+    meter.charge(len(weights) * _words(total) // 4)  # the additions, paid as they grew
+    return total
+
+
+def _power(slot: Weights, n: int, meter: OddsMeter) -> Weights:
     """Distribution of the sum of ``n`` independent copies of ``slot``.
 
-    One big-integer power (Kronecker substitution): every coefficient of the result is below
-    ``sum(slot) ** n``, so digits of that many bits never carry into each other.
+    One big-integer power (Kronecker substitution): every coefficient of the result is at most
+    ``sum(slot) ** n``, below 2**(8*nbytes - 1), so digits never carry into each other. The
+    digit size comes from a logarithm with a bit to spare rather than the power itself.
+    Packing, the power and unpacking are charged together before any of them starts.
     """
+    if n == 1:  # one die: its slot already is the answer
+        return slot
     lo, hi = min(slot), max(slot)
-    nbytes = (sum(slot.values()) ** n).bit_length() // 8 + 1
+    nbytes = int(n * log2(_total(slot, meter)) + 2) // 8 + 1
+    span = (hi - lo) * n + 1
+    meter.charge(
+        _pack_steps(slot, hi - lo + 1, nbytes)
+        + _kronecker_steps(span * nbytes)
+        + _unpack_steps(span, nbytes)
+    )
     packed = _pack(slot, lo, hi - lo + 1, nbytes)
-    return _unpack(packed**n, lo * n, (hi - lo) * n + 1, nbytes)
+    return _unpack(packed**n, lo * n, span, nbytes)
 
 
-def _add(a: Weights, b: Weights) -> Weights:
+def _add(a: Weights, b: Weights, meter: OddsMeter) -> Weights:
     """Distribution of the sum of two independent totals (Kronecker when dense enough)."""
     alo, ahi, blo, bhi = min(a), max(a), min(b), max(b)
     if (ahi - alo + 1) <= 4 * len(a) and (bhi - blo + 1) <= 4 * len(b):
-        nbytes = (sum(a.values()) * sum(b.values())).bit_length() // 8 + 1
+        nbytes = (_total(a, meter) * _total(b, meter)).bit_length() // 8 + 1
+        span = ahi - alo + bhi - blo + 1
+        meter.charge(
+            _pack_steps(a, ahi - alo + 1, nbytes)
+            + _pack_steps(b, bhi - blo + 1, nbytes)
+            + _kronecker_steps(span * nbytes) // 2  # a product: half a power's price
+            + _unpack_steps(span, nbytes)
+        )
         pa = _pack(a, alo, ahi - alo + 1, nbytes)
         pb = _pack(b, blo, bhi - blo + 1, nbytes)
-        return _unpack(pa * pb, alo + blo, ahi - alo + bhi - blo + 1, nbytes)
-    return _binary(ADD, a, b)
+        return _unpack(pa * pb, alo + blo, span, nbytes)
+    return _binary(ADD, a, b, meter)
 
 
-def _term(spec: DiceSpec) -> Weights:
+def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
     """Weights of one dice term's subtotal."""
     m = spec.sides
+    meter.charge(5 * m)  # face weights, contributions, the slot (measured: about 3 a face)
     weights = _face_weights(spec)
-    contrib = [_contribution(spec, f) for f in range(1, m + 1)]
     if spec.keep is not None:
-        return _keep(spec, weights)
+        return _keep(spec, weights, meter)
+    contrib = [_contribution(spec, f) for f in range(1, m + 1)]
     slot: Weights = {}
     for h, w in zip(contrib, weights, strict=True):
         slot[h] = slot.get(h, 0) + w
     explode = _hits(spec.explode, m)
     if explode is not None:
         denom = sum(weights)
+        booms = explode[1] - explode[0] + 1
         power = 1  # denominator of ``slot`` relative to one roll, as levels stack up
         for _ in range(MAX_EXPLOSIONS):
             power *= denom
+            # One dict update and product per (exploding face, deeper entry) and per other
+            # face (measured: about 2 steps each, plus the product).
+            per_update = 2 + _product_steps(_words(power), _words(denom))
+            meter.charge((m + booms * len(slot)) * per_update)
             deeper = slot
             slot = {}
             for f in range(1, m + 1):
@@ -134,10 +228,10 @@ def _term(spec: DiceSpec) -> Weights:
                         slot[h + k] = slot.get(h + k, 0) + w * wk
                 else:
                     slot[h] = slot.get(h, 0) + w * power
-    return _power(slot, spec.count)
+    return _power(slot, spec.count, meter)
 
 
-def _keep(spec: DiceSpec, weights: list[int]) -> Weights:
+def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
     """Keep/drop by dynamic programming over the distinct values, best first."""
     n = spec.count
     by_value: dict[int, int] = {}
@@ -146,26 +240,38 @@ def _keep(spec: DiceSpec, weights: list[int]) -> Weights:
         by_value[v] = by_value.get(v, 0) + weights[f - 1]
     highest_first = spec.keep in ("kh", "dl")
     kept = spec.keep_n if spec.keep in ("kh", "kl") else n - spec.keep_n
+    # Every weight stays below sum(weights)**n: that bounds the size of each product. Each
+    # inner step also builds a tuple key and updates a dict (measured: about 6 steps).
+    big = 1 + n * sum(weights).bit_length() // 64
+    per_inner = 7 + 2 * _product_steps(big, big)
     states: dict[tuple[int, int], int] = {(0, 0): 1}
     for v in sorted(by_value, reverse=highest_first):
         wv = by_value[v]
         h = v
         if spec.success is not None:
             h = 1 if spec.success[0] <= v <= spec.success[1] else 0
+        meter.charge(len(states))
+        meter.charge(sum(n - j + 1 for j, _ in states) * per_inner)
         new: dict[tuple[int, int], int] = {}
         for (j, s), wt in states.items():
             rem = n - j
             pw = 1
+            binom = 1  # comb(rem, c), updated in place: math.comb costs O(c) each time
             for c in range(rem + 1):
                 take = min(c, kept - j) if kept > j else 0
                 key = (j + c, s + take * h)
-                new[key] = new.get(key, 0) + wt * comb(rem, c) * pw
+                new[key] = new.get(key, 0) + wt * binom * pw
                 pw *= wv
+                binom = binom * (rem - c) // (c + 1)
         states = new
     return {s: w for (j, s), w in states.items() if j == n}
 
 
-def _binary(op: int, a: Weights, b: Weights) -> Weights:
+def _binary(op: int, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
+    """Pair by pair: ``*``, ``/``, and sums too sparse for Kronecker substitution."""
+    # Each pair: a key, a dict update and a product (measured: about 3 steps and the product).
+    per_pair = 3 + _product_steps(_words(_total(a, meter)), _words(_total(b, meter)))
+    meter.charge(len(a) * len(b) * per_pair)
     out: Weights = {}
     get = out.get
     for ka, wa in a.items():
@@ -234,37 +340,63 @@ def odds_cost(expr: Expression) -> int:
     return cost + size * 30 * (1 + bits // 64)
 
 
-@functools.lru_cache(maxsize=256)
-def _odds(expr: Expression) -> tuple[tuple[int, Fraction], ...]:
+def _compute(expr: Expression, meter: OddsMeter) -> tuple[tuple[int, Fraction], ...]:
+    """The exact distribution, every operation charged to ``meter`` before it runs."""
     for _, arg in expr.eval_program:
         if isinstance(arg, DiceSpec) and arg.keep is not None and _hits(arg.explode, arg.sides):
             raise DiceError("exact odds are not available for exploding dice with keep/drop")
-    if odds_cost(expr) > MAX_ODDS_COST:
-        raise DiceError(_TOO_COSTLY)
+    # The static estimate: a few steps an instruction, and it refuses the obviously huge
+    # before any real work.
+    if meter.precheck:
+        meter.charge(5 * len(expr.eval_program))
+        if odds_cost(expr) > meter.budget:
+            raise DiceError(_TOO_COSTLY)
     stack: list[Weights] = []
     for op, arg in expr.eval_program:
+        meter.charge(1)
         if op == CONST:
             assert isinstance(arg, int)
             stack.append({arg: 1})
         elif op == DICE:
             assert isinstance(arg, DiceSpec)
-            stack.append(_term(arg))
+            stack.append(_term(arg, meter))
         elif op == NEG:
+            meter.charge(len(stack[-1]))
             stack[-1] = {-k: w for k, w in stack[-1].items()}
         else:
             b = stack.pop()
             if op == ADD:
-                stack[-1] = _add(stack[-1], b)
+                stack[-1] = _add(stack[-1], b, meter)
             elif op == SUB:
-                stack[-1] = _add(stack[-1], {-k: w for k, w in b.items()})
+                meter.charge(len(b))
+                stack[-1] = _add(stack[-1], {-k: w for k, w in b.items()}, meter)
             else:
-                stack[-1] = _binary(op, stack[-1], b)
+                stack[-1] = _binary(op, stack[-1], b, meter)
     dist = stack[-1]
-    total = sum(dist.values())
+    total = _total(dist, meter)
+    meter.charge(len(dist) * (4 + _fraction_steps(total)))
     return tuple((k, Fraction(dist[k], total)) for k in sorted(dist))
 
 
-def exact_odds(expression: str | Expression) -> dict[int, Fraction]:
-    """P(total = k) for every reachable total k, exactly; DiceError if too costly."""
+@functools.lru_cache(maxsize=256)
+def _odds(expr: Expression) -> tuple[tuple[int, Fraction], ...] | str:
+    """Cached result, or the refusal: a refused expression repeated costs nothing again."""
+    try:
+        return _compute(expr, OddsMeter())
+    except DiceError as error:
+        return str(error)
+
+
+def exact_odds(expression: str | Expression, meter: OddsMeter | None = None) -> dict[int, Fraction]:
+    """P(total = k) for every reachable total k, exactly; DiceError if too costly.
+
+    With ``meter`` (tests, benchmarks) the work is done afresh and charged to it; otherwise
+    results and refusals are cached and the budget is ``MAX_ODDS_COST``.
+    """
     expr = expression if isinstance(expression, Expression) else parse(expression)
-    return dict(_odds(expr))
+    if meter is not None:
+        return dict(_compute(expr, meter))
+    found = _odds(expr)
+    if isinstance(found, str):
+        raise DiceError(found)
+    return dict(found)

@@ -109,3 +109,17 @@ async def test_odds_of_a_bad_expression_say_so_and_public_is_public(table: Table
     assert bad.ephemeral and "Odds" not in message_text(bad.response)
     public = await table.alice.slash(table.table, "odds roll", dice="1d4", public=True)
     assert not public.ephemeral
+
+
+async def test_odds_of_a_costly_expression_are_refused_in_plain_words(table: Table) -> None:
+    # Issue 15, point 8: about 250 ms of blocked event loop before; now refused at once, only
+    # to the caller, and the bot keeps answering.
+    refused = await table.alice.slash(
+        table.table, "odds roll", dice="(1d1000*5+1d1000)/10000", public=True
+    )
+    assert refused.ephemeral
+    text = message_text(refused.response)
+    assert "too many combinations to compute exact odds" in text
+    assert "Odds" not in text
+    after = await table.bob.slash(table.table, "odds roll", dice="1d4")
+    assert chart_line(message_text(after.response), "4").endswith(shown(Fraction(1, 4)))

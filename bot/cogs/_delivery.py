@@ -5,24 +5,34 @@
 - blind: a stub in the channel, a copy to the GM only (the roller gets a note).
 - self: the result ephemerally to the roller only.
 
-The GM copy goes to the campaign's GM channel; failing that, by direct message to the GMs
-recorded at setup; failing both, the roller is told (without any of the result) how a GM sets
-a GM channel. The roll is recorded before any of this, exactly once.
+The GM copy goes to the campaign's GM channel; failing that, by direct message to today's
+GMs among the campaign's known GMs (each fetched afresh: a GM role or Manage Server now, not
+when they were seen; issue 15); failing both, the roller is told (without any of the result)
+that a GM channel is the reliable way. The roll is recorded before any of this, exactly once.
+
+Without the privileged members intent the bot cannot list who holds a role, so the known GMs
+(users seen acting with GM standing in the campaign, noted here and in the services) are the
+only candidates for a DM; a GM the bot has never seen gets none.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
-from bot.cogs._common import bot_of
+from bot.cogs._common import bot_of, caller_from
 from bot.db.models import Visibility
 from bot.render import secrecy as render
-from bot.services import secrecy
+from bot.services import campaigns, secrecy
+from bot.services.errors import StorageUnavailable
 from bot.services.secrecy import GmTargets, RowAccess
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
 
 log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
@@ -50,29 +60,98 @@ async def _to_channel(
     return True
 
 
+async def _guild(client: discord.Client, guild_id: int) -> discord.Guild | None:
+    guild = client.get_guild(guild_id)
+    if guild is not None:
+        return guild
+    try:
+        return await client.fetch_guild(guild_id)
+    except discord.HTTPException as exc:
+        log.warning("server %s unreachable for GM copies: %s %s", guild_id, exc.status, exc.code)
+        return None
+
+
+async def _current_gm(
+    guild: discord.Guild, targets: GmTargets, user_id: int
+) -> tuple[int, discord.Member | None, bool]:
+    """One known GM fetched afresh: (id, the member if they are a GM now, whether to forget
+    them because they are no GM now or left the server)."""
+    try:
+        member = await guild.fetch_member(user_id)
+    except discord.NotFound:
+        return user_id, None, True
+    except discord.HTTPException as exc:  # unknown standing: no copy, but keep them known
+        log.warning("GM %s could not be checked: %s %s", user_id, exc.status, exc.code)
+        return user_id, None, False
+    roles = frozenset(role.id for role in member.roles)
+    if targets.admits(roles, member.guild_permissions.manage_guild):
+        return user_id, member, False
+    return user_id, None, True
+
+
+async def _dm(member: discord.Member, content: str, embed: discord.Embed) -> bool:
+    try:
+        await member.send(content, embed=embed, allowed_mentions=_QUIET)
+    except discord.HTTPException as exc:
+        log.warning("GM %s cannot be sent a DM: %s %s", member.id, exc.status, exc.code)
+        return False
+    return True
+
+
 async def _to_dms(
-    client: discord.Client, user_ids: tuple[int, ...], content: str, embed: discord.Embed
+    client: discord.Client, targets: GmTargets, content: str, embed: discord.Embed
 ) -> bool:
-    delivered = False
-    for user_id in user_ids:
+    """DM the known GMs who are GMs now, each checked by REST (concurrently); known GMs who
+    are not (or left) are forgotten."""
+    if targets.guild_id is None or not targets.candidate_ids:
+        return False
+    guild = await _guild(client, targets.guild_id)
+    if guild is None:
+        return False
+    checked = await asyncio.gather(
+        *(_current_gm(guild, targets, user_id) for user_id in targets.candidate_ids)
+    )
+    gms = [member for _, member, _ in checked if member is not None]
+    sent = await asyncio.gather(*(_dm(member, content, embed) for member in gms))
+    stale = [user_id for user_id, _, forget in checked if forget]
+    if stale and targets.campaign_id is not None:
         try:
-            user = client.get_user(user_id) or await client.fetch_user(user_id)
-            await user.send(content, embed=embed, allowed_mentions=_QUIET)
-            delivered = True
-        except discord.HTTPException as exc:
-            log.warning("GM %s cannot be sent a DM: %s %s", user_id, exc.status, exc.code)
-    return delivered
+            await campaigns.forget_gms(cast("PbpBot", client).db, targets.campaign_id, stale)
+        except StorageUnavailable:
+            log.warning("campaign %s: stale known GMs kept (storage)", targets.campaign_id)
+    return any(sent)
 
 
 async def send_to_gm(
     client: discord.Client, targets: GmTargets, content: str, embed: discord.Embed
 ) -> bool:
-    """The GM channel, else DMs to the GMs recorded at setup; True if anyone got it."""
+    """The GM channel, else DMs to the campaign's current GMs; True if anyone got it.
+
+    Makes REST calls: call it only after the interaction has been answered (or deferred).
+    """
     if targets.channel_id is not None and await _to_channel(
         client, targets.channel_id, content, embed
     ):
         return True
-    return await _to_dms(client, targets.user_ids, content, embed)
+    return await _to_dms(client, targets, content, embed)
+
+
+async def _note_gm(interaction: discord.Interaction[Any], targets: GmTargets) -> None:
+    """Remember a roller who acts with GM standing in the campaign as a known GM, so GM
+    copies can reach them by DM (re-checked at each send). No query once they are known."""
+    if targets.campaign_id is None or interaction.user.id in targets.candidate_ids:
+        return
+    caller = caller_from(interaction)
+    if caller.guild_id != targets.guild_id or not targets.admits(
+        caller.role_ids, caller.manage_guild
+    ):
+        return
+    try:
+        await campaigns.remember_gm(
+            cast("PbpBot", interaction.client).db, targets.campaign_id, caller.user_id
+        )
+    except StorageUnavailable:  # the roll is answered; knowing the GM can wait for next time
+        log.warning("campaign %s: GM %s not noted (storage)", targets.campaign_id, caller.user_id)
 
 
 async def deliver(
@@ -92,8 +171,37 @@ async def deliver(
 
     ``view`` (buttons acting on the result) goes only with a copy the roller sees in full.
     ``roller_is_gm``: a GM's own blind roll is shown to them too. ``roll_id`` is the ledger
-    row (internal), ``number`` what the messages print.
+    row (internal), ``number`` what the messages print. A roller with GM standing
+    becomes a known GM of the campaign, after everything is answered.
     """
+    await _answer(
+        interaction,
+        full=full,
+        stub=stub,
+        visibility=visibility,
+        gm_targets=gm_targets,
+        roll_id=roll_id,
+        number=number,
+        commitment=commitment,
+        roller_is_gm=roller_is_gm,
+        view=view,
+    )
+    await _note_gm(interaction, gm_targets)
+
+
+async def _answer(
+    interaction: discord.Interaction[Any],
+    *,
+    full: discord.Embed,
+    stub: discord.Embed | None,
+    visibility: Visibility,
+    gm_targets: GmTargets,
+    roll_id: int,
+    number: int,
+    commitment: str | None,
+    roller_is_gm: bool,
+    view: discord.ui.View | None,
+) -> None:
     response = interaction.response
     if visibility is Visibility.PUBLIC:
         if view is not None:

@@ -7,15 +7,24 @@ permissions, which server admins can override.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import NotAllowed
 
 
+def gm_standing(gm_role_ids: Iterable[int], role_ids: AbstractSet[int], manage_guild: bool) -> bool:
+    """The GM rule from plain facts about a member, as they are now: Manage Server, or one of
+    the campaign's GM roles. Used for callers and for members fetched when a GM copy is sent."""
+    return manage_guild or not role_ids.isdisjoint(gm_role_ids)
+
+
 def is_gm(campaign: CampaignView, caller: Caller) -> bool:
     """True for Manage Server holders and members with one of the campaign's GM roles."""
-    return caller.manage_guild or not caller.role_ids.isdisjoint(campaign.gm_role_ids)
+    return gm_standing(campaign.gm_role_ids, caller.role_ids, caller.manage_guild)
 
 
 def require_gm(campaign: CampaignView, caller: Caller, action: str) -> None:

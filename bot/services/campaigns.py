@@ -31,6 +31,15 @@ CONFIGURABLE_ABILITIES = frozenset({RuleSystem.THRESHOLD, RuleSystem.D20_CHECK})
 
 _T = campaigns
 
+#: How many known GMs a campaign keeps (the id list column's limit); a GM seen when the list
+#: is full is not added (each send prunes those who are no longer GMs).
+MAX_KNOWN_GMS = 25
+#: Why @everyone cannot be a GM role (its id is the server's id).
+EVERYONE_GM_ROLE = (
+    "@everyone cannot be a GM role: every member would be a GM and see every hidden roll. "
+    "Choose a role only the GMs hold. Nothing changed."
+)
+
 SecrecyCommand = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
 VisibilityName = Literal["public", "gm", "blind", "self"]
 
@@ -55,6 +64,9 @@ class CampaignView:
     channel_id: int
     system: RuleSystem
     gm_role_ids: tuple[int, ...]
+    #: Known GMs: users seen acting with GM standing here (the one who set the campaign up,
+    #: GMs who ran a command in it). Only candidates for DM copies of hidden rolls, re-checked
+    #: when each copy is sent; never authority (issue 15). At most :data:`MAX_KNOWN_GMS`.
     gm_user_ids: tuple[int, ...]
     gm_channel_id: int | None
     fortune_boon_default: bool
@@ -141,6 +153,12 @@ def _validate_change(changes: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
+def _check_gm_roles(guild_id: int, role_ids: Iterable[int]) -> None:
+    """A server's @everyone role has the server's id; it must never make everyone a GM."""
+    if guild_id in role_ids:
+        raise InvalidValue(EVERYONE_GM_ROLE)
+
+
 async def setup_campaign(
     db: Database,
     guild_id: int,
@@ -170,6 +188,7 @@ async def setup_campaign(
             "ability_names": list(ability_names or DEFAULT_ABILITIES[rule_system]),
         }
     )
+    _check_gm_roles(guild_id, settings["gm_role_ids"])
     if ability_names is not None and rule_system not in CONFIGURABLE_ABILITIES:
         if [n.casefold() for n in settings["ability_names"]] != [
             n.casefold() for n in DEFAULT_ABILITIES[rule_system]
@@ -254,6 +273,7 @@ async def update_settings(db: Database, campaign_id: int, **changes: Any) -> Cam
     values = _validate_change(changes)
     async with transaction(db) as session:
         current = await get_campaign_in(session, campaign_id)
+        _check_gm_roles(current.guild_id, values.get("gm_role_ids", ()))
         if "ability_names" in values and current.system not in CONFIGURABLE_ABILITIES:
             raise InvalidValue(f"The ability names of {current.system.value} are fixed.")
         tiers = [
@@ -270,6 +290,42 @@ async def update_settings(db: Database, campaign_id: int, **changes: Any) -> Cam
         stmt = update(_T).where(_T.c.id == campaign_id).values(**values).returning(*_T.c)
         row = (await session.execute(stmt)).one()
     return _view(row)
+
+
+async def _edit_known_gms(
+    db: Database, campaign_id: int, *, add: int | None = None, drop: Iterable[int] = ()
+) -> None:
+    """Add one known GM and/or drop some, atomically: the row is locked (PostgreSQL; SQLite's
+    BEGIN IMMEDIATE already holds the write lock) so concurrent edits do not lose each other."""
+    dropped = set(drop)
+    async with transaction(db) as session:
+        stmt = select(_T.c.gm_user_ids).where(_T.c.id == campaign_id).with_for_update()
+        current = (await session.execute(stmt)).scalar_one_or_none()
+        if current is None:
+            return  # the campaign was deleted meanwhile: nothing to remember
+        known = [user for user in current if user not in dropped]
+        if add is not None and add not in known and len(known) < MAX_KNOWN_GMS:
+            known.append(add)
+        if sorted(known) != sorted(current):
+            await session.execute(
+                update(_T).where(_T.c.id == campaign_id).values(gm_user_ids=known)
+            )
+
+
+async def remember_gm(db: Database, campaign_id: int, user_id: int) -> None:
+    """Note ``user_id`` as a known GM; the caller checked they act with GM standing now, and
+    that they are not known yet (``CampaignView.gm_user_ids``), so a known GM costs no query.
+
+    Knowing someone grants nothing: GM copies re-check each known GM when sent (issue 15).
+    """
+    await _edit_known_gms(db, campaign_id, add=user_id)
+
+
+async def forget_gms(db: Database, campaign_id: int, user_ids: Iterable[int]) -> None:
+    """Drop known GMs found to be GMs no longer (or gone from the server)."""
+    drop = set(user_ids)
+    if drop:
+        await _edit_known_gms(db, campaign_id, drop=drop)
 
 
 async def delete_campaign(db: Database, campaign_id: int) -> None:

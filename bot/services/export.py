@@ -242,6 +242,9 @@ def _retarget(
     numbers on the old stubs still name the same rolls (issue 15).
     """
     campaign = dict(tables[campaigns.name][0])
+    # Known GMs are who the bot saw acting as GM here before the export: on import, anywhere,
+    # they are forgotten; GMs become known again when they act (issue 15).
+    campaign["gm_user_ids"] = []
     campaign.setdefault("ledger_scope", campaign["channel_id"])
     if guild_id is not None and guild_id != campaign["guild_id"]:
         # Roles and channels of the old server mean nothing on the new one; Manage Server

@@ -20,7 +20,7 @@ from bot.db.models import Visibility, ledger_stubs
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
 from bot.services._sql import Executor, insert_for, transaction
-from bot.services.access import is_gm, require_gm
+from bot.services.access import gm_standing, is_gm, require_gm
 from bot.services.campaigns import (
     CampaignView,
     campaign_for_channel,
@@ -40,23 +40,46 @@ SECRECY_COMMANDS: Mapping[str, Visibility] = {
     "gm-roll": Visibility.BLIND,
     "gm-check": Visibility.BLIND,
 }
-#: How a GM sets the GM channel, shown when a GM copy cannot be delivered.
-GM_CHANNEL_HINT = "A GM can set a GM channel with `/campaign set gm-channel`."
+#: How a GM sets the GM channel, shown when a GM copy cannot be delivered. DMs reach only
+#: GMs the bot has seen acting here, so the GM channel is the reliable way (issue 15).
+GM_CHANNEL_HINT = (
+    "Direct messages reach only GMs the bot has seen use a command in this campaign; a GM "
+    "channel is the reliable way to get hidden rolls: a GM can set one with "
+    "`/campaign set gm-channel`."
+)
 
 
 @dataclass(frozen=True, slots=True)
 class GmTargets:
-    """Where a GM copy goes: the campaign's GM channel, else DMs to the GMs recorded at setup."""
+    """Where a GM copy goes: the campaign's GM channel, else DMs to today's GMs.
+
+    ``candidate_ids`` are the campaign's known GMs (users seen acting with GM standing there).
+    They are candidates, never authority: when a copy is sent, each is fetched afresh and gets
+    it only if they now hold one of ``gm_role_ids`` or Manage Server (:meth:`admits`; issue 15).
+    """
 
     channel_id: int | None
-    user_ids: tuple[int, ...]
+    candidate_ids: tuple[int, ...]
     gm_role_ids: tuple[int, ...] = ()
+    guild_id: int | None = None
+    campaign_id: int | None = None
 
     @classmethod
     def of(cls, campaign: CampaignView | None) -> GmTargets:
         if campaign is None:
             return cls(None, ())
-        return cls(campaign.gm_channel_id, campaign.gm_user_ids, campaign.gm_role_ids)
+        return cls(
+            campaign.gm_channel_id,
+            campaign.gm_user_ids,
+            campaign.gm_role_ids,
+            campaign.guild_id,
+            campaign.id,
+        )
+
+    def admits(self, role_ids: frozenset[int], manage_guild: bool) -> bool:
+        """Whether a member of the campaign's server with these roles and permission, as they
+        are now, is one of its GMs."""
+        return gm_standing(self.gm_role_ids, role_ids, manage_guild)
 
 
 def require_campaign_gm(campaign: CampaignView | None, caller: Caller, action: str) -> None:

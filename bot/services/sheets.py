@@ -17,7 +17,13 @@ from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.services import campaigns, characters, pending, secrecy
-from bot.services.access import is_gm, require_gm, require_manage_guild, require_owner_or_gm
+from bot.services.access import (
+    gm_standing,
+    is_gm,
+    require_gm,
+    require_manage_guild,
+    require_owner_or_gm,
+)
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
@@ -25,12 +31,19 @@ from bot.services.errors import InvalidValue, NoCampaign, NotFound
 
 
 async def campaign_here(db: Database, caller: Caller) -> CampaignView:
-    """The campaign of the caller's channel (a thread uses its parent's)."""
+    """The campaign of the caller's channel (a thread uses its parent's).
+
+    A caller with GM standing who is not a known GM yet becomes one: a candidate for DM
+    copies of hidden rolls, re-checked at each send (issue 15). Known GMs cost no query.
+    """
     if caller.guild_id is None:
         raise NoCampaign()
-    return await campaigns.campaign_for_channel(
+    campaign = await campaigns.campaign_for_channel(
         db, caller.guild_id, caller.channel_id, caller.parent_channel_id
     )
+    if caller.user_id not in campaign.gm_user_ids and is_gm(campaign, caller):
+        await campaigns.remember_gm(db, campaign.id, caller.user_id)
+    return campaign
 
 
 async def setup(
@@ -41,7 +54,10 @@ async def setup(
     gm_role_id: int | None = None,
     gm_channel_id: int | None = None,
 ) -> CampaignView:
-    """Bind the caller's channel to a new campaign (needs Manage Server: no GM role exists yet)."""
+    """Bind the caller's channel to a new campaign (needs Manage Server: no GM role exists yet).
+
+    The caller becomes the campaign's first known GM (a DM candidate, never authority).
+    """
     if caller.guild_id is None:
         raise InvalidValue("Campaigns live in server channels, not direct messages.")
     if caller.parent_channel_id is not None:
@@ -65,6 +81,133 @@ async def change_settings(db: Database, caller: Caller, **changes: Any) -> Campa
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "change campaign settings")
     return await campaigns.update_settings(db, campaign.id, **changes)
+
+
+# --- the GM channel's guard rail (issue 15, point 7) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelMember:
+    """A member given View Channel by a permission overwrite of their own, as they are now
+    (fetched when the command runs); unknown standing is passed as no roles."""
+
+    user_id: int
+    role_ids: frozenset[int] = frozenset()
+    manage_guild: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelAudience:
+    """Who can read a channel, worked out by the cog from its permission overwrites.
+
+    "Can read" means Discord gives View Channel there (whoever can view a channel sees every
+    message posted while they can). A role can read when a member with only @everyone and
+    that role would: the server's permissions of both, then the channel's overwrites for
+    @everyone and for the role. A member can read through an overwrite of their own that
+    allows View Channel. Roles with Manage Server or Administrator are left out (their
+    holders are GMs anyway), and so is the bot. ``role_ids`` holds the server's id when
+    @everyone can read.
+    """
+
+    role_ids: frozenset[int]
+    members: tuple[ChannelMember, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Exposure:
+    """The non-GMs who can read a channel meant for GMs only."""
+
+    everyone: bool = False
+    role_ids: tuple[int, ...] = ()
+    user_ids: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.everyone or bool(self.role_ids) or bool(self.user_ids)
+
+    def describe(self) -> str:
+        """Who they are, in plain words with mentions."""
+        if self.everyone:
+            return "everyone in the server (@everyone)"
+        parts = []
+        if self.role_ids:
+            parts.append("members of " + ", ".join(f"<@&{r}>" for r in self.role_ids))
+        if self.user_ids:
+            parts.append(", ".join(f"<@{u}>" for u in self.user_ids))
+        return " and ".join(parts)
+
+
+def exposure(campaign: CampaignView, audience: ChannelAudience) -> Exposure:
+    """Who of ``audience`` is not a GM of ``campaign``: @everyone, roles other than its GM
+    roles, members holding neither a GM role nor Manage Server."""
+    if campaign.guild_id in audience.role_ids:
+        return Exposure(everyone=True)
+    roles = sorted(audience.role_ids - set(campaign.gm_role_ids))
+    users = sorted(
+        {
+            m.user_id
+            for m in audience.members
+            if not gm_standing(campaign.gm_role_ids, m.role_ids, m.manage_guild)
+        }
+    )
+    return Exposure(False, tuple(roles), tuple(users))
+
+
+def _exposed_message(channel_id: int, exposed: Exposure) -> str:
+    return (
+        f"{exposed.describe()} can read <#{channel_id}>, and hidden rolls are posted there "
+        "in full. Make it private to the GMs (deny View Channel to @everyone, allow it to the "
+        "GM role and the bot)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GmChannelSet:
+    """A GM channel set (or unset); ``exposed`` is not empty only when forced."""
+
+    campaign: CampaignView
+    exposed: Exposure
+
+    def warning(self) -> str | None:
+        """What the GM must be told after forcing a channel non-GMs can read."""
+        if not self.exposed or self.campaign.gm_channel_id is None:
+            return None
+        return f"Warning: {_exposed_message(self.campaign.gm_channel_id, self.exposed)}."
+
+
+def setup_warning(campaign: CampaignView, audience: ChannelAudience | None) -> str | None:
+    """/campaign setup accepts any GM channel (it has no force option); it warns instead."""
+    if campaign.gm_channel_id is None or audience is None:
+        return None
+    return GmChannelSet(campaign, exposure(campaign, audience)).warning()
+
+
+async def set_gm_channel(
+    db: Database,
+    caller: Caller,
+    channel_id: int | None,
+    audience: ChannelAudience | None,
+    *,
+    force: bool = False,
+) -> GmChannelSet:
+    """GM only: set (or with ``None`` unset) the GM channel.
+
+    A channel non-GMs can read (see :class:`ChannelAudience`) is refused, unless ``force``:
+    then it is set and the result carries the warning.
+    """
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "change campaign settings")
+    exposed = Exposure()
+    if channel_id is not None:
+        if audience is None:
+            raise ValueError("a GM channel needs its audience checked")
+        exposed = exposure(campaign, audience)
+        if exposed and not force:
+            raise InvalidValue(
+                f"Not set: {_exposed_message(channel_id, exposed)}; or add `force:True` to "
+                "set it anyway. Nothing changed."
+            )
+    updated = await campaigns.update_settings(db, campaign.id, gm_channel_id=channel_id)
+    return GmChannelSet(updated, exposed)
 
 
 async def set_gm_role(db: Database, caller: Caller, role_id: int, *, add: bool) -> CampaignView:

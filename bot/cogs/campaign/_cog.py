@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+import logging
 from typing import Any, Literal
 
 import discord
@@ -16,8 +18,73 @@ from bot.render.sheets import campaign_embed
 from bot.services import export as exports
 from bot.services import secrecy, sheets
 
+log = logging.getLogger(__name__)
+
 SystemChoice = Literal["pen-and-dagger", "roll-under", "threshold", "d20-check"]
 SecrecyCommandChoice = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
+
+
+def _can_view(target: Any, overwrite: discord.PermissionOverwrite) -> bool:
+    """A member overwrite (not a role's) that allows View Channel."""
+    is_role = isinstance(target, discord.Role) or getattr(target, "type", None) is discord.Role
+    return not is_role and overwrite.view_channel is True
+
+
+async def _fetch_standing(guild: discord.Guild, user_id: int) -> sheets.ChannelMember | None:
+    """A member with a View Channel overwrite, as they are now; None if they left the server.
+    If they cannot be fetched their standing is unknown: counted as no GM."""
+    try:
+        member = await guild.fetch_member(user_id)
+    except discord.NotFound:
+        return None
+    except discord.HTTPException as exc:
+        log.warning("member %s could not be checked: %s %s", user_id, exc.status, exc.code)
+        return sheets.ChannelMember(user_id)
+    return sheets.ChannelMember(
+        user_id,
+        frozenset(role.id for role in member.roles),
+        member.guild_permissions.manage_guild,
+    )
+
+
+async def channel_audience(
+    interaction: discord.Interaction[Any], channel: discord.TextChannel, *, ephemeral: bool
+) -> sheets.ChannelAudience:
+    """Who can read ``channel``, from its overwrites (see :class:`sheets.ChannelAudience`).
+
+    Roles come from the cache. Members with an overwrite of their own are fetched by REST
+    (concurrently) for their roles now; the interaction is deferred first, as it must be
+    answered within three seconds.
+    """
+    guild = channel.guild
+    roles = frozenset(
+        role.id
+        for role in guild.roles
+        if channel.permissions_for(role).view_channel
+        and not (role.permissions.manage_guild or role.permissions.administrator)
+    )
+    me = interaction.client.user.id if interaction.client.user else None
+    user_ids = [
+        target.id
+        for target, overwrite in channel.overwrites.items()
+        if _can_view(target, overwrite) and target.id != me
+    ]
+    if not user_ids:
+        return sheets.ChannelAudience(roles)
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    found = await asyncio.gather(*(_fetch_standing(guild, uid) for uid in user_ids))
+    return sheets.ChannelAudience(roles, tuple(m for m in found if m is not None))
+
+
+async def _reply(
+    interaction: discord.Interaction[Any], content: str, embed: discord.Embed, *, ephemeral: bool
+) -> None:
+    """The answer, whether or not :func:`channel_audience` deferred."""
+    if interaction.response.is_done():
+        await interaction.edit_original_response(content=content, embed=embed)
+    else:
+        await interaction.response.send_message(content, embed=embed, ephemeral=ephemeral)
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign"):
@@ -47,9 +114,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             gm_role_id=gm_role.id if gm_role else None,
             gm_channel_id=gm_channel.id if gm_channel else None,
         )
-        await interaction.response.send_message(
-            "Campaign created. Players: /character create, then /check.",
-            embed=campaign_embed(campaign),
+        audience = None
+        if gm_channel is not None:
+            audience = await channel_audience(interaction, gm_channel, ephemeral=False)
+        warning = sheets.setup_warning(campaign, audience)
+        text = "Campaign created. Players: /character create, then /check."
+        await _reply(
+            interaction,
+            f"{text}\n{warning}" if warning else text,
+            campaign_embed(campaign),
+            ephemeral=False,
         )
 
     @app_commands.command(name="show", description="Show this channel's campaign and its settings")
@@ -79,10 +153,33 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         )
 
     @settings.command(name="gm-channel", description="Where hidden rolls go (omit to unset)")
+    @app_commands.describe(
+        channel="A channel only GMs can read (omit to unset)",
+        force="Set it even though non-GMs can read it (they will see hidden rolls)",
+    )
     async def set_gm_channel(
-        self, interaction: discord.Interaction[Any], channel: discord.TextChannel | None = None
+        self,
+        interaction: discord.Interaction[Any],
+        channel: discord.TextChannel | None = None,
+        force: bool = False,
     ) -> None:
-        await self._changed(interaction, gm_channel_id=channel.id if channel else None)
+        audience = None
+        if channel is not None:
+            audience = await channel_audience(interaction, channel, ephemeral=True)
+        done = await sheets.set_gm_channel(
+            bot_of(interaction).db,
+            caller_from(interaction),
+            channel.id if channel else None,
+            audience,
+            force=force,
+        )
+        warning = done.warning()
+        await _reply(
+            interaction,
+            f"Setting saved.\n{warning}" if warning else "Setting saved.",
+            campaign_embed(done.campaign),
+            ephemeral=True,
+        )
 
     @settings.command(name="fortune-boon", description="New characters get double fortune dice")
     async def set_fortune_boon(self, interaction: discord.Interaction[Any], on: bool) -> None:
@@ -153,8 +250,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         caller = caller_from(interaction)
         campaign = await sheets.confirm_delete_campaign(bot.db, caller)
 
-        async def confirmed(_: discord.Interaction[Any]) -> str:
-            await sheets.delete_campaign(bot.db, caller, campaign.id)
+        async def confirmed(click: discord.Interaction[Any]) -> str:
+            # Permissions as they are at the click, not when the question was asked (issue 15).
+            await sheets.delete_campaign(bot.db, caller_from(click), campaign.id)
             return "Campaign deleted. Its rolls stay in the ledger."
 
         await interaction.response.send_message(

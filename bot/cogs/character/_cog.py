@@ -172,8 +172,9 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         caller = caller_from(interaction)
         character = await sheets.confirm_delete_character(bot.db, caller, name)
 
-        async def confirmed(_: discord.Interaction[Any]) -> str:
-            await sheets.delete_character(bot.db, caller, character.id)
+        async def confirmed(click: discord.Interaction[Any]) -> str:
+            # Permissions as they are at the click, not when the question was asked (issue 15).
+            await sheets.delete_character(bot.db, caller_from(click), character.id)
             return f"{character.name} is deleted. Their rolls stay in the ledger."
 
         await interaction.response.send_message(

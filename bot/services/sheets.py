@@ -7,6 +7,7 @@ the storage services.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -27,7 +28,9 @@ from bot.services.access import (
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NoCampaign, NotFound
+from bot.services.errors import InvalidValue, NoCampaign, NotFound, StorageUnavailable
+
+log = logging.getLogger(__name__)
 
 
 async def campaign_here(db: Database, caller: Caller) -> CampaignView:
@@ -42,7 +45,10 @@ async def campaign_here(db: Database, caller: Caller) -> CampaignView:
         db, caller.guild_id, caller.channel_id, caller.parent_channel_id
     )
     if caller.user_id not in campaign.gm_user_ids and is_gm(campaign, caller):
-        await campaigns.remember_gm(db, campaign.id, caller.user_id)
+        try:
+            await campaigns.remember_gm(db, campaign.id, caller.user_id)
+        except StorageUnavailable:  # bookkeeping: never fail the command for it; next time
+            log.warning("campaign %s: GM %s not noted (storage)", campaign.id, caller.user_id)
     return campaign
 
 

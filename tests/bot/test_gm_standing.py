@@ -258,3 +258,15 @@ async def test_everyone_cannot_be_a_gm_role(table: Table) -> None:
     # Alice (no GM role) is still no GM.
     denied = await table.alice.slash(table.table, "campaign set crit-rules", on=True)
     assert denied.response is not None and "Only the campaign's GM" in denied.response.content
+
+
+async def test_setup_with_a_gm_channel_non_gms_can_read_warns(table: Table) -> None:
+    done = await table.admin.slash(
+        table.table,
+        "campaign setup",
+        system="d20-check",
+        gm_role=table.gm_role,
+        gm_channel=table.gm_channel,  # no overwrites: everyone can read it
+    )
+    assert done.response is not None and "Campaign created" in done.response.content
+    assert "Warning" in done.response.content and "@everyone" in done.response.content

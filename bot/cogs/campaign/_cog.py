@@ -80,11 +80,17 @@ async def channel_audience(
 async def _reply(
     interaction: discord.Interaction[Any], content: str, embed: discord.Embed, *, ephemeral: bool
 ) -> None:
-    """The answer, whether or not :func:`channel_audience` deferred."""
+    """The answer, whether or not :func:`channel_audience` deferred; a warning may name
+    @everyone and roles, which must never ping."""
+    quiet = discord.AllowedMentions.none()
     if interaction.response.is_done():
-        await interaction.edit_original_response(content=content, embed=embed)
+        await interaction.edit_original_response(
+            content=content, embed=embed, allowed_mentions=quiet
+        )
     else:
-        await interaction.response.send_message(content, embed=embed, ephemeral=ephemeral)
+        await interaction.response.send_message(
+            content, embed=embed, ephemeral=ephemeral, allowed_mentions=quiet
+        )
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign"):

@@ -1,4 +1,5 @@
-"""The ledger you can ask: a campaign's rolls, newest first, as far as the viewer may see."""
+"""The ledger you can ask: a campaign's rolls, newest first, as far as the viewer may see
+(hidden results as stubs) and only from channels and threads the viewer can read."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_ca
 from bot.services.characters import character_by_name_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.scope import home_of, readable_channels
 from bot.services.secrecy import can_see, require_campaign_gm, viewer_is_gm
 
 MAX_PAGE = 25
@@ -75,18 +77,35 @@ async def make_filter(
 async def page(
     db: Database, caller: Caller, query: HistoryFilter, before_id: int | None = None
 ) -> HistoryPage:
-    """A page of the campaign's rolls, each marked visible or not for this caller."""
+    """A page of the campaign's rolls, each marked visible or not for this caller; rolls made
+    where the caller cannot read are left out (issue 15, "Scope")."""
     async with transaction(db) as session:
         campaign = await get_campaign_in(session, query.campaign_id)
-        rows = await ledger.latest_rolls_in(
-            session,
-            query.campaign_id,
-            limit=query.limit + 1,
-            character_id=query.character_id,
-            user_id=query.user_id,
-            kinds=[query.kind] if query.kind else None,
-            before_id=before_id,
-        )
+    home = home_of(campaign, caller)
+    checked: set[int] = set()
+    unreadable: set[int] = set()
+    while True:
+        # Only the channels this page meets are asked about (an old campaign has many archived
+        # threads, and asking about one can cost Discord a request); each round leaves out the
+        # unreadable ones found so far and fetches again, so the page is full and ``older``
+        # stays a correct cursor. It ends: every repeat has found a new unreadable channel.
+        async with transaction(db) as session:
+            rows = await ledger.latest_rolls_in(
+                session,
+                query.campaign_id,
+                limit=query.limit + 1,
+                character_id=query.character_id,
+                user_id=query.user_id,
+                kinds=[query.kind] if query.kind else None,
+                before_id=before_id,
+                exclude_channels=unreadable,
+            )
+        new = {row.channel_id for row in rows} - checked
+        readable = await readable_channels(caller, new, home)  # outside the transaction
+        checked |= new
+        if readable == new:
+            break
+        unreadable |= new - readable
     gm = viewer_is_gm(campaign, caller)
     shown = rows[: query.limit]
     older = shown[-1].id if len(rows) > query.limit else None

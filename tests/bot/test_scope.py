@@ -2,18 +2,18 @@
 reroll answer only about rolls made where the caller can read, by Discord's permissions when
 they ask. A roll anywhere else gets the very answer a roll number never used gets.
 
-The world: #backroom, a private channel only alice (and the bot) can read, and #whisper, a
-private thread under the campaign channel #table that alice opened. bob reads #table only; the
-GM role has no Manage Threads; the server owner (admin) has every permission.
+The world: #whisper, a private thread under the campaign channel #table that alice opened (its
+rolls are the campaign's and share its numbers). bob reads #table only; the GM role has no
+Manage Threads; the server owner (admin) has every permission. (A roll in a private channel
+outside any campaign is numbered in that channel, so it is only ever looked up from inside it,
+ledger v2: the threads are where a campaign's numbers reach places some members cannot read.)
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
-import discord
 from simcord.actors import MemberActor
 from simcord.enums import ChannelType
 from sqlalchemy import func, select
@@ -25,43 +25,33 @@ from tests.bot.conftest import Table, make_character, message_text, start_campai
 UNUSED_ID = 999_999
 
 
-@dataclass
-class Places:
-    backroom: Any
-    whisper: Any
-
-
-def _places(table: Table) -> Places:
-    backroom = table.guild.create_text_channel(
-        "backroom",
-        overwrites={
-            table.guild.default_role: discord.PermissionOverwrite(view_channel=False),
-            table.alice: discord.PermissionOverwrite(view_channel=True),
-            table.bot.user: discord.PermissionOverwrite(view_channel=True, send_messages=True),
-        },
-    )
-    # SimCord has no builder or actor verb that opens a thread: its backend opens one as the
-    # Discord client of alice would (THREAD_CREATE to the bot, alice its only member).
+def _whisper(table: Table) -> Any:
+    """#whisper: SimCord has no builder or actor verb that opens a thread, so its backend
+    opens one as alice's Discord client would (THREAD_CREATE to the bot, alice its only
+    member)."""
     thread = table.env.backend.create_thread(
         table.table.id, "whisper", table.alice.id, type=ChannelType.PRIVATE_THREAD
     )
-    whisper = next(t for t in table.table.threads if t.id == thread.id)
-    return Places(backroom, whisper)
+    return next(t for t in table.table.threads if t.id == thread.id)
 
 
-async def _world(table: Table) -> Places:
+async def _world(table: Table) -> Any:
     await start_campaign(table, "d20-check")
-    return _places(table)
+    return _whisper(table)
 
 
 async def _roll(table: Table, who: MemberActor, where: Any, dice: str, **options: Any) -> int:
-    """``who`` rolls ``dice`` in ``where``; the ledger id of the roll."""
+    """``who`` rolls ``dice`` in ``where``; the roll's number, as its answer shows it."""
     result = await who.slash(where, "roll", dice=dice, **options)
     async with table.bot.db.sessionmaker() as session:
         last = await session.scalar(select(func.max(ledger.c.id)))
     assert last is not None and result.response is not None
-    assert f"#{last}" in message_text(result.response)
-    return int(last)
+    row = await get_roll(table.bot.db, int(last))
+    assert f"#{row.number}" in message_text(result.response)
+    # The tests compare /history's "#N" with these: every roll here is the campaign's, made
+    # before any other, so its ledger id and its number in the campaign agree.
+    assert row.id == row.number or row.campaign_id is None
+    return row.number
 
 
 def _answer(result: Any) -> tuple[str, list[dict[str, Any]], bool]:
@@ -100,32 +90,32 @@ async def _d20s_of(actor: MemberActor, table: Table, player: MemberActor) -> str
 # --- /verify, /reveal, /gm reveal: "No such roll", as for a number never used -----------------
 
 
-async def test_verify_of_a_roll_in_a_private_channel_is_no_such_roll_to_outsiders(
+async def test_verify_of_a_revealed_roll_in_a_private_thread_is_no_such_roll_to_outsiders(
     table: Table,
 ) -> None:
-    places = await _world(table)
-    roll = await _roll(table, table.alice, places.backroom, "1d20+1000", secret="self")
-    shown = await table.alice.slash(places.backroom, "reveal", roll=roll)
+    whisper = await _world(table)
+    roll = await _roll(table, table.alice, whisper, "1d20+1000", secret="self")
+    shown = await table.alice.slash(whisper, "reveal", roll=roll)
     assert shown.response is not None and not shown.ephemeral
 
     outsider = _answer(await table.bob.slash(table.table, "verify", roll=roll))
     assert outsider == await _no_such_roll(table.bob, table.table, "verify")
-    assert outsider == ("No such roll.", [], True)
-    # The GM of #table's campaign cannot read #backroom either.
+    assert outsider[1:] == ([], True) and outsider[0].startswith("No such roll")
+    # The GM role has no Manage Threads, and the GM is not in #whisper.
     assert _answer(await table.gm.slash(table.table, "verify", roll=roll)) == outsider
     reader = await table.alice.slash(table.table, "verify", roll=roll)
     assert "the commitment matches" in message_text(reader.response)
 
 
 async def test_verify_and_reveal_of_a_roll_in_a_private_thread(table: Table) -> None:
-    places = await _world(table)
-    hidden = await _roll(table, table.alice, places.whisper, "1d20+1000", secret="self")
+    whisper = await _world(table)
+    hidden = await _roll(table, table.alice, whisper, "1d20+1000", secret="self")
     missing = await _no_such_roll(table.bob, table.table, "reveal")
     assert _answer(await table.bob.slash(table.table, "reveal", roll=hidden)) == missing
     assert _answer(await table.bob.slash(table.table, "verify", roll=hidden)) == (
         await _no_such_roll(table.bob, table.table, "verify")
     )
-    blind = await _roll(table, table.alice, places.whisper, "1d20+2000", secret="blind")
+    blind = await _roll(table, table.alice, whisper, "1d20+2000", secret="blind")
     # The GM has the blind roll's copy, but cannot read #whisper: /gm reveal would post what
     # was rolled there in #table.
     refused = _answer(await table.gm.slash(table.table, "gm reveal", roll=blind))
@@ -146,11 +136,11 @@ async def test_verify_and_reveal_of_a_roll_in_a_private_thread(table: Table) -> 
 async def test_history_and_stats_leave_out_a_private_thread_to_those_outside_it(
     table: Table,
 ) -> None:
-    places = await _world(table)
+    whisper = await _world(table)
     in_table = await _roll(table, table.alice, table.table, "1d20")
     in_thread = {
-        await _roll(table, table.alice, places.whisper, "1d20"),
-        await _roll(table, table.alice, places.whisper, "1d20", secret="gm"),
+        await _roll(table, table.alice, whisper, "1d20"),
+        await _roll(table, table.alice, whisper, "1d20", secret="gm"),
     }
 
     assert await _history(table.bob, table) == {in_table}
@@ -162,22 +152,22 @@ async def test_history_and_stats_leave_out_a_private_thread_to_those_outside_it(
 
 
 async def test_gm_log_shows_a_private_thread_only_to_a_gm_who_can_read_it(table: Table) -> None:
-    places = await _world(table)
+    whisper = await _world(table)
     in_table = await _roll(table, table.alice, table.table, "1d20")
-    in_thread = await _roll(table, table.alice, places.whisper, "1d20", secret="blind")
+    in_thread = await _roll(table, table.alice, whisper, "1d20", secret="blind")
 
     assert await _history(table.gm, table, "gm log") == {in_table}
     assert await _history(table.admin, table, "gm log") == {in_table, in_thread}
-    table.env.backend.add_thread_member(places.whisper.id, table.gm.id)
+    table.env.backend.add_thread_member(whisper.id, table.gm.id)
     assert await _history(table.gm, table, "gm log") == {in_table, in_thread}
 
 
 async def test_paging_stays_full_and_ordered_around_unreadable_rows(table: Table) -> None:
-    places = await _world(table)
+    whisper = await _world(table)
     readable = []
     for n in range(6):
         readable.append(await _roll(table, table.alice, table.table, f"1d4+{n}"))
-        await _roll(table, table.alice, places.whisper, f"1d4+{n}")
+        await _roll(table, table.alice, whisper, f"1d4+{n}")
     first = await table.bob.slash(table.table, "history", limit=4)
     assert _ids_in(first) == set(readable[2:])
     message = table.table.history(viewer=table.bob)[-1]
@@ -190,13 +180,13 @@ def _ids_in_message(message: Any) -> set[int]:
 
 
 async def test_an_archived_private_thread_stays_closed_to_outsiders(table: Table) -> None:
-    places = await _world(table)
+    whisper = await _world(table)
     in_table = await _roll(table, table.alice, table.table, "1d20")
-    in_thread = await _roll(table, table.alice, places.whisper, "1d20")
+    in_thread = await _roll(table, table.alice, whisper, "1d20")
     # Play by post archives quiet threads; discord.py then drops them from its cache, which
     # must not make them look deleted (a deleted channel counts as the campaign's own).
-    table.env.backend.edit_channel(places.whisper.id, {}, thread_metadata={"archived": True})
-    assert table.bot.get_channel(places.whisper.id) is None
+    table.env.backend.edit_channel(whisper.id, {}, thread_metadata={"archived": True})
+    assert table.bot.get_channel(whisper.id) is None
 
     assert await _history(table.bob, table) == {in_table}
     assert _answer(await table.bob.slash(table.table, "verify", roll=in_thread)) == (
@@ -205,21 +195,13 @@ async def test_an_archived_private_thread_stays_closed_to_outsiders(table: Table
     assert await _history(table.alice, table) == {in_table, in_thread}
 
 
-async def test_a_deleted_thread_counts_as_the_campaign_channel_a_deleted_channel_as_nothing(
-    table: Table,
-) -> None:
-    places = await _world(table)
-    in_thread = await _roll(table, table.alice, places.whisper, "1d20")
-    outside = await _roll(table, table.alice, places.backroom, "1d20+1000", secret="self")
-    await table.alice.slash(places.backroom, "reveal", roll=outside)
+async def test_a_deleted_thread_counts_as_the_campaign_channel(table: Table) -> None:
+    whisper = await _world(table)
+    in_thread = await _roll(table, table.alice, whisper, "1d20")
     assert await _history(table.bob, table) == set()
-    table.env.backend.delete_channel(places.whisper.id)
-    table.env.backend.delete_channel(places.backroom.id)
-    # Whoever reads #table reads what was rolled in its threads once they are gone; a roll
-    # outside any campaign in a deleted channel is nobody's to look up any more.
+    table.env.backend.delete_channel(whisper.id)
+    # Whoever reads #table reads what was rolled in its threads once they are gone.
     assert await _history(table.bob, table) == {in_thread}
-    missing = await _no_such_roll(table.alice, table.table, "verify")
-    assert _answer(await table.alice.slash(table.table, "verify", roll=outside)) == missing
 
 
 # --- fortune dice ------------------------------------------------------------------------------
@@ -228,13 +210,13 @@ async def test_a_deleted_thread_counts_as_the_campaign_channel_a_deleted_channel
 async def test_no_fortune_reroll_of_a_roll_in_a_thread_the_player_has_left(table: Table) -> None:
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 12})
-    places = _places(table)
+    whisper = _whisper(table)
     given = await table.gm.slash(table.table, "fortune give", character="Angus")
     assert given.response is not None
     table.dice(2)
-    attempt = await table.alice.slash(places.whisper, "check", ability="DEX")
+    attempt = await table.alice.slash(whisper, "check", ability="DEX")
     assert attempt.response is not None and not attempt.ephemeral
-    table.env.backend.remove_thread_member(places.whisper.id, table.alice.id)
+    table.env.backend.remove_thread_member(whisper.id, table.alice.id)
 
     table.dice(19)
     refused = await table.alice.slash(table.table, "fortune spend", purpose="reroll")

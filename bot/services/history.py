@@ -14,7 +14,7 @@ from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_ca
 from bot.services.characters import character_by_name_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
-from bot.services.scope import home_of, readable_channels
+from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, require_campaign_gm, viewer_is_gm
 
 MAX_PAGE = 25
@@ -101,7 +101,6 @@ async def page(
     async with transaction(db) as session:
         campaign = await get_campaign_in(session, query.campaign_id)
         rows = await _rows_in(session, query, before_id, unreadable)
-    home = home_of(campaign, caller)
     while True:
         # Only the channels this page meets are asked about (an old campaign has many archived
         # threads, and asking about one can cost a request to Discord, so never inside a
@@ -109,7 +108,9 @@ async def page(
         # again, so the page is full and ``older`` stays a correct cursor. It ends: every
         # repeat has found another unreadable channel.
         new = {row.channel_id for row in rows} - checked
-        readable = await readable_channels(caller, new, home)
+        readable = await readable_channels(
+            caller, (row for row in rows if row.channel_id in new), campaign
+        )
         checked |= new
         if readable == new:
             break

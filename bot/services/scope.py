@@ -20,34 +20,38 @@ from bot.services.context import Caller
 from bot.services.ledger import RollView
 
 
-async def may_read(caller: Caller, channel_id: int, home_channel_id: int | None) -> bool:
-    """The caller can read ``channel_id``; a channel gone from the server stands for
-    ``home_channel_id`` (the campaign's channel), or for nothing outside a campaign."""
-    if caller.can_read is None:
-        return True
-    readable = await caller.can_read(channel_id)
-    if readable is None and home_channel_id is not None and home_channel_id != channel_id:
-        readable = await caller.can_read(home_channel_id)
-    return bool(readable)
-
-
-async def readable_channels(
-    caller: Caller, channel_ids: Iterable[int], home_channel_id: int | None
-) -> set[int]:
-    """Those of ``channel_ids`` the caller can read (each asked once)."""
-    return {c for c in set(channel_ids) if await may_read(caller, c, home_channel_id)}
-
-
 def home_of(campaign: CampaignView | None, caller: Caller) -> int | None:
-    """The campaign channel a deleted channel's rows count as: only in the campaign's server."""
+    """The channel that stands for a gone one: the campaign's, when it is in the caller's
+    server; outside a campaign, none."""
     if campaign is None or campaign.guild_id != caller.guild_id:
         return None
     return campaign.channel_id
 
 
-async def readable_row(caller: Caller, row: RollView, campaign: CampaignView | None) -> bool:
-    """The caller's server holds the row and the caller can read where it was rolled. When
-    not, the caller gets exactly the answer for a number that names nothing."""
+async def _place_readable(caller: Caller, row: RollView, home: int | None) -> bool:
+    if caller.can_read is None:
+        return True
     if row.guild_id is not None and row.guild_id != caller.guild_id:
-        return False
-    return await may_read(caller, row.channel_id, home_of(campaign, caller))
+        # Rolled in another server: a campaign moved here keeps where its rolls were made
+        # (export/import), and those channels are not this server's. Nothing to ask Discord.
+        return home is not None and bool(await caller.can_read(home))
+    readable = await caller.can_read(row.channel_id)
+    if readable is None and home is not None and home != row.channel_id:
+        readable = await caller.can_read(home)
+    return bool(readable)
+
+
+async def readable_row(caller: Caller, row: RollView, campaign: CampaignView | None) -> bool:
+    """The caller can read where ``row`` was rolled (``campaign``: the row's, or None). When
+    not, the caller gets exactly the answer for a number that names nothing."""
+    return await _place_readable(caller, row, home_of(campaign, caller))
+
+
+async def readable_channels(
+    caller: Caller, rows: Iterable[RollView], campaign: CampaignView | None
+) -> set[int]:
+    """The channels, among those ``rows`` (of ``campaign``) were rolled in, the caller can
+    read; each is asked about once."""
+    home = home_of(campaign, caller)
+    places = {row.channel_id: row for row in rows}
+    return {c for c, row in places.items() if await _place_readable(caller, row, home)}

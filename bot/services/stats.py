@@ -27,7 +27,7 @@ from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.ledger import RollView, latest_rolls_in
-from bot.services.scope import home_of, readable_channels
+from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
 
 FACES = 20
@@ -201,9 +201,7 @@ async def campaign_stats(
             before = batch[-1].id
     # Rolls made where the caller cannot read are left out, not even counted as hidden
     # (issue 15, "Scope"); asked outside the transaction (it can cost Discord requests).
-    readable = await readable_channels(
-        caller, {row.channel_id for row in rows}, home_of(campaign, caller)
-    )
+    readable = await readable_channels(caller, rows, campaign)
     rows = [row for row in rows if row.channel_id in readable]
     gm = viewer_is_gm(campaign, caller)
     faces: dict[int, list[int]] = {}

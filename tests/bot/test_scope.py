@@ -19,10 +19,13 @@ from simcord.enums import ChannelType
 from sqlalchemy import func, select
 
 from bot.db.models import characters, ledger
-from bot.services.ledger import get_roll
+from bot.services.campaigns import campaign_for_channel
+from bot.services.ledger import Kind, NewRoll, Origin, get_roll, record_roll
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 UNUSED_ID = 999_999
+#: Another server's snowflakes (the bot is not in it).
+OLD_GUILD, OLD_CHANNEL = 1_300_000_000_000_000_001, 1_300_000_000_000_000_002
 
 
 def _whisper(table: Table) -> Any:
@@ -228,3 +231,29 @@ async def test_no_fortune_reroll_of_a_roll_in_a_thread_the_player_has_left(table
             select(characters.c.fortune).where(characters.c.name == "Angus")
         )
     assert "reroll" not in kinds and fortune == 1
+
+
+async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_still_not(
+    table: Table,
+) -> None:
+    whisper = await _world(table)
+    # A campaign moved here from another server (/campaign import) keeps where its rolls were
+    # made: their server and channel are not this server's. Recorded as such a roll would be.
+    campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    old = await record_roll(
+        table.bot.db,
+        NewRoll(
+            origin=Origin(channel_id=OLD_CHANNEL, user_id=table.alice.id, guild_id=OLD_GUILD),
+            kind=Kind.ROLL,
+            request="/roll dice:1d20",
+            dice=[{"sides": 20, "dice": [{"face": 7}]}],
+            outcome={"total": 7, "label": None, "expression": "1d20"},
+            campaign_id=campaign.id,
+        ),
+    )
+    in_thread = await _roll(table, table.alice, whisper, "1d20")
+
+    assert await _history(table.bob, table) == {old.number}
+    public = await table.bob.slash(table.table, "verify", roll=old.number)
+    assert "was public" in message_text(public.response)
+    assert await _history(table.alice, table) == {old.number, in_thread}

@@ -53,7 +53,7 @@ async def _roll(table: Table, who: MemberActor, where: Any, dice: str, **options
     assert f"#{row.number}" in message_text(result.response)
     # The tests compare /history's "#N" with these: every roll here is the campaign's, made
     # before any other, so its ledger id and its number in the campaign agree.
-    assert row.id == row.number or row.campaign_id is None
+    assert row.id == row.number
     return row.number
 
 

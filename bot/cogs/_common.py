@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
+from bot.cogs._scope import read_check
 from bot.services.context import Caller
 
 if TYPE_CHECKING:
@@ -18,7 +19,8 @@ def bot_of(interaction: discord.Interaction[Any]) -> PbpBot:
 
 
 def caller_from(interaction: discord.Interaction[Any]) -> Caller:
-    """Plain data about the caller for the services: ids, roles and Manage Server."""
+    """Plain data about the caller for the services: ids, roles, Manage Server, and where
+    they can read (asked of Discord only when a service needs it)."""
     channel = interaction.channel
     parent_id = None
     if isinstance(channel, discord.Thread):
@@ -38,6 +40,7 @@ def caller_from(interaction: discord.Interaction[Any]) -> Caller:
         manage_guild=manage,
         interaction_id=interaction.id,
         display_name=user.display_name,
+        can_read=read_check(interaction),
     )
 
 

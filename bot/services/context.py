@@ -6,7 +6,13 @@ without Discord and the data flow stays one way (cog → service).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+
+#: Whether the caller can read a channel or thread (by id), by Discord's permissions at the time
+#: of asking: True or False, or None when the server has no such channel (deleted, or of another
+#: server). Built by the cog (bot/cogs/_scope.py); see bot/services/scope.py for its use.
+ReadCheck = Callable[[int], Awaitable[bool | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,3 +30,6 @@ class Caller:
     #: The Discord interaction id; the ledger refuses to record one twice.
     interaction_id: int | None = None
     display_name: str = ""
+    #: Where the caller can read; None trusts the caller everywhere (the offline table, tests
+    #: of services). Answers about rolls only cover readable places (issue 15, "Scope").
+    can_read: ReadCheck | None = field(default=None, compare=False, repr=False)

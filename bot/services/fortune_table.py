@@ -42,6 +42,7 @@ from bot.services.errors import (
 )
 from bot.services.fortune import FortuneView, Purpose
 from bot.services.ledger import Kind, NewRoll, Origin, RollView
+from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
 
@@ -190,6 +191,10 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     check of its outcome: the refusal must not give the hidden result away (issue 7).
     """
     row = await ledger.get_roll_in(session, roll_id)
+    # Issue 15: a roll where the caller cannot read does not exist for them (asked first).
+    home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
+    if not await readable_row(caller, row, home):
+        raise NotFound("No such roll.")  # word for word ledger.get_roll_in's
     if row.user_id != caller.user_id:
         who = row.character_name or "this character"
         raise NotAllowed(f"Only the player who rolled for {who} can choose what to do with it.")

@@ -1,8 +1,11 @@
-"""The ledger you can ask: a campaign's rolls, newest first, as far as the viewer may see."""
+"""The ledger you can ask: a campaign's rolls, newest first, as far as the viewer may see
+(hidden results as stubs) and only from channels and threads the viewer can read."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.services import ledger
@@ -11,6 +14,7 @@ from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_ca
 from bot.services.characters import character_by_name_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, require_campaign_gm, viewer_is_gm
 
 MAX_PAGE = 25
@@ -72,21 +76,47 @@ async def make_filter(
     return HistoryFilter(campaign.id, player_id, character_id, kind, limit)
 
 
+async def _rows_in(
+    session: AsyncSession, query: HistoryFilter, before_id: int | None, unreadable: set[int]
+) -> list[ledger.RollView]:
+    return await ledger.latest_rolls_in(
+        session,
+        query.campaign_id,
+        limit=query.limit + 1,
+        character_id=query.character_id,
+        user_id=query.user_id,
+        kinds=[query.kind] if query.kind else None,
+        before_id=before_id,
+        exclude_channels=unreadable,
+    )
+
+
 async def page(
     db: Database, caller: Caller, query: HistoryFilter, before_id: int | None = None
 ) -> HistoryPage:
-    """A page of the campaign's rolls, each marked visible or not for this caller."""
+    """A page of the campaign's rolls, each marked visible or not for this caller; rolls made
+    where the caller cannot read are left out (issue 15, "Scope")."""
+    checked: set[int] = set()
+    unreadable: set[int] = set()
     async with transaction(db) as session:
         campaign = await get_campaign_in(session, query.campaign_id)
-        rows = await ledger.latest_rolls_in(
-            session,
-            query.campaign_id,
-            limit=query.limit + 1,
-            character_id=query.character_id,
-            user_id=query.user_id,
-            kinds=[query.kind] if query.kind else None,
-            before_id=before_id,
+        rows = await _rows_in(session, query, before_id, unreadable)
+    while True:
+        # Only the channels this page meets are asked about (an old campaign has many archived
+        # threads, and asking about one can cost a request to Discord, so never inside a
+        # transaction). Each round leaves out the unreadable ones found so far and reads
+        # again, so the page is full and ``older`` stays a correct cursor. It ends: every
+        # repeat has found another unreadable channel.
+        new = {row.channel_id for row in rows} - checked
+        readable = await readable_channels(
+            caller, (row for row in rows if row.channel_id in new), campaign
         )
+        checked |= new
+        if readable == new:
+            break
+        unreadable |= new - readable
+        async with transaction(db) as session:
+            rows = await _rows_in(session, query, before_id, unreadable)
     gm = viewer_is_gm(campaign, caller)
     shown = rows[: query.limit]
     older = shown[-1].id if len(rows) > query.limit else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -478,10 +478,12 @@ async def latest_rolls_in(
     kinds: Iterable[str] | None = None,
     visibilities: Iterable[Visibility] | None = None,
     before_id: int | None = None,
+    exclude_channels: Collection[int] = (),
 ) -> list[RollView]:
     """In a caller's transaction: the campaign's newest rows first, optionally filtered.
 
     ``before_id`` pages backwards (rows with a smaller id). Uses the (campaign_id, id) index.
+    ``exclude_channels`` leaves out rows rolled there (places the viewer cannot read).
     """
     stmt = select(_L).where(_L.c.campaign_id == campaign_id)
     if character_id is not None:
@@ -494,6 +496,8 @@ async def latest_rolls_in(
         stmt = stmt.where(_L.c.visibility.in_([Visibility(v).value for v in visibilities]))
     if before_id is not None:
         stmt = stmt.where(_L.c.id < before_id)
+    if exclude_channels:
+        stmt = stmt.where(_L.c.channel_id.not_in(sorted(exclude_channels)))
     stmt = stmt.order_by(_L.c.id.desc()).limit(max(1, min(limit, 100)))
     return [view_of(row) for row in await session.execute(stmt)]
 

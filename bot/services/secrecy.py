@@ -29,6 +29,7 @@ from bot.services.campaigns import (
 )
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
+from bot.services.scope import readable_row
 
 #: The commands whose default visibility a campaign can set, and the defaults (the issue:
 #: GM rolls for players default to blind).
@@ -255,6 +256,8 @@ async def access_roll(db: Database, caller: Caller, number: int) -> RowAccess:
     """The roll ``#number`` of this place as the caller may see it, or "No such roll"."""
     async with transaction(db) as session:
         row, campaign = await _locate_in(session, caller, number)
+    if not await readable_row(caller, row, campaign):  # issue 15: only where they can read
+        raise NotFound(NO_SUCH_ROLL)
     gm = viewer_is_gm(campaign, caller)
     return RowAccess(row, campaign, can_see(row, caller.user_id, gm), gm)
 

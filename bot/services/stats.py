@@ -2,7 +2,8 @@
 
 The p-value uses the regularized upper incomplete gamma function Q(k/2, x/2), written here
 (no scipy): a series for x < a + 1 and a continued fraction otherwise (Numerical Recipes,
-section 6.2). Only rolls the viewer may see are counted, so statistics never leak hidden faces.
+section 6.2). Only rolls the viewer may see are counted, so statistics never leak hidden faces,
+and only rolls made in channels and threads the viewer can read.
 
 Each physical d20 counts once, for the player who rolled it: the user whose command or click
 rolled it, which is the ledger row's user. A GM's /groupsave or a contest is the caller's
@@ -26,6 +27,7 @@ from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.ledger import RollView, latest_rolls_in
+from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
 
 FACES = 20
@@ -173,7 +175,8 @@ async def campaign_stats(
 ) -> CampaignStats:
     """Each player's (or one player's) natural d20 faces in this channel's campaign.
 
-    Rows the caller may not see are left out (their number is reported, nothing else).
+    Rows the caller may not see are left out (their number is reported, nothing else); rows
+    rolled where the caller cannot read are left out without a trace.
     """
     if caller.guild_id is None:
         raise NoCampaign()
@@ -196,6 +199,10 @@ async def campaign_stats(
             if len(batch) < PAGE:
                 break
             before = batch[-1].id
+    # Rolls made where the caller cannot read are left out, not even counted as hidden
+    # (issue 15, "Scope"); asked outside the transaction (it can cost Discord requests).
+    readable = await readable_channels(caller, rows, campaign)
+    rows = [row for row in rows if row.channel_id in readable]
     gm = viewer_is_gm(campaign, caller)
     faces: dict[int, list[int]] = {}
     skipped = 0

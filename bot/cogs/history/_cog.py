@@ -1,7 +1,7 @@
 """/history [player] [character] [kind] [limit], /verify roll:<id>, /stats [player].
 
-Every answer is ephemeral: it is shaped by what the caller may see (hidden rolls as stubs),
-so it must not be shown to anyone else.
+Every answer is ephemeral: it is shaped by what the caller may see (hidden rolls as stubs,
+nothing from channels or threads they cannot read), so it must not be shown to anyone else.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ class HistoryPager(discord.ui.View):
     ) -> None:
         if len(self.cursors) > 1:
             self.cursors.pop()
+        self.caller = caller_from(interaction)  # where they can read now, not when they began
         await interaction.response.edit_message(embed=await self.render(), view=self)
 
     @discord.ui.button(label="Older", style=discord.ButtonStyle.primary)
@@ -99,6 +100,7 @@ class HistoryPager(discord.ui.View):
     ) -> None:
         if self.older is not None:
             self.cursors.append(self.older)
+        self.caller = caller_from(interaction)  # where they can read now, not when they began
         await interaction.response.edit_message(embed=await self.render(), view=self)
 
 

@@ -1,0 +1,57 @@
+"""Scope: answers about rolls only cover the places the caller can read (issue 15, point 2).
+
+A roll made in a channel or thread the caller cannot read does not exist for them: /verify,
+/reveal, /gm reveal and the fortune buttons answer exactly as for an id that was never used,
+and /history, /gm log and /stats leave it out (not even counted as hidden).
+
+The cog decides readability from Discord (:attr:`Caller.can_read`); these helpers only apply
+it. A channel the server no longer has (deleted, or the campaign was imported from another
+server) counts as the campaign's own channel for the campaign's rows: whoever can read the
+campaign channel can read what was rolled in its deleted threads. A roll outside any
+campaign in such a channel is readable by nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bot.services.campaigns import CampaignView
+from bot.services.context import Caller
+from bot.services.ledger import RollView
+
+
+def home_of(campaign: CampaignView | None, caller: Caller) -> int | None:
+    """The channel that stands for a gone one: the campaign's, when it is in the caller's
+    server; outside a campaign, none."""
+    if campaign is None or campaign.guild_id != caller.guild_id:
+        return None
+    return campaign.channel_id
+
+
+async def _place_readable(caller: Caller, row: RollView, home: int | None) -> bool:
+    if caller.can_read is None:
+        return True
+    if row.guild_id is not None and row.guild_id != caller.guild_id:
+        # Rolled in another server: a campaign moved here keeps where its rolls were made
+        # (export/import), and those channels are not this server's. Nothing to ask Discord.
+        return home is not None and bool(await caller.can_read(home))
+    readable = await caller.can_read(row.channel_id)
+    if readable is None and home is not None and home != row.channel_id:
+        readable = await caller.can_read(home)
+    return bool(readable)
+
+
+async def readable_row(caller: Caller, row: RollView, campaign: CampaignView | None) -> bool:
+    """The caller can read where ``row`` was rolled (``campaign``: the row's, or None). When
+    not, the caller gets exactly the answer for a number that names nothing."""
+    return await _place_readable(caller, row, home_of(campaign, caller))
+
+
+async def readable_channels(
+    caller: Caller, rows: Iterable[RollView], campaign: CampaignView | None
+) -> set[int]:
+    """The channels, among those ``rows`` (of ``campaign``) were rolled in, the caller can
+    read; each is asked about once."""
+    home = home_of(campaign, caller)
+    places = {row.channel_id: row for row in rows}
+    return {c for c, row in places.items() if await _place_readable(caller, row, home)}

@@ -166,13 +166,16 @@ async def deliver(
     commitment: str | None = None,
     roller_is_gm: bool = False,
     view: discord.ui.View | None = None,
+    gm_full: discord.Embed | None = None,
 ) -> None:
     """Answer ``interaction`` with ``full`` as ``visibility`` allows; see the module docstring.
 
     ``view`` (buttons acting on the result) goes only with a copy the roller sees in full.
     ``roller_is_gm``: a GM's own blind roll is shown to them too. ``roll_id`` is the ledger
     row (internal), ``number`` what the messages print. A roller with GM standing
-    becomes a known GM of the campaign, after everything is answered.
+    becomes a known GM of the campaign, after everything is answered. ``gm_full``: the GM's
+    copy when it must differ from the roller's (a natural 20's choice is not the GM's); else
+    ``full``.
     """
     await _answer(
         interaction,
@@ -185,6 +188,7 @@ async def deliver(
         commitment=commitment,
         roller_is_gm=roller_is_gm,
         view=view,
+        gm_full=gm_full,
     )
     await _note_gm(interaction, gm_targets)
 
@@ -201,6 +205,7 @@ async def _answer(
     commitment: str | None,
     roller_is_gm: bool,
     view: discord.ui.View | None,
+    gm_full: discord.Embed | None,
 ) -> None:
     response = interaction.response
     if visibility is Visibility.PUBLIC:
@@ -237,7 +242,10 @@ async def _answer(
             log.warning("roll %s: roller's copy lost: %s %s", number, exc.status, exc.code)
             own_copy_lost = True
     header = render.gm_copy_text(interaction.user.id, interaction.channel_id or 0)
-    delivered = await send_to_gm(interaction.client, gm_targets, header, marked)
+    gm_copy = marked
+    if gm_full is not None:
+        gm_copy = render.marked_copy(gm_full, number, visibility, commitment)
+    delivered = await send_to_gm(interaction.client, gm_targets, header, gm_copy)
     notes = [render.undelivered_text()] if not delivered else []
     if own_copy_lost:
         notes.append(OWN_COPY_LOST.format(roll_id=number))

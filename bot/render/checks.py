@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import discord
 
+from bot.db.models import Visibility
 from bot.render import style
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
@@ -68,8 +69,16 @@ def colour(outcome: Outcome) -> discord.Colour:
     return style.SUCCESS if outcome.succeeded else style.FAILURE
 
 
-def breakdown(outcome: Outcome) -> list[tuple[str, str]]:
-    """(label, text) lines explaining the roll: each die, kept and dropped, modifiers by name."""
+#: A hidden natural 20 in the GM's copy (issue 15): the choice to trade it is the player's,
+#: and none is offered while the roll is hidden, so the GM copy never says "you may trade it".
+GM_NATURAL_20 = "{kept} while the roll is hidden: no trade for a fortune die before it is revealed"
+
+
+def breakdown(outcome: Outcome, *, for_gm: bool = False) -> list[tuple[str, str]]:
+    """(label, text) lines explaining the roll: each die, kept and dropped, modifiers by name.
+
+    ``for_gm``: the GM's copy of a hidden roll, which offers the roller no choice.
+    """
     lines: list[tuple[str, str]] = []
     if isinstance(outcome, pd.AttemptOutcome):
         lines.append(("d20", _kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
@@ -87,12 +96,16 @@ def breakdown(outcome: Outcome) -> list[tuple[str, str]]:
         lines.append(("Level", level))
         if outcome.traded:
             lines.append(("Natural 20", "traded for a Normal Success and a fortune die"))
+        elif outcome.trade_available and for_gm:
+            lines.append(("Natural 20", GM_NATURAL_20.format(kept="A critical")))
         elif outcome.trade_available:
             lines.append(("Natural 20", "you may trade it for a Normal Success and a fortune die"))
     elif isinstance(outcome, pd.LuckOutcome):
         lines.append(("d20", f"**{outcome.die}** (lucky on 10 or higher)"))
         if outcome.traded:
             lines.append(("Natural 20", "treated as a 10, and a fortune die gained"))
+        elif outcome.trade_available and for_gm:
+            lines.append(("Natural 20", GM_NATURAL_20.format(kept="Lucky")))
         elif outcome.trade_available:
             lines.append(("Natural 20", "you may treat it as a 10 and gain a fortune die"))
     elif isinstance(outcome, roll_under.SaveOutcome):
@@ -119,15 +132,19 @@ def breakdown(outcome: Outcome) -> list[tuple[str, str]]:
     return lines
 
 
-def check_embed(result: CheckResult) -> discord.Embed:
-    """The public result of a check, save, test or luck roll."""
+def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
+    """The public result of a check, save, test or luck roll.
+
+    ``gm_copy``: the copy a GM gets of a hidden roll (no choice offered to them, issue 15).
+    """
     outcome = result.outcome
+    for_gm = gm_copy and result.visibility is not Visibility.PUBLIC
     embed = style.new_embed(
         f"{result.character.name}: {result.plan_title}",
         f"**{result_text(outcome)}**",
         colour(outcome),
     )
-    for label, text in breakdown(outcome):
+    for label, text in breakdown(outcome, for_gm=for_gm):
         style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import discord
 
 from bot.render import style
-from bot.render.secrecy import result_summary, who
+from bot.render.outcomes import outcome_words
+from bot.render.secrecy import who
 from bot.services.history import Entry, HistoryPage
 from bot.services.stats import MIN_ROLLS, CampaignStats
 
@@ -21,7 +22,7 @@ def entry_line(entry: Entry, *, with_request: bool = False) -> str:
     tags = []
     if row.visibility.value != "public":
         tags.append("revealed" if row.revealed_at else f"hidden: {row.visibility.value}")
-    line = f"{head} · {result_summary(row)}"
+    line = f"{head} · {outcome_words(row)}"
     if tags:
         line += f" ({', '.join(tags)})"
     if with_request:

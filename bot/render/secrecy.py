@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 
 from bot.db.models import Visibility
 from bot.render import style
+from bot.render.outcomes import outcome_words
 from bot.services import secrecy
 from bot.services.ledger import RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
@@ -70,53 +69,6 @@ def sent_to_gm_text(roll_id: int) -> str:
     return f"Roll #{roll_id} was sent to the GM; you will learn the result from them."
 
 
-def _total(outcome: dict[str, Any]) -> int | None:
-    if isinstance(outcome.get("total"), int):
-        return int(outcome["total"])
-    if isinstance(outcome.get("kept"), int) and isinstance(outcome.get("modifiers"), list):
-        return int(outcome["kept"]) + sum(int(m[1]) for m in outcome["modifiers"])
-    if isinstance(outcome.get("roll"), int) and isinstance(outcome.get("modifier"), int):
-        return (
-            int(outcome["roll"])
-            + int(outcome["modifier"])
-            + int(outcome.get("carry_over_used") or 0)
-        )
-    return None
-
-
-def _faces(row: RollView) -> list[int]:
-    if row.kind == "roll" and isinstance(row.dice, list):
-        return [
-            int(die["face"])
-            for term in row.dice
-            if isinstance(term, dict)
-            for die in term.get("dice", [])
-            if isinstance(die, dict) and isinstance(die.get("face"), int)
-        ]
-    if isinstance(row.dice, list):
-        return [int(d) for d in row.dice if isinstance(d, int)]
-    return []
-
-
-def result_summary(row: RollView) -> str:
-    """The stored result in one line: the dice, the total, the result in words."""
-    outcome = row.outcome if isinstance(row.outcome, dict) else {}
-    parts = []
-    faces = _faces(row)
-    if faces:
-        parts.append("dice " + ", ".join(str(f) for f in faces))
-    total = _total(outcome)
-    if total is not None:
-        parts.append(f"total **{total}**")
-    for key in ("level", "result"):
-        if isinstance(outcome.get(key), str):
-            parts.append(str(outcome[key]).replace("_", " "))
-            break
-    if isinstance(outcome.get("lucky"), bool):
-        parts.append("Lucky" if outcome["lucky"] else "Not lucky")
-    return " · ".join(parts) or "recorded"
-
-
 def who(row: RollView) -> str:
     """`Ayla (<@123>)` or `<@123>`."""
     if row.character_name:
@@ -139,7 +91,7 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
     embed = style.new_embed(
         f"Roll #{row.id} revealed",
         f"{who(row)} rolled `{style.clip(row.request, 200)}` ({row.visibility.value}).\n"
-        f"{result_summary(row)}",
+        f"{outcome_words(row)}",
         style.NEUTRAL,
     )
     if not row.commitment or not row.salt:
@@ -168,6 +120,29 @@ COMPARED_WITH: dict[str, str] = {
 }
 
 
+def _revealer(row: RollView) -> str:
+    return "its roller" if row.visibility is Visibility.SELF else "the GM"
+
+
+def _reveal_command(row: RollView) -> str:
+    """Issue 7: a self roll is revealed by its roller (/reveal), gm and blind by the GM."""
+    command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
+    return f"{command} roll:{row.id}"
+
+
+def _still_hidden(row: RollView) -> str:
+    """Said to a viewer who may see an unrevealed roll: how the table gets to see it.
+
+    Only its roller may see an unrevealed self roll, so this is said to them.
+    """
+    if row.visibility is Visibility.SELF:
+        return (
+            "Only you have seen this roll. Show it to the table with "
+            f"{_reveal_command(row)}; then anyone can check it."
+        )
+    return f"The table has not seen it yet: the GM shows it with {_reveal_command(row)}."
+
+
 def verify_embed(result: Verification) -> discord.Embed:
     """What /verify found, in plain words."""
     row = result.access.row
@@ -183,8 +158,8 @@ def verify_embed(result: Verification) -> discord.Embed:
     if not result.checked:
         embed = style.new_embed(
             f"Roll #{row.id} is still hidden",
-            "It cannot be checked until the GM reveals it (/gm reveal). Its commitment, "
-            "as the stub showed it:",
+            f"It cannot be checked until {_revealer(row)} reveals it "
+            f"({_reveal_command(row)}). Its commitment, as recorded when it was rolled:",
             style.INFO,
         )
         style.add_field(embed, "Commitment (SHA-256)", f"`{result.stored}`")
@@ -193,7 +168,7 @@ def verify_embed(result: Verification) -> discord.Embed:
         embed = style.new_embed(
             f"Roll #{row.id}: the commitment matches",
             "The stored result hashes to the commitment shown when it was rolled: "
-            "it has not been changed since.\n" + result_summary(row),
+            "it has not been changed since.\n" + outcome_words(row),
             style.SUCCESS,
         )
     else:
@@ -203,6 +178,8 @@ def verify_embed(result: Verification) -> discord.Embed:
             "the record was changed after the roll.",
             style.FAILURE,
         )
+    if row.revealed_at is None:
+        style.add_field(embed, "Still hidden", _still_hidden(row))
     reference = result.reference if result.reference is not None else result.stored
     style.add_field(embed, "Commitment (shown when rolled)", f"`{reference}`")
     style.add_field(embed, "Recomputed", f"`{result.recomputed}`")

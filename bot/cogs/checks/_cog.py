@@ -54,6 +54,7 @@ class ChecksCog(commands.Cog):
             # A GM's own blind roll is shown to them (they are who it is hidden for).
             roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
             view=fortune_view_for(result),
+            gm_full=check_embed(result, gm_copy=True),
         )
 
     @app_commands.command(

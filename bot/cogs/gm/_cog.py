@@ -132,7 +132,8 @@ async def gm_check(
     )
     await deliver(
         interaction,
-        full=check_embed(result),
+        # The GM rolled it: every copy of a hidden one is a GM's (no "you may trade it").
+        full=check_embed(result, gm_copy=True),
         stub=stub_embed(
             result.character.name,
             result.plan_title,

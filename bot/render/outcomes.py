@@ -1,0 +1,318 @@
+"""A stored roll's result in its system's own words, for every later view of it.
+
+/gm reveal, /reveal, /verify, /history and /gm log all describe a roll from its ledger row
+(issue 15, point 9): this module is their one wording. The row's ``outcome`` is the rules
+outcome as :func:`bot.services.serialize.to_jsonable` stored it; it is rebuilt into the
+rules object, and the result named by :func:`bot.render.checks.result_text`, the words of
+the live result message ("Major Success", "Pass", "Critical Failure", "Success").
+
+Callers decide who may see a row; nothing here checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bot.render import style
+from bot.render.checks import result_text
+from bot.rules import d20_check, roll_under, threshold
+from bot.rules import pen_and_dagger as pd
+from bot.rules.common import Advantage
+from bot.services.checks import Outcome
+from bot.services.fortune_table import attempt_from_record, luck_from_record
+from bot.services.ledger import RollView
+
+#: At most this many faces of a generic roll in one line (a 100d6 stays one line).
+MAX_FACES = 20
+
+#: What a malformed or older stored outcome raises while it is rebuilt: then the dice as
+#: stored are shown instead.
+_SHAPE_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+
+
+def outcome_words(row: RollView) -> str:
+    """One line: the row's dice and result in its system's words.
+
+    Pen & Dagger: the success level, lucky or not; roll-under: pass or fail against the
+    score; threshold: the total against the threshold; d20 check: the total against the DC;
+    a dice roll: its total; group rolls, contests, rerolls and natural-20 choices: what they
+    decided. A shape this does not know (an older row) gives the stored dice, never an error.
+    """
+    outcome = row.outcome if isinstance(row.outcome, dict) else {}
+    words: str | None
+    try:
+        words = _BY_KIND.get(row.kind, _single)(outcome)
+    except _SHAPE_ERRORS:
+        words = None
+    return words or _fallback(row, outcome)
+
+
+# --- one roll of any system -------------------------------------------------------------------
+
+
+def check_outcome(data: Any) -> Outcome | None:
+    """The rules outcome a check, save, test, attempt or luck row stores, or None.
+
+    Told apart by shape (a row does not name its system): the keys each system's outcome
+    dataclass serialises to.
+    """
+    if not isinstance(data, dict):
+        return None
+    if "base_rank" in data:
+        return attempt_from_record(data)
+    if "die" in data and "lucky" in data:
+        return luck_from_record(data)
+    if "attribute" in data and "threshold" in data:
+        return _threshold(data)
+    if "score" in data and "roll" in data and "result" in data:
+        return _save(data)
+    if "kept" in data and "modifiers" in data and "kind" in data:
+        return _d20(data)
+    return None
+
+
+def _save(data: dict[str, Any]) -> roll_under.SaveOutcome:
+    ability = data.get("ability")
+    return roll_under.SaveOutcome(
+        score=int(data["score"]),
+        roll=int(data["roll"]),
+        result=roll_under.SaveResult(data["result"]),
+        ability=roll_under.Ability(ability) if ability else None,
+    )
+
+
+def _threshold(data: dict[str, Any]) -> threshold.ThresholdOutcome:
+    difficulty = data.get("difficulty")
+    return threshold.ThresholdOutcome(
+        attribute=str(data["attribute"]),
+        roll=int(data["roll"]),
+        modifier=int(data["modifier"]),
+        carry_over_used=int(data.get("carry_over_used") or 0),
+        threshold=int(data["threshold"]),
+        result=threshold.ThresholdResult(data["result"]),
+        threshold_hidden=bool(data.get("threshold_hidden")),
+        difficulty=threshold.Difficulty(difficulty) if difficulty else None,
+    )
+
+
+def _d20(data: dict[str, Any]) -> d20_check.CheckOutcome:
+    result = data.get("result")
+    dc = data.get("dc")
+    return d20_check.CheckOutcome(
+        kind=d20_check.CheckKind(data["kind"]),
+        ability=str(data["ability"]),
+        dice=tuple(int(d) for d in data["dice"]),
+        kept=int(data["kept"]),
+        advantage=Advantage(data.get("advantage") or "none"),
+        modifiers=tuple((str(name), int(value)) for name, value in data["modifiers"]),
+        dc=None if dc is None else int(dc),
+        result=None if result is None else d20_check.CheckResult(result),
+        name=str(data.get("name") or ""),
+    )
+
+
+def _kept(dice: Sequence[int], kept: int, advantage: Advantage) -> str:
+    """`**17**, ~~4~~ (advantage)`: the kept d20 in bold, as the live message shows it."""
+    if len(dice) <= 1:
+        return f"**{kept}**"
+    kept_at = list(dice).index(kept)
+    parts = [f"**{f}**" if i == kept_at else f"~~{f}~~" for i, f in enumerate(dice)]
+    note = f" ({advantage.value})" if advantage is not Advantage.NONE else ""
+    return ", ".join(parts) + note
+
+
+def _sum(dice: Sequence[int], kept: int, advantage: Advantage, modifiers: Any) -> str:
+    """`d20 10 +2 STR = **12**`, with the other die struck through when there are two."""
+    terms = "".join(f" {style.signed(v)} {name}" for name, v in modifiers)
+    total = f"{kept}{terms} = **{kept + sum(v for _, v in modifiers)}**"
+    if len(dice) <= 1:
+        return f"d20 {total}"
+    return f"d20 {_kept(dice, kept, advantage)}: {total}"
+
+
+def check_words(outcome: Outcome) -> str:
+    """A rebuilt outcome in one line, ending with its result in the live message's words."""
+    result = f"**{result_text(outcome)}**"
+    if isinstance(outcome, pd.AttemptOutcome):
+        dice = _kept(outcome.dice, outcome.kept, outcome.advantage_state)
+        line = f"d20 {dice} · Rank {outcome.effective_rank.display_name} → {result}"
+        if outcome.traded:
+            line += " (natural 20 traded for a fortune die)"
+        return line
+    if isinstance(outcome, pd.LuckOutcome):
+        if outcome.traded:
+            return f"d20 **{outcome.die}**, treated as a 10 → {result} (a fortune die gained)"
+        return f"d20 **{outcome.die}** (lucky on {pd.LUCKY_ON} or higher) → {result}"
+    if isinstance(outcome, roll_under.SaveOutcome):
+        name = outcome.ability.name if outcome.ability else "score"
+        return f"d20 **{outcome.roll}** against {name} {outcome.score} → {result}"
+    if isinstance(outcome, threshold.ThresholdOutcome):
+        line = _sum(outcome.dice, outcome.kept, Advantage.NONE, outcome.modifiers)
+        if outcome.threshold_hidden:
+            return f"{line} · Threshold hidden by the GM → {result}"
+        tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
+        return f"{line} · Threshold {outcome.threshold}{tier} → {result}"
+    line = _sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
+    if outcome.dc is None:
+        return f"{line} · no DC: the GM reads the total"
+    return f"{line} · DC {outcome.dc} → {result}"
+
+
+def _single(data: dict[str, Any]) -> str | None:
+    outcome = check_outcome(data)
+    if outcome is not None:
+        return check_words(outcome)
+    if "contest_of" in data:
+        # One contestant's own row of a contest: the contest row holds the result.
+        faces = ", ".join(str(int(d)) for d in data["dice"])
+        return f"{data['contest_of']} contest: d20 {faces}"
+    return None
+
+
+# --- rows that record more than one roll, or a choice on one ---------------------------------
+
+
+def _reroll(data: dict[str, Any]) -> str | None:
+    final = check_outcome(data.get("final"))
+    if final is None:
+        return None
+    count = len(data.get("rerolls") or [])
+    times = "once" if count == 1 else f"{count} times"
+    return (
+        f"roll #{int(data['original_roll_id'])} rerolled {times} with a fortune die: "
+        f"{check_words(final)}"
+    )
+
+
+def _trade(data: dict[str, Any]) -> str | None:
+    traded = check_outcome(data.get("outcome"))
+    if traded is None:
+        return None
+    return (
+        f"natural 20 of roll #{int(data['original_roll_id'])} traded for a fortune die "
+        f"→ **{result_text(traded)}**"
+    )
+
+
+def _keep(data: dict[str, Any]) -> str:
+    return f"natural 20 of roll #{int(data['original_roll_id'])} kept as a critical"
+
+
+def _group(data: dict[str, Any]) -> str | None:
+    verdict = data.get("verdict")
+    if not isinstance(verdict, str):
+        return None
+    shared = data.get("shared_roll")
+    head = f"one d20 for everyone: **{int(shared)}** · " if shared is not None else ""
+    return f"{head}Group result: **{verdict}**"
+
+
+def _contest(data: dict[str, Any]) -> str | None:
+    contest = data.get("contest")
+    if not isinstance(contest, dict):
+        return None
+    if "ranking" in contest:
+        ranking = [str(name) for name in contest["ranking"]]
+        rounds = len(contest.get("rounds") or [])
+        places = ", ".join(f"{i}. {name}" for i, name in enumerate(ranking, start=1))
+        played = "1 round" if rounds == 1 else f"{rounds} rounds"
+        return f"**{ranking[0]} wins** · ranking {places} · {played}"
+    first, second = _d20(contest["first"]), _d20(contest["second"])
+    decided = d20_check.D20ContestOutcome(
+        first=first, second=second, result=d20_check.ContestResult(contest["result"])
+    )
+    return (
+        f"{first.name} {first.total} against {second.name} {second.total} "
+        f"→ **{decided.result_text}**"
+    )
+
+
+def _fortune(data: dict[str, Any]) -> str | None:
+    action, change, held = data.get("action"), data.get("change"), data.get("fortune")
+    if not isinstance(action, str) or not isinstance(change, int) or not isinstance(held, int):
+        return None
+    line = f"fortune dice {style.signed(change)} ({action}"
+    if isinstance(data.get("purpose"), str):
+        line += f": {data['purpose']}"
+    return f"{line}) → **{held} held**"
+
+
+def _generate(data: dict[str, Any]) -> str | None:
+    scores = data.get("scores")
+    if not isinstance(scores, list) or not scores:
+        return None
+    totals = [
+        sum(int(die["value"]) for die in score["dice"] if not die.get("dropped"))
+        for score in scores
+    ]
+    return "Scores: **" + ", ".join(str(t) for t in totals) + "**"
+
+
+_BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "reroll": _reroll,
+    "trade": _trade,
+    "keep": _keep,
+    "group": _group,
+    "contest": _contest,
+    "fortune": _fortune,
+    "generate": _generate,
+}
+
+
+# --- the dice as stored: generic rolls, and any shape not known above ------------------------
+
+
+def _faces(row: RollView) -> list[int]:
+    if row.kind == "roll" and isinstance(row.dice, list):
+        return [
+            int(die["face"])
+            for term in row.dice
+            if isinstance(term, dict)
+            for die in term.get("dice", [])
+            if isinstance(die, dict) and isinstance(die.get("face"), int)
+        ]
+    if isinstance(row.dice, list):
+        return [int(d) for d in row.dice if isinstance(d, int)]
+    return []
+
+
+def _total(outcome: dict[str, Any]) -> int | None:
+    if isinstance(outcome.get("total"), int):
+        return int(outcome["total"])
+    if isinstance(outcome.get("kept"), int) and isinstance(outcome.get("modifiers"), list):
+        return int(outcome["kept"]) + sum(int(m[1]) for m in outcome["modifiers"])
+    if isinstance(outcome.get("roll"), int) and isinstance(outcome.get("modifier"), int):
+        return (
+            int(outcome["roll"])
+            + int(outcome["modifier"])
+            + int(outcome.get("carry_over_used") or 0)
+        )
+    return None
+
+
+def _fallback(row: RollView, outcome: dict[str, Any]) -> str:
+    """The dice, the total and a stored result word, as far as the row has them.
+
+    A dice roll's line (its total is the live message's "Total: 19"), and the line of any
+    outcome shape not known above.
+    """
+    parts = []
+    faces = _faces(row)
+    if faces:
+        shown = ", ".join(str(f) for f in faces[:MAX_FACES])
+        if len(faces) > MAX_FACES:
+            shown += f", … ({len(faces)} dice)"
+        parts.append(f"dice {shown}")
+    try:
+        total = _total(outcome)
+    except _SHAPE_ERRORS:
+        total = None
+    if total is not None:
+        parts.append(f"**Total: {total}**")
+    result = outcome.get("result")
+    if isinstance(result, str):
+        parts.append(result.replace("_", " "))
+    if isinstance(outcome.get("lucky"), bool):
+        parts.append("Lucky" if outcome["lucky"] else "Not lucky")
+    return " · ".join(parts) or "recorded"

@@ -171,6 +171,8 @@ def _single(data: dict[str, Any]) -> str | None:
 
 
 # --- rows that record more than one roll, or a choice on one ---------------------------------
+# The roll chosen on is not named here: the row stores its ledger id, not the public number
+# printed on it; the row's request names it.
 
 
 def _reroll(data: dict[str, Any]) -> str | None:
@@ -179,24 +181,18 @@ def _reroll(data: dict[str, Any]) -> str | None:
         return None
     count = len(data.get("rerolls") or [])
     times = "once" if count == 1 else f"{count} times"
-    return (
-        f"roll #{int(data['original_roll_id'])} rerolled {times} with a fortune die: "
-        f"{check_words(final)}"
-    )
+    return f"rerolled {times} with a fortune die: {check_words(final)}"
 
 
 def _trade(data: dict[str, Any]) -> str | None:
     traded = check_outcome(data.get("outcome"))
     if traded is None:
         return None
-    return (
-        f"natural 20 of roll #{int(data['original_roll_id'])} traded for a fortune die "
-        f"→ **{result_text(traded)}**"
-    )
+    return f"natural 20 traded for a fortune die → **{result_text(traded)}**"
 
 
 def _keep(data: dict[str, Any]) -> str:
-    return f"natural 20 of roll #{int(data['original_roll_id'])} kept as a critical"
+    return "natural 20 kept as a critical"
 
 
 def _group(data: dict[str, Any]) -> str | None:

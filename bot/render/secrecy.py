@@ -125,9 +125,12 @@ def _revealer(row: RollView) -> str:
 
 
 def _reveal_command(row: RollView) -> str:
-    """Issue 7: a self roll is revealed by its roller (/reveal), gm and blind by the GM."""
+    """Issue 7: a self roll is revealed by its roller (/reveal), gm and blind by the GM.
+
+    With the public number, which is what the commands look up (issue 15).
+    """
     command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
-    return f"{command} roll:{row.id}"
+    return f"{command} roll:{row.number}"
 
 
 def _still_hidden(row: RollView) -> str:

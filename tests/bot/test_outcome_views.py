@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
+from bot.services import ledger
 from bot.services.ledger import RollView
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest, private_gm_channel
@@ -148,7 +148,7 @@ async def test_a_revealed_hidden_roll_shows_its_outcome_in_every_view(
         page = await _ask(table, viewer, "history")
         stubs = [masked(line_of(page, r)) for r in rows]
         assert stubs[0] == stubs[1] and "hidden (blind)" in stubs[0], page
-        verified = [masked(await _ask(table, viewer, "verify", roll=r.id)) for r in rows]
+        verified = [masked(await _ask(table, viewer, "verify", roll=r.number)) for r in rows]
         assert verified[0] == verified[1] and "still hidden" in verified[0]
         shown_to_players += [page, *verified]
     for said in words:
@@ -158,10 +158,10 @@ async def test_a_revealed_hidden_roll_shows_its_outcome_in_every_view(
     for row, said in zip(rows, words, strict=True):
         assert said in line_of(log, row), log
 
-    revealed = await table.gm.slash(table.table, "gm reveal", roll=rows[0].id)
+    revealed = await table.gm.slash(table.table, "gm reveal", roll=rows[0].number)
     assert revealed.response is not None and not revealed.ephemeral
     views = {"reveal": message_text(revealed.response)}
-    views["verify"] = await _ask(table, table.bob, "verify", roll=rows[0].id)
+    views["verify"] = await _ask(table, table.bob, "verify", roll=rows[0].number)
     assert "the commitment matches" in views["verify"]
     page = await _ask(table, table.bob, "history")
     views["history"] = line_of(page, rows[0])
@@ -199,31 +199,41 @@ async def test_verify_sends_a_self_roll_to_its_roller_for_reveal(table: Table) -
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="self")
     row = await _latest(table)
     total = f"**Total: {row.outcome['total']}**"
-    mine = await _ask(table, table.alice, "verify", roll=row.id)
+    mine = await _ask(table, table.alice, "verify", roll=row.number)
     assert total in mine and "the commitment matches" in mine
-    assert f"Show it to the table with /reveal roll:{row.id}" in mine
+    assert f"Show it to the table with /reveal roll:{row.number}" in mine
     assert "/gm reveal" not in mine
     for viewer in (table.gm, table.bob):
-        theirs = await _ask(table, viewer, "verify", roll=row.id)
-        assert f"until its roller reveals it (/reveal roll:{row.id})" in theirs
+        theirs = await _ask(table, viewer, "verify", roll=row.number)
+        assert f"until its roller reveals it (/reveal roll:{row.number})" in theirs
         assert "/gm reveal" not in theirs and total not in theirs
-    await table.alice.slash(table.table, "reveal", roll=row.id)
-    after = await _ask(table, table.bob, "verify", roll=row.id)
+    await table.alice.slash(table.table, "reveal", roll=row.number)
+    after = await _ask(table, table.bob, "verify", roll=row.number)
     assert total in after and "the commitment matches" in after and "/reveal" not in after
 
 
 async def test_a_row_of_an_unknown_shape_shows_its_dice(table: Table) -> None:
-    """An older or damaged outcome falls back to the stored dice; the rest of the page stands."""
+    """An outcome this version cannot read (an older row's) shows its stored dice; the rest
+    of the page stands."""
     await _table_with_gm_channel(table, CASES["pen-and-dagger attempt"])
-    for face in (15, 9):
-        table.dice(face)
-        await table.alice.slash(table.table, "check", ability="DEX")
-    damaged = await _latest(table)
-    async with table.bot.db.engine.begin() as connection:
-        await connection.execute(
-            text("UPDATE ledger SET outcome = :o WHERE id = :id"),
-            {"o": '{"base_rank": "Adept", "level": 9}', "id": damaged.id},
+    table.dice(15)
+    await table.alice.slash(table.table, "check", ability="DEX")
+    known = await _latest(table)
+    for outcome in ({"base_rank": "Adept", "level": 9}, {"success": "great"}):
+        await ledger.record_roll(
+            table.bot.db,
+            ledger.NewRoll(
+                origin=ledger.Origin(known.channel_id, known.user_id, known.guild_id),
+                kind="attempt",
+                request="/check ability:DEX",
+                dice=[9],
+                outcome=outcome,
+                campaign_id=known.campaign_id,
+                character_id=known.character_id,
+                character_name=known.character_name,
+            ),
         )
     page = await _ask(table, table.bob, "history")
-    assert line_of(page, damaged).endswith("· attempt · dice 9"), page
-    assert "d20 **15** · Rank Adept → **Major Success**" in page
+    older = [line for line in page.splitlines() if line.endswith("· attempt · dice 9")]
+    assert len(older) == 2, page
+    assert "d20 **15** · Rank Adept → **Major Success**" in line_of(page, known)

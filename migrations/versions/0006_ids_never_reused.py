@@ -395,8 +395,14 @@ def _check_postgresql_sequences(connection: sa.Connection) -> None:
             )
 
 
+def _live_connection() -> sa.Connection:
+    if op.get_context().as_sql:
+        raise RuntimeError("0006 reads the live schema and rows: run it against the database")
+    return op.get_bind()
+
+
 def upgrade() -> None:
-    connection = op.get_bind()
+    connection = _live_connection()
     if connection.dialect.name == "sqlite":
         _rebuild_sqlite(connection, autoincrement=True)
     elif connection.dialect.name == "postgresql":
@@ -404,6 +410,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    connection = op.get_bind()
+    connection = _live_connection()
     if connection.dialect.name == "sqlite":
         _rebuild_sqlite(connection, autoincrement=False)

@@ -10,8 +10,9 @@ import re
 from typing import Any
 
 import discord
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, text
 
+from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import ledger
 from bot.services import characters
@@ -53,6 +54,42 @@ def _labels(message: Any) -> list[str]:
 
     walk(list(message.components))
     return found
+
+
+def _choice_roll_id(message: Any) -> int:
+    """The ledger id a natural-20 choice button carries (``pbp:n20:<id>:keep``)."""
+    ids: list[str] = []
+
+    def walk(components: list[Any]) -> None:
+        for component in components:
+            if isinstance(component, dict):
+                ids.append(str(component.get("custom_id") or ""))
+                walk(component.get("components") or [])
+            elif isinstance(component, discord.ActionRow):
+                walk(list(component.children))
+            elif isinstance(component, discord.Button):
+                ids.append(str(component.custom_id or ""))
+
+    walk(list(message.components))
+    found = [int(m.group(1)) for i in ids if (m := re.match(r"pbp:n20:(\d+):", i))]
+    assert found, f"no natural-20 button in {ids}"
+    return found[0]
+
+
+async def purge_newest_rolls(db: Database, from_id: int) -> None:
+    """An operator's purge of the newest ledger rows, past the append-only triggers (0007):
+    the ids must stay used even then."""
+    async with db.sessionmaker() as session, session.begin():
+        if db.dialect == "postgresql":
+            await session.execute(text("ALTER TABLE ledger DISABLE TRIGGER ledger_append_only"))
+            await session.execute(delete(ledger).where(ledger.c.id >= from_id))
+            await session.execute(text("ALTER TABLE ledger ENABLE TRIGGER ledger_append_only"))
+            return
+        found = text("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = :name")
+        guard = (await session.execute(found, {"name": "ledger_no_delete"})).scalar_one()
+        await session.execute(text("DROP TRIGGER ledger_no_delete"))
+        await session.execute(delete(ledger).where(ledger.c.id >= from_id))
+        await session.execute(text(guard))
 
 
 async def _delete_campaign(table: Table) -> None:
@@ -131,17 +168,16 @@ async def test_an_old_natural_20_choice_after_the_newest_rolls_are_deleted_acts_
     table.dice(20)
     old = await table.alice.slash(table.table, "check", ability="DEX")
     assert old.response is not None and KEEP in _labels(old.response)
-    old_roll = _number(message_text(old.response), "roll")
+    old_roll = _choice_roll_id(old.response)
     await _delete_campaign(table)
-    # An operator purges the newest rolls (the ledger is otherwise append-only).
-    async with table.bot.db.sessionmaker() as session, session.begin():
-        await session.execute(delete(ledger).where(ledger.c.id >= old_roll))
+    await purge_newest_rolls(table.bot.db, old_roll)
 
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 12})
     table.dice(20)
     new = await table.alice.slash(table.table, "check", ability="DEX")
     assert new.response is not None and TRADE in _labels(new.response)
+    new_roll = _choice_roll_id(new.response)
 
     clicked = await table.alice.click(old.response, label=TRADE)
     assert clicked.ephemeral and "No such roll" in clicked.response.content
@@ -150,4 +186,4 @@ async def test_an_old_natural_20_choice_after_the_newest_rolls_are_deleted_acts_
     # The new roll's choice is still open: trading it now is the first and only choice.
     traded = await table.alice.click(new.response, label=TRADE)
     assert traded.response is not None and "Normal" in message_text(traded.response)
-    assert _number(message_text(new.response), "roll") > old_roll
+    assert new_roll > old_roll

@@ -18,10 +18,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from alembic import command
 
 from bot.db.engine import create_database
-from bot.db.migrate import alembic_config, downgrade_to, upgrade_to_head
+from bot.db.migrate import downgrade_to, upgrade_to, upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.db.schema import metadata
 from bot.services import ledger, requests
@@ -60,32 +59,17 @@ def _migration() -> ModuleType:
 OLD = {t.name: t for t in _migration()._schema(autoincrement=False)}
 
 
-def _alembic(connection: sa.Connection, revision: str, down: bool) -> None:
-    config = alembic_config()
-    config.attributes["connection"] = connection
-    (command.downgrade if down else command.upgrade)(config, revision)
-
-
-async def _migrate(url: str, revision: str, *, down: bool = False) -> None:
-    database = create_database(url)
-    try:
-        async with database.engine.begin() as connection:
-            await connection.run_sync(_alembic, revision, down)
-    finally:
-        await database.dispose()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url_at_0005(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """An empty database at 0005; on PostgreSQL the shared test database, at head afterwards."""
     if request.param == "sqlite":
         url = f"sqlite+aiosqlite:///{tmp_path / 'at-0005.sqlite3'}"
-        asyncio.run(_migrate(url, BEFORE))
+        asyncio.run(upgrade_to(url, BEFORE))
         yield url
         return
     url = str(request.getfixturevalue("pg_migrated"))
     asyncio.run(downgrade_to(url, "base"))
-    asyncio.run(_migrate(url, BEFORE))
+    asyncio.run(upgrade_to(url, BEFORE))
     yield url
     asyncio.run(downgrade_to(url, "base"))
     asyncio.run(upgrade_to_head(url))
@@ -357,7 +341,7 @@ async def test_upgrade_keeps_every_row_and_rule_and_ids_move_past_all_ever_used(
             rules_before = await connection.run_sync(_rules)
         assert all(rows_before.values()), "every table holds rows"
 
-        await _migrate(url_at_0005, REVISION)
+        await upgrade_to(url_at_0005, REVISION)
         async with database.engine.connect() as connection:
             assert await connection.run_sync(_dump) == rows_before
             assert await connection.run_sync(_rules) == rules_before
@@ -385,6 +369,7 @@ async def test_upgrade_keeps_every_row_and_rule_and_ids_move_past_all_ever_used(
         # Later migrations keep every row and value too (a SQLite rebuild with foreign keys on
         # would cascade), and the bot's own inserts go on upward.
         await upgrade_to_head(url_at_0005)
+        await database.dispose()  # PostgreSQL: statements prepared on the old tables are stale
         async with database.engine.connect() as connection:
             rows_at_head = await connection.run_sync(_dump)
             assert _shared(rows_at_head, rows_at_0006) == _shared(rows_at_0006, rows_at_head)

@@ -9,11 +9,12 @@ characters, requests and generations go with it) hands the same ids to the next 
 button left on an old message (``pbp:req:<id>``, a confirm, ``pbp:n20:<roll>:...``) acts on the
 new object. SQLite cannot add AUTOINCREMENT to a table, so this rebuilds the tables.
 
-Why not ``batch_alter_table(recreate="always")``: the bot runs migrations with foreign keys
-on, inside one transaction (``PRAGMA foreign_keys`` cannot change there), and batch mode drops
-the old table, which with foreign keys on deletes its rows first and fires ON DELETE CASCADE /
-SET NULL in the tables that refer to it: every character of every campaign, every fortune
-choice would be gone. Instead, every table that refers to a rebuilt one is rebuilt too:
+Why not ``batch_alter_table(recreate="always")``: batch mode drops the old table, which with
+foreign keys on deletes its rows first and fires ON DELETE CASCADE / SET NULL in the tables that
+refer to it (every character, every fortune choice). :mod:`bot.db.migrate` now turns foreign
+keys off around migrations, but a runner that does not (``PRAGMA foreign_keys`` cannot change
+inside a transaction) must not lose data, and reflection would also lose the partial index's
+WHERE. So, safe either way, every table that refers to a rebuilt one is rebuilt too:
 
 1. remember the indexes' SQL and drop them (their names are needed again);
 2. rename each old table to ``<name>_old`` (SQLite rewrites the references between old tables

@@ -14,6 +14,7 @@ from alembic import context
 from sqlalchemy import Connection
 
 from bot.db.engine import create_database
+from bot.db.migrate import run_in_one_transaction
 from bot.db.schema import metadata
 
 config = context.config
@@ -50,8 +51,7 @@ async def _run_async(url: str) -> None:
     database = create_database(url)
     try:
         async with database.engine.connect() as connection:
-            await connection.run_sync(_run_on)
-            await connection.commit()
+            await run_in_one_transaction(connection, _run_on)
     finally:
         await database.dispose()
 

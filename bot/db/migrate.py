@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.db.engine import create_database
 
@@ -43,17 +45,61 @@ def _run(connection: Connection, revision: str, downgrade: bool) -> None:
         command.upgrade(config, revision)
 
 
+def _set_sqlite_foreign_keys(connection: Connection, on: bool) -> None:
+    """``PRAGMA foreign_keys`` straight on the driver: it only takes effect between
+    transactions, and SQLAlchemy's execute would open one first."""
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+    finally:
+        cursor.close()
+
+
+def _check_sqlite_foreign_keys(connection: Connection) -> None:
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        raise RuntimeError(f"the migration left rows whose foreign keys point nowhere: {broken}")
+
+
+async def run_in_one_transaction(
+    connection: AsyncConnection, fn: Callable[..., None], *args: Any
+) -> None:
+    """Run ``fn(sync_connection, *args)`` (migrations) in one transaction on ``connection``.
+
+    SQLite: with foreign keys off, checked before the commit. A batch-mode rebuild drops the
+    old table, and with foreign keys on that first deletes its rows, firing every ON DELETE
+    CASCADE / SET NULL that refers to it (rebuilding ``campaigns`` would delete every
+    character); SQLite and Alembic's batch docs say to turn them off around such changes.
+    """
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        await connection.run_sync(_set_sqlite_foreign_keys, False)
+    try:
+        async with connection.begin():
+            await connection.run_sync(fn, *args)
+            if sqlite:
+                await connection.run_sync(_check_sqlite_foreign_keys)
+    finally:
+        if sqlite:
+            await connection.run_sync(_set_sqlite_foreign_keys, True)
+
+
 async def _migrate(url_or_engine: str | AsyncEngine, revision: str, downgrade: bool) -> None:
     if isinstance(url_or_engine, AsyncEngine):
-        async with url_or_engine.begin() as connection:
-            await connection.run_sync(_run, revision, downgrade)
+        async with url_or_engine.connect() as connection:
+            await run_in_one_transaction(connection, _run, revision, downgrade)
         return
     database = create_database(url_or_engine)
     try:
-        async with database.engine.begin() as connection:
-            await connection.run_sync(_run, revision, downgrade)
+        async with database.engine.connect() as connection:
+            await run_in_one_transaction(connection, _run, revision, downgrade)
     finally:
         await database.dispose()
+
+
+async def upgrade_to(url_or_engine: str | AsyncEngine, revision: str) -> None:
+    """Apply migrations up to ``revision`` (tests and operators only)."""
+    await _migrate(url_or_engine, revision, downgrade=False)
 
 
 async def upgrade_to_head(url_or_engine: str | AsyncEngine) -> None:

@@ -111,6 +111,13 @@ def _in(column: str, values: tuple[str, ...] | list[str]) -> str:
     return f"{column} IN ({quoted})"
 
 
+#: Table options of every table whose id a button, a message or a command shows (issue 15).
+#: SQLite otherwise hands out max(id) + 1, so deleting the newest rows gives their ids to the
+#: next ones and a button left on an old message acts on a new object; AUTOINCREMENT never
+#: reuses an id. PostgreSQL's sequences never do either.
+NEVER_REUSE_IDS: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
 class Base(DeclarativeBase):
     """Declarative base with the constraint naming convention migrations rely on."""
 
@@ -129,6 +136,7 @@ class Campaign(Base):
             " AND tier_very_hard <= 40",
             name="tiers",
         ),
+        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -180,6 +188,7 @@ class Character(Base):
             name="fortune",
         ),
         CheckConstraint("length(name) >= 1 AND length(name) <= 64", name="name"),
+        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -281,6 +290,7 @@ class LedgerRow(Base):
         CheckConstraint("commitment IS NULL OR length(commitment) = 64", name="commitment"),
         CheckConstraint("number >= 1", name="number"),
         CheckConstraint("format IN (1, 2)", name="format"),
+        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

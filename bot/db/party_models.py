@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import Base
+from bot.db.models import NEVER_REUSE_IDS, Base
 from bot.db.types import IdList, UTCDateTime, utcnow
 
 
@@ -41,6 +41,7 @@ class RollRequest(Base):
         ),
         CheckConstraint("dc IS NULL OR (dc >= 1 AND dc <= 100)", name="dc"),
         CheckConstraint("NOT dc_hidden OR dc IS NOT NULL", name="hidden_needs_dc"),
+        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -73,7 +74,7 @@ class RollRequestTarget(Base):
     """One requested character; ``answered_at`` is set once, by its owner's click."""
 
     __tablename__ = "roll_request_targets"
-    __table_args__ = (UniqueConstraint("request_id", "character_id"),)
+    __table_args__ = (UniqueConstraint("request_id", "character_id"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     request_id: Mapped[int] = mapped_column(ForeignKey("roll_requests.id", ondelete="CASCADE"))
@@ -95,7 +96,10 @@ class AbilityGeneration(Base):
     """Six group ability scores (Pen & Dagger ruling 8), for the players who rolled them."""
 
     __tablename__ = "ability_generations"
-    __table_args__ = (Index("ix_ability_generations_campaign_id_id", "campaign_id", "id"),)
+    __table_args__ = (
+        Index("ix_ability_generations_campaign_id_id", "campaign_id", "id"),
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))

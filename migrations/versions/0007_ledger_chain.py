@@ -1,7 +1,7 @@
 """A ledger whose promises survive every move: public numbers, the hash chain, stubs, triggers.
 
 Revision ID: 0007_ledger_chain
-Revises: 0005_secrecy
+Revises: 0006_ids_never_reused
 Create Date: 2026-11-30
 
 Issue 15. Every row gets what names it forever (``scope_id``, ``number``), the salted digest of
@@ -29,7 +29,7 @@ from alembic import op
 from bot.services import commitments as cm
 
 revision: str = "0007_ledger_chain"
-down_revision: str | None = "0005_secrecy"
+down_revision: str | None = "0006_ids_never_reused"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

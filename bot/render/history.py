@@ -15,7 +15,7 @@ def entry_line(entry: Entry, *, with_request: bool = False) -> str:
     """`#42 · <t:…:R> · Ayla (@alice) · check · dice 17 · total 20 · Success`, or a stub."""
     row = entry.row
     when = f"<t:{int(row.created_at.timestamp())}:R>"
-    head = f"**#{row.id}** · {when} · {who(row)} · {row.kind}"
+    head = f"**#{row.number}** · {when} · {who(row)} · {row.kind}"
     if not entry.visible:
         sealed = f"commitment `{row.commitment}`" if row.commitment else "no commitment"
         return f"{head} · hidden ({row.visibility.value}) · {sealed}"
@@ -43,7 +43,7 @@ def history_embed(page: HistoryPage, *, title: str, number: int, gm_log: bool) -
         body += ("\n" if body else "") + line
     embed = style.new_embed(title, body, style.NEUTRAL)
     style.set_footer(
-        embed, f"page {number} · newest first · /verify roll:<id> checks a hidden roll"
+        embed, f"page {number} · newest first · /verify roll:<number> checks a hidden roll"
     )
     return embed
 

@@ -7,6 +7,7 @@ import discord
 from bot.db.models import Visibility
 from bot.render import style
 from bot.render.outcomes import outcome_words
+from bot.services import commitments as cm
 from bot.services import secrecy
 from bot.services.ledger import RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
@@ -89,23 +90,30 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
     A row without a commitment says so, instead of offering a check that cannot be made.
     """
     embed = style.new_embed(
-        f"Roll #{row.id} revealed",
+        f"Roll #{row.number} revealed",
         f"{who(row)} rolled `{style.clip(row.request, 200)}` ({row.visibility.value}).\n"
         f"{outcome_words(row)}",
         style.NEUTRAL,
     )
     if not row.commitment or not row.salt:
         style.add_field(embed, "Commitment", NO_COMMITMENT)
-        style.set_footer(embed, f"roll #{row.id}")
+        style.set_footer(embed, f"roll #{row.number}")
         return embed
     style.add_field(embed, "Salt", f"`{row.salt}`")
     style.add_field(embed, "Commitment (SHA-256)", f"`{row.commitment}`")
+    if row.format == cm.FORMAT and row.who_salt:
+        # The preimage of ``who``: roller, character, command and their own salt (README).
+        who_text = cm.who_encoding(
+            row.user_id, row.character_name, row.request, row.who_salt
+        ).decode("ascii")
+        if len(who_text) <= style.FIELD_VALUE_LIMIT - 8:
+            style.add_field(embed, "Who (hashed into `who`)", f"```{who_text}```")
     text = encoding.decode("ascii")
     if len(text) <= style.FIELD_VALUE_LIMIT - 8:
         style.add_field(embed, "Encoding hashed", f"```{text}```")
     else:
         style.add_field(embed, "Encoding hashed", "too long to show here: use /verify")
-    style.set_footer(embed, f"roll #{row.id} · anyone can check it: /verify roll:{row.id}")
+    style.set_footer(embed, f"roll #{row.number} · anyone can check it: /verify roll:{row.number}")
     return embed
 
 
@@ -151,16 +159,16 @@ def verify_embed(result: Verification) -> discord.Embed:
     row = result.access.row
     if row.visibility is Visibility.PUBLIC:
         return style.new_embed(
-            f"Roll #{row.id}",
+            f"Roll #{row.number}",
             "That roll was public: it has no commitment, and it stands as it was shown.",
             style.INFO,
         )
     if result.stored is None:
         state = "was revealed" if row.revealed_at is not None else "is still hidden"
-        return style.new_embed(f"Roll #{row.id} {state}", NO_COMMITMENT, style.INFO)
+        return style.new_embed(f"Roll #{row.number} {state}", NO_COMMITMENT, style.INFO)
     if not result.checked:
         embed = style.new_embed(
-            f"Roll #{row.id} is still hidden",
+            f"Roll #{row.number} is still hidden",
             f"It cannot be checked until {_revealer(row)} reveals it "
             f"({_reveal_command(row)}). Its commitment, as recorded when it was rolled:",
             style.INFO,
@@ -169,14 +177,14 @@ def verify_embed(result: Verification) -> discord.Embed:
         return embed
     if result.matches:
         embed = style.new_embed(
-            f"Roll #{row.id}: the commitment matches",
+            f"Roll #{row.number}: the commitment matches",
             "The stored result hashes to the commitment shown when it was rolled: "
             "it has not been changed since.\n" + outcome_words(row),
             style.SUCCESS,
         )
     else:
         embed = style.new_embed(
-            f"Roll #{row.id}: the commitment does NOT match",
+            f"Roll #{row.number}: the commitment does NOT match",
             "The stored result does not hash to the commitment shown when it was rolled: "
             "the record was changed after the roll.",
             style.FAILURE,

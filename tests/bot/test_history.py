@@ -89,20 +89,20 @@ async def test_a_self_roll_is_revealed_by_its_roller_only(table: Table) -> None:
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="self")
     row = await _latest(table)
     total = str(row.outcome["total"])
-    refused = await table.gm.slash(table.table, "gm reveal", roll=row.id)
+    refused = await table.gm.slash(table.table, "gm reveal", roll=row.number)
     assert refused.ephemeral
     assert "Only the player who rolled a self roll can reveal it" in message_text(refused.response)
     public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
     assert total not in _NOISE.sub(" ", public)
-    not_theirs = await table.bob.slash(table.table, "reveal", roll=row.id)
+    not_theirs = await table.bob.slash(table.table, "reveal", roll=row.number)
     assert not_theirs.ephemeral and "Only the player who rolled" in message_text(
         not_theirs.response
     )
 
-    shown = await table.alice.slash(table.table, "reveal", roll=row.id)
+    shown = await table.alice.slash(table.table, "reveal", roll=row.number)
     assert shown.response is not None and not shown.ephemeral
     assert total in message_text(shown.response) and str(row.salt) in message_text(shown.response)
-    ok = await table.bob.slash(table.table, "verify", roll=row.id)
+    ok = await table.bob.slash(table.table, "verify", roll=row.number)
     assert "the commitment matches" in message_text(ok.response)
 
 
@@ -110,7 +110,7 @@ async def test_players_reveal_only_self_rolls(table: Table) -> None:
     await _setup(table, "d20-check")
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="gm")
     row = await _latest(table)
-    refused = await table.alice.slash(table.table, "reveal", roll=row.id)
+    refused = await table.alice.slash(table.table, "reveal", roll=row.number)
     assert refused.ephemeral and "Only the campaign's GM" in message_text(refused.response)
 
 
@@ -188,9 +188,9 @@ async def test_a_trade_on_a_gm_mode_roll_is_committed_revealed_and_verified(
     body = message_text(listed.response)
     assert f"commitment `{trade.commitment}`" in body and "None" not in body
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=trade.id)
+    shown = await table.gm.slash(table.table, "gm reveal", roll=trade.number)
     assert str(trade.salt) in message_text(shown.response)
-    ok = await table.bob.slash(table.table, "verify", roll=trade.id)
+    ok = await table.bob.slash(table.table, "verify", roll=trade.number)
     assert "the commitment matches" in message_text(ok.response)
 
 

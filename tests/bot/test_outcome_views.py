@@ -114,10 +114,10 @@ def line_of(page: str, row: RollView) -> str:
     """The /history or /gm log line of ``row`` (with its request line in the GM log)."""
     lines = page.splitlines()
     for n, line in enumerate(lines):
-        if line.startswith(f"**#{row.id}** "):
+        if line.startswith(f"**#{row.number}** "):
             request = lines[n + 1 : n + 2]
             return "\n".join([line, *(r for r in request if r.startswith("  `"))])
-    raise AssertionError(f"roll #{row.id} is not on the page:\n{page}")
+    raise AssertionError(f"roll #{row.number} is not on the page:\n{page}")
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=list(CASES))

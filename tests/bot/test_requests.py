@@ -169,21 +169,21 @@ async def test_hidden_dc_request_rows_can_be_verified_and_revealed(table: Table)
     ann = next(r for r in rows if r.character_name == "Ann")
     bo = next(r for r in rows if r.character_name == "Bo")
 
-    early = await table.carol.slash(table.table, "verify", roll=ann.id)
+    early = await table.carol.slash(table.table, "verify", roll=ann.number)
     text = message_text(early.response)
     assert "still hidden" in text and str(ann.commitment) in text and "None" not in text
 
     # One row revealed on its own (/gm reveal roll:…) shows a real salt and commitment.
-    shown = await table.gm.slash(table.table, "gm reveal", roll=bo.id)
+    shown = await table.gm.slash(table.table, "gm reveal", roll=bo.number)
     text = message_text(shown.response)
     assert str(bo.salt) in text and str(bo.commitment) in text and "`None`" not in text
-    ok = await table.carol.slash(table.table, "verify", roll=bo.id)
+    ok = await table.carol.slash(table.table, "verify", roll=bo.number)
     assert "the commitment matches" in message_text(ok.response)
 
     # The request's reveal stamps every row of it, the one revealed already included.
     await table.gm.slash(table.table, "gm request reveal")
     for row in rows:
-        checked = await table.carol.slash(table.table, "verify", roll=row.id)
+        checked = await table.carol.slash(table.table, "verify", roll=row.number)
         assert "the commitment matches" in message_text(checked.response), row.id
 
 

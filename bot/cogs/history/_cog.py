@@ -1,4 +1,4 @@
-"""/history [player] [character] [kind] [limit], /verify roll:<id>, /stats [player].
+"""/history [player] [character] [kind] [limit], /verify roll:<number> | log:True, /stats [player].
 
 Every answer is ephemeral: it is shaped by what the caller may see (hidden rolls as stubs,
 nothing from channels or threads they cannot read), so it must not be shown to anyone else.

@@ -78,20 +78,19 @@ async def sheet(table: Table, viewer: MemberActor) -> str:
     return message_text(shown.response)
 
 
-async def test_a_blind_critical_waits_unseen_until_the_gm_reveals_it(
+async def test_a_blind_critical_is_stored_only_when_the_gm_reveals_it(
     table: Table, rng: ScriptedRandom
 ) -> None:
+    """Issue 15: a hidden roll changes nothing others can observe until it is revealed; at
+    the reveal its carry-over counts for the next test, even after a test made in between."""
     roll_id = await _hidden_fumble(table, rng)  # /gm check is blind by default
-    for viewer in (table.alice, table.bob):
+    for viewer in (table.alice, table.bob, table.gm):
         assert "Carry-over" not in await sheet(table, viewer)
-    waiting = f"Carry-over: −2 on the next DEX test, waiting for roll #{roll_id} to be revealed"
-    assert waiting in await sheet(table, table.gm)
 
     rng.faces.append(10)
     next_test = await table.alice.slash(table.table, "check", ability="DEX", dc=5)
     text = message_text(next_test.response)
     assert "critical carry-over" not in text and "10 +2 DEX = **12**" in text
-    assert waiting in await sheet(table, table.gm)  # not used: it still waits
 
     await table.gm.slash(table.table, "gm reveal", roll=roll_id)
     seen = await sheet(table, table.bob)
@@ -102,27 +101,41 @@ async def test_a_blind_critical_waits_unseen_until_the_gm_reveals_it(
     assert "Carry-over" not in await sheet(table, table.bob)
 
 
-async def test_a_gm_mode_critical_shows_to_its_roller_and_the_gm_only(
+async def test_a_revealed_critical_replaces_the_carry_over_pending_then(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    """Issue 15: at the reveal the hidden critical's carry-over is set as a new critical's
+    would be, replacing the one a later public critical left."""
+    roll_id = await _hidden_fumble(table, rng)  # blind −2, not stored yet
+    rng.faces.append(20)
+    await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    assert "Carry-over: +2 on the next DEX test" in await sheet(table, table.bob)
+    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
+
+
+async def test_a_gm_mode_critical_is_stored_at_its_reveal_for_everyone(
     table: Table, rng: ScriptedRandom
 ) -> None:
     roll_id = await _hidden_fumble(table, rng, by_gm=False, secret="gm")
-    waiting = f"−2 on the next DEX test, waiting for roll #{roll_id} to be revealed"
-    assert waiting in await sheet(table, table.alice)
-    assert waiting in await sheet(table, table.gm)
-    assert "Carry-over" not in await sheet(table, table.bob)
+    for viewer in (table.alice, table.gm, table.bob):
+        assert "Carry-over" not in await sheet(table, viewer)
+    # Nothing for the GM to clear yet, exactly as after a test that was no critical.
+    nothing = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
+    assert nothing.ephemeral and "no carry-over modifier" in message_text(nothing.response)
 
-    # Clearing it must not tell the table either: the GM alone reads the answer.
+    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
     cleared = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
-    assert cleared.ephemeral and "−2 on the next DEX test" in message_text(cleared.response)
-    public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
-    assert "Cleared" not in public and "−2" not in public
+    assert "−2 on the next DEX test" in message_text(cleared.response)
     assert "Carry-over" not in await sheet(table, table.gm)
 
 
-async def test_a_self_critical_shows_to_its_roller_only(table: Table, rng: ScriptedRandom) -> None:
+async def test_a_self_critical_is_stored_when_its_roller_reveals_it(
+    table: Table, rng: ScriptedRandom
+) -> None:
     roll_id = await _hidden_fumble(table, rng, by_gm=False, secret="self")
-    assert f"waiting for roll #{roll_id}" in await sheet(table, table.alice)
-    for viewer in (table.gm, table.bob):
+    for viewer in (table.alice, table.gm, table.bob):
         assert "Carry-over" not in await sheet(table, viewer)
     await table.alice.slash(table.table, "reveal", roll=roll_id)
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)

@@ -173,24 +173,25 @@ async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
     assert "public" not in shown_text
 
 
-async def test_a_trade_on_a_gm_mode_roll_is_committed_revealed_and_verified(
-    table: Table,
-) -> None:
+async def test_a_gm_mode_natural_20_offers_its_trade_on_the_reveal(table: Table) -> None:
+    """Issue 15: no choice while the roll is hidden; the reveal message carries it, for the
+    roller only, and the trade is made in public."""
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 12})
     table.dice(20)
     rolled = await table.alice.slash(table.table, "check", ability="DEX", secret="gm")
-    own_copy = next(m for m in rolled.followups if m.components)
-    await table.alice.click(own_copy, label=TRADE)
-    trade = await _latest(table)
-    assert trade.kind == "trade" and trade.visibility is Visibility.GM
-    listed = await table.bob.slash(table.table, "history")
-    body = message_text(listed.response)
-    assert f"commitment `{trade.commitment}`" in body and "None" not in body
+    assert not any(m.components for m in [rolled.response, *rolled.followups])
+    roll = await _latest(table)
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=trade.number)
-    assert str(trade.salt) in message_text(shown.response)
-    ok = await table.bob.slash(table.table, "verify", roll=trade.number)
+    shown = await table.gm.slash(table.table, "gm reveal", roll=roll.number)
+    assert str(roll.salt) in message_text(shown.response)
+    refused = await table.bob.click(shown.response, label=TRADE)
+    assert refused.ephemeral and "Only the player who rolled" in message_text(refused.response)
+    traded = await table.alice.click(shown.response, label=TRADE)
+    assert "1 of 2 fortune dice" in message_text(traded.response)
+    trade = await _latest(table)
+    assert trade.kind == "trade" and trade.visibility is Visibility.PUBLIC
+    ok = await table.bob.slash(table.table, "verify", roll=roll.number)
     assert "the commitment matches" in message_text(ok.response)
 
 

@@ -213,8 +213,8 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
         raise NotFound("No such roll.")
     if row.visibility is not Visibility.PUBLIC and row.revealed_at is None:
         raise InvalidValue(
-            f"Roll #{row.id} is still hidden: its fortune choice is offered when it is revealed "
-            "(/reveal for a self roll, /gm reveal for the others). Nothing changed."
+            f"Roll #{row.number} is still hidden: its fortune choice is offered when it is "
+            "revealed (/reveal for a self roll, /gm reveal for the others). Nothing changed."
         )
     outcome = outcome_from_record(row.kind, row.outcome)
     if outcome is None or campaign.system is not RuleSystem.PEN_AND_DAGGER:
@@ -274,7 +274,7 @@ async def _record(
         ),
     )
     if recorded.duplicate:
-        raise DuplicateInteraction(recorded.id)
+        raise DuplicateInteraction(recorded.number)
     await session.execute(
         update(_F).where(_F.c.roll_id == roll.row.id).values(result_roll_id=recorded.id)
     )
@@ -321,7 +321,7 @@ async def keep_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRes
             caller,
             roll,
             KEEP,
-            f"keep the natural 20 of roll #{roll_id}",
+            f"keep the natural 20 of roll #{roll.row.number}",
             [],
             {"choice": KEEP},
         )
@@ -360,7 +360,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
             caller,
             roll,
             TRADE,
-            f"trade the natural 20 of roll #{roll_id} for a fortune die",
+            f"trade the natural 20 of roll #{roll.row.number} for a fortune die",
             [],
             {"choice": TRADE, "outcome": to_jsonable(traded), "fortune": gained.fortune},
         )
@@ -424,7 +424,7 @@ async def _reroll_in(
         caller,
         roll,
         Kind.REROLL,
-        f"spend a fortune die to reroll roll #{roll.row.id}",
+        f"spend a fortune die to reroll roll #{roll.row.number}",
         dice,
         {
             "purpose": Purpose.REROLL.value,

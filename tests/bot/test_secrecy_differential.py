@@ -155,9 +155,7 @@ async def _message(message: Any) -> dict[str, Any]:
         {
             "content": message.content,
             "embeds": [e.to_dict() for e in message.embeds],
-            "components": [
-                c.to_dict() if hasattr(c, "to_dict") else c for c in message.components
-            ],
+            "components": [c.to_dict() if hasattr(c, "to_dict") else c for c in message.components],
             "files": files,
         }
     )

@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from simcord.actors import MemberActor
 
+from bot.services import ledger
+from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 from tests.bot.test_fortune import ScriptedRandom
 from tests.bot.test_secrecy import _latest
@@ -70,6 +72,11 @@ async def _hidden_fumble(table: Table, rng: ScriptedRandom, **how: Any) -> int:
     else:
         await table.alice.slash(table.table, "check", ability="DEX", dc=5, secret=how["secret"])
     return (await _latest(table)).id
+
+
+async def _rows(table: Table) -> list[ledger.RollView]:
+    campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    return await ledger.latest_rolls(table.bot.db, campaign.id, limit=20)
 
 
 async def sheet(table: Table, viewer: MemberActor) -> str:
@@ -154,3 +161,32 @@ async def test_odds_use_only_the_carry_over_the_next_test_would_use(
     active = await table.alice.slash(table.table, "odds check", ability="DEX", dc=12)
     text = message_text(active.response)
     assert "carry-over -2" in text and "exactly 9/20" in text
+
+
+async def test_revealing_one_request_row_leaves_a_newer_carry_over_alone(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    """A hidden-DC request row stored its carry-over when rolled (its die is shown to all);
+    revealing that row alone must not bring it back over a newer critical's (ruling 4)."""
+    await start_campaign(table, "threshold")
+    await make_character(table, table.alice, "Mira", {"DEX": 2})
+    await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Mira", hidden_dc=15
+    )
+    request = next(
+        m
+        for m in reversed(table.table.history())
+        if m.embeds and (m.embeds[0].title or "").startswith("Roll request #")
+    )
+    rng.faces.append(20)
+    await table.alice.click(request, label="Roll")
+    request_row = next(
+        r for r in await _rows(table) if r.kind == "test" and r.visibility.value == "blind"
+    )
+    rng.faces.append(1)
+    await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
+
+    shown = await table.gm.slash(table.table, "gm reveal", roll=request_row.number)
+    assert shown.response is not None and not shown.ephemeral
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)

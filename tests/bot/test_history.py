@@ -14,7 +14,7 @@ from bot.db.models import Visibility
 from bot.services import ledger, secrecy
 from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
-from tests.bot.test_fortune import TRADE
+from tests.bot.test_fortune import REROLL, TRADE
 from tests.bot.test_secrecy import _NOISE, _latest, _setup
 from tests.ledger_triggers import drop_triggers
 
@@ -243,3 +243,24 @@ async def test_verify_without_a_roll_or_the_log_says_what_to_type(table: Table) 
     await _setup(table, "d20-check")
     asked = await table.bob.slash(table.table, "verify")
     assert asked.response is not None and "/verify roll:42" in message_text(asked.response)
+
+
+async def test_a_self_roll_revealed_by_its_roller_offers_the_reroll_then(table: Table) -> None:
+    """Issue 15: a self attempt's reroll waits for /reveal; then it spends the die in public."""
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Angus", {"DEX": 12})
+    await table.gm.slash(table.table, "fortune give", character="Angus", count=1)
+    table.dice(5)
+    rolled = await table.alice.slash(table.table, "check", ability="DEX", secret="self")
+    assert rolled.ephemeral and not rolled.response.components
+    roll = await _latest(table)
+    shown = await table.bob.slash(table.table, "fortune show", character="Angus")
+    assert "1 of 2" in message_text(shown.response)
+
+    table.dice(15)
+    revealed = await table.alice.slash(table.table, "reveal", roll=roll.number)
+    assert not revealed.ephemeral
+    rerolled = await table.alice.click(revealed.response, label=REROLL)
+    assert "0 of 2 fortune dice" in message_text(rerolled.response)
+    reroll = await _latest(table)
+    assert reroll.kind == "reroll" and reroll.visibility is Visibility.PUBLIC

@@ -282,12 +282,18 @@ async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) 
     return None
 
 
-async def post_reveal(interaction: discord.Interaction[Any], found: RowAccess) -> None:
+async def post_reveal(
+    interaction: discord.Interaction[Any],
+    found: RowAccess,
+    view: discord.ui.View | None = None,
+) -> None:
     """Post a revealed roll (``/gm reveal``, ``/reveal``) where the table reads it.
 
     In the campaign channel (answering there, or with a short note elsewhere); a roll of no
-    campaign (a self roll made outside one) is revealed where the command is run.
+    campaign (a self roll made outside one) is revealed where the command is run. ``view``:
+    the fortune choice the roll offers now that it is revealed (issue 15).
     """
+    shown: Any = discord.utils.MISSING if view is None else view
     embed = render.reveal_embed(found.row, secrecy.encoding_of_row(found.row))
     campaign = found.campaign
     channel = interaction.channel
@@ -296,7 +302,7 @@ async def post_reveal(interaction: discord.Interaction[Any], found: RowAccess) -
         or (isinstance(channel, discord.Thread) and channel.parent_id == campaign.channel_id)
     )
     if here or campaign is None:
-        await interaction.response.send_message(embed=embed, allowed_mentions=_QUIET)
+        await interaction.response.send_message(embed=embed, allowed_mentions=_QUIET, view=shown)
         return
     client = interaction.client
     target = client.get_channel(campaign.channel_id) or await client.fetch_channel(
@@ -304,7 +310,7 @@ async def post_reveal(interaction: discord.Interaction[Any], found: RowAccess) -
     )
     if not isinstance(target, discord.abc.Messageable):
         raise TypeError("the campaign channel cannot receive messages")
-    await target.send(embed=embed, allowed_mentions=_QUIET)
+    await target.send(embed=embed, allowed_mentions=_QUIET, view=shown)
     await interaction.response.send_message(
         f"Roll #{found.row.number} revealed in <#{campaign.channel_id}>.", ephemeral=True
     )

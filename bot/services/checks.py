@@ -3,6 +3,12 @@
 A check reads the campaign and the character, asks the rules engine for the outcome, and
 records the ledger row together with its side effects (a threshold carry-over used and a new
 one stored) in the same transaction, so a roll is never half-recorded.
+
+A hidden roll (gm, blind, self) changes nothing others can observe until it is revealed
+(issue 15): the carry-over it earns is stored by its reveal (:func:`pending.on_reveal_in`).
+It does use, at once, an active carry-over already pending for the ability: that is the same
+whatever its dice show, so it tells nobody more than the roll's stub (a test of that ability
+was made), and deferring it would let the same modifier be used twice (ruling 4: once).
 """
 
 from __future__ import annotations
@@ -427,7 +433,13 @@ async def _perform(
         )
         if recorded.duplicate:
             raise DuplicateInteraction(recorded.number)
-        if isinstance(outcome, threshold.ThresholdOutcome) and outcome.carry_over_next:
+        if (
+            isinstance(outcome, threshold.ThresholdOutcome)
+            and outcome.carry_over_next
+            and chosen is Visibility.PUBLIC
+        ):
+            # Issue 15: a hidden roll changes nothing others can observe until it is
+            # revealed, so its carry-over is stored by the reveal (pending.on_reveal_in).
             await pending.set_pending_in(
                 session, character.id, plan.ability, outcome.carry_over_next, recorded.id
             )

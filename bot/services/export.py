@@ -102,10 +102,13 @@ def _is_datetime(column: Column[Any]) -> bool:
 def _redact(row: dict[str, Any]) -> dict[str, Any]:
     """A roll only its roller may see, not revealed yet: keep the commitment, drop the result.
 
-    The salt goes too: with it, the commitment could be brute-forced back into the result.
+    The salt goes too: with it, the commitment could be brute-forced back into the result. So
+    does the command as typed, which the GM's own log does not show for such a roll either
+    (issue 15: a fortune choice made on a self roll before that rule named it, "keep the
+    natural 20 of roll #42"; since then a hidden roll has no follow-up row until revealed).
     """
     if row.get("visibility") == Visibility.SELF.value and row.get("revealed_at") is None:
-        return {**row, "dice": [], "outcome": {"redacted": True}, "salt": None}
+        return {**row, "request": "", "dice": [], "outcome": {"redacted": True}, "salt": None}
     return row
 
 

@@ -5,6 +5,12 @@ reroll. Each is one transaction that claims the roll in ``fortune_choices`` (its
 the roll's ledger id, so a roll is chosen on once, however many clicks arrive), changes the
 fortune dice with the atomic statements of :mod:`bot.services.fortune`, and appends a new
 ledger row: the ledger stays append-only, and the original outcome is rebuilt from its row.
+
+Issue 15: a hidden roll changes nothing others can observe until it is revealed. So no choice
+is made on a gm, blind or self roll while it is hidden: its trade would change the fortune dice
+everyone sees, and its follow-up row would name a natural 20 in /history and take a ledger
+number. Once revealed, its roller is offered the choice as for a public roll
+(:func:`offer_after_reveal`, on the reveal message), and the choice is recorded in public.
 """
 
 from __future__ import annotations
@@ -188,7 +194,9 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     """The roll the caller may choose on: a Pen & Dagger attempt or luck roll of their own.
 
     A roll the caller may not see (their own blind roll) is refused as not found before any
-    check of its outcome: the refusal must not give the hidden result away (issue 7).
+    check of its outcome: the refusal must not give the hidden result away (issue 7). A hidden
+    roll not yet revealed is refused whatever it shows (issue 15: its choice waits for the
+    reveal), so an old message's buttons change nothing either.
     """
     row = await ledger.get_roll_in(session, roll_id)
     # Issue 15: a roll where the caller cannot read does not exist for them (asked first).
@@ -203,6 +211,11 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     campaign = await get_campaign_in(session, row.campaign_id)
     if not secrecy.can_see(row, caller.user_id, secrecy.viewer_is_gm(campaign, caller)):
         raise NotFound("No such roll.")
+    if row.visibility is not Visibility.PUBLIC and row.revealed_at is None:
+        raise InvalidValue(
+            f"Roll #{row.number} is still hidden: its fortune choice is offered when it is "
+            "revealed (/reveal for a self roll, /gm reveal for the others). Nothing changed."
+        )
     outcome = outcome_from_record(row.kind, row.outcome)
     if outcome is None or campaign.system is not RuleSystem.PEN_AND_DAGGER:
         raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
@@ -244,9 +257,9 @@ async def _record(
     dice: list[int],
     outcome: dict[str, Any],
 ) -> int:
-    # The choice row keeps the roll's visibility; a hidden one gets its salt and commitment
-    # like any hidden roll (issue 7), so it can be revealed and verified.
-    recorded = await secrecy.record_roll_in(
+    # Only a public or revealed roll is chosen on (issue 15, _load_roll), so the choice is
+    # made in the open: a public row.
+    recorded = await ledger.record_roll_in(
         session,
         NewRoll(
             origin=_origin(caller),
@@ -254,14 +267,14 @@ async def _record(
             request=request,
             dice=dice,
             outcome={"original_roll_id": roll.row.id, **outcome},
-            visibility=roll.row.visibility,
+            visibility=Visibility.PUBLIC,
             campaign_id=roll.row.campaign_id,
             character_id=roll.row.character_id,
             character_name=roll.row.character_name,
         ),
     )
     if recorded.duplicate:
-        raise DuplicateInteraction(recorded.id)
+        raise DuplicateInteraction(recorded.number)
     await session.execute(
         update(_F).where(_F.c.roll_id == roll.row.id).values(result_roll_id=recorded.id)
     )
@@ -308,7 +321,7 @@ async def keep_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRes
             caller,
             roll,
             KEEP,
-            f"keep the natural 20 of roll #{roll_id}",
+            f"keep the natural 20 of roll #{roll.row.number}",
             [],
             {"choice": KEEP},
         )
@@ -347,7 +360,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
             caller,
             roll,
             TRADE,
-            f"trade the natural 20 of roll #{roll_id} for a fortune die",
+            f"trade the natural 20 of roll #{roll.row.number} for a fortune die",
             [],
             {"choice": TRADE, "outcome": to_jsonable(traded), "fortune": gained.fortune},
         )
@@ -411,7 +424,7 @@ async def _reroll_in(
         caller,
         roll,
         Kind.REROLL,
-        f"spend a fortune die to reroll roll #{roll.row.id}",
+        f"spend a fortune die to reroll roll #{roll.row.number}",
         dice,
         {
             "purpose": Purpose.REROLL.value,
@@ -604,19 +617,33 @@ async def clear_modifier(
 ) -> ClearedCarryOver:
     """GM: clear a character's pending carry-over (one ability, or all); returns what went.
 
-    A carry-over still waiting on a hidden roll (see :mod:`bot.services.pending`) is marked
-    ``secret``, so the answer goes to the GM only.
+    Only what the GM may see (issue 15): a hidden roll stores no carry-over before its reveal,
+    and one stored before that rule from another player's unrevealed self roll is neither
+    cleared nor reported (the answer would tell the GM that roll was a critical). A waiting one
+    the GM may see (see :mod:`bot.services.pending`) is marked ``secret``, so the answer goes
+    to the GM only.
     """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "clear carry-over modifiers")
     character = await get_character(db, campaign.id, name)
     canonical = campaign.ability(ability) if ability else None
+    gm = secrecy.viewer_is_gm(campaign, caller)
     found = [
         c
         for c in await pending.carry_overs(db, character.id)
-        if canonical is None or c.ability == canonical
+        if (canonical is None or c.ability == canonical)
+        and (
+            c.active
+            or secrecy.may_see(
+                c.source_visibility or Visibility.PUBLIC,
+                c.source_roller_id or 0,
+                False,
+                caller.user_id,
+                gm,
+            )
+        )
     ]
-    cleared = await pending.clear_pending(db, character.id, canonical)
+    cleared = await pending.clear_abilities(db, character.id, [c.ability for c in found])
     if not cleared:
         on = f" on {canonical}" if canonical else ""
         raise InvalidValue(f"{character.name} has no carry-over modifier{on} to clear.")
@@ -625,3 +652,26 @@ async def clear_modifier(
         {c.ability: c.value for c in found},
         any(not c.active for c in found),
     )
+
+
+# --- the choice a revealed roll offers (issue 15) ---------------------------------------------
+
+
+async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, int] | None:
+    """What a just-revealed hidden roll offers its roller, as a public roll would have: the
+    outcome (a natural 20 tradeable while below the maximum *now*) and the fortune dice held
+    now; None when the roll is no Pen & Dagger attempt or luck roll, or was chosen on."""
+    outcome = outcome_from_record(row.kind, row.outcome)
+    if outcome is None or row.character_id is None or row.revealed_at is None:
+        return None
+    async with transaction(db) as session:
+        chosen = await session.execute(select(_F.c.roll_id).where(_F.c.roll_id == row.id))
+        if chosen.first() is not None:
+            return None  # chosen on before issue 15's rule; a roll's choice is made once
+        try:
+            amount, maximum = await _fortune_of(session, row.character_id)
+        except NotFound:
+            return None
+    if outcome.natural_20 and not outcome.traded:
+        outcome = dataclasses.replace(outcome, trade_available=amount < maximum)
+    return outcome, amount

@@ -2,15 +2,24 @@
 
 Consuming ends in one ``DELETE ... RETURNING``, so two concurrent tests can never both use it.
 
-Secrecy (issue 7: hidden results appear nowhere a non-entitled user can see): a carry-over
-earned on a hidden (gm, blind or self) roll is stored at once with its ``source_roll_id``, but
-it *waits*: it is applied to the next test, and shown on sheets to everyone, only once its
-source roll is public or revealed. Until then only viewers who may see the source roll see it,
-marked as waiting. A modifier without a source roll counts as public.
+Secrecy (issue 15: a hidden roll changes nothing others can observe until it is revealed): a
+test rolled gm, blind or self stores *no* carry-over; :func:`on_reveal_in`, run inside the
+reveal's transaction, stores it then, as a new critical would: it replaces whatever is pending
+for that attribute and applies to the next test after the reveal, even if the character tested
+that attribute in between. Those tests were made without it (nobody else could know it, and
+using it would have shown it), so the +2 / -2 is still owed; counting it from the reveal keeps
+ruling 4's "next test" without ever changing a roll already shown, and the GM can clear it.
+
+Rows stored before issue 15, and the blind rows of a hidden-DC roll request (their die is
+shown to everyone, only pass/fail is hidden: bot/services/groups.py), still store theirs at
+once with its ``source_roll_id``: such a carry-over *waits* (not applied, and shown only to
+viewers who may see the source roll) until its source is revealed. A modifier without a source
+roll counts as public.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -18,7 +27,9 @@ from sqlalchemy import delete, select
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, pending_modifiers
+from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
+from bot.rules import threshold
 from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import InvalidValue
@@ -159,3 +170,48 @@ async def clear_pending(db: Database, character_id: int, ability: str | None = N
             stmt = stmt.where(_P.c.ability == ability)
         result = await session.execute(stmt.returning(_P.c.ability))
         return len(result.all())
+
+
+async def clear_abilities(db: Database, character_id: int, abilities: Iterable[str]) -> int:
+    """Clear the pending modifiers of exactly these attributes; returns how many went."""
+    wanted = list(abilities)
+    if not wanted:
+        return 0
+    async with transaction(db) as session:
+        stmt = delete(_P).where(_P.c.character_id == character_id, _P.c.ability.in_(wanted))
+        result = await session.execute(stmt.returning(_P.c.ability))
+        return len(result.all())
+
+
+#: The ledger kind of a threshold test (bot/services/checks.py, bot/services/groups.py).
+_TEST_KIND = "test"
+
+
+def earned_by(row: ledger.RollView) -> tuple[str, int] | None:
+    """The (attribute, carry-over) a recorded threshold test leaves (ruling 4), or None."""
+    data = row.outcome
+    if row.kind != _TEST_KIND or row.character_id is None or not isinstance(data, dict):
+        return None
+    try:
+        value = threshold.ThresholdResult(data["result"]).carry_over_next
+        attribute = str(data["attribute"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (attribute, value) if value else None
+
+
+async def on_reveal_in(session: Executor, row: ledger.RollView) -> CarryOver | None:
+    """In the reveal's transaction: store the carry-over the revealed test earned (issue 15).
+
+    It becomes pending as a new critical's would (see the module docstring). A roll request's
+    row stored its own when rolled (its die was public), so it is left as it is.
+    """
+    earned = earned_by(row)
+    if earned is None or row.character_id is None:
+        return None
+    in_request = select(roll_request_targets.c.id).where(roll_request_targets.c.roll_id == row.id)
+    if (await session.execute(in_request)).first() is not None:
+        return None
+    ability, value = earned
+    await set_pending_in(session, row.character_id, ability, value, row.id)
+    return CarryOver(ability, value, row.id, row.visibility, row.user_id, row.revealed_at)

@@ -19,6 +19,7 @@ from bot.db.engine import Database
 from bot.db.models import Visibility, ledger_stubs
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
+from bot.services import pending
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import gm_standing, is_gm, require_gm
 from bot.services.campaigns import (
@@ -284,7 +285,10 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         )
     if row.revealed_at is not None:
         raise AlreadyRevealed()
-    row = await ledger_svc.stamp_revealed(db, row.id)
+    async with transaction(db) as session:
+        row = await ledger_svc.stamp_revealed_in(session, row.id)
+        # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.
+        await pending.on_reveal_in(session, row)
     return RowAccess(row, found.campaign, True, found.caller_is_gm)
 
 

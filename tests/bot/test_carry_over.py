@@ -7,6 +7,8 @@ from typing import Any
 import pytest
 from simcord.actors import MemberActor
 
+from bot.services import ledger
+from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 from tests.bot.test_fortune import ScriptedRandom
 from tests.bot.test_secrecy import _latest
@@ -72,26 +74,30 @@ async def _hidden_fumble(table: Table, rng: ScriptedRandom, **how: Any) -> int:
     return (await _latest(table)).id
 
 
+async def _rows(table: Table) -> list[ledger.RollView]:
+    campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    return await ledger.latest_rolls(table.bot.db, campaign.id, limit=20)
+
+
 async def sheet(table: Table, viewer: MemberActor) -> str:
     shown = await viewer.slash(table.table, "character show", name="Mira")
     assert shown.response is not None
     return message_text(shown.response)
 
 
-async def test_a_blind_critical_waits_unseen_until_the_gm_reveals_it(
+async def test_a_blind_critical_is_stored_only_when_the_gm_reveals_it(
     table: Table, rng: ScriptedRandom
 ) -> None:
+    """Issue 15: a hidden roll changes nothing others can observe until it is revealed; at
+    the reveal its carry-over counts for the next test, even after a test made in between."""
     roll_id = await _hidden_fumble(table, rng)  # /gm check is blind by default
-    for viewer in (table.alice, table.bob):
+    for viewer in (table.alice, table.bob, table.gm):
         assert "Carry-over" not in await sheet(table, viewer)
-    waiting = f"Carry-over: −2 on the next DEX test, waiting for roll #{roll_id} to be revealed"
-    assert waiting in await sheet(table, table.gm)
 
     rng.faces.append(10)
     next_test = await table.alice.slash(table.table, "check", ability="DEX", dc=5)
     text = message_text(next_test.response)
     assert "critical carry-over" not in text and "10 +2 DEX = **12**" in text
-    assert waiting in await sheet(table, table.gm)  # not used: it still waits
 
     await table.gm.slash(table.table, "gm reveal", roll=roll_id)
     seen = await sheet(table, table.bob)
@@ -102,27 +108,41 @@ async def test_a_blind_critical_waits_unseen_until_the_gm_reveals_it(
     assert "Carry-over" not in await sheet(table, table.bob)
 
 
-async def test_a_gm_mode_critical_shows_to_its_roller_and_the_gm_only(
+async def test_a_revealed_critical_replaces_the_carry_over_pending_then(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    """Issue 15: at the reveal the hidden critical's carry-over is set as a new critical's
+    would be, replacing the one a later public critical left."""
+    roll_id = await _hidden_fumble(table, rng)  # blind −2, not stored yet
+    rng.faces.append(20)
+    await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    assert "Carry-over: +2 on the next DEX test" in await sheet(table, table.bob)
+    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
+
+
+async def test_a_gm_mode_critical_is_stored_at_its_reveal_for_everyone(
     table: Table, rng: ScriptedRandom
 ) -> None:
     roll_id = await _hidden_fumble(table, rng, by_gm=False, secret="gm")
-    waiting = f"−2 on the next DEX test, waiting for roll #{roll_id} to be revealed"
-    assert waiting in await sheet(table, table.alice)
-    assert waiting in await sheet(table, table.gm)
-    assert "Carry-over" not in await sheet(table, table.bob)
+    for viewer in (table.alice, table.gm, table.bob):
+        assert "Carry-over" not in await sheet(table, viewer)
+    # Nothing for the GM to clear yet, exactly as after a test that was no critical.
+    nothing = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
+    assert nothing.ephemeral and "no carry-over modifier" in message_text(nothing.response)
 
-    # Clearing it must not tell the table either: the GM alone reads the answer.
+    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
     cleared = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
-    assert cleared.ephemeral and "−2 on the next DEX test" in message_text(cleared.response)
-    public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
-    assert "Cleared" not in public and "−2" not in public
+    assert "−2 on the next DEX test" in message_text(cleared.response)
     assert "Carry-over" not in await sheet(table, table.gm)
 
 
-async def test_a_self_critical_shows_to_its_roller_only(table: Table, rng: ScriptedRandom) -> None:
+async def test_a_self_critical_is_stored_when_its_roller_reveals_it(
+    table: Table, rng: ScriptedRandom
+) -> None:
     roll_id = await _hidden_fumble(table, rng, by_gm=False, secret="self")
-    assert f"waiting for roll #{roll_id}" in await sheet(table, table.alice)
-    for viewer in (table.gm, table.bob):
+    for viewer in (table.alice, table.gm, table.bob):
         assert "Carry-over" not in await sheet(table, viewer)
     await table.alice.slash(table.table, "reveal", roll=roll_id)
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
@@ -141,3 +161,32 @@ async def test_odds_use_only_the_carry_over_the_next_test_would_use(
     active = await table.alice.slash(table.table, "odds check", ability="DEX", dc=12)
     text = message_text(active.response)
     assert "carry-over -2" in text and "exactly 9/20" in text
+
+
+async def test_revealing_one_request_row_leaves_a_newer_carry_over_alone(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    """A hidden-DC request row stored its carry-over when rolled (its die is shown to all);
+    revealing that row alone must not bring it back over a newer critical's (ruling 4)."""
+    await start_campaign(table, "threshold")
+    await make_character(table, table.alice, "Mira", {"DEX": 2})
+    await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Mira", hidden_dc=15
+    )
+    request = next(
+        m
+        for m in reversed(table.table.history())
+        if m.embeds and (m.embeds[0].title or "").startswith("Roll request #")
+    )
+    rng.faces.append(20)
+    await table.alice.click(request, label="Roll")
+    request_row = next(
+        r for r in await _rows(table) if r.kind == "test" and r.visibility.value == "blind"
+    )
+    rng.faces.append(1)
+    await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
+
+    shown = await table.gm.slash(table.table, "gm reveal", roll=request_row.number)
+    assert shown.response is not None and not shown.ephemeral
+    assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)

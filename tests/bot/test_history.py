@@ -14,7 +14,7 @@ from bot.db.models import Visibility
 from bot.services import ledger, secrecy
 from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
-from tests.bot.test_fortune import TRADE
+from tests.bot.test_fortune import REROLL, TRADE
 from tests.bot.test_secrecy import _NOISE, _latest, _setup
 from tests.ledger_triggers import drop_triggers
 
@@ -173,24 +173,25 @@ async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
     assert "public" not in shown_text
 
 
-async def test_a_trade_on_a_gm_mode_roll_is_committed_revealed_and_verified(
-    table: Table,
-) -> None:
+async def test_a_gm_mode_natural_20_offers_its_trade_on_the_reveal(table: Table) -> None:
+    """Issue 15: no choice while the roll is hidden; the reveal message carries it, for the
+    roller only, and the trade is made in public."""
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 12})
     table.dice(20)
     rolled = await table.alice.slash(table.table, "check", ability="DEX", secret="gm")
-    own_copy = next(m for m in rolled.followups if m.components)
-    await table.alice.click(own_copy, label=TRADE)
-    trade = await _latest(table)
-    assert trade.kind == "trade" and trade.visibility is Visibility.GM
-    listed = await table.bob.slash(table.table, "history")
-    body = message_text(listed.response)
-    assert f"commitment `{trade.commitment}`" in body and "None" not in body
+    assert not any(m.components for m in [rolled.response, *rolled.followups])
+    roll = await _latest(table)
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=trade.number)
-    assert str(trade.salt) in message_text(shown.response)
-    ok = await table.bob.slash(table.table, "verify", roll=trade.number)
+    shown = await table.gm.slash(table.table, "gm reveal", roll=roll.number)
+    assert str(roll.salt) in message_text(shown.response)
+    refused = await table.bob.click(shown.response, label=TRADE)
+    assert refused.ephemeral and "Only the player who rolled" in message_text(refused.response)
+    traded = await table.alice.click(shown.response, label=TRADE)
+    assert "1 of 2 fortune dice" in message_text(traded.response)
+    trade = await _latest(table)
+    assert trade.kind == "trade" and trade.visibility is Visibility.PUBLIC
+    ok = await table.bob.slash(table.table, "verify", roll=roll.number)
     assert "the commitment matches" in message_text(ok.response)
 
 
@@ -242,3 +243,24 @@ async def test_verify_without_a_roll_or_the_log_says_what_to_type(table: Table) 
     await _setup(table, "d20-check")
     asked = await table.bob.slash(table.table, "verify")
     assert asked.response is not None and "/verify roll:42" in message_text(asked.response)
+
+
+async def test_a_self_roll_revealed_by_its_roller_offers_the_reroll_then(table: Table) -> None:
+    """Issue 15: a self attempt's reroll waits for /reveal; then it spends the die in public."""
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Angus", {"DEX": 12})
+    await table.gm.slash(table.table, "fortune give", character="Angus", count=1)
+    table.dice(5)
+    rolled = await table.alice.slash(table.table, "check", ability="DEX", secret="self")
+    assert rolled.ephemeral and not rolled.response.components
+    roll = await _latest(table)
+    shown = await table.bob.slash(table.table, "fortune show", character="Angus")
+    assert "1 of 2" in message_text(shown.response)
+
+    table.dice(15)
+    revealed = await table.alice.slash(table.table, "reveal", roll=roll.number)
+    assert not revealed.ephemeral
+    rerolled = await table.alice.click(revealed.response, label=REROLL)
+    assert "0 of 2 fortune dice" in message_text(rerolled.response)
+    reroll = await _latest(table)
+    assert reroll.kind == "reroll" and reroll.visibility is Visibility.PUBLIC

@@ -252,6 +252,7 @@ async def test_gm_export_redacts_rolls_only_their_roller_may_see(db: Database) -
     private = [r for r in rolls if r["visibility"] == "self"]
     assert private and all(r["dice"] == [] and r["salt"] is None for r in private)
     assert all(r["outcome"] == {"redacted": True} for r in private)
+    assert all(r["request"] == "" for r in private)  # the GM's log does not show it either
     stored = await ledger_rows_by_number(db)
     assert all(r["commitment"] == stored[r["number"]]["commitment"] for r in private)
     assert all(len(r["commitment"]) == 64 for r in private)

@@ -138,19 +138,27 @@ async def test_a_blind_roll_is_not_found_by_its_roller(
     assert await choices(db) == 0
 
 
-async def test_choices_on_a_gm_mode_roll_are_committed_like_it(
+async def test_a_hidden_roll_is_chosen_on_only_once_revealed(
     db: Database, angus: CharacterView
 ) -> None:
-    """Issue 7: the keep row of a hidden roll is hidden too, with its own commitment."""
+    """Issue 15: no choice while the roll is hidden (its trade would change the dice everyone
+    sees); once its roller reveals it, the trade is made, in public."""
     hidden = await checks.perform_check(
         db,
         Faces(20),
         caller(),
         checks.CheckOptions(ability="DEX"),
-        "/check ability:DEX secret:gm",
-        visibility="gm",
+        "/check ability:DEX secret:self",
+        visibility="self",
     )
-    kept = await fortune_table.keep_critical(db, caller(), hidden.roll_id)
-    row = await ledger.get_roll(db, kept.new_roll_id)
-    assert row.visibility.value == "gm" and row.salt and row.commitment
-    assert secrecy.commitment_of(secrecy.encoding_of_row(row)) == row.commitment
+    for choose in (fortune_table.keep_critical, fortune_table.trade_critical):
+        with pytest.raises(InvalidValue, match="still hidden"):
+            await choose(db, caller(), hidden.roll_id)
+    assert await choices(db) == 0
+    assert (await get_character_by_id(db, angus.id)).fortune == 0
+
+    await secrecy.reveal(db, caller(), hidden.number)
+    traded = await fortune_table.trade_critical(db, caller(), hidden.roll_id)
+    assert traded.fortune == 1
+    row = await ledger.get_roll(db, traded.new_roll_id)
+    assert row.kind == "trade" and row.visibility.value == "public" and row.commitment is None

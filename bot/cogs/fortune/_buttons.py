@@ -13,11 +13,14 @@ from typing import Any
 import discord
 
 from bot.cogs._common import bot_of, caller_from
+from bot.db.engine import Database
+from bot.db.models import Visibility
 from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune_table
 from bot.services.checks import CheckResult
 from bot.services.fortune_table import KEEP, TRADE
+from bot.services.ledger import RollView
 from bot.tree import answer_error
 
 KEEP_LABEL = "Keep the critical"
@@ -146,10 +149,23 @@ def fortune_view_for(
     """The view to attach to a check or luck result message (None when no button applies).
 
     ``character_fortune`` defaults to the dice the character held when rolling (a check does
-    not change them).
+    not change them). None for a hidden roll: its choice waits for the reveal (issue 15; see
+    :func:`reveal_view`).
     """
+    if result.visibility is not Visibility.PUBLIC:
+        return None
     fortune = result.character.fortune if character_fortune is None else character_fortune
     return fortune_view(result.roll_id, result.outcome, fortune)
+
+
+async def reveal_view(db: Database, row: RollView) -> discord.ui.View | None:
+    """The buttons a just-revealed roll offers (issue 15): the choice it could not offer
+    while hidden, as a public roll would; only its roller can use them (the service checks)."""
+    offer = await fortune_table.offer_after_reveal(db, row)
+    if offer is None:
+        return None
+    outcome, fortune = offer
+    return fortune_view(row.id, outcome, fortune)
 
 
 #: Registered with ``bot.add_dynamic_items`` so the buttons outlive the process.
@@ -165,4 +181,5 @@ __all__ = [
     "RerollButton",
     "fortune_view",
     "fortune_view_for",
+    "reveal_view",
 ]

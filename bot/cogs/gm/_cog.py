@@ -24,6 +24,7 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
+from bot.cogs.fortune._buttons import reveal_view
 from bot.cogs.history._cog import HistoryKind, send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
@@ -155,8 +156,9 @@ async def gm_check(
 async def gm_reveal(
     interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
 ) -> None:
-    found = await secrecy.reveal(bot_of(interaction).db, caller_from(interaction), roll)
-    await post_reveal(interaction, found)
+    db = bot_of(interaction).db
+    found = await secrecy.reveal(db, caller_from(interaction), roll)
+    await post_reveal(interaction, found, await reveal_view(db, found.row))
 
 
 @gm_group.command(name="log", description="Every roll of this campaign, hidden ones included (GM)")

@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import post_reveal, published_commitment
+from bot.cogs.fortune._buttons import reveal_view
 from bot.db.engine import Database
 from bot.render.gamelog import log_check_embed
 from bot.render.history import history_embed, stats_embed
@@ -196,8 +197,9 @@ class HistoryCog(commands.Cog):
     ) -> None:
         """Issue 7, "self": only the roller has seen it, so only the roller reveals it; gm and
         blind rolls are the GM's to reveal (/gm reveal)."""
-        found = await secrecy.reveal(bot_of(interaction).db, caller_from(interaction), roll)
-        await post_reveal(interaction, found)
+        db = bot_of(interaction).db
+        found = await secrecy.reveal(db, caller_from(interaction), roll)
+        await post_reveal(interaction, found, await reveal_view(db, found.row))
 
     @app_commands.command(
         name="stats", description="Natural d20 faces per player against fair dice"

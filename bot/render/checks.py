@@ -74,10 +74,19 @@ def colour(outcome: Outcome) -> discord.Colour:
 GM_NATURAL_20 = "{kept} while the roll is hidden: no trade for a fortune die before it is revealed"
 
 
-def breakdown(outcome: Outcome, *, for_gm: bool = False) -> list[tuple[str, str]]:
+#: The roller's own copy of a hidden roll: its consequences wait for the reveal (issue 15).
+HIDDEN_NATURAL_20 = "{what} when the roll is revealed (nothing is offered while it is hidden)"
+HIDDEN_CARRY_OVER = "{value} on the next {attribute} test, from when the roll is revealed"
+
+
+def breakdown(
+    outcome: Outcome, *, for_gm: bool = False, hidden: bool = False
+) -> list[tuple[str, str]]:
     """(label, text) lines explaining the roll: each die, kept and dropped, modifiers by name.
 
     ``for_gm``: the GM's copy of a hidden roll, which offers the roller no choice.
+    ``hidden``: the roller's own copy of a hidden roll, whose choice and carry-over wait for
+    its reveal.
     """
     lines: list[tuple[str, str]] = []
     if isinstance(outcome, pd.AttemptOutcome):
@@ -98,6 +107,9 @@ def breakdown(outcome: Outcome, *, for_gm: bool = False) -> list[tuple[str, str]
             lines.append(("Natural 20", "traded for a Normal Success and a fortune die"))
         elif outcome.trade_available and for_gm:
             lines.append(("Natural 20", GM_NATURAL_20.format(kept="A critical")))
+        elif outcome.trade_available and hidden:
+            what = "You may trade it for a Normal Success and a fortune die"
+            lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
         elif outcome.trade_available:
             lines.append(("Natural 20", "you may trade it for a Normal Success and a fortune die"))
     elif isinstance(outcome, pd.LuckOutcome):
@@ -106,6 +118,9 @@ def breakdown(outcome: Outcome, *, for_gm: bool = False) -> list[tuple[str, str]
             lines.append(("Natural 20", "treated as a 10, and a fortune die gained"))
         elif outcome.trade_available and for_gm:
             lines.append(("Natural 20", GM_NATURAL_20.format(kept="Lucky")))
+        elif outcome.trade_available and hidden:
+            what = "You may treat it as a 10 and gain a fortune die"
+            lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
         elif outcome.trade_available:
             lines.append(("Natural 20", "you may treat it as a 10 and gain a fortune die"))
     elif isinstance(outcome, roll_under.SaveOutcome):
@@ -117,12 +132,11 @@ def breakdown(outcome: Outcome, *, for_gm: bool = False) -> list[tuple[str, str]
             tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
             lines.append(("Threshold", f"{outcome.threshold}{tier}"))
         if outcome.carry_over_next:
-            lines.append(
-                (
-                    "Next test",
-                    f"{style.signed(outcome.carry_over_next)} on the next {outcome.attribute} test",
-                )
-            )
+            value = style.signed(outcome.carry_over_next)
+            text = f"{value} on the next {outcome.attribute} test"
+            if hidden:
+                text = HIDDEN_CARRY_OVER.format(value=value, attribute=outcome.attribute)
+            lines.append(("Next test", text))
     elif isinstance(outcome, d20_check.CheckOutcome):
         dice = _kept_dice(outcome.dice, outcome.kept, outcome.advantage)
         lines.append(("d20", dice))
@@ -138,13 +152,14 @@ def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     ``gm_copy``: the copy a GM gets of a hidden roll (no choice offered to them, issue 15).
     """
     outcome = result.outcome
-    for_gm = gm_copy and result.visibility is not Visibility.PUBLIC
+    hidden = result.visibility is not Visibility.PUBLIC
+    for_gm = gm_copy and hidden
     embed = style.new_embed(
         f"{result.character.name}: {result.plan_title}",
         f"**{result_text(outcome)}**",
         colour(outcome),
     )
-    for label, text in breakdown(outcome, for_gm=for_gm):
+    for label, text in breakdown(outcome, for_gm=for_gm, hidden=hidden and not for_gm):
         style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")

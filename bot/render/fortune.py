@@ -60,8 +60,8 @@ def choice_embed(title: str, result: ChoiceResult) -> discord.Embed:
     style.add_field(embed, "Fortune dice", holding(result.fortune, result.fortune_max), inline=True)
     style.set_footer(
         embed,
-        f"{SYSTEM_NAMES[result.system]} · roll #{result.roll_id} · "
-        f"{result.choice} #{result.new_roll_id}",
+        f"{SYSTEM_NAMES[result.system]} · roll #{result.number} · {result.choice} "
+        f"{style.roll_ref(result.new_number, result.chain)}",
     )
     return embed
 
@@ -96,7 +96,8 @@ def reroll_embed(title: str, result: RerollResult) -> discord.Embed:
     )
     style.set_footer(
         embed,
-        f"{SYSTEM_NAMES[result.system]} · roll #{result.roll_id} · reroll #{result.new_roll_id}",
+        f"{SYSTEM_NAMES[result.system]} · roll #{result.number} · reroll "
+        f"{style.roll_ref(result.new_number, result.chain)}",
     )
     return embed
 

@@ -117,7 +117,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
         ]
         carry += [
             f"{style.signed(c.value)} on the next {c.ability} test, waiting for roll "
-            f"#{c.source_roll_id} to be revealed"
+            f"#{c.source_number} to be revealed"
             for c in character.waiting
         ]
         if carry:

@@ -138,6 +138,10 @@ class ChoiceResult:
     outcome: PdOutcome
     fortune: int
     fortune_max: int
+    #: The public numbers of the chosen roll and of the choice's row, and its chain link.
+    number: int = 0
+    new_number: int = 0
+    chain: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +155,10 @@ class RerollResult:
     reroll: pd.RerollOutcome[Any]
     fortune: int
     fortune_max: int
+    #: The public numbers of the rerolled roll and of the reroll's row, and its chain link.
+    number: int = 0
+    new_number: int = 0
+    chain: str = ""
 
     @property
     def final(self) -> PdOutcome:
@@ -256,7 +264,7 @@ async def _record(
     request: str,
     dice: list[int],
     outcome: dict[str, Any],
-) -> int:
+) -> ledger.Recorded:
     # Only a public or revealed roll is chosen on (issue 15, _load_roll), so the choice is
     # made in the open: a public row.
     recorded = await ledger.record_roll_in(
@@ -266,7 +274,12 @@ async def _record(
             kind=kind,
             request=request,
             dice=dice,
-            outcome={"original_roll_id": roll.row.id, **outcome},
+            # The chosen roll: its id (internal) and the number its message printed.
+            outcome={
+                "original_roll_id": roll.row.id,
+                "original_number": roll.row.number,
+                **outcome,
+            },
             visibility=Visibility.PUBLIC,
             campaign_id=roll.row.campaign_id,
             character_id=roll.row.character_id,
@@ -278,7 +291,7 @@ async def _record(
     await session.execute(
         update(_F).where(_F.c.roll_id == roll.row.id).values(result_roll_id=recorded.id)
     )
-    return recorded.id
+    return recorded
 
 
 def _origin(caller: Caller) -> Origin:
@@ -287,6 +300,7 @@ def _origin(caller: Caller) -> Origin:
         user_id=caller.user_id,
         guild_id=caller.guild_id,
         interaction_id=caller.interaction_id,
+        parent_channel_id=caller.parent_channel_id,
     )
 
 
@@ -316,7 +330,7 @@ async def keep_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRes
         _natural_20(roll.outcome)
         await _claim(session, roll_id, KEEP, caller.user_id)
         kept = dataclasses.replace(roll.outcome, trade_available=False)
-        new_id = await _record(
+        new_row = await _record(
             session,
             caller,
             roll,
@@ -329,13 +343,16 @@ async def keep_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRes
         amount, maximum = await _fortune_of(session, roll.row.character_id)
     return ChoiceResult(
         roll_id,
-        new_id,
+        new_row.id,
         KEEP,
         roll.row.character_name or "",
         roll.campaign.system,
         kept,
         amount,
         maximum,
+        roll.row.number,
+        new_row.number,
+        new_row.chain,
     )
 
 
@@ -355,7 +372,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
         except FortuneAtMaximum as exc:
             raise InvalidValue(f"{exc} The natural 20 stays a critical; nothing changed.") from None
         traded = dataclasses.replace(roll.outcome, trade_available=True).take_trade()
-        new_id = await _record(
+        new_row = await _record(
             session,
             caller,
             roll,
@@ -366,13 +383,16 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
         )
     return ChoiceResult(
         roll_id,
-        new_id,
+        new_row.id,
         TRADE,
         gained.name,
         roll.campaign.system,
         traded,
         gained.fortune,
         gained.maximum,
+        roll.row.number,
+        new_row.number,
+        new_row.chain,
     )
 
 
@@ -419,7 +439,7 @@ async def _reroll_in(
     dice: list[int] = []
     for again in result.rerolls:
         dice.extend([again.die] if isinstance(again, pd.LuckOutcome) else again.dice)
-    new_id = await _record(
+    new_row = await _record(
         session,
         caller,
         roll,
@@ -435,12 +455,15 @@ async def _reroll_in(
     )
     return RerollResult(
         roll.row.id,
-        new_id,
+        new_row.id,
         paid.name,
         roll.campaign.system,
         result,
         paid.fortune,
         paid.maximum,
+        roll.row.number,
+        new_row.number,
+        new_row.chain,
     )
 
 

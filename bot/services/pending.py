@@ -82,6 +82,8 @@ class CarryOver:
     source_visibility: Visibility | None = None
     source_roller_id: int | None = None
     source_revealed_at: datetime | None = None
+    #: The source roll's public number, as its messages printed it.
+    source_number: int | None = None
 
     @property
     def active(self) -> bool:
@@ -99,7 +101,9 @@ async def _with_source(
         return CarryOver(ability, value, None)
     # Through the ledger service: it is the one module that reads the ledger table.
     row = await ledger.get_roll_in(session, source)
-    return CarryOver(ability, value, source, row.visibility, row.user_id, row.revealed_at)
+    return CarryOver(
+        ability, value, source, row.visibility, row.user_id, row.revealed_at, row.number
+    )
 
 
 async def carry_overs_in(session: Executor, character_id: int) -> list[CarryOver]:

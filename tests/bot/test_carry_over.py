@@ -71,7 +71,7 @@ async def _hidden_fumble(table: Table, rng: ScriptedRandom, **how: Any) -> int:
         await table.gm.slash(table.table, "gm check", character="Mira", ability="DEX", dc=5)
     else:
         await table.alice.slash(table.table, "check", ability="DEX", dc=5, secret=how["secret"])
-    return (await _latest(table)).id
+    return (await _latest(table)).number
 
 
 async def _rows(table: Table) -> list[ledger.RollView]:
@@ -190,3 +190,20 @@ async def test_revealing_one_request_row_leaves_a_newer_carry_over_alone(
     shown = await table.gm.slash(table.table, "gm reveal", roll=request_row.number)
     assert shown.response is not None and not shown.ephemeral
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
+
+
+async def test_the_rollers_own_copy_says_the_carry_over_waits_for_the_reveal(
+    table: Table, rng: ScriptedRandom
+) -> None:
+    """Issue 15: the roller of a hidden critical is not told it counts on the next test."""
+    await start_campaign(table, "threshold")
+    await make_character(table, table.alice, "Mira", {"DEX": 2})
+    rng.faces.append(1)
+    own = await table.alice.slash(table.table, "check", ability="DEX", dc=5, secret="self")
+    assert own.response is not None and own.ephemeral
+    said = message_text(own.response)
+    assert "−2 on the next DEX test, from when the roll is revealed" in said
+    rng.faces.append(1)
+    public = await table.alice.slash(table.table, "check", ability="DEX", dc=5)
+    said = message_text(public.response)
+    assert "−2 on the next DEX test" in said and "revealed" not in said

@@ -7,6 +7,7 @@ a test queues (``roll_d20`` is ``rng.randint(1, 20)``), then falls back to the s
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 from typing import Any
 
@@ -107,6 +108,9 @@ async def test_natural_20_traded_for_a_normal_success_and_a_fortune_die(
     assert "Normal Success" in text and "traded for a Normal Success" in text
     assert "1 of 2 fortune dice" in text
     assert labels(clicked.response) == []  # the buttons go away once chosen
+    # The footer names both rolls by their public numbers and shows the chain head (issue 15).
+    footer = clicked.response.embeds[0].footer.text or ""
+    assert re.search(r"roll #\d+ · trade roll #\d+ · log [0-9a-f]{12}$", footer), footer
     assert await fortune_of(table, "Angus") == 1
     assert (await ledger_kinds(table))[-2:] == ["attempt", "trade"]
 

@@ -62,7 +62,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
             view = fortune_view(result.new_roll_id, result.final, result.fortune)
             await interaction.response.send_message(
                 embed=reroll_embed(
-                    f"{result.character_name}: reroll of roll #{result.roll_id}", result
+                    f"{result.character_name}: reroll of roll #{result.number}", result
                 ),
                 view=view or discord.utils.MISSING,
                 allowed_mentions=discord.AllowedMentions.none(),

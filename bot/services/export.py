@@ -108,7 +108,16 @@ def _redact(row: dict[str, Any]) -> dict[str, Any]:
     natural 20 of roll #42"; since then a hidden roll has no follow-up row until revealed).
     """
     if row.get("visibility") == Visibility.SELF.value and row.get("revealed_at") is None:
-        return {**row, "request": "", "dice": [], "outcome": {"redacted": True}, "salt": None}
+        # ``who_salt`` goes with the request: with it the request could be guessed back from
+        # ``who``; without it the ``who`` digest still binds the row, unchecked.
+        return {
+            **row,
+            "request": "",
+            "dice": [],
+            "outcome": {"redacted": True},
+            "salt": None,
+            "who_salt": None,
+        }
     return row
 
 

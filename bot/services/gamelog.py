@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.db.engine import Database
+from bot.db.models import Visibility
 from bot.services import commitments as cm
 from bot.services import ledger
 from bot.services._sql import transaction
@@ -45,6 +46,38 @@ class LogCheck:
         return self.broken is None
 
 
+def redacted(row: RollView) -> bool:
+    """A self roll its GM exported before it was revealed: result, salt and personal salt
+    left out (bot/services/export.py), so it can be chained but never revealed."""
+    return (
+        row.visibility is Visibility.SELF
+        and row.revealed_at is None
+        and row.salt is None
+        and row.outcome == {"redacted": True}
+    )
+
+
+def _row_problem(row: RollView, every_commitment: bool) -> str | None:
+    """What is wrong with one row beyond its link, or None."""
+    if who_matches(row) is False:
+        return "its roller, character or command no longer match what was bound"
+    hidden = row.visibility is not Visibility.PUBLIC and row.commitment is not None
+    if hidden and not row.salt:
+        # Only a GM's export leaves a salt out, of an unrevealed self roll; anything else
+        # without one could hide a changed result behind its commitment.
+        if every_commitment and not redacted(row):
+            return "its salt is missing, so its result cannot be checked"
+        if row.revealed_at is not None:
+            return "it was revealed without its salt, so its result cannot be checked"
+        return None
+    if row.who_salt is None and row.format == cm.FORMAT and every_commitment:
+        return "its roller and command are not bound"
+    checkable = hidden and (every_commitment or row.revealed_at is not None)
+    if checkable and commitment_of(encoding_of_row(row)) != row.commitment:
+        return "its result does not match its commitment"
+    return None
+
+
 def check_rows(
     rows: Iterable[RollView], stored_head: str | None, *, every_commitment: bool = False
 ) -> tuple[int, str, Break | None]:
@@ -64,14 +97,9 @@ def check_rows(
         last_number = row.number
         if cm.link(previous, row.entry()) != row.chain:
             return count, previous, Break(row.number, "it does not link to the roll before it")
-        if who_matches(row) is False:
-            return count, previous, Break(
-                row.number, "its roller, character or command no longer match what was bound"
-            )
-        revealed = every_commitment or row.revealed_at is not None
-        sealed = row.commitment is not None and row.salt and revealed
-        if sealed and commitment_of(encoding_of_row(row)) != row.commitment:
-            return count, previous, Break(row.number, "its result does not match its commitment")
+        problem = _row_problem(row, every_commitment)
+        if problem is not None:
+            return count, previous, Break(row.number, problem)
         previous = row.chain
     if stored_head is not None and stored_head != previous:
         return count, previous, Break(None, "the newest rolls are missing from the log")

@@ -285,6 +285,11 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         )
     if row.revealed_at is not None:
         raise AlreadyRevealed()
+    if row.commitment is not None and not row.salt:
+        raise InvalidValue(
+            f"Roll #{number}'s result was left out when its campaign was exported by a GM: "
+            "it cannot be revealed. Nothing changed."
+        )
     async with transaction(db) as session:
         row = await ledger_svc.stamp_revealed_in(session, row.id)
         # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.

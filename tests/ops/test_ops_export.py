@@ -285,9 +285,7 @@ async def _hidden_revealed(db: Database, campaign_id: int) -> int:
     return recorded.number
 
 
-GM_CALLER = Caller(
-    user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE})
-)
+GM_CALLER = Caller(user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
 
 
 async def _moves(source: Database, target: Database) -> None:
@@ -298,9 +296,7 @@ async def _moves(source: Database, target: Database) -> None:
     exported = json.loads(json.dumps(await export_campaigns(source, guild_id=GUILD)))
     # Into another database next to a campaign there, then on to another server and channel.
     await setup_campaign(target, GUILD + 1, OTHER_CHANNEL, RuleSystem.THRESHOLD)
-    [moved] = await import_campaigns(
-        target, exported, guild_id=GUILD + 5, channel_id=CHANNEL + 50
-    )
+    [moved] = await import_campaigns(target, exported, guild_id=GUILD + 5, channel_id=CHANNEL + 50)
     there = Caller(user_id=5, channel_id=CHANNEL + 50, guild_id=GUILD + 5, manage_guild=True)
     after = await secrecy.verify(target, there, number)
     assert after.matches and after.access.row.number == number
@@ -422,9 +418,10 @@ async def test_a_format_1_file_still_imports_and_its_commitments_verify(db: Data
     campaign_id = await fill(db, channel=OTHER_CHANNEL)
     exported = await export_campaigns(db, campaign_id=campaign_id)
     tables = exported["campaigns"][0]["tables"]
-    campaign_row = {
-        k: v for k, v in tables["campaigns"][0].items() if k != "ledger_scope"
-    } | {"id": 7, "channel_id": CHANNEL}
+    campaign_row = {k: v for k, v in tables["campaigns"][0].items() if k != "ledger_scope"} | {
+        "id": 7,
+        "channel_id": CHANNEL,
+    }
     file = {
         "format": "pbp-dice-export",
         "version": 1,
@@ -437,3 +434,43 @@ async def test_a_format_1_file_still_imports_and_its_commitments_verify(db: Data
     file["campaigns"][0]["tables"]["campaigns"][0]["channel_id"] = CHANNEL + 9
     with pytest.raises(InvalidValue, match="does not match its commitment"):
         await import_campaigns(db, file)
+
+
+async def test_a_revealed_result_changed_in_the_file_with_its_salt_dropped_is_refused(
+    db: Database,
+) -> None:
+    """Review of issue 15: without its salt a hidden row's commitment cannot be checked, so
+    the importer refuses it unless it is a GM-redacted self roll."""
+    campaign_id = await fill(db)
+    await _hidden_revealed(db, campaign_id)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    exported["campaigns"][0]["tables"]["campaigns"][0]["channel_id"] = OTHER_CHANNEL
+    blind = next(
+        r
+        for r in exported["campaigns"][0]["tables"]["ledger"]
+        if r["kind"] == "check" and r["visibility"] == "blind"
+    )
+    blind.update(dice=[1], outcome={"total": 6}, salt=None)
+    with pytest.raises(InvalidValue, match="salt is missing"):
+        await import_campaigns(db, exported)
+    blind["revealed_at"] = None  # passing it off as never revealed changes nothing
+    with pytest.raises(InvalidValue, match="salt is missing"):
+        await import_campaigns(db, exported)
+
+
+async def test_a_gm_export_with_an_unrevealed_self_roll_imports_and_stays_unrevealable(
+    db: Database,
+) -> None:
+    await fill(db)
+    gm = Caller(
+        user_id=ALICE + 50, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE})
+    )
+    _, data = await export_for_gm(db, gm)
+    private = [r for r in data["campaigns"][0]["tables"]["ledger"] if r["visibility"] == "self"]
+    assert private and all(r["who_salt"] is None and r["request"] == "" for r in private)
+    [imported] = await import_campaigns(db, data, channel_id=OTHER_CHANNEL)
+    campaign = await campaigns_svc.get_campaign(db, imported.campaign_id)
+    assert (await gamelog.check_campaign_log(db, campaign)).intact
+    roller = Caller(user_id=BOB, channel_id=OTHER_CHANNEL, guild_id=GUILD)
+    with pytest.raises(InvalidValue, match="left out when its campaign was exported"):
+        await secrecy.reveal(db, roller, private[0]["number"])

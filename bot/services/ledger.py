@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, insert, select, text, update
+from sqlalchemy import Row, bindparam, insert, or_, select, text, update
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger, ledger_chains
@@ -170,11 +170,21 @@ def _chain_key(roll: NewRoll) -> str:
 
 # Numbers and links are handed out under the chain row's lock (PostgreSQL: the UPDATE's row
 # lock until commit; SQLite: BEGIN IMMEDIATE holds the database's write lock), so two rolls
-# never get the same number or link to the same previous row.
-_BUMP = text(
-    "UPDATE ledger_chains SET last_number = last_number + :n WHERE key = :key "
-    "RETURNING last_number, head, scope_id"
+# never get the same number or link to the same previous row. A number also stays above every
+# number of its scope: two chains can share one (a campaign moved away from a channel, and the
+# rolls made there since), and a number printed in a place names one roll there. (On
+# PostgreSQL, two such chains appending at the very same moment could still meet; a campaign
+# and the place it moved from rarely roll in the same millisecond.)
+_SCOPE_MAX = (
+    "COALESCE((SELECT MAX(l.number) FROM ledger l WHERE l.scope_id = ledger_chains.scope_id), 0)"
 )
+_BUMPS = {
+    dialect: text(
+        f"UPDATE ledger_chains SET last_number = {greatest}(last_number, {_SCOPE_MAX}) + :n "
+        "WHERE key = :key RETURNING last_number, head, scope_id"
+    )
+    for dialect, greatest in (("sqlite", "MAX"), ("postgresql", "GREATEST"))
+}
 # A new chain continues the numbers of its scope, so a campaign set up again in a channel
 # never prints a number that an older, deleted campaign's stub already printed there.
 _NEW_CAMPAIGN_CHAIN = text(
@@ -197,7 +207,8 @@ async def _allocate(session: Executor, roll: NewRoll, count: int) -> tuple[int, 
     """Reserve ``count`` numbers: (the first, the chain's head before them, scope, key)."""
     key = _chain_key(roll)
     params = {"n": count, "key": key}
-    found = (await session.execute(_BUMP, params)).first()
+    bump = _BUMPS[dialect_name(session)]
+    found = (await session.execute(bump, params)).first()
     if found is None:
         if roll.campaign_id is not None:
             create = {"key": key, "campaign": roll.campaign_id, "genesis": cm.GENESIS}
@@ -206,7 +217,7 @@ async def _allocate(session: Executor, roll: NewRoll, count: int) -> tuple[int, 
             scope = roll.origin.parent_channel_id or roll.origin.channel_id
             create = {"key": key, "scope": scope, "genesis": cm.GENESIS}
             await session.execute(_NEW_CHANNEL_CHAIN, create)
-        found = (await session.execute(_BUMP, params)).first()
+        found = (await session.execute(bump, params)).first()
         if found is None:
             raise NotFound("That campaign no longer exists.")
     last, head, scope = int(found[0]), str(found[1]), int(found[2])
@@ -398,6 +409,7 @@ async def find_number_in(
     *,
     campaign_id: int | None = None,
     scope_ids: tuple[int, ...] = (),
+    channel_ids: tuple[int, ...] = (),
     guild_id: int | None = None,
 ) -> RollView | None:
     """The row printed as ``#number``: in a campaign, or (``scope_ids``) among the rows of no
@@ -409,7 +421,7 @@ async def find_number_in(
     else:
         stmt = stmt.where(
             _L.c.campaign_id.is_(None),
-            _L.c.scope_id.in_(scope_ids),
+            or_(_L.c.scope_id.in_(scope_ids), _L.c.channel_id.in_(channel_ids)),
             _L.c.guild_id.is_(None) if guild_id is None else _L.c.guild_id == guild_id,
         )
     row = (await session.execute(stmt.order_by(_L.c.id.desc()).limit(1))).first()

@@ -245,8 +245,11 @@ async def _locate_in(
         scopes = {caller.parent_channel_id or caller.channel_id}
         if campaign is not None:
             scopes.add(campaign.ledger_scope)
+        # Also by where it was rolled: a moved campaign's rolls made here since its move count
+        # under its first channel, and stay findable here once it is deleted.
+        here = tuple(c for c in (caller.channel_id, caller.parent_channel_id) if c is not None)
         row = await ledger_svc.find_number_in(
-            session, number, scope_ids=tuple(scopes), guild_id=caller.guild_id
+            session, number, scope_ids=tuple(scopes), channel_ids=here, guild_id=caller.guild_id
         )
     if row is None:
         raise NotFound(NO_SUCH_ROLL)

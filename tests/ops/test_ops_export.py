@@ -474,3 +474,42 @@ async def test_a_gm_export_with_an_unrevealed_self_roll_imports_and_stays_unreve
     roller = Caller(user_id=BOB, channel_id=OTHER_CHANNEL, guild_id=GUILD)
     with pytest.raises(InvalidValue, match="left out when its campaign was exported"):
         await secrecy.reveal(db, roller, private[0]["number"])
+
+
+async def test_a_moved_campaign_and_its_old_channel_never_print_the_same_number(
+    db: Database,
+) -> None:
+    """Review of issue 15: a campaign moved away keeps numbering under its first channel, as do
+    rolls made in that channel afterwards; a number names one roll in a place."""
+    campaign_id = await fill(db)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    await campaigns_svc.delete_campaign(db, campaign_id)
+    [moved] = await import_campaigns(db, exported, channel_id=OTHER_CHANNEL)
+
+    async def roll_in(channel: int, campaign: int | None) -> int:
+        recorded = await record_roll(
+            db,
+            NewRoll(
+                origin=Origin(channel_id=channel, user_id=BOB, guild_id=GUILD),
+                kind=Kind.ROLL,
+                request="1d20",
+                dice=[3],
+                outcome={"total": 3},
+                campaign_id=campaign,
+            ),
+        )
+        return recorded.number
+
+    numbers = [
+        await roll_in(CHANNEL, None),
+        await roll_in(OTHER_CHANNEL, moved.campaign_id),
+        await roll_in(CHANNEL, None),
+        await roll_in(OTHER_CHANNEL, moved.campaign_id),
+    ]
+    assert len(set(numbers)) == 4 and numbers == sorted(numbers)
+    # Deleted, the moved campaign's rolls made in its new channel are found there.
+    await campaigns_svc.delete_campaign(db, moved.campaign_id)
+    there = Caller(user_id=BOB, channel_id=OTHER_CHANNEL, guild_id=GUILD)
+    found = await secrecy.verify(db, there, numbers[3])
+    assert found.access.row.number == numbers[3]
+    assert found.access.row.channel_id == OTHER_CHANNEL

@@ -150,6 +150,32 @@ def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
+#: How many campaign ids past the largest kept one are tried for a roll whose campaign was
+#: deleted before this migration (its commitment bound that id; see _committed_campaign).
+_DELETED_CAMPAIGNS_SEARCHED = 2000
+
+
+def _committed_campaign(row: Any, highest: int) -> int | None:
+    """The campaign id a format 1 commitment bound, for a roll whose campaign is gone.
+
+    The deletion nulled it, but the commitment and its salt are kept: trying each id that can
+    have existed finds the one it was committed with, so the roll still verifies.
+    """
+    for candidate in [None, *range(1, highest + 1)]:
+        encoding = cm.legacy_encoding(
+            roll_id=row["id"],
+            campaign_id=candidate,
+            user_id=row["user_id"],
+            request=row["request"],
+            dice=_json(row["dice"]),
+            outcome=_json(row["outcome"]),
+            salt=row["salt"],
+        )
+        if cm.sha256_hex(encoding) == row["commitment"]:
+            return candidate
+    return None
+
+
 def _backfill(bind: sa.Connection) -> None:
     """Number, seal and chain every existing row, oldest first."""
     ledger = sa.table(
@@ -170,10 +196,13 @@ def _backfill(bind: sa.Connection) -> None:
                 "visibility",
                 "created_at",
                 "commitment",
+                "salt",
             )
         ),
     )
     scopes = dict(bind.execute(sa.text("SELECT id, channel_id FROM campaigns")).all())
+    # Campaign ids ever handed out lie below the largest one kept, plus those deleted since.
+    highest = max([0, *scopes]) + _DELETED_CAMPAIGNS_SEARCHED
     heads: dict[str, tuple[int, int, str]] = {}
     updates: list[dict[str, Any]] = []
     for row in bind.execute(sa.select(ledger).order_by(ledger.c.id)).mappings():
@@ -198,6 +227,8 @@ def _backfill(bind: sa.Connection) -> None:
         )
         link = cm.link(previous, entry)
         heads[key] = (scope, row["id"], link)
+        if campaign_id is None and hidden and row["commitment"] and row["salt"]:
+            campaign_id = _committed_campaign(row, highest)
         updates.append(
             {
                 "row_id": row["id"],

@@ -113,7 +113,7 @@ async def test_rows_committed_before_0007_still_verify_after_it_and_after_a_dele
                     " gm_user_ids, fortune_boon_default, crit_rules, tier_very_easy, tier_easy,"
                     " tier_moderate, tier_hard, tier_very_hard, ability_names, created_at)"
                     " VALUES (11, 22, 'roll-under', '[]', '[]', 0, 0, 3, 7, 12, 17, 20,"
-                    " '[\"STR\", \"AGI\", \"WIT\"]', '2026-01-02 03:04:05')"
+                    ' \'["STR", "AGI", "WIT"]\', \'2026-01-02 03:04:05\')'
                 )
             )
             await connection.execute(
@@ -135,5 +135,44 @@ async def test_rows_committed_before_0007_still_verify_after_it_and_after_a_dele
         await campaigns.delete_campaign(database, campaign.id)
         gone = await secrecy.verify(database, player, 1)
         assert gone.matches, (gone.access, gone.checked, gone.recomputed, gone.stored)
+    finally:
+        await database.dispose()
+
+
+async def test_a_roll_whose_campaign_was_deleted_before_0007_still_verifies(
+    tmp_path: Path,
+) -> None:
+    """Review of issue 15: the deletion nulled the campaign id the format 1 commitment bound;
+    0007 finds it again from the commitment and its salt."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
+    await _migrate(url, "0005_secrecy", downgrade=False)
+    salt = "cd" * 32
+    request = "/check ability:WIT secret:blind"
+    encoding = cm.legacy_encoding(
+        roll_id=1,
+        campaign_id=3,
+        user_id=7,
+        request=request,
+        dice=[4],
+        outcome={"roll": 4},
+        salt=salt,
+    )
+    database = create_database(url)
+    try:
+        async with database.engine.begin() as connection:
+            await connection.execute(
+                text(
+                    "INSERT INTO ledger (campaign_id, guild_id, channel_id, user_id, kind,"
+                    " request, dice, outcome, visibility, created_at, commitment, salt,"
+                    " revealed_at) VALUES (NULL, 11, 22, 7, 'check', :request, '[4]',"
+                    " '{\"roll\": 4}', 'blind', '2026-01-02 03:04:06', :commitment, :salt,"
+                    " '2026-01-03 00:00:00')"
+                ),
+                {"request": request, "commitment": cm.sha256_hex(encoding), "salt": salt},
+            )
+        await upgrade_to_head(database.engine)
+        player = Caller(user_id=8, channel_id=22, guild_id=11)
+        found = await secrecy.verify(database, player, 1)
+        assert found.matches and found.access.row.legacy_campaign_id == 3
     finally:
         await database.dispose()

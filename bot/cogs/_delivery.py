@@ -261,25 +261,35 @@ async def _answer(
 _DIGEST = re.compile(r"\b[0-9a-f]{64}\b")
 
 
+class StubUnreadable(Exception):
+    """Discord would not show the stub just now (no access, an outage): not proof it is gone."""
+
+
 async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) -> str | None:
-    """The commitment as the stub message shows it now, or None if it is gone (issue 15)."""
+    """The commitment as the stub message shows it now; None if the message is gone (issue 15).
+
+    Raises :class:`StubUnreadable` when Discord refuses or fails rather than saying the
+    message does not exist, so /verify never calls a stub gone that it merely could not read.
+    """
     try:
         channel = client.get_channel(stub.channel_id) or await client.fetch_channel(
             stub.channel_id
         )
         if not isinstance(channel, discord.abc.Messageable):
-            return None
+            raise StubUnreadable()
         message = await channel.fetch_message(stub.message_id)
+    except discord.NotFound:
+        return None
     except discord.HTTPException as exc:
         log.info("stub %s unreadable: %s %s", stub.message_id, exc.status, exc.code)
-        return None
+        raise StubUnreadable() from exc
     for embed in message.embeds:
         for embed_field in embed.fields:
             if embed_field.name and "Commitment" in embed_field.name:
                 found = _DIGEST.search(embed_field.value or "")
                 if found:
                     return found.group(0)
-    return None
+    return None  # the message no longer shows a commitment: as good as gone
 
 
 async def post_reveal(

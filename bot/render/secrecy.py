@@ -125,6 +125,10 @@ COMPARED_WITH: dict[str, str] = {
         "Discord showed could not be read"
     ),
     secrecy.STORED: "the commitment stored with the roll (the bot kept no stub message for it)",
+    secrecy.STUB_UNREADABLE: (
+        "the commitment stored with the roll: Discord would not show the stub message just "
+        "now (try again later)"
+    ),
 }
 
 

@@ -312,6 +312,7 @@ class StubPlace:
 PUBLISHED = "published"
 STORED = "stored"
 STUB_GONE = "stub gone"
+STUB_UNREADABLE = "stub unreadable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,10 +370,15 @@ async def verify(db: Database, caller: Caller, number: int) -> Verification:
     )
 
 
-def against_published(result: Verification, published: str | None) -> Verification:
-    """Compare with the digest read from the stub message (None: the stub is gone)."""
+def against_published(
+    result: Verification, published: str | None, *, unreadable: bool = False
+) -> Verification:
+    """Compare with the digest read from the stub message (None: the stub is gone;
+    ``unreadable``: Discord would not show it just now)."""
     if result.stored is None:
         return result
+    if unreadable:
+        return replace(result, reference=result.stored, source=STUB_UNREADABLE)
     if published is None:
         source = STUB_GONE if result.stub is not None else STORED
         return replace(result, reference=result.stored, source=source)

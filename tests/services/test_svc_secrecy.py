@@ -291,6 +291,9 @@ async def test_a_result_and_its_stored_digest_changed_together_fail_against_the_
     assert not published.matches and published.source == secrecy.PUBLISHED  # ...not the stub
     gone = secrecy.against_published(stored_only, None)
     assert gone.source == secrecy.STUB_GONE and gone.reference == digest
+    # Discord refusing or failing is not the stub being gone: said as such.
+    unread = secrecy.against_published(stored_only, None, unreadable=True)
+    assert unread.source == secrecy.STUB_UNREADABLE and unread.reference == digest
 
 
 async def test_gm_and_blind_need_a_campaign_and_defaults_come_from_it(

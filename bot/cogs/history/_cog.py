@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._delivery import post_reveal, published_commitment
+from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
 from bot.cogs.fortune._buttons import reveal_view
 from bot.db.engine import Database
 from bot.render.gamelog import log_check_embed
@@ -183,8 +183,11 @@ class HistoryCog(commands.Cog):
         if found.stub is not None and found.stored is not None:
             # Reading the stub is a REST call: answer within Discord's 3 s first.
             await interaction.response.defer(ephemeral=True, thinking=True)
-            published = await published_commitment(interaction.client, found.stub)
-            found = secrecy.against_published(found, published)
+            try:
+                published = await published_commitment(interaction.client, found.stub)
+                found = secrecy.against_published(found, published)
+            except StubUnreadable:
+                found = secrecy.against_published(found, None, unreadable=True)
             await interaction.edit_original_response(embed=verify_embed(found))
             return
         found = secrecy.against_published(found, None)

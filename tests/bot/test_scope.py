@@ -16,9 +16,9 @@ from typing import Any
 
 from simcord.actors import MemberActor
 from simcord.enums import ChannelType
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
-from bot.db.models import characters, ledger
+from bot.db.models import campaigns, characters, ledger
 from bot.services.campaigns import campaign_for_channel
 from bot.services.ledger import Kind, NewRoll, Origin, get_roll, record_roll
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
@@ -198,13 +198,16 @@ async def test_an_archived_private_thread_stays_closed_to_outsiders(table: Table
     assert await _history(table.alice, table) == {in_table, in_thread}
 
 
-async def test_a_deleted_thread_counts_as_the_campaign_channel(table: Table) -> None:
+async def test_a_deleted_thread_is_the_gms_alone(table: Table) -> None:
     whisper = await _world(table)
     in_thread = await _roll(table, table.alice, whisper, "1d20")
     assert await _history(table.bob, table) == set()
     table.env.backend.delete_channel(whisper.id)
-    # Whoever reads #table reads what was rolled in its threads once they are gone.
-    assert await _history(table.bob, table) == {in_thread}
+    # Whether the thread was private can no longer be asked: its rolls stay out of reach of
+    # the players (even its own members now), and the GM keeps them.
+    assert await _history(table.bob, table) == set()
+    assert await _history(table.alice, table) == set()
+    assert in_thread in await _history(table.gm, table)
 
 
 # --- fortune dice ------------------------------------------------------------------------------
@@ -240,6 +243,11 @@ async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_
     # A campaign moved here from another server (/campaign import) keeps where its rolls were
     # made: their server and channel are not this server's. Recorded as such a roll would be.
     campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    # As an import keeps it: the campaign still numbers under the channel it was set up in.
+    async with table.bot.db.engine.begin() as connection:
+        await connection.execute(
+            update(campaigns).where(campaigns.c.id == campaign.id).values(ledger_scope=OLD_CHANNEL)
+        )
     old = await record_roll(
         table.bot.db,
         NewRoll(
@@ -257,3 +265,18 @@ async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_
     public = await table.bob.slash(table.table, "verify", roll=old.number)
     assert "was public" in message_text(public.response)
     assert await _history(table.alice, table) == {old.number, in_thread}
+    # What was rolled in another channel of the old server (a thread there, perhaps private)
+    # is the GM's alone.
+    old_thread = await record_roll(
+        table.bot.db,
+        NewRoll(
+            origin=Origin(channel_id=OLD_CHANNEL + 1, user_id=table.alice.id, guild_id=OLD_GUILD),
+            kind=Kind.ROLL,
+            request="/roll dice:1d20",
+            dice=[{"sides": 20, "dice": [{"face": 9}]}],
+            outcome={"total": 9, "label": None, "expression": "1d20"},
+            campaign_id=campaign.id,
+        ),
+    )
+    assert old_thread.number not in await _history(table.bob, table)
+    assert old_thread.number in await _history(table.gm, table)

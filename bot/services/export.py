@@ -257,6 +257,10 @@ def _retarget(
     # Known GMs are who the bot saw acting as GM here before the export: on import, anywhere,
     # they are forgotten; GMs become known again when they act (issue 15).
     campaign["gm_user_ids"] = []
+    # @everyone (its id is the server's) is never a GM role, whatever the file says.
+    campaign["gm_role_ids"] = [
+        role for role in campaign.get("gm_role_ids") or [] if role != campaign["guild_id"]
+    ]
     campaign.setdefault("ledger_scope", campaign["channel_id"])
     if guild_id is not None and guild_id != campaign["guild_id"]:
         # Roles and channels of the old server mean nothing on the new one; Manage Server

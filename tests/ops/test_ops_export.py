@@ -513,3 +513,13 @@ async def test_a_moved_campaign_and_its_old_channel_never_print_the_same_number(
     found = await secrecy.verify(db, there, numbers[3])
     assert found.access.row.number == numbers[3]
     assert found.access.row.channel_id == OTHER_CHANNEL
+
+
+async def test_a_file_naming_everyone_a_gm_role_imports_without_it(db: Database) -> None:
+    campaign_id = await fill(db)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    row = exported["campaigns"][0]["tables"]["campaigns"][0]
+    row.update(channel_id=OTHER_CHANNEL, gm_role_ids=[GUILD, GM_ROLE])
+    [imported] = await import_campaigns(db, exported)
+    campaign = await campaigns_svc.get_campaign(db, imported.campaign_id)
+    assert campaign.gm_role_ids == (GM_ROLE,)

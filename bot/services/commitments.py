@@ -108,15 +108,19 @@ def who_digest(user_id: int, character_name: str | None, request: str, salt: str
 def commitment_encoding(
     identity: Identity, *, kind: str, who: str, dice: Any, outcome: Any, salt: str
 ) -> bytes:
-    """A hidden roll's commitment preimage (format 2): shown at the reveal, hashed by /verify."""
+    """A hidden roll's commitment preimage (format 2): shown at the reveal, hashed by /verify.
+
+    ``dice`` and ``outcome`` as the JSON column gives them back (:func:`normalised`): a dict
+    with integer keys would sort differently before and after the round trip.
+    """
     return canonical(
         identity.fields()
         | {
             "v": COMMITMENT_V2,
             "kind": kind,
             "who": who,
-            "dice": normalised(dice),
-            "outcome": normalised(outcome),
+            "dice": dice,
+            "outcome": outcome,
             "salt": salt,
         }
     )
@@ -157,13 +161,14 @@ def entry_encoding(
     dice: Any,
     outcome: Any,
 ) -> bytes:
-    """A row as the chain binds it: a hidden row by its commitment, a public one by its result."""
+    """A row as the chain binds it: a hidden row by its commitment, a public one by its result
+    (``dice`` and ``outcome`` as the JSON column gives them back, see above)."""
     body = identity.fields() | {"v": ENTRY_V1, "kind": kind, "visibility": visibility, "who": who}
     if commitment is not None:
         body["commitment"] = commitment
     else:
-        body["dice"] = normalised(dice)
-        body["outcome"] = normalised(outcome)
+        body["dice"] = dice
+        body["outcome"] = outcome
     return canonical(body)
 
 

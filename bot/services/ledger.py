@@ -234,11 +234,11 @@ def _sealed(
     identity = cm.Identity(number, scope, origin.guild_id, origin.channel_id, created_at)
     who_salt = secrets.token_hex(cm.SALT_BYTES)
     who = cm.who_digest(origin.user_id, roll.character_name, roll.request, who_salt)
-    dice, outcome = roll.dice, roll.outcome
+    # As the JSON column gives them back, so /verify and /verify log recompute the same bytes
+    # (one round trip for both).
+    dice, outcome = cm.normalised([roll.dice, roll.outcome])
     commitment = salt = None
     if visibility is not Visibility.PUBLIC:
-        # Stored as the JSON column gives it back, so /verify recomputes the same bytes.
-        dice, outcome = cm.normalised(dice), cm.normalised(outcome)
         salt = secrets.token_hex(cm.SALT_BYTES)
         commitment = cm.sha256_hex(
             cm.commitment_encoding(

@@ -96,8 +96,8 @@ _SYSTEMS: dict[RuleSystem, str] = {
         "`/check` rolls d20 plus your attribute modifier (your level is never added) and "
         "succeeds if it meets the threshold: give `dc:` or `difficulty:` (Very Easy 3, Easy 7, "
         "Moderate 12, Hard 17, Very Hard 20 unless the campaign changes them). A natural 20 is "
-        "always a critical success, a natural 1 a critical failure, and gives +2 or −2 on "
-        "your next test with that attribute."
+        "always a critical success and a natural 1 a critical failure; a critical also gives "
+        "+2 or −2 on your next test with that attribute."
     ),
     RuleSystem.D20_CHECK: (
         "`/check` rolls d20 plus your ability modifier, your proficiency bonus if proficient "
@@ -185,7 +185,8 @@ _FORTUNE = (
     "In Pen & Dagger you hold up to 2 fortune dice (4 with the double-fortune boon). "
     "`/fortune show` tells how many someone holds.\n\n"
     "**Gaining one.** On a natural 20 (an attempt or a luck roll), two buttons appear for you: "
-    "*Keep the critical*, or *Take a Normal success + a fortune die*. You choose once.\n\n"
+    "*Keep the critical*, or *Take a Normal success + a fortune die*. You choose once. "
+    "At your maximum there is nothing to trade, so no buttons appear.\n\n"
     "**Rerolling.** While you hold one, a result a reroll could improve shows "
     "*Spend a fortune die: reroll*: the bot rerolls with the same rank and modifiers until "
     "the result is better, shows every roll and spends one die. A natural 1, or the best "

@@ -10,7 +10,11 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-gm_group = app_commands.Group(name="gm", description="GM tools", guild_only=True)
+gm_group = app_commands.Group(
+    name="gm",
+    description="GM tools: hidden rolls, reveals, roll requests, the log",
+    guild_only=True,
+)
 
 
 def ensure_gm_group(bot: commands.Bot) -> None:

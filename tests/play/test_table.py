@@ -151,3 +151,18 @@ async def test_group_ability_scores_for_players_named_with_at() -> None:
     status, out = await _run(SETUP, line)
     assert status == 0, "\n".join(out)
     assert any("Turn order: alice, bob, carol" in shown for shown in _after(out, line))
+
+
+async def test_help_topics_and_their_pages_work_at_the_offline_table() -> None:
+    status, out = await _run(
+        SETUP, "help", "help /help", "alice> /help topic:dice", 'alice> click "Next"'
+    )
+    assert status == 0
+    assert any(line.startswith("    /help:") for line in _after(out, "help"))
+    assert "one of players, gms, system, dice, secret, fortune" in _after(out, "help /help")[1]
+    dice = _after(out, "alice> /help topic:dice")
+    assert dice[0] == "  ── #table · only alice can see this · pbp-dice ──"
+    assert dice[-2:] == ["  ┃ — Page 1 of 5", "  [1] Previous (disabled)   [2] Next"]
+    turned = _after(out, 'alice> click "Next"')
+    assert turned[0] == "  ── #table · only alice can see this · pbp-dice · updated ──"
+    assert "  ┃ — Page 2 of 5" in turned

@@ -66,7 +66,15 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         )
 
     @app_commands.command(name="assign", description="Give your character the group's six scores")
-    @app_commands.describe(generation="The generation's number (default: your latest)")
+    @app_commands.describe(
+        str_="The group's score you give to STR (Strength)",
+        dex="The group's score you give to DEX (Dexterity)",
+        con="The group's score you give to CON (Constitution)",
+        int_="The group's score you give to INT (Intelligence)",
+        wis="The group's score you give to WIS (Wisdom)",
+        cha="The group's score you give to CHA (Charisma)",
+        generation="The generation's number (default: your latest)",
+    )
     @app_commands.rename(str_="str", int_="int")
     @app_commands.guild_only()
     async def assign(

@@ -147,7 +147,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         )
 
     @settings.command(name="gm-role", description="Add or remove a GM role")
-    @app_commands.describe(role="The role", remove="Remove it instead of adding it")
+    @app_commands.describe(
+        role="The role whose members are GMs of this campaign",
+        remove="Remove it instead of adding it",
+    )
     async def set_gm_role(
         self, interaction: discord.Interaction[Any], role: discord.Role, remove: bool = False
     ) -> None:
@@ -188,14 +191,22 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         )
 
     @settings.command(name="fortune-boon", description="New characters get double fortune dice")
+    @app_commands.describe(on="True: new characters may hold 4 fortune dice; False: 2")
     async def set_fortune_boon(self, interaction: discord.Interaction[Any], on: bool) -> None:
         await self._changed(interaction, fortune_boon_default=on)
 
     @settings.command(name="crit-rules", description="Critical hits and fumbles on attacks")
+    @app_commands.describe(
+        on="d20 check: True turns on the optional rules for natural 20s and 1s on attacks"
+    )
     async def set_crit_rules(self, interaction: discord.Interaction[Any], on: bool) -> None:
         await self._changed(interaction, crit_rules=on)
 
     @settings.command(name="tier", description="A difficulty tier's threshold (threshold system)")
+    @app_commands.describe(
+        difficulty="The difficulty to change, e.g. hard",
+        threshold="The total a test must meet or beat at that difficulty (1-40)",
+    )
     async def set_tier(
         self,
         interaction: discord.Interaction[Any],

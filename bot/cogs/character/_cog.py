@@ -33,6 +33,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         )
 
     @app_commands.command(name="create", description="Create a character in this campaign")
+    @app_commands.describe(name="Your new character's name, e.g. Angus")
     @app_commands.guild_only()
     async def create(self, interaction: discord.Interaction[Any], name: Name) -> None:
         bot = bot_of(interaction)
@@ -73,6 +74,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         )
 
     @app_commands.command(name="use", description="Make one of your characters the active one")
+    @app_commands.describe(name="Which of your characters you now play")
     @app_commands.autocomplete(name=ac.own_character)
     @app_commands.guild_only()
     async def use(self, interaction: discord.Interaction[Any], name: Name) -> None:
@@ -84,7 +86,11 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         )
 
     @app_commands.command(name="set", description="Set an ability score (a modifier in threshold)")
-    @app_commands.describe(character="GM: whose sheet (default: your active character)")
+    @app_commands.describe(
+        ability="The ability to set, e.g. DEX (the campaign's ability names)",
+        value="The ability score, e.g. 14 (in the threshold system: the modifier, e.g. +2)",
+        character="GM: whose sheet (default: your active character)",
+    )
     @app_commands.autocomplete(ability=ac.ability, character=ac.own_character)
     @app_commands.guild_only()
     async def set_score(
@@ -122,6 +128,10 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         await self._saved(interaction, found, "Proficiency saved")
 
     @app_commands.command(name="level", description="Set the character's level (1-20)")
+    @app_commands.describe(
+        value="The level, 1 to 20 (d20 check: it sets the proficiency bonus)",
+        character="GM: whose sheet (default: your active character)",
+    )
     @app_commands.autocomplete(character=ac.own_character)
     @app_commands.guild_only()
     async def level(
@@ -136,6 +146,11 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         await self._saved(interaction, found, "Level saved")
 
     @app_commands.command(name="save", description="Mark a saving-throw proficiency (d20 check)")
+    @app_commands.describe(
+        ability="The ability whose saves you are proficient in, e.g. WIS",
+        proficient="True (the default) to add the proficiency, False to remove it",
+        character="GM: whose sheet (default: your active character)",
+    )
     @app_commands.autocomplete(ability=ac.ability, character=ac.own_character)
     @app_commands.guild_only()
     async def save(
@@ -151,7 +166,10 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         await self._saved(interaction, found, "Save proficiency saved")
 
     @app_commands.command(name="boon", description="GM: the double fortune dice boon (max 4)")
-    @app_commands.describe(double_fortune="On: up to 4 fortune dice; off: 2", character="Whose")
+    @app_commands.describe(
+        double_fortune="On: up to 4 fortune dice; off: 2",
+        character="The character who gets or loses the boon",
+    )
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
     async def boon(
@@ -165,6 +183,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         )
 
     @app_commands.command(name="delete", description="Delete a character (asks first)")
+    @app_commands.describe(name="The character to delete; their rolls stay in the ledger")
     @app_commands.autocomplete(name=ac.own_character)
     @app_commands.guild_only()
     async def delete(self, interaction: discord.Interaction[Any], name: Name) -> None:

@@ -21,7 +21,7 @@ class DiceCog(commands.Cog):
 
     @app_commands.command(name="roll", description="Roll dice, e.g. 4d6kh3, 1d20+5, 2d20kl1 [fire]")
     @app_commands.describe(
-        dice="Dice notation: 1d20+5, 4d6kh3, adv+3, 8d6 [fire] # fireball (see the help)",
+        dice="Dice notation, e.g. 1d20+5, 4d6kh3, adv+3, 8d6 [fire]; all of it: /help topic:dice",
         label="What the roll is for (shown as the title)",
         secret="Who sees the result: public, gm (GM and you), blind (GM only), self (you only)",
     )

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.quoting import quote
+from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.services import generation as generations
 from bot.services.errors import InvalidValue, NotFound
@@ -87,5 +87,6 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         )
         line = ", ".join(f"{a} {v}" for a, v in chosen.items())
         await interaction.response.send_message(
-            f"**{character.name}** takes the group's scores of generation #{gen_id}: {line}."
+            f"**{escape(character.name)}** takes the group's scores of generation "
+            f"#{gen_id}: {line}."
         )

@@ -155,8 +155,12 @@ async def _world(table: Table, system: str = "pen-and-dagger") -> None:
     await make_character(table, table.bob, "Bran", {"DEX": 12})
 
 
-async def test_every_free_text_option_stays_within_discords_limits(table: Table) -> None:
-    await _world(table)
+# Pen & Dagger has group generation and fortune; d20-check has contests and proficiencies.
+@pytest.mark.parametrize("system", ["pen-and-dagger", "d20-check"])
+async def test_every_free_text_option_stays_within_discords_limits(
+    table: Table, system: str
+) -> None:
+    await _world(table, system)
     env = table.env
     commands = free_text_commands(table.bot.tree)
     # The whole tree, including the three commands whose errors once quoted with repr().

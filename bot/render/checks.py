@@ -6,6 +6,7 @@ from __future__ import annotations
 import discord
 
 from bot.db.models import Visibility
+from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
@@ -155,7 +156,7 @@ def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     hidden = result.visibility is not Visibility.PUBLIC
     for_gm = gm_copy and hidden
     embed = style.new_embed(
-        f"{result.character.name}: {result.plan_title}",
+        f"{escape(result.character.name)}: {escape(result.plan_title)}",
         f"**{result_text(outcome)}**",
         colour(outcome),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.dice import render_markdown
+from bot.quoting import escape
 from bot.render import style
 from bot.services.rolls import DiceRoll
 
@@ -19,6 +20,8 @@ def roll_embed(roller: str, dice_roll: DiceRoll) -> discord.Embed:
     elif result.natural_1:
         colour = style.CRITICAL_FAILURE
     body = render_markdown(result, max_length=style.DESCRIPTION_LIMIT - 40)
-    embed = style.new_embed(f"{roller} rolls {what}", f"{body}\n**Total: {result.total}**", colour)
+    embed = style.new_embed(
+        f"{escape(roller)} rolls {escape(what)}", f"{body}\n**Total: {result.total}**", colour
+    )
     style.set_footer(embed, style.roll_ref(dice_roll.number, dice_roll.chain))
     return embed

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import discord
 
+from bot.quoting import escape
 from bot.render import style
 from bot.render.checks import breakdown, colour, result_text
 from bot.services.checks import SYSTEM_NAMES
@@ -81,7 +82,7 @@ def reroll_embed(title: str, result: RerollResult) -> discord.Embed:
     original: PdOutcome = result.reroll.original
     embed = style.new_embed(
         title,
-        f"**{result_text(final)}** — {result.character_name} spent a fortune die to reroll "
+        f"**{result_text(final)}** — {escape(result.character_name)} spent a fortune die to reroll "
         "until better.",
         colour(final),
     )
@@ -105,14 +106,15 @@ def reroll_embed(title: str, result: RerollResult) -> discord.Embed:
 def status_text(status: FortuneStatus) -> str:
     """`/fortune show`: "Angus has 1 of 2 fortune dice."."""
     boon = " (double fortune dice boon)" if status.boon else ""
-    return f"**{status.name}** has {holding(status.fortune, status.maximum)}{boon}."
+    return f"**{escape(status.name)}** has {holding(status.fortune, status.maximum)}{boon}."
 
 
 def spent_text(view: FortuneView, purpose: str, note: str | None) -> str:
     """A die spent on a hint, an escape or an item, with the player's note."""
-    said = f": {style.clip(note, 500)}" if note else "."
+    said = f": {escape(style.clip(note, 500))}" if note else "."
     return (
-        f"**{view.name}** spends a fortune die on {PURPOSE_WORDS.get(purpose, purpose)}{said}\n"
+        f"**{escape(view.name)}** spends a fortune die on "
+        f"{PURPOSE_WORDS.get(purpose, purpose)}{said}\n"
         f"{holding(view.fortune, view.maximum)} left."
     )
 
@@ -122,7 +124,7 @@ def changed_text(view: FortuneView, gm_name: str) -> str:
     verb = "gives" if view.changed > 0 else "takes"
     to = "to" if view.changed > 0 else "from"
     return (
-        f"{gm_name} {verb} {dice_word(abs(view.changed))} {to} **{view.name}**: "
+        f"{gm_name} {verb} {dice_word(abs(view.changed))} {to} **{escape(view.name)}**: "
         f"now {holding(view.fortune, view.maximum)}."
     )
 
@@ -131,12 +133,12 @@ def boon_text(result: BoonResult) -> str:
     """The double-fortune boon given or removed."""
     if result.boon:
         return (
-            f"**{result.name}** has the double fortune dice boon: up to {result.maximum} "
+            f"**{escape(result.name)}** has the double fortune dice boon: up to {result.maximum} "
             f"fortune dice (now {result.fortune})."
         )
     lost = f" and loses {dice_word(result.lost)} above the maximum" if result.lost else ""
     return (
-        f"**{result.name}** no longer has the double fortune dice boon{lost}: "
+        f"**{escape(result.name)}** no longer has the double fortune dice boon{lost}: "
         f"now {holding(result.fortune, result.maximum)}."
     )
 
@@ -144,7 +146,7 @@ def boon_text(result: BoonResult) -> str:
 def cleared_text(name: str, cleared: dict[str, int]) -> str:
     """The GM cleared carry-over modifiers (threshold ruling 4)."""
     what = ", ".join(f"{style.signed(v)} on the next {a} test" for a, v in sorted(cleared.items()))
-    return f"Cleared {name}'s carry-over: {what}."
+    return f"Cleared {escape(name)}'s carry-over: {what}."
 
 
 __all__ = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import discord
 
 from bot.db.models import RuleSystem
+from bot.quoting import escape
 from bot.render import style
 from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
@@ -90,7 +91,9 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
         lines.append(f"Difficulty: {result.difficulty.title()}")
     embed = style.new_embed(result.title, "\n".join(lines), verdict_colour(result.verdict))
     for member in result.members:
-        style.add_field(embed, member.name, f"<@{member.user_id}> · {roll_line(member.summary)}")
+        style.add_field(
+            embed, escape(member.name), f"<@{member.user_id}> · {roll_line(member.summary)}"
+        )
     style.add_field(embed, "Group result", f"**{result.verdict.text}**")
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
@@ -103,17 +106,21 @@ def contest_embed(result: ContestResult) -> discord.Embed:
     if isinstance(outcome, roll_under.ContestOutcome):
         # The ranking goes in the description, before the rounds: a long run of tie-breaks
         # may outgrow Discord's field limit, and only the rounds may be cut.
-        ranking = "\n".join(f"{i}. {name}" for i, name in enumerate(outcome.ranking, start=1))
+        ranking = "\n".join(
+            f"{i}. {escape(name)}" for i, name in enumerate(outcome.ranking, start=1)
+        )
         embed = style.new_embed(
             f"{result.ability} contest",
-            f"**{outcome.winner} wins**\n\n**Ranking**\n{ranking}",
+            f"**{escape(outcome.winner)} wins**\n\n**Ranking**\n{ranking}",
             style.SUCCESS,
         )
         for rnd in outcome.rounds:
             label = f"Round {rnd.number}"
             if rnd.is_tie_break:
                 label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
-            text = "\n".join(f"{r.name}: {r.score} − {r.roll} = **{r.total}**" for r in rnd.rolls)
+            text = "\n".join(
+                f"{escape(r.name)}: {r.score} − {r.roll} = **{r.total}**" for r in rnd.rolls
+            )
             style.add_field(embed, label, text)
     else:
         winner = outcome.winner
@@ -124,7 +131,9 @@ def contest_embed(result: ContestResult) -> discord.Embed:
         )
         for check in (outcome.first, outcome.second):
             terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
-            style.add_field(embed, check.name, f"d20 **{check.kept}**{terms} = **{check.total}**")
+            style.add_field(
+                embed, escape(check.name), f"d20 **{check.kept}**{terms} = **{check.total}**"
+            )
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed

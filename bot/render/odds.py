@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import discord
 
+from bot.quoting import escape
 from bot.render import style
 from bot.services.odds import OddsReport
 
@@ -67,10 +68,9 @@ def summary(report: OddsReport) -> str:
 def odds_embed(report: OddsReport) -> discord.Embed:
     """The odds of one roll, before anyone rolls it."""
     rows = _grouped(report.outcomes) if report.numeric else list(report.outcomes)
-    lead = report.title if report.numeric else summary(report)
-    embed = style.new_embed(
-        f"Odds: {report.title}", style.clip(lead, 1000) + "\n" + chart(rows), style.INFO
-    )
+    # The title holds a character's name and the player's dice text: shown literally.
+    lead = escape(style.clip(report.title if report.numeric else summary(report), 1000))
+    embed = style.new_embed(f"Odds: {escape(report.title)}", lead + "\n" + chart(rows), style.INFO)
     if report.success is not None:
         p = report.success
         style.add_field(

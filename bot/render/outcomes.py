@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from bot.quoting import escape
 from bot.render import style
 from bot.render.checks import result_text
 from bot.rules import d20_check, roll_under, threshold
@@ -211,15 +212,15 @@ def _contest(data: dict[str, Any]) -> str | None:
     if "ranking" in contest:
         ranking = [str(name) for name in contest["ranking"]]
         rounds = len(contest.get("rounds") or [])
-        places = ", ".join(f"{i}. {name}" for i, name in enumerate(ranking, start=1))
+        places = ", ".join(f"{i}. {escape(name)}" for i, name in enumerate(ranking, start=1))
         played = "1 round" if rounds == 1 else f"{rounds} rounds"
-        return f"**{ranking[0]} wins** · ranking {places} · {played}"
+        return f"**{escape(ranking[0])} wins** · ranking {places} · {played}"
     first, second = _d20(contest["first"]), _d20(contest["second"])
     decided = d20_check.D20ContestOutcome(
         first=first, second=second, result=d20_check.ContestResult(contest["result"])
     )
     return (
-        f"{first.name} {first.total} against {second.name} {second.total} "
+        f"{escape(first.name)} {first.total} against {escape(second.name)} {second.total} "
         f"→ **{decided.result_text}**"
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import discord
 
 from bot.db.models import RuleSystem
+from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
 from bot.services.checks import SYSTEM_NAMES
@@ -70,7 +71,7 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
             text = f"<@{target.user_id}> · waiting for their roll"
         else:
             text = f"<@{target.user_id}> · {roll_line(target.summary, show_result=show)}"
-        style.add_field(embed, target.character_name, text)
+        style.add_field(embed, escape(target.character_name), text)
     if verdict is not None:
         if show:
             style.add_field(embed, "Group result", f"**{verdict.text}**")
@@ -92,7 +93,7 @@ def status_text(request: RequestView) -> str:
     """For the GM: who has not rolled yet."""
     if not request.waiting:
         return f"Roll request #{request.id}: everyone has rolled."
-    names = ", ".join(f"{t.character_name} (<@{t.user_id}>)" for t in request.waiting)
+    names = ", ".join(f"{escape(t.character_name)} (<@{t.user_id}>)" for t in request.waiting)
     return f"Roll request #{request.id}: waiting for {names}."
 
 

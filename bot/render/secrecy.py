@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.db.models import Visibility
+from bot.quoting import escape
 from bot.render import style
 from bot.render.outcomes import outcome_words
 from bot.services import commitments as cm
@@ -29,7 +30,7 @@ def stub_embed(
     Never the dice, the total or the outcome.
     """
     embed = style.new_embed(
-        f"{roller} rolls {what} in secret",
+        f"{escape(roller)} rolls {escape(what)} in secret",
         f"Hidden roll **#{roll_id}** ({visibility.value}): {WHO_SEES[visibility]}.",
         style.INFO,
     )
@@ -73,7 +74,7 @@ def sent_to_gm_text(roll_id: int) -> str:
 def who(row: RollView) -> str:
     """`Ayla (<@123>)` or `<@123>`."""
     if row.character_name:
-        return f"{row.character_name} (<@{row.user_id}>)"
+        return f"{escape(row.character_name)} (<@{row.user_id}>)"
     return f"<@{row.user_id}>"
 
 

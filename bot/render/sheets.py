@@ -5,6 +5,7 @@ from __future__ import annotations
 import discord
 
 from bot.db.models import RuleSystem
+from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
@@ -78,7 +79,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
         tags.append("active")
     if character.in_party:
         tags.append("in the party")
-    embed = style.new_embed(character.name, " · ".join(tags), style.NEUTRAL)
+    embed = style.new_embed(escape(character.name), " · ".join(tags), style.NEUTRAL)
     scores = [
         score_line(system, a, character.scores[a])
         for a in campaign.ability_names
@@ -100,10 +101,10 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
         profs = []
         for prof in sorted(character.proficiencies.values(), key=lambda p: p.name.casefold()):
             if prof.rank:
-                profs.append(f"{prof.name}: {prof.rank}")
+                profs.append(f"{escape(prof.name)}: {prof.rank}")
             else:
                 degree = "Expert" if prof.degree == 2 else "Proficient"
-                profs.append(f"{prof.name}: {degree}")
+                profs.append(f"{escape(prof.name)}: {degree}")
         style.add_field(embed, "Proficiencies", "\n".join(profs))
     if system is RuleSystem.PEN_AND_DAGGER:
         maximum = fortune_maximum(character.double_fortune)
@@ -131,7 +132,7 @@ def character_list_text(campaign: CampaignView, found: list[CharacterView]) -> s
     if not found:
         return "No characters yet: create one with /character create."
     lines = [
-        f"**{c.name}** (<@{c.user_id}>)"
+        f"**{escape(c.name)}** (<@{c.user_id}>)"
         + (" · active" if c.is_active else "")
         + (" · party" if c.in_party else "")
         for c in found

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from bot.quoting import quote
 from bot.rules.common import (
     D20_FACES,
     ONE_IN_20,
@@ -155,7 +156,7 @@ class ProficiencyDegree(enum.Enum):
         }
         if key not in aliases:
             raise RulesError(
-                f"Unknown proficiency degree {text!r}: use None, Proficient or Expert."
+                f"Unknown proficiency degree {quote(text)}: use None, Proficient or Expert."
             )
         return aliases[key]
 
@@ -523,7 +524,8 @@ def weapon_dc(kind: WeaponKind | str, str_or_dex_mod: int, prof_bonus: int) -> i
         try:
             kind = WeaponKind(kind.strip().casefold())
         except ValueError:
-            raise RulesError(f"Unknown weapon kind {kind!r}: use melee or ranged.") from None
+            shown = quote(str(kind))
+            raise RulesError(f"Unknown weapon kind {shown}: use melee or ranged.") from None
     return 8 + _bonus(str_or_dex_mod, "A modifier") + _bonus(prof_bonus, "A proficiency bonus")
 
 
@@ -562,7 +564,7 @@ class ItemQuality(enum.Enum):
             if key == quality.value.casefold().replace(" ", ""):
                 return quality
         names = ", ".join(q.value for q in cls)
-        raise RulesError(f"Unknown item quality {text!r}: use one of {names}.")
+        raise RulesError(f"Unknown item quality {quote(text)}: use one of {names}.")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import NamedTuple
 
+from bot.quoting import quote
 from bot.rules.common import D20_FACES, ONE_IN_20, roll_d20
 from bot.rules.errors import RulesError
 
@@ -54,7 +55,7 @@ class Ability(enum.Enum):
         for ability in cls:
             if key in (ability.name, ability.value.upper()):
                 return ability
-        raise RulesError(f"Unknown ability {text!r}: use STR, AGI or WIT.")
+        raise RulesError(f"Unknown ability {quote(text)}: use STR, AGI or WIT.")
 
 
 class SaveResult(enum.Enum):

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from bot.quoting import quote
 from bot.rules.common import D20_FACES, ONE_IN_20, roll_d20
 from bot.rules.errors import RulesError
 
@@ -70,7 +71,7 @@ class Difficulty(enum.Enum):
             if key == tier.value.casefold():
                 return tier
         names = ", ".join(t.value for t in cls)
-        raise RulesError(f"Unknown difficulty {text!r}: use one of {names}.")
+        raise RulesError(f"Unknown difficulty {quote(text)}: use one of {names}.")
 
 
 #: Tier defaults (ruling 2). Each sits inside the text's range: Very Easy 1–4, Easy 5–9,

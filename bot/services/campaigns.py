@@ -15,6 +15,7 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
 from bot.ops.context import note_campaign
+from bot.quoting import quote
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 
@@ -86,7 +87,7 @@ class CampaignView:
             if ability.casefold() == key:
                 return ability
         known = ", ".join(self.ability_names)
-        raise InvalidValue(f"Unknown ability {name!r}: this campaign uses {known}.")
+        raise InvalidValue(f"Unknown ability {quote(name)}: this campaign uses {known}.")
 
 
 def _view(row: Row[Any]) -> CampaignView:
@@ -177,7 +178,7 @@ async def setup_campaign(
         rule_system = RuleSystem(system)
     except ValueError:
         known = ", ".join(s.value for s in RuleSystem)
-        raise InvalidValue(f"Unknown rule system {system!r}: choose one of {known}.") from None
+        raise InvalidValue(f"Unknown rule system {quote(system)}: choose one of {known}.") from None
     settings = _validate_change(
         {
             "gm_role_ids": list(gm_role_ids),

@@ -41,6 +41,7 @@ from bot.db.models import (
     pending_modifiers,
 )
 from bot.db.types import utcnow
+from bot.quoting import quote
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
@@ -253,7 +254,7 @@ async def character_by_name_in(session: Executor, campaign_id: int, name: str) -
     key = " ".join(name.split()).casefold()
     found = await _load_prebuilt(session, _BY_NAME, {"campaign": campaign_id, "key": key})
     if not found:
-        raise NotFound(f"No character named {name!r} in this campaign.")
+        raise NotFound(f"No character named {quote(name)} in this campaign.")
     return found[0]
 
 
@@ -335,7 +336,7 @@ async def create_character(
             )
             if taken.first() is not None:
                 break
-    raise AlreadyExists(f"This campaign already has a character named {name!r}.")
+    raise AlreadyExists(f"This campaign already has a character named {quote(name)}.")
 
 
 async def get_character(db: Database, campaign_id: int, name: str) -> CharacterView:
@@ -478,7 +479,7 @@ async def remove_proficiency(db: Database, character_id: int, name: str) -> Char
             .returning(t.c.name)
         )
         if result.first() is None:
-            raise NotFound(f"No proficiency named {name!r}.")
+            raise NotFound(f"No proficiency named {quote(name)}.")
         return await load_character_in(session, character_id)
 
 

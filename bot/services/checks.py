@@ -21,6 +21,7 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
+from bot.quoting import quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import ledger, pending, secrecy
@@ -158,7 +159,7 @@ def _proficiency(character: CharacterView, name: str) -> tuple[str, str | None, 
     found = character.proficiencies.get(" ".join(name.split()).casefold())
     if found is None:
         raise InvalidValue(
-            f"{character.name} has no proficiency called {name!r}: add it with /character "
+            f"{character.name} has no proficiency called {quote(name)}: add it with /character "
             "proficiency, or roll without it."
         )
     return found.name, found.rank, found.degree

@@ -17,6 +17,7 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger_stubs
+from bot.quoting import quote
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
 from bot.services import pending
@@ -419,7 +420,7 @@ async def set_default(db: Database, caller: Caller, command: str, mode: str) -> 
     require_gm(campaign, caller, "change campaign settings")
     if command not in SECRECY_COMMANDS:
         raise InvalidValue(
-            f"Unknown command {command!r}: choose one of {', '.join(SECRECY_COMMANDS)}."
+            f"Unknown command {quote(command)}: choose one of {', '.join(SECRECY_COMMANDS)}."
         )
     chosen = dict(campaign.secrecy_defaults)
     chosen[command] = Visibility(mode).value

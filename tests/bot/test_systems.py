@@ -197,7 +197,7 @@ async def test_odds_and_gm_checks_take_the_helper_like_check(table: Table) -> No
     # Working together: advantage; P(max of two d20 >= 11) = 1 - (10/20)^2 = 3/4.
     assert "exactly 3/4" in message_text(odds.response)
     unknown = await table.alice.slash(table.table, "odds check", ability="DEX", helper="Nobody")
-    assert unknown.response is not None and "No character named 'Nobody'" in message_text(
+    assert unknown.response is not None and "No character named “Nobody”" in message_text(
         unknown.response
     )
     table.dice(4, 15)

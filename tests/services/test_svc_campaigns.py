@@ -55,7 +55,7 @@ async def test_other_guild_does_not_see_the_campaign(db: Database) -> None:
 
 
 async def test_unknown_system_refused(db: Database) -> None:
-    with pytest.raises(InvalidValue, match="Unknown rule system 'gurps'"):
+    with pytest.raises(InvalidValue, match="Unknown rule system “gurps”"):
         await svc.setup_campaign(db, GUILD, CHANNEL, "gurps")
 
 

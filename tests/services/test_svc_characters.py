@@ -26,7 +26,7 @@ async def test_first_character_becomes_active(db: Database, pd_campaign: Campaig
 async def test_name_unique_per_campaign_case_insensitive(
     db: Database, pd_campaign: CampaignView, hero: CharacterView
 ) -> None:
-    with pytest.raises(AlreadyExists, match="already has a character named 'JADE'"):
+    with pytest.raises(AlreadyExists, match="already has a character named “JADE”"):
         await svc.create_character(db, pd_campaign.id, BOB, "JADE")
     other = await setup_campaign(db, GUILD, CHANNEL + 1, "pen-and-dagger")
     await svc.create_character(db, other.id, BOB, "Jade")  # another campaign: fine
@@ -49,7 +49,7 @@ async def test_use_switches_the_single_active_character(
 async def test_lookup_messages(db: Database, pd_campaign: CampaignView) -> None:
     with pytest.raises(NotFound, match="create one with /character create"):
         await svc.active_character(db, pd_campaign.id, ALICE)
-    with pytest.raises(NotFound, match="No character named 'Nobody' in this campaign"):
+    with pytest.raises(NotFound, match="No character named “Nobody” in this campaign"):
         await svc.get_character(db, pd_campaign.id, "Nobody")
     with pytest.raises(InvalidValue, match="needs a name"):
         await svc.create_character(db, pd_campaign.id, ALICE, "   ")
@@ -63,7 +63,7 @@ async def test_pen_and_dagger_scores_and_ranks(db: Database, hero: CharacterView
     assert view.scores == {"STR": 18}
     with pytest.raises(InvalidValue, match="STR score must be between 1 and 100"):
         await svc.set_score(db, hero.id, "STR", 0)
-    with pytest.raises(InvalidValue, match="Unknown ability 'Luck'"):
+    with pytest.raises(InvalidValue, match="Unknown ability “Luck”"):
         await svc.set_score(db, hero.id, "Luck", 10)
     view = await svc.set_proficiency(db, hero.id, "Lock picking", rank="adept")
     view = await svc.set_proficiency(db, hero.id, "lock  PICKING", rank="Master")

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.services import generation as generations
 from bot.services.errors import InvalidValue, NotFound
@@ -24,7 +25,7 @@ async def _players(interaction: discord.Interaction[Any], text: str) -> list[tup
     leftover = _MENTION.sub(" ", text).replace(",", " ").strip()
     if leftover:
         raise InvalidValue(
-            f"Mention the players (e.g. @Ann @Bo); {leftover.split()[0]!r} is not a mention."
+            f"Mention the players (e.g. @Ann @Bo); {quote(leftover.split()[0])} is not a mention."
         )
     guild = interaction.guild
     if guild is None:
@@ -94,5 +95,6 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         )
         line = ", ".join(f"{a} {v}" for a, v in chosen.items())
         await interaction.response.send_message(
-            f"**{character.name}** takes the group's scores of generation #{gen_id}: {line}."
+            f"**{escape(character.name)}** takes the group's scores of generation "
+            f"#{gen_id}: {line}."
         )

@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._views import ConfirmView
+from bot.quoting import escape
 from bot.render.fortune import boon_text
 from bot.render.sheets import character_embed, character_list_text
 from bot.services import fortune_table, sheets
@@ -27,7 +28,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     ) -> None:
         campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
         await interaction.response.send_message(
-            f"{what} for {character.name}.",
+            f"{what} for {escape(character.name)}.",
             embed=character_embed(campaign, character),
             ephemeral=True,
         )
@@ -40,7 +41,8 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         character = await sheets.create_character(bot.db, caller_from(interaction), name)
         active = " It is your active character." if character.is_active else ""
         await interaction.response.send_message(
-            f"**{character.name}** joins the campaign.{active} Set scores with /character set.",
+            f"**{escape(character.name)}** joins the campaign.{active} "
+            "Set scores with /character set.",
         )
 
     @app_commands.command(name="show", description="Show a character sheet")
@@ -82,7 +84,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
             bot_of(interaction).db, caller_from(interaction), name
         )
         await interaction.response.send_message(
-            f"You now play **{character.name}**.", ephemeral=True
+            f"You now play **{escape(character.name)}**.", ephemeral=True
         )
 
     @app_commands.command(name="set", description="Set an ability score (a modifier in threshold)")
@@ -194,10 +196,10 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         async def confirmed(click: discord.Interaction[Any]) -> str:
             # Permissions as they are at the click, not when the question was asked (issue 15).
             await sheets.delete_character(bot.db, caller_from(click), character.id)
-            return f"{character.name} is deleted. Their rolls stay in the ledger."
+            return f"{escape(character.name)} is deleted. Their rolls stay in the ledger."
 
         await interaction.response.send_message(
-            f"Delete **{character.name}**? This cannot be undone.",
+            f"Delete **{escape(character.name)}**? This cannot be undone.",
             view=ConfirmView(caller.user_id, f"Delete {character.name}", confirmed),
             ephemeral=True,
         )

@@ -15,6 +15,7 @@ import discord
 from bot.cogs._common import bot_of, caller_from
 from bot.db.engine import Database
 from bot.db.models import Visibility
+from bot.quoting import escape
 from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune_table
@@ -72,7 +73,7 @@ class NaturalTwentyButton(
                 result = await fortune_table.keep_critical(bot.db, caller, self.roll_id)
             else:
                 result = await fortune_table.trade_critical(bot.db, caller, self.roll_id)
-            title = _title(interaction, f"{result.character_name}: roll #{result.number}")
+            title = _title(interaction, f"{escape(result.character_name)}: roll #{result.number}")
             await interaction.response.edit_message(embed=choice_embed(title, result), view=None)
         except Exception as error:  # every failure: the one error path
             await answer_error(interaction, error)
@@ -111,7 +112,7 @@ class RerollButton(
             result = await fortune_table.reroll_roll(
                 bot.db, bot.rng, caller_from(interaction), self.roll_id
             )
-            title = _title(interaction, f"{result.character_name}: roll #{result.number}")
+            title = _title(interaction, f"{escape(result.character_name)}: roll #{result.number}")
             await interaction.response.edit_message(
                 embed=reroll_embed(title, result),
                 view=fortune_view(result.new_roll_id, result.final, result.fortune) or None,

@@ -12,6 +12,7 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
 from bot.cogs.fortune._buttons import fortune_view
+from bot.quoting import escape
 from bot.render.fortune import (
     changed_text,
     cleared_text,
@@ -62,7 +63,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
             view = fortune_view(result.new_roll_id, result.final, result.fortune)
             await interaction.response.send_message(
                 embed=reroll_embed(
-                    f"{result.character_name}: reroll of roll #{result.number}", result
+                    f"{escape(result.character_name)}: reroll of roll #{result.number}", result
                 ),
                 view=view or discord.utils.MISSING,
                 allowed_mentions=discord.AllowedMentions.none(),

@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
+from bot.quoting import escape
 from bot.render.groups import party_embed
 from bot.services import party
 
@@ -28,9 +29,9 @@ class PartyCog(commands.GroupCog, group_name="party"):
             bot_of(interaction).db, caller_from(interaction), character
         )
         text = (
-            f"**{found.name}** joins the party."
+            f"**{escape(found.name)}** joins the party."
             if changed
-            else f"{found.name} is already in the party."
+            else f"{escape(found.name)} is already in the party."
         )
         await interaction.response.send_message(text, ephemeral=not changed)
 
@@ -43,9 +44,9 @@ class PartyCog(commands.GroupCog, group_name="party"):
             bot_of(interaction).db, caller_from(interaction), character
         )
         text = (
-            f"**{found.name}** leaves the party."
+            f"**{escape(found.name)}** leaves the party."
             if changed
-            else f"{found.name} is not in the party."
+            else f"{escape(found.name)} is not in the party."
         )
         await interaction.response.send_message(text, ephemeral=not changed)
 

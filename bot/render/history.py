@@ -26,7 +26,9 @@ def entry_line(entry: Entry, *, with_request: bool = False) -> str:
     if tags:
         line += f" ({', '.join(tags)})"
     if with_request:
-        line += f"\n  `{style.clip(row.request, 120)}`"
+        # A backtick in what was typed would end the code span early: shown as a quote mark.
+        typed = style.clip(row.request, 120).replace("`", "ˋ")
+        line += f"\n  `{typed}`"
     return line
 
 

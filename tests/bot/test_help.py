@@ -140,3 +140,14 @@ async def test_the_roll_dice_option_points_to_help_dice(table: Table) -> None:
     (help_,) = [c.to_dict(tree) for c in tree.get_commands() if c.name == "help"]
     (topic,) = help_["options"]
     assert "dice" in [choice["value"] for choice in topic["choices"]]
+
+
+async def test_every_dice_option_points_to_help_dice(table: Table) -> None:
+    tree = table.bot.tree
+    for path in (("gm", "roll"), ("odds", "roll")):
+        group = tree.get_command(path[0])
+        assert group is not None
+        (command,) = [c for c in group.to_dict(tree)["options"] if c["name"] == path[1]]
+        (dice,) = [o for o in command["options"] if o["name"] == "dice"]
+        assert "/help topic:dice" in dice["description"], path
+        assert len(dice["description"]) <= 100

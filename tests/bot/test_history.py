@@ -264,3 +264,12 @@ async def test_a_self_roll_revealed_by_its_roller_offers_the_reroll_then(table: 
     assert "0 of 2 fortune dice" in message_text(rerolled.response)
     reroll = await _latest(table)
     assert reroll.kind == "reroll" and reroll.visibility is Visibility.PUBLIC
+
+
+async def test_a_backtick_in_a_label_cannot_break_the_gm_logs_code_span(table: Table) -> None:
+    await _setup(table, "d20-check")
+    await table.alice.slash(table.table, "roll", dice="1d4", label="x` **loud**")
+    page = await table.gm.slash(table.table, "gm log")
+    assert page.response is not None
+    said = message_text(page.response)
+    assert "x` **loud**" not in said and "loud" in said

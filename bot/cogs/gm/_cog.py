@@ -41,7 +41,7 @@ class GmRollsCog(commands.Cog):
 
 @gm_group.command(name="roll", description="Roll dice as the GM, hidden by default")
 @app_commands.describe(
-    dice="Dice notation: 1d20+5, 4d6kh3, adv+3 …",
+    dice="Dice notation, e.g. 1d20+5, 4d6kh3, adv+3; all of it: /help topic:dice",
     label="What the roll is for",
     secret=SECRET_HELP,
 )

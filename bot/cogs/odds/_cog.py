@@ -118,7 +118,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
 
     @app_commands.command(name="roll", description="Odds of a /roll expression's total")
     @app_commands.describe(
-        dice="Dice notation, as for /roll: 1d20+5, 4d6kh3, 2d20kl1…",
+        dice="Dice notation, as for /roll: 1d20+5, 4d6kh3; all of it: /help topic:dice",
         at_least="Also give the chance of a total of at least this",
         public=PUBLIC,
     )

@@ -134,8 +134,10 @@ async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(
         "request": "/check ability:DEX secret:blind",
         "salt": row.who_salt,
     }
-    canonical = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": True}
-    who_digest = hashlib.sha256(json.dumps(who, **canonical).encode()).hexdigest()  # type: ignore[arg-type]
+    def canonical(obj: object) -> bytes:
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+    who_digest = hashlib.sha256(canonical(who)).hexdigest()
     body = {
         "v": "pbp-dice-commitment-v2",
         "number": 2,
@@ -149,8 +151,7 @@ async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(
         "outcome": {"kept": 17, "modifiers": [["DEX", 3]], "result": "success"},
         "salt": row.salt,
     }
-    raw = json.dumps(body, **canonical)  # type: ignore[arg-type]
-    assert hashlib.sha256(raw.encode()).hexdigest() == row.commitment
+    assert hashlib.sha256(canonical(body)).hexdigest() == row.commitment
 
 
 async def test_concurrent_hidden_and_public_rolls_each_keep_a_matching_commitment(

@@ -7,8 +7,11 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-from sqlalchemy import text
+from sqlalchemy import delete, text
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.db.engine import Database
+from bot.db.models import ledger
 
 _MIGRATION = (
     Path(__file__).resolve().parents[1] / "migrations" / "versions" / "0007_ledger_chain.py"
@@ -35,3 +38,27 @@ async def drop_triggers(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         for statement in _migration().drop_statements(engine.dialect.name):
             await connection.execute(text(statement))
+
+
+async def purge_newest_rolls(db: Database, from_id: int) -> None:
+    """An operator's purge of the newest ledger rows, past the append-only triggers (0007):
+    the ids must stay used even then. Triggers a test already dropped stay dropped."""
+    purge = delete(ledger).where(ledger.c.id >= from_id)
+    async with db.sessionmaker() as session, session.begin():
+        if db.dialect == "postgresql":
+            found = "SELECT count(*) FROM pg_trigger WHERE tgname = 'ledger_append_only'"
+            guarded = bool((await session.execute(text(found))).scalar_one())
+            switch = "ALTER TABLE ledger {} TRIGGER ledger_append_only"
+            if guarded:
+                await session.execute(text(switch.format("DISABLE")))
+            await session.execute(purge)
+            if guarded:
+                await session.execute(text(switch.format("ENABLE")))
+            return
+        found = "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'ledger_no_delete'"
+        guard = (await session.execute(text(found))).scalar_one_or_none()
+        if guard is not None:
+            await session.execute(text("DROP TRIGGER ledger_no_delete"))
+        await session.execute(purge)
+        if guard is not None:
+            await session.execute(text(guard))

@@ -48,7 +48,10 @@ def _run(connection: Connection, revision: str, downgrade: bool) -> None:
 def _set_sqlite_foreign_keys(connection: Connection, on: bool) -> None:
     """``PRAGMA foreign_keys`` straight on the driver: it only takes effect between
     transactions, and SQLAlchemy's execute would open one first."""
-    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    driver = connection.connection.dbapi_connection
+    if driver is None:  # a connection that was closed under us: nothing to set
+        raise RuntimeError("the migration's database connection is closed")
+    cursor = driver.cursor()
     try:
         cursor.execute(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
     finally:

@@ -10,14 +10,14 @@ import re
 from typing import Any
 
 import discord
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import func, select
 
-from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import ledger
 from bot.services import characters
 from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.ledger_triggers import purge_newest_rolls
 
 KEEP = "Keep the critical"
 TRADE = "Take a Normal success + a fortune die"
@@ -74,30 +74,6 @@ def _choice_roll_id(message: Any) -> int:
     found = [int(m.group(1)) for i in ids if (m := re.match(r"pbp:n20:(\d+):", i))]
     assert found, f"no natural-20 button in {ids}"
     return found[0]
-
-
-async def purge_newest_rolls(db: Database, from_id: int) -> None:
-    """An operator's purge of the newest ledger rows, past the append-only triggers (0007):
-    the ids must stay used even then. Triggers a test already dropped stay dropped."""
-    purge = delete(ledger).where(ledger.c.id >= from_id)
-    async with db.sessionmaker() as session, session.begin():
-        if db.dialect == "postgresql":
-            found = "SELECT count(*) FROM pg_trigger WHERE tgname = 'ledger_append_only'"
-            guarded = bool((await session.execute(text(found))).scalar_one())
-            switch = "ALTER TABLE ledger {} TRIGGER ledger_append_only"
-            if guarded:
-                await session.execute(text(switch.format("DISABLE")))
-            await session.execute(purge)
-            if guarded:
-                await session.execute(text(switch.format("ENABLE")))
-            return
-        found = "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'ledger_no_delete'"
-        guard = (await session.execute(text(found))).scalar_one_or_none()
-        if guard is not None:
-            await session.execute(text("DROP TRIGGER ledger_no_delete"))
-        await session.execute(purge)
-        if guard is not None:
-            await session.execute(text(guard))
 
 
 async def _delete_campaign(table: Table) -> None:

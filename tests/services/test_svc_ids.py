@@ -11,12 +11,12 @@ import itertools
 import random
 
 import pytest
-from sqlalchemy import delete, func, select, text
+from sqlalchemy import func, select
 from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
-from bot.db.models import RuleSystem, Visibility, ledger
+from bot.db.models import RuleSystem, Visibility
 from bot.db.party_models import roll_request_targets
 from bot.services import checks, fortune_table, requests, secrecy
 from bot.services import ledger as ledger_svc
@@ -25,6 +25,7 @@ from bot.services.campaigns import delete_campaign, setup_campaign
 from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
 from bot.services.errors import NotFound
+from tests.ledger_triggers import purge_newest_rolls
 
 GM = 4_000_000_000_000_009
 _interactions = itertools.count(7_000_000_000_000_000)
@@ -70,30 +71,6 @@ async def _d20_table(db: Database) -> tuple[int, list[int], requests.RequestView
 async def _target_ids(db: Database) -> list[int]:
     async with db.sessionmaker() as session:
         return list(await session.scalars(select(roll_request_targets.c.id)))
-
-
-async def purge_newest_rolls(db: Database, from_id: int) -> None:
-    """An operator's purge of the newest ledger rows, past the append-only triggers (0007):
-    the ids must stay used even then. Triggers a test already dropped stay dropped."""
-    purge = delete(ledger).where(ledger.c.id >= from_id)
-    async with db.sessionmaker() as session, session.begin():
-        if db.dialect == "postgresql":
-            found = "SELECT count(*) FROM pg_trigger WHERE tgname = 'ledger_append_only'"
-            guarded = bool((await session.execute(text(found))).scalar_one())
-            switch = "ALTER TABLE ledger {} TRIGGER ledger_append_only"
-            if guarded:
-                await session.execute(text(switch.format("DISABLE")))
-            await session.execute(purge)
-            if guarded:
-                await session.execute(text(switch.format("ENABLE")))
-            return
-        found = "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'ledger_no_delete'"
-        guard = (await session.execute(text(found))).scalar_one_or_none()
-        if guard is not None:
-            await session.execute(text("DROP TRIGGER ledger_no_delete"))
-        await session.execute(purge)
-        if guard is not None:
-            await session.execute(text(guard))
 
 
 async def test_the_old_request_button_after_the_campaign_is_recreated_acts_on_nothing(

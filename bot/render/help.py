@@ -200,13 +200,22 @@ _FORTUNE = (
 )
 
 
+def rules_page(system: RuleSystem) -> str:
+    """The path of the system's player reference (docs/rules/), named in /help system."""
+    return f"docs/rules/{system.value}.md"
+
+
 def _embed(title: str, text: str) -> discord.Embed:
     return style.new_embed(title, text, style.INFO)
 
 
 def _system_pages(system: RuleSystem | None) -> list[discord.Embed]:
     if system is not None:
-        embed = _embed(f"This campaign plays {SYSTEM_NAMES[system]}", _SYSTEMS[system])
+        embed = _embed(
+            f"This campaign plays {SYSTEM_NAMES[system]}",
+            f"{_SYSTEMS[system]}\n\nThe full reference, with its tables and the rulings the bot "
+            f"follows: `{rules_page(system)}` in pbp-dice's documentation.",
+        )
         others = ", ".join(SYSTEM_NAMES[s] for s in RuleSystem if s is not system)
         embed.set_footer(text=f"The bot also knows {others}.")
         return [embed]

@@ -109,8 +109,10 @@ async def test_help_in_a_campaign_channel_names_its_system(
     (embed,) = result.response.embeds
     assert embed.title == f"This campaign plays {name}"
     assert what in (embed.description or "")
+    # It points to the system's player reference (tests/docs checks the page exists).
+    assert f"`docs/rules/{system}.md`" in (embed.description or "")
     # The other systems are only named, not explained.
-    assert len(embed.description or "") < 600
+    assert len(embed.description or "") < 700
 
 
 async def test_help_without_a_campaign_explains_every_system(table: Table) -> None:

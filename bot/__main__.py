@@ -104,7 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_run(settings))
     except StartFailed as failure:
-        print(failure, file=sys.stderr)  # one line, no traceback (LOG_LEVEL=DEBUG logs it)
+        # One line, no traceback (LOG_LEVEL=DEBUG logs it); a JSON log stays all JSON.
+        if settings.log_format == "json":
+            log.error("%s", failure)
+        else:
+            print(failure, file=sys.stderr)
         return 1
     return 0
 

@@ -3,6 +3,7 @@ and a start-up log without lines that say nothing to an operator of this bot."""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -46,6 +47,15 @@ def test_without_a_network_it_says_so_in_one_line_and_exits_non_zero(tmp_path: P
         "Cannot reach Discord at 127.0.0.1:1 (Connect call failed ('127.0.0.1', 1)): check "
         "this machine's network connection, then start the bot again."
     ]
+
+
+def test_with_json_logs_the_line_is_a_json_error_like_every_other(tmp_path: Path) -> None:
+    done = _start(tmp_path, LOG_LEVEL="WARNING", LOG_FORMAT="json")
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    entry = json.loads(line)
+    assert entry["level"] == "ERROR"
+    assert entry["message"].startswith("Cannot reach Discord at 127.0.0.1:1")
 
 
 def test_the_start_up_log_at_info_has_no_traceback_and_no_noise(tmp_path: Path) -> None:

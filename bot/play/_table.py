@@ -47,7 +47,8 @@ Act as anyone: start a line with their name, or `switch` to them.
   gm #gm> /roll dice:1d20         run a command in #gm instead of #table
   alice> /character show name:?an ask the bot's autocomplete what fits "an"
 Options are written name:value; quote a value that holds a colon: label:"a: b".
-Table commands: help [command], who, switch NAME, quit. Tab completes commands and options."""
+Table commands: help [command], who, switch NAME, quit (or Ctrl-D).
+Tab completes commands and options; Ctrl-C drops the line you are typing."""
 
 log = logging.getLogger(__name__)
 

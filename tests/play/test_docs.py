@@ -1,4 +1,4 @@
-"""Every offline-table transcript in README.md and docs/*.md is what the table prints.
+"""Every offline-table transcript in README.md and docs/ is what the table prints.
 
 A transcript is a fenced block with lines typed at the table (`name> …`, `name #gm> …`, and
 the table's own `help`, `who`, `switch`; `#` comments), each followed by what was printed,
@@ -30,7 +30,7 @@ import pytest
 from bot.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 MARKER = re.compile(r"<!--\s*play:(.*?)-->")
 TYPED = re.compile(r"^(?:[a-z][\w-]*(?: #[\w-]+)?> |#|(?:help|who|switch|quit)\b)")

@@ -98,8 +98,18 @@ def main(argv: list[str] | None = None) -> int:
     if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
         print(NO_TOKEN, file=sys.stderr)
         return 2
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(settings))
+    from bot.ops.shutdown import StartFailed
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_run(settings))
+    except StartFailed as failure:
+        # One line, no traceback (LOG_LEVEL=DEBUG logs it); a JSON log stays all JSON.
+        if settings.log_format == "json":
+            log.error("%s", failure)
+        else:
+            print(failure, file=sys.stderr)
+        return 1
     return 0
 
 

@@ -41,3 +41,31 @@ def setup_logging(level: str = "INFO", fmt: str = "text") -> None:
     root.setLevel(level)
     # discord.py's gateway chatter is noisy at INFO.
     logging.getLogger("discord").setLevel(max(logging.getLevelName(level), logging.INFO))
+    quiet_start_up()
+
+
+#: Start-up lines that say nothing to an operator of this bot, by logger: Alembic's
+#: set-up chatter before every migration run, and discord.py's notice that voice needs
+#: extra packages (the bot has no voice).
+_NOISE: dict[str, tuple[str, ...]] = {
+    "alembic.runtime.plugins": ("setup plugin ",),
+    "alembic.runtime.migration": ("Context impl ", "Will assume "),
+    "discord.client": ("PyNaCl is not installed", "davey is not installed"),
+}
+
+
+class _DropNoise(logging.Filter):
+    def __init__(self, prefixes: tuple[str, ...]) -> None:
+        super().__init__()
+        self.prefixes = prefixes
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(self.prefixes)
+
+
+def quiet_start_up() -> None:
+    """Drop the start-up noise above (idempotent); "Running upgrade ..." lines stay."""
+    for name, prefixes in _NOISE.items():
+        logger = logging.getLogger(name)
+        logger.filters[:] = [f for f in logger.filters if not isinstance(f, _DropNoise)]
+        logger.addFilter(_DropNoise(prefixes))

@@ -14,7 +14,9 @@ import logging
 import signal
 from typing import TYPE_CHECKING
 
+import aiohttp
 import discord
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot.ops import Operations
 from bot.ops.server import OpsServer
@@ -28,6 +30,69 @@ log = logging.getLogger(__name__)
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: How long ``bot.start`` may take to return after ``close()`` before it is cancelled.
 CLOSE_TIMEOUT = 10.0
+
+
+class StartFailed(Exception):
+    """The bot could not start (or lost Discord for good): one line for the operator."""
+
+
+#: What ``bot.start`` raises when Discord cannot be reached or will not have us. Anything
+#: else is a bug and keeps its traceback.
+_DISCORD_ERRORS = (
+    aiohttp.ClientError,
+    OSError,
+    TimeoutError,
+    discord.GatewayNotFound,
+    discord.HTTPException,
+    discord.ConnectionClosed,
+)
+
+
+def explain_discord_error(error: BaseException) -> str:
+    """One line saying why Discord could not be reached, and what to do."""
+    if isinstance(error, discord.LoginFailure):
+        return (
+            "Discord refused the token: copy a fresh one from the developer portal "
+            "(Application -> Bot -> Reset Token) into DISCORD_TOKEN."
+        )
+    if isinstance(error, discord.HTTPException):
+        # A 5xx body is often a whole HTML page: the status line says enough.
+        reason = getattr(error.response, "reason", None) or ""
+        status = f"HTTP {error.status} {reason}".strip()
+        if isinstance(error, discord.DiscordServerError):
+            return (
+                f"Discord answered {status}: it may be down; see https://discordstatus.com "
+                "and start the bot again later."
+            )
+        text = (error.text.strip().splitlines() or [""])[0][:200]
+        return f"Discord refused to log the bot in ({status}{': ' + text if text else ''})."
+    if isinstance(error, discord.GatewayNotFound):
+        return (
+            "Discord's gateway cannot be found: Discord may be down; see "
+            "https://discordstatus.com and start the bot again later."
+        )
+    if isinstance(error, discord.ConnectionClosed):
+        why = f": {error.reason}" if error.reason else ""
+        return f"Discord closed the connection (code {error.code}{why}); start the bot again."
+    if isinstance(error, aiohttp.ClientConnectorError):
+        cause = error.os_error.strerror or str(error.os_error) or type(error.os_error).__name__
+        where = f"{error.host}:{error.port}"
+    else:
+        cause = str(error) or ("no answer in time" if isinstance(error, TimeoutError) else "")
+        cause = cause or type(error).__name__
+        where = "discord.com"
+    return (
+        f"Cannot reach Discord at {where} ({cause}): check this machine's network "
+        "connection, then start the bot again."
+    )
+
+
+def _explain_database_error(error: BaseException) -> str:
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return (
+        f"Cannot open the database ({first}): check DATABASE_URL and that the database "
+        "server is running, then start the bot again."
+    )
 
 
 async def graceful_shutdown(bot: PbpBot, grace_seconds: float) -> bool:
@@ -98,7 +163,11 @@ async def serve(settings: Settings, ops: Operations | None = None) -> None:
         if server is not None:
             port = await server.start()
             log.info("metrics on :%d/metrics, health on :%d/healthz", port, port)
-        await upgrade_to_head(settings.database_url)
+        try:
+            await upgrade_to_head(settings.database_url)
+        except (OSError, SQLAlchemyError) as error:
+            log.debug("migrating the database failed", exc_info=True)
+            raise StartFailed(_explain_database_error(error)) from error
         ops.health.migrated = True
         if stop.is_set():
             return
@@ -106,11 +175,10 @@ async def serve(settings: Settings, ops: Operations | None = None) -> None:
         try:
             async with bot:  # sets up the client's loop-bound parts, closes it on the way out
                 await run_until_stopped(bot, settings.discord_token.get_secret_value(), stop)
-        except discord.LoginFailure:
-            raise SystemExit(
-                "Discord refused the token: copy a fresh one from the developer portal "
-                "(Application -> Bot -> Reset Token) into DISCORD_TOKEN."
-            ) from None
+        except (discord.LoginFailure, *_DISCORD_ERRORS) as error:
+            # The traceback is aiohttp's and discord.py's insides; DEBUG keeps it.
+            log.debug("the bot stopped on a Discord error", exc_info=True)
+            raise StartFailed(explain_discord_error(error)) from error
     finally:
         loop = asyncio.get_running_loop()
         for sig in installed:

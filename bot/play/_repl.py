@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import random
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -91,7 +93,9 @@ async def play(
                     await _prompt(session, world)
         finally:
             await bot.close_database()  # SimCord detaches the bot without closing it
-        return 1 if session.errors else 0
+        # A script fails when a line did; at the prompt a refused line was answered, and
+        # leaving (quit, Ctrl-D) is a normal end.
+        return 1 if session.errors and lines is not None else 0
 
 
 async def _prompt(session: Any, world: World) -> None:
@@ -104,17 +108,31 @@ async def _prompt(session: Any, world: World) -> None:
     with _readline(session, world):
         while True:
             try:
-                # Blocking on purpose: SimCord settles every action before it returns, so the
-                # bot has nothing to do while the person types (and Ctrl-C/D behave normally).
-                line = input(f"{session.current}> ")  # noqa: ASYNC250
-            except EOFError:
+                line = _read_line(f"{session.current}> ")
+            except EOFError:  # Ctrl-D: leave, as a shell does
                 write("")
                 return
-            except KeyboardInterrupt:
+            except KeyboardInterrupt:  # Ctrl-C: drop the line being typed, prompt again
                 write("")
                 continue
             if not await session.run_line(line):
                 return
+
+
+def _read_line(prompt: str) -> str:
+    """One line from the person; Ctrl-C raises KeyboardInterrupt at once.
+
+    Blocking on purpose: SimCord settles every action before it returns, so the bot has
+    nothing to do while the person types. asyncio.run's own SIGINT handler would only cancel
+    the table once the line is entered; Python's default one interrupts the typing instead.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return input(prompt)
+    finally:
+        if previous is not None:  # None: a handler not set from Python, left alone
+            signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
@@ -183,3 +201,7 @@ def run(options: PlayOptions, out: TextIO | None = None) -> int:
         return asyncio.run(play(options, lines, write, ansi=ansi))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `python -m bot play --script FILE | head`
+        with contextlib.suppress(OSError):  # no second error when Python flushes at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        return 0

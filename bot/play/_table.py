@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import discord
 from discord import app_commands
 from simcord import BackendError, OptionError, SetupError
 from simcord.actors import MemberActor
@@ -46,7 +47,8 @@ Act as anyone: start a line with their name, or `switch` to them.
   gm #gm> /roll dice:1d20         run a command in #gm instead of #table
   alice> /character show name:?an ask the bot's autocomplete what fits "an"
 Options are written name:value; quote a value that holds a colon: label:"a: b".
-Table commands: help [command], who, switch NAME, quit. Tab completes commands and options."""
+Table commands: help [command], who, switch NAME, quit (or Ctrl-D).
+Tab completes commands and options; Ctrl-C drops the line you are typing."""
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +62,22 @@ class _Snapshot:
 
 def _fingerprint(message: Message) -> str:
     return json.dumps(
-        [message.content, message.embeds, message.components, message.flags],
+        [message.content, message.embeds, message.components, message.flags, message.attachments],
         sort_keys=True,
         default=str,
     )
+
+
+def _range(param: app_commands.Parameter) -> str:
+    """` from 1 to 100`, ` at least 1`, ` of 1 to 32 characters`: an option's limits, if any."""
+    low, high = param.min_value, param.max_value
+    if low is None and high is None:
+        return ""
+    text = param.type is discord.AppCommandOptionType.string
+    unit = " characters" if text else ""
+    if low is not None and high is not None:
+        return f" {'of' if text else 'from'} {low} to {high}{unit}"
+    return f" at least {low}{unit}" if low is not None else f" at most {high}{unit}"
 
 
 class Session:
@@ -106,6 +120,8 @@ class Session:
             return await self._run(action)
         except PlayError as error:
             self._fail(str(error))
+        except BrokenPipeError:  # the reader went away (`| head`): nothing more to show
+            raise
         except _SIMCORD_ERRORS as error:
             self._fail(str(error).splitlines()[0] if str(error) else type(error).__name__)
         except Exception as error:  # keep the table open; the traceback goes to the log
@@ -209,8 +225,8 @@ class Session:
                     extra = ""
                     if param.choices:
                         extra = " one of " + ", ".join(str(c.value) for c in param.choices)
-                    elif param.min_value is not None or param.max_value is not None:
-                        extra = f" {param.min_value}..{param.max_value}"
+                    else:
+                        extra = _range(param)
                     self._say(
                         f"    {param.display_name}: {param.type.name}{extra}, {need}: "
                         f"{param.description}"
@@ -321,6 +337,7 @@ class Session:
                 embeds=message.embeds,
                 components=message.components,
                 updated=(channel_id, message_id) in before.prints,
+                attachments=message.attachments,
             )
             for line in indent(render(shown, names, ansi=self.ansi)):
                 self.write(line)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.play import PlayOptions, play
 
 SETUP = "gm> /campaign setup system:pen-and-dagger gm_role:@GM gm_channel:#gm"
@@ -98,7 +100,45 @@ async def test_switch_who_and_help() -> None:
     assert any(line.startswith("    /check:") for line in listed)
     assert any(line.startswith("    /campaign setup:") for line in listed)
     roll = _after(out, "help /roll")
-    assert roll[1].strip().startswith("dice: string 1..1000, required")
+    assert roll[1].strip().startswith("dice: string of 1 to 1000 characters, required")
+
+
+async def test_help_gives_each_options_limits_in_words_never_none() -> None:
+    _, out = await _run("help /check", "help /verify", "help /gm log")
+    check = "\n".join(_after(out, "help /check"))
+    assert "dc: integer from 1 to 100, optional" in check
+    assert "bonus: integer from -100 to 100, optional" in check
+    verify = "\n".join(_after(out, "help /verify"))
+    assert "roll: integer at least 1, optional" in verify  # no upper limit
+    assert "None" not in "\n".join(out) and ".." not in "\n".join(out)
+
+
+async def test_escaped_names_and_timestamps_read_as_discord_shows_them() -> None:
+    name = "*Sly*_`Fox`"
+    status, out = await _run(
+        SETUP,
+        f"alice> /character create name:{name}",
+        "alice> /roll dice:1d20 label:a *bold* claim",
+        "alice> /history",
+        "gm> /gm log",
+    )
+    assert status == 0
+    created = _after(out, f"alice> /character create name:{name}")
+    assert f"**{name}** joins the campaign" in created[1]
+    assert "  ┃ 🟦 alice rolls a *bold* claim" in out
+    history = _after(out, "alice> /history")
+    assert "· a few seconds ago · @alice · roll ·" in history[2]
+    assert "<t:" not in "\n".join(out) and "\\" not in "\n".join(out)
+    # Inside a code span Discord shows the text as typed, so nothing is unescaped there.
+    assert "  ┃   `/roll dice:1d20 label:a *bold* claim`" in _after(out, "gm> /gm log")
+
+
+async def test_an_attachment_shows_its_name_and_size() -> None:
+    _, out = await _run(SETUP, "gm> /campaign export")
+    shown = _after(out, "gm> /campaign export")
+    files = [line for line in shown if line.startswith("  📎 ")]
+    assert len(files) == 1
+    assert re.fullmatch(r"  📎 pbp-dice-campaign-1-\d{8}-\d{6}\.json, \d\.\d\d KB", files[0])
 
 
 async def test_autocomplete_asks_the_bot() -> None:

@@ -26,7 +26,7 @@ from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed
 from tests.ledger_triggers import drop_triggers
 
-DOC = Path(__file__).resolve().parents[2] / "README.md"  # "Checking a revealed roll by hand"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "secret-rolls.md"  # "Checking … by hand"
 GM = Caller(user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
 ALICE_CALLER = Caller(user_id=ALICE, channel_id=CHANNEL, guild_id=GUILD)
 BOB_CALLER = Caller(user_id=BOB, channel_id=CHANNEL, guild_id=GUILD)

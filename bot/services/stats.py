@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
+from bot.services import budgets
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
-from bot.services.ledger import RollView, latest_rolls_in
+from bot.services.ledger import RollView, chain_size_in, latest_rolls_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
 
@@ -185,6 +186,8 @@ async def campaign_stats(
         campaign = await campaign_for_channel_in(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
+        size = await chain_size_in(session, f"campaign:{campaign.id}")
+        budgets.charge(caller, budgets.LEDGER_ROW * size)
         before: int | None = None
         while True:  # the ledger's own reader, 100 rows at a time, newest first
             batch = await latest_rolls_in(

@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     shard_ids: Annotated[list[int] | None, NoDecode] = None
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     #: Loopback unless the operator says otherwise: the endpoint has no authentication.
-    metrics_host: str = "127.0.0.1"
+    metrics_host: str = Field(default="127.0.0.1", min_length=1)
     #: Budgets of expensive work (bot/services/budgets.py), in units of ~10 µs of the loop.
     budgets_enabled: bool = True
     budget_user_burst: float = Field(default=5_000, gt=0)

@@ -17,6 +17,7 @@ from bot import cogs
 from bot.config import Settings, load_settings
 from bot.db.engine import Database, create_database
 from bot.ops import Operations
+from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
 from bot.services import bot_state
 from bot.services.budgets import Budgets, Rate
@@ -74,6 +75,8 @@ class PbpBot(commands.AutoShardedBot):
         #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
         self.ops = ops if ops is not None else Operations()
         self.ops.attach(self)
+        #: Start-up warnings about set-ups that show hidden results to every member.
+        self.exposure_check = ExposureCheck(self)
 
     @property
     def db(self) -> Database:

@@ -198,8 +198,8 @@ def test_ordinary_play_never_meets_the_budget(budgets: Budgets, clocks: FakeCloc
 async def test_odds_charge_the_work_the_engine_metered(
     budgets: Budgets, clocks: FakeClocks
 ) -> None:
-    # 10d20kh5: the engine's estimate (~1,200 units) falls short; it works for ~3,000 units'
-    # worth of steps and then refuses. The caller pays for the work done, not the estimate.
+    # 10d20kh5: the engine's estimate falls short by half; it works through the most steps it
+    # allows, then refuses. The caller pays for the work done, not the estimate.
     expression = "10d20kh5"
     meter = OddsMeter()
     with pytest.raises(Exception, match="too many combinations"):

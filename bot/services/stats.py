@@ -15,6 +15,7 @@ only (the later members of a shared save have none); the summary rows (``group``
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -207,14 +208,21 @@ async def campaign_stats(
     readable = await readable_channels(caller, rows, campaign)
     rows = [row for row in rows if row.channel_id in readable]
     gm = viewer_is_gm(campaign, caller)
+    # A long campaign's tally is real work: off the event loop (issue 22).
+    players, skipped = await asyncio.to_thread(_tally, rows, caller.user_id, gm)
+    return CampaignStats(campaign, players, skipped)
+
+
+def _tally(rows: Sequence[RollView], viewer_id: int, gm: bool) -> tuple[list[FaceStats], int]:
+    """Each player's natural d20s among the rows the viewer may see, and how many they may
+    not (oldest first)."""
     faces: dict[int, list[int]] = {}
     skipped = 0
     for row in reversed(rows):
-        if not can_see(row, caller.user_id, gm):
+        if not can_see(row, viewer_id, gm):
             skipped += 1
             continue
         found = natural_d20s(row.kind, row.dice)
         if found:
             faces.setdefault(row.user_id, []).extend(found)
-    players = [face_stats(user, found) for user, found in sorted(faces.items())]
-    return CampaignStats(campaign, players, skipped)
+    return [face_stats(user, found) for user, found in sorted(faces.items())], skipped

@@ -13,15 +13,16 @@ from dataclasses import replace
 
 import pytest
 from sqlalchemy import func, select
-from svc_helpers import ALICE, BOB, CHANNEL, GUILD
+from svc_helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
 from bot.db.engine import Database
 from bot.db.models import ledger
 from bot.dice import parse
 from bot.dice.odds import OddsMeter, exact_odds, odds_cost
-from bot.services import history, odds
+from bot.services import export, gamelog, history, odds, stats
 from bot.services.budgets import (
     HISTORY_ROW,
+    LEDGER_ROW,
     MAX_ODDS_WORK,
     Budgets,
     OverBudget,
@@ -260,3 +261,24 @@ def test_idle_buckets_are_dropped_so_memory_follows_active_users(
     budgets.take(ALICE, GUILD, 1)
     assert len(budgets) == 2  # the one active user and the server
     assert budgets.level(5) == (USER.burst, None)  # a dropped bucket reads as full
+
+
+@pytest.mark.parametrize("command", ["/verify log:True", "/campaign export", "/stats"])
+async def test_whole_ledger_work_is_charged_by_its_rows_before_it_is_done(
+    db: Database, budgets: Budgets, pd_campaign: CampaignView, command: str
+) -> None:
+    for i in range(30):
+        await roll_dice(db, random.Random(i), caller(budgets, BOB), "1d20", request="/roll")
+    gm = replace(gm_caller(), budget=budgets)
+    run = {
+        "/verify log:True": lambda who: gamelog.verify_log(db, who),
+        "/campaign export": lambda who: export.export_for_gm(db, who),
+        "/stats": lambda who: stats.campaign_stats(db, who),
+    }[command]
+    before = budgets.level(gm.user_id, GUILD)[0]
+    await run(gm)
+    assert before - budgets.level(gm.user_id, GUILD)[0] == 30 * LEDGER_ROW
+    # With the bucket nearly empty it is refused before any of it is done.
+    budgets.spend(gm.user_id, None, budgets.level(gm.user_id)[0] - 10)
+    with pytest.raises(OverBudget):
+        await run(gm)

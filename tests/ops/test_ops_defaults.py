@@ -5,6 +5,7 @@ intent."""
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import aiohttp
 import discord
@@ -85,3 +86,23 @@ def test_the_bot_requests_no_privileged_intent() -> None:
     # Nothing beyond discord.py's default set, which holds no privileged intent.
     assert intents.value & ~discord.Intents.default().value == 0
     assert intents.guilds  # channels and roles: where the GM copy goes, who is a GM
+
+
+def test_every_setting_is_documented_in_env_example() -> None:
+    example = Path(__file__).resolve().parents[2] / ".env.example"
+    keys = {
+        line.split("=", 1)[0]
+        for line in example.read_text().splitlines()
+        if line and not line.startswith("#")
+    }
+    assert keys == {name.upper() for name in Settings.model_fields}
+
+
+def test_budgets_come_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BUDGET_USER_BURST", "1234")
+    monkeypatch.setenv("BUDGET_GUILD_PER_SECOND", "77")
+    budgets = create_bot(Settings(_env_file=None)).budgets  # type: ignore[call-arg]
+    assert budgets is not None
+    assert (budgets.user.burst, budgets.guild.per_second) == (1234, 77)
+    monkeypatch.setenv("BUDGETS_ENABLED", "false")
+    assert create_bot(Settings(_env_file=None)).budgets is None  # type: ignore[call-arg]

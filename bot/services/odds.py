@@ -180,11 +180,12 @@ async def luck_odds(db: Database, caller: Caller) -> OddsReport:
 
 async def roll_odds(caller: Caller, expression: str, at_least: int | None = None) -> OddsReport:
     """``/odds roll``: :func:`dice_odds` charged to the caller's budgets, computed in a
-    worker thread (up to ~45 ms of engine work must not hold up everyone else's commands).
+    worker thread (up to ~10-30 ms of engine work must not hold up everyone else's commands).
 
     The engine's static estimate is taken up front (what it refuses at once is free); the
     steps it really metered are then charged or refunded, as the estimate can fall short
-    (keep/drop) by a factor of a few.
+    (keep/drop) by a factor of a few. Metering means the engine's cache of results is not
+    used here: every request pays for its own work, a repeated costly one included.
     """
     parsed = parse(expression)
     estimate = odds_cost(parsed)

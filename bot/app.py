@@ -17,8 +17,10 @@ from bot import cogs
 from bot.config import Settings, load_settings
 from bot.db.engine import Database, create_database
 from bot.ops import Operations
+from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
 from bot.services import bot_state
+from bot.services.budgets import Budgets, Rate
 from bot.tree import PbpTree
 
 log = logging.getLogger(__name__)
@@ -68,9 +70,13 @@ class PbpBot(commands.AutoShardedBot):
         #: Freeze the start-up heap once set up (bot/ops/heap.py): the running bot, not tests.
         self.freeze_heap = freeze_heap
         self._db: Database | None = None
+        #: Budgets of expensive work, in this process's memory (bot/services/budgets.py).
+        self.budgets = make_budgets(settings)
         #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
         self.ops = ops if ops is not None else Operations()
         self.ops.attach(self)
+        #: Start-up warnings about set-ups that show hidden results to every member.
+        self.exposure_check = ExposureCheck(self)
 
     @property
     def db(self) -> Database:
@@ -132,6 +138,18 @@ class PbpBot(commands.AutoShardedBot):
             f"to guild {guild.id}" if guild else "globally",
         )
         return True
+
+
+def make_budgets(settings: Settings) -> Budgets | None:
+    """The process's budgets from the settings (None when switched off). Retry times are
+    Discord's clock (``utcnow``), which SimCord's virtual time drives in tests."""
+    if not settings.budgets_enabled:
+        return None
+    return Budgets(
+        Rate(settings.budget_user_burst, settings.budget_user_per_second),
+        Rate(settings.budget_guild_burst, settings.budget_guild_per_second),
+        wall=lambda: discord.utils.utcnow().timestamp(),
+    )
 
 
 def create_bot(

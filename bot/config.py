@@ -31,6 +31,14 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(default=None, ge=1)
     shard_ids: Annotated[list[int] | None, NoDecode] = None
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    #: Loopback unless the operator says otherwise: the endpoint has no authentication.
+    metrics_host: str = Field(default="127.0.0.1", min_length=1)
+    #: Budgets of expensive work (bot/services/budgets.py), in units of ~10 µs of the loop.
+    budgets_enabled: bool = True
+    budget_user_burst: float = Field(default=5_000, gt=0)
+    budget_user_per_second: float = Field(default=50, gt=0)
+    budget_guild_burst: float = Field(default=30_000, gt=0)
+    budget_guild_per_second: float = Field(default=300, gt=0)
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
 
     @field_validator("log_level", mode="before")

@@ -41,6 +41,7 @@ def caller_from(interaction: discord.Interaction[Any]) -> Caller:
         interaction_id=interaction.id,
         display_name=user.display_name,
         can_read=read_check(interaction),
+        budget=getattr(interaction.client, "budgets", None),
     )
 
 

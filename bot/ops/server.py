@@ -16,10 +16,15 @@ if TYPE_CHECKING:
     from bot.ops import Operations
 
 
+#: Where the endpoint listens unless ``METRICS_HOST`` says otherwise: this machine only, as it
+#: has no authentication (issue 22, "Safe defaults").
+DEFAULT_HOST = "127.0.0.1"
+
+
 class OpsServer:
     """Serves one process's metrics and health on ``host:port`` (port 0: any free port)."""
 
-    def __init__(self, ops: Operations, port: int, host: str = "0.0.0.0") -> None:
+    def __init__(self, ops: Operations, port: int, host: str = DEFAULT_HOST) -> None:
         self.ops = ops
         self.host = host
         self.port = port

@@ -158,11 +158,15 @@ async def serve(settings: Settings, ops: Operations | None = None) -> None:
     ops = ops or Operations()
     stop = asyncio.Event()
     installed = _install_signal_handlers(stop)
-    server = OpsServer(ops, settings.metrics_port) if settings.metrics_port else None
+    server = (
+        OpsServer(ops, settings.metrics_port, settings.metrics_host)
+        if settings.metrics_port
+        else None
+    )
     try:
         if server is not None:
             port = await server.start()
-            log.info("metrics on :%d/metrics, health on :%d/healthz", port, port)
+            log.info("metrics and health on http://%s:%d (/metrics, /healthz)", server.host, port)
         try:
             await upgrade_to_head(settings.database_url)
         except (OSError, SQLAlchemyError) as error:

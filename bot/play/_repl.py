@@ -78,6 +78,9 @@ async def play(
             dev_guild_id=None,
             log_level="WARNING",
             log_format="text",
+            # One person at their own table, on SimCord's clock, which stands still between
+            # lines: a budget would never refill (issue 22).
+            budgets_enabled=False,
         )
         rng = random.Random(options.seed) if options.seed is not None else None
         bot = create_bot(settings, rng=rng)

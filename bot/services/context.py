@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.services.budgets import Budgets
 
 #: Whether the caller can read a channel or thread (by id), by Discord's permissions at the time
 #: of asking: True or False, or None when the server has no such channel (deleted, or of another
@@ -33,3 +37,5 @@ class Caller:
     #: Where the caller can read; None trusts the caller everywhere (the offline table, tests
     #: of services). Answers about rolls only cover readable places (issue 15, "Scope").
     can_read: ReadCheck | None = field(default=None, compare=False, repr=False)
+    #: The process's budgets of expensive work (bot/services/budgets.py); None: unlimited.
+    budget: Budgets | None = field(default=None, compare=False, repr=False)

@@ -22,13 +22,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import Visibility, campaigns, ledger_chains
 from bot.db.schema import metadata
+from bot.services import budgets
 from bot.services import commitments as cm
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotFound
 from bot.services.gamelog import check_rows
-from bot.services.ledger import RollView
+from bot.services.ledger import RollView, chain_size_in
 from bot.services.sheets import campaign_here
 
 FORMAT = "pbp-dice-export"
@@ -183,6 +184,9 @@ async def export_for_gm(db: Database, caller: Caller) -> tuple[str, dict[str, An
     """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "export the campaign")
+    async with transaction(db) as session:
+        size = await chain_size_in(session, f"campaign:{campaign.id}")
+    budgets.charge(caller, budgets.LEDGER_ROW * size)
     data = await export_campaigns(db, campaign_id=campaign.id, redact_private=True)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return f"pbp-dice-campaign-{campaign.id}-{stamp}.json", data

@@ -9,13 +9,14 @@ checked against their commitment, and every row against its ``who`` digest.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
+from bot.services import budgets, ledger
 from bot.services import commitments as cm
-from bot.services import ledger
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
@@ -107,14 +108,19 @@ def check_rows(
 
 
 async def check_campaign_log(db: Database, campaign: CampaignView) -> LogCheck:
-    """Walk the campaign's whole chain."""
+    """Walk the campaign's whole chain; the hashing runs in a worker thread (a long game's
+    chain takes a while, and must not hold up everyone else's commands)."""
     async with transaction(db) as session:
         rows = await ledger.chain_rows_in(session, campaign.id)
         head = await ledger.chain_head_in(session, f"campaign:{campaign.id}")
-    count, last, broken = check_rows(rows, head)
+    count, last, broken = await asyncio.to_thread(check_rows, rows, head)
     return LogCheck(campaign, count, last, broken)
 
 
 async def verify_log(db: Database, caller: Caller) -> LogCheck:
     """``/verify log:True``: the chain of this channel's campaign."""
-    return await check_campaign_log(db, await campaign_here(db, caller))
+    campaign = await campaign_here(db, caller)
+    async with transaction(db) as session:
+        size = await ledger.chain_size_in(session, f"campaign:{campaign.id}")
+    budgets.charge(caller, budgets.LEDGER_ROW * size)
+    return await check_campaign_log(db, campaign)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.services import ledger
+from bot.services import budgets, ledger
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
 from bot.services.characters import character_by_name_in
@@ -96,6 +96,7 @@ async def page(
 ) -> HistoryPage:
     """A page of the campaign's rolls, each marked visible or not for this caller; rolls made
     where the caller cannot read are left out (issue 15, "Scope")."""
+    budgets.charge(caller, budgets.HISTORY_ROW * (query.limit + 1))
     checked: set[int] = set()
     unreadable: set[int] = set()
     async with transaction(db) as session:

@@ -465,6 +465,13 @@ async def chain_head_in(session: Executor, key: str) -> str | None:
     return None if found is None else str(found)
 
 
+async def chain_size_in(session: Executor, key: str) -> int:
+    """How many rows a chain holds (its last number; 0 if none): the size of a walk of it."""
+    stmt = select(ledger_chains.c.last_number).where(ledger_chains.c.key == key)
+    found = (await session.execute(stmt)).scalar_one_or_none()
+    return 0 if found is None else int(found)
+
+
 async def get_roll(db: Database, roll_id: int) -> RollView:
     """A ledger row by id, or :class:`NotFound`."""
     async with transaction(db) as session:

@@ -6,6 +6,7 @@ Nothing is rolled or recorded. The numbers are the engine's own exact odds (Frac
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -13,9 +14,11 @@ from fractions import Fraction
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.dice import exact_odds, parse
+from bot.dice.limits import MAX_ODDS_COST
+from bot.dice.odds import OddsMeter, odds_cost
 from bot.rules import pen_and_dagger as pd
 from bot.rules import threshold
-from bot.services import characters, checks, pending
+from bot.services import budgets, characters, checks, pending
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
@@ -126,7 +129,8 @@ def _success(odds: Mapping[str, Fraction]) -> Fraction | None:
     return None
 
 
-def _report(title: str, plan: CheckPlan) -> OddsReport:
+def _report(title: str, plan: CheckPlan, caller: Caller) -> OddsReport:
+    budgets.charge(caller, budgets.RULES_ODDS)
     odds = plan.odds()
     if all(name.startswith("total ") for name in odds):
         totals = {int(name.removeprefix("total ")): p for name, p in odds.items()}
@@ -156,7 +160,7 @@ async def check_odds(db: Database, caller: Caller, options: CheckOptions) -> Odd
     carry = await _active_carry_over(db, campaign, character, options.ability)
     plan = checks.plan_check(campaign, character, options, carry_over=carry)
     words = [plan.title, *_setup_words(campaign, character, options, plan, carry)]
-    return _report(f"{character.name}, {', '.join(words)}", plan)
+    return _report(f"{character.name}, {', '.join(words)}", plan, caller)
 
 
 async def save_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
@@ -164,20 +168,50 @@ async def save_odds(db: Database, caller: Caller, options: CheckOptions) -> Odds
     campaign, character = await _context(db, caller)
     plan = checks.plan_save(campaign, character, options)
     words = [plan.title, *_setup_words(campaign, character, options, plan)]
-    return _report(f"{character.name}, {', '.join(words)}", plan)
+    return _report(f"{character.name}, {', '.join(words)}", plan, caller)
 
 
 async def luck_odds(db: Database, caller: Caller) -> OddsReport:
     """The odds of a Pen & Dagger luck roll (lucky on 10 or higher)."""
     campaign, character = await _context(db, caller)
     plan = checks.plan_luck(campaign, character)
-    return _report(f"{character.name}, luck roll", plan)
+    return _report(f"{character.name}, luck roll", plan, caller)
+
+
+async def roll_odds(caller: Caller, expression: str, at_least: int | None = None) -> OddsReport:
+    """``/odds roll``: :func:`dice_odds` charged to the caller's budgets, computed in a
+    worker thread (up to ~10-30 ms of engine work must not hold up everyone else's commands).
+
+    The engine's static estimate is taken up front (what it refuses at once is free); the
+    steps it really metered are then charged or refunded, as the estimate can fall short
+    (keep/drop) by a factor of a few. Metering means the engine's cache of results is not
+    used here: every request pays for its own work, a repeated costly one included.
+    """
+    parsed = parse(expression)
+    estimate = odds_cost(parsed)
+    if estimate > MAX_ODDS_COST:
+        return dice_odds(expression, at_least)  # refused by the estimate, before any work
+    taken = budgets.odds_work(estimate)
+    budgets.charge(caller, taken)
+    meter = OddsMeter()
+    try:
+        return await asyncio.to_thread(_dice_odds, expression, at_least, meter)
+    finally:
+        if caller.budget is not None:
+            # A refused step is charged to the meter but never runs: the work is capped.
+            done = budgets.odds_work(min(meter.used, meter.budget))
+            caller.budget.spend(caller.user_id, caller.guild_id, done - taken)
+            caller.budget.refund(caller.user_id, caller.guild_id, taken - done)
 
 
 def dice_odds(expression: str, at_least: int | None = None) -> OddsReport:
     """Exact odds of a ``/roll`` expression's total; with ``at_least``, P(total ≥ it)."""
+    return _dice_odds(expression, at_least)
+
+
+def _dice_odds(expression: str, at_least: int | None, meter: OddsMeter | None = None) -> OddsReport:
     parsed = parse(expression)
-    totals = exact_odds(parsed)
+    totals = exact_odds(parsed, meter)
     success = None
     if at_least is not None:
         success = sum((p for total, p in totals.items() if total >= at_least), Fraction(0))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.dice import RollResult, parse, roll
-from bot.services import ledger, secrecy
+from bot.services import budgets, ledger, secrecy
 from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
@@ -55,6 +55,7 @@ async def roll_dice(
     hidden rolls are recorded with their commitment (services/secrecy.py).
     """
     parsed = parse(expression)  # a DiceError here changes nothing
+    budgets.charge(caller, budgets.dice_work(parsed))  # and so does OverBudget
     label = " ".join(label.split()) if label else None
     async with core_transaction(db) as session:
         campaign: CampaignView | None = None

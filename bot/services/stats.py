@@ -15,6 +15,7 @@ only (the later members of a shared save have none); the summary rows (``group``
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -22,11 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
+from bot.services import budgets
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
-from bot.services.ledger import RollView, latest_rolls_in
+from bot.services.ledger import RollView, chain_size_in, latest_rolls_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
 
@@ -185,6 +187,8 @@ async def campaign_stats(
         campaign = await campaign_for_channel_in(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
+        size = await chain_size_in(session, f"campaign:{campaign.id}")
+        budgets.charge(caller, budgets.LEDGER_ROW * size)
         before: int | None = None
         while True:  # the ledger's own reader, 100 rows at a time, newest first
             batch = await latest_rolls_in(
@@ -204,14 +208,21 @@ async def campaign_stats(
     readable = await readable_channels(caller, rows, campaign)
     rows = [row for row in rows if row.channel_id in readable]
     gm = viewer_is_gm(campaign, caller)
+    # A long campaign's tally is real work: off the event loop (issue 22).
+    players, skipped = await asyncio.to_thread(_tally, rows, caller.user_id, gm)
+    return CampaignStats(campaign, players, skipped)
+
+
+def _tally(rows: Sequence[RollView], viewer_id: int, gm: bool) -> tuple[list[FaceStats], int]:
+    """Each player's natural d20s among the rows the viewer may see, and how many they may
+    not (oldest first)."""
     faces: dict[int, list[int]] = {}
     skipped = 0
     for row in reversed(rows):
-        if not can_see(row, caller.user_id, gm):
+        if not can_see(row, viewer_id, gm):
             skipped += 1
             continue
         found = natural_d20s(row.kind, row.dice)
         if found:
             faces.setdefault(row.user_id, []).extend(found)
-    players = [face_stats(user, found) for user, found in sorted(faces.items())]
-    return CampaignStats(campaign, players, skipped)
+    return [face_stats(user, found) for user, found in sorted(faces.items())], skipped

@@ -253,7 +253,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         )
         from bot.ops.cli import dumps
 
-        body = io.BytesIO(dumps(data).encode())
+        # Off the event loop: a long campaign's file takes a while to write.
+        body = io.BytesIO((await asyncio.to_thread(dumps, data)).encode())
         await interaction.followup.send(
             "This campaign as a file; an operator can load it with `python -m bot import`.",
             file=discord.File(body, filename=filename),

@@ -129,4 +129,5 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         at_least: app_commands.Range[int, -100000, 100000] | None = None,
         public: bool = False,
     ) -> None:
-        await _answer(interaction, odds.dice_odds(dice, at_least), public)
+        report = await odds.roll_odds(caller_from(interaction), dice, at_least)
+        await _answer(interaction, report, public)

@@ -76,9 +76,7 @@ ROLLER, CHARACTER, REQUEST = "roller", "character", "request"
 
 def canonical(obj: Any) -> bytes:
     """Compact, key-sorted, ASCII-only JSON: the one byte form every digest here hashes."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(
-        "ascii"
-    )
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def normalised(value: Any) -> Any:

@@ -83,8 +83,10 @@ def _row_problem(row: RollView, every_commitment: bool) -> str | None:
             return "it was revealed without its salt, so its result cannot be checked"
         return None
     salts = row.salts or cm.Salts()
-    if row.format >= cm.WHO_FORMAT and every_commitment and not (
-        salts.row_salt or salts.field_salts or salts.erased
+    if (
+        row.format >= cm.WHO_FORMAT
+        and every_commitment
+        and not (salts.row_salt or salts.field_salts or salts.erased)
     ):
         return "its roller and command are not bound"
     checkable = hidden and (every_commitment or row.revealed_at is not None)
@@ -113,8 +115,10 @@ def check_rows(
         try:
             linked = row.link_from(previous)
         except cm.Unsalted:
-            return count, previous, Break(
-                row.number, "the salts of its text are missing, so it cannot be checked"
+            return (
+                count,
+                previous,
+                Break(row.number, "the salts of its text are missing, so it cannot be checked"),
             )
         if linked != row.chain:
             return count, previous, Break(row.number, "it does not link to the roll before it")
@@ -130,9 +134,7 @@ def check_rows(
 async def check_campaign_log(db: Database, campaign: CampaignView) -> LogCheck:
     """Walk the campaign's whole chain."""
     async with transaction(db) as session:
-        rows = await ledger.with_salts_in(
-            session, await ledger.chain_rows_in(session, campaign.id)
-        )
+        rows = await ledger.with_salts_in(session, await ledger.chain_rows_in(session, campaign.id))
         head = await ledger.chain_head_in(session, f"campaign:{campaign.id}")
     count, last, broken = check_rows(rows, head)
     return LogCheck(campaign, count, last, broken)

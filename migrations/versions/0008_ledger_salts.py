@@ -56,8 +56,7 @@ FROZEN = (
 #: JSON columns whose strings (only) an erasure may replace with the tombstone.
 TOMBSTONED_JSON = ("dice", "outcome")
 APPEND_ONLY = (
-    "ledger rows are append-only: only the reveal stamp may be set, once, and personal data "
-    "erased"
+    "ledger rows are append-only: only the reveal stamp may be set, once, and personal data erased"
 )
 
 

@@ -73,7 +73,7 @@ def test_export_then_import_into_another_database(tmp_path: Path) -> None:
     exported = run_bot(tmp_path, "export", "--guild", "77", "--out", str(out), DATABASE_URL=source)
     assert exported.returncode == 0, exported.stderr
     data = json.loads(out.read_text())
-    assert data["format"] == "pbp-dice-export" and data["version"] == 2
+    assert data["format"] == "pbp-dice-export" and data["version"] == 3
     imported = run_bot(tmp_path, "import", str(out), DATABASE_URL=target)
     assert imported.returncode == 0, imported.stderr
     assert "imported campaign 1" in imported.stdout

@@ -467,7 +467,10 @@ async def test_a_gm_export_with_an_unrevealed_self_roll_imports_and_stays_unreve
     )
     _, data = await export_for_gm(db, gm)
     private = [r for r in data["campaigns"][0]["tables"]["ledger"] if r["visibility"] == "self"]
-    assert private and all(r["who_salt"] is None and r["request"] == "" for r in private)
+    assert private and all(r["request"] == "" for r in private)
+    # Their personal salts stay behind too (issue 22: they live in ledger_salts).
+    salted = {s["ledger_id"] for s in data["campaigns"][0]["tables"]["ledger_salts"]}
+    assert salted and not salted & {r["id"] for r in private}
     [imported] = await import_campaigns(db, data, channel_id=OTHER_CHANNEL)
     campaign = await campaigns_svc.get_campaign(db, imported.campaign_id)
     assert (await gamelog.check_campaign_log(db, campaign)).intact

@@ -38,8 +38,9 @@ from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
 from bot.services.ledger import RollView, salts_of, view_of
 
-#: Where docs/privacy.md is published (linked from /privacy).
-DOC_URL = "https://github.com/pbp-dice/pbp-dice/blob/main/docs/privacy.md"
+#: Where /privacy points for the whole story: the note shipped with the bot's source (no
+#: published address is known to the code; an operator hosting the bot can show it).
+DOC_URL = "docs/privacy.md"
 #: Keys of a roll's dice or outcome whose text is the roller's own words (a label, a note, the
 #: dice expression with its comment): tombstoned in the erased person's own rolls.
 FREE_TEXT_KEYS = frozenset({"label", "labels", "note", "comment", "expression"})

@@ -6,6 +6,8 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -280,3 +282,17 @@ async def test_the_ledger_still_refuses_anything_but_a_tombstone(
             await connection.execute(
                 ledger.update().where(ledger.c.id == done.roll_id).values(user_id=ALICE)
             )
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "privacy.md"
+
+
+def test_the_privacy_note_covers_every_table_and_says_what_the_code_does() -> None:
+    """docs/privacy.md is a claim: a table added later must say what it keeps of a person."""
+    note = DOC.read_text(encoding="utf-8")
+    documented = set(re.findall(r"`([a-z_]+)`", note))
+    assert {table.name for table in metadata.sorted_tables} <= documented
+    assert f"`{cm.TOMBSTONE}`" in note and f"becomes `{cm.TOMBSTONE_ID}`" in note
+    # "A name of one or two letters is only matched as a whole field".
+    assert privacy.MIN_NAME_IN_TEXT == 3 and "A name of one or two" in note
+    assert privacy.DOC_URL == "docs/privacy.md"

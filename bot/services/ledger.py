@@ -649,6 +649,19 @@ async def stamp_revealed_in(
     return view_of(row)
 
 
+#: What an erasure may change (issue 22; the triggers of migration 0008 accept only the
+#: tombstone in them, and only strings inside the JSON ones).
+ERASABLE = frozenset({"user_id", "character_name", "request", "dice", "outcome"})
+
+
+async def tombstone_in(session: Executor, roll_id: int, changes: dict[str, Any]) -> None:
+    """In a caller's transaction: replace a row's personal data with the tombstone, the second
+    and last kind of change a ledger row can get (bot/services/privacy.py decides what)."""
+    if not changes or not set(changes) <= ERASABLE:
+        raise ValueError(f"only {sorted(ERASABLE)} can be erased, not {sorted(changes)}")
+    await session.execute(update(_L).where(_L.c.id == roll_id).values(**changes))
+
+
 async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None) -> RollView:
     """Mark a hidden roll revealed, once; see :func:`stamp_revealed_in`."""
     async with transaction(db) as session:

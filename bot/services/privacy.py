@@ -36,7 +36,7 @@ from bot.db.models import (
 from bot.db.party_models import ability_generations, roll_request_targets, roll_requests
 from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
-from bot.services.ledger import RollView, salts_of, view_of
+from bot.services.ledger import RollView, salts_of, tombstone_in, view_of
 
 #: Where /privacy points for the whole story: the note shipped with the bot's source (no
 #: published address is known to the code; an operator hosting the bot can show it).
@@ -369,7 +369,7 @@ async def _erase_ledger(
             salt_rows = _salt_rows_after(row, changes)
             await session.execute(delete(ledger_salts).where(ledger_salts.c.ledger_id == row.id))
             await session.execute(ledger_salts.insert(), salt_rows)
-            await session.execute(update(ledger).where(ledger.c.id == row.id).values(**changes))
+            await tombstone_in(session, row.id, changes)
             changed_rows += 1
             older += row.format < cm.FORMAT
 

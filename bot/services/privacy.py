@@ -212,6 +212,43 @@ class Erased:
     names: tuple[str, ...] = field(default=(), repr=False)
 
 
+#: Keys whose strings the bot writes itself from a fixed vocabulary (ability names, result
+#: words, modes): never erased, so a character named "Dex" or "Pass" does not wipe every
+#: roll's "DEX" or "Pass" in the server.
+STRUCTURAL_KEYS = frozenset(
+    {
+        "ability",
+        "action",
+        "advantage",
+        "attribute",
+        "choice",
+        "contest_of",
+        "degree",
+        "difficulty",
+        "flags",
+        "kind",
+        "level",
+        "modifiers",
+        "notation",
+        "purpose",
+        "rank",
+        "result",
+        "scheme",
+    }
+)
+#: What the bot appends to a display name it stores ("Sam (2)", "Gemma (GM)").
+_SUFFIX = re.compile(r"(?:\s*\((?:GM|\d+)\)|\*)+$")
+
+
+def _option_values(command: str) -> str:
+    """A typed command without its command, subcommand and option names (``/roll dice:1d20
+    label:x`` → ``1d20 x``), so a name like "Roll" is not found in every command."""
+    words = command.split()
+    while words and ":" not in words[0]:
+        words.pop(0)
+    return " ".join(re.sub(r"^[a-z_-]+:", "", w) for w in words)
+
+
 class _Matcher:
     """Whether text names the person: one of their names or their id."""
 
@@ -222,14 +259,19 @@ class _Matcher:
         parts.append(rf"(?<!\d){user_id}(?!\d)")
         self.pattern = re.compile("|".join(parts), re.IGNORECASE)
 
-    def __call__(self, text: str) -> bool:
-        return text.casefold().strip() in self.exact or bool(self.pattern.search(text))
+    def __call__(self, text: str, *, command: bool = False) -> bool:
+        whole = _SUFFIX.sub("", text.strip()).casefold()
+        if whole in self.exact:
+            return True
+        return bool(self.pattern.search(_option_values(text) if command else text))
 
 
 def _tombstoned(value: Any, key: str | None, own: bool, names: _Matcher) -> Any:
     """``value`` with every string naming the person (and, in their own rows, their free
     text) replaced by the tombstone; same shape, numbers untouched."""
     if isinstance(value, str):
+        if key in STRUCTURAL_KEYS:
+            return value
         if (own and key in FREE_TEXT_KEYS) or names(value):
             return cm.TOMBSTONE
         return value
@@ -249,7 +291,7 @@ def _changes(row: RollView, user_id: int, names: _Matcher) -> dict[str, Any]:
     name = row.character_name
     if name is not None and name != cm.TOMBSTONE and names(name):
         changed["character_name"] = cm.TOMBSTONE
-    if row.request != cm.TOMBSTONE and (own or names(row.request)):
+    if row.request != cm.TOMBSTONE and (own or names(row.request, command=True)):
         changed["request"] = cm.TOMBSTONE
     for column in ("dice", "outcome"):
         value = getattr(row, column)
@@ -469,7 +511,7 @@ async def erase_user(
                 )
             )
         ):
-            if request.request != cm.TOMBSTONE and match(request.request):
+            if request.request != cm.TOMBSTONE and match(request.request, command=True):
                 await session.execute(
                     update(roll_requests)
                     .where(roll_requests.c.id == request.id)

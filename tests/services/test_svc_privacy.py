@@ -296,3 +296,33 @@ def test_the_privacy_note_covers_every_table_and_says_what_the_code_does() -> No
     # "A name of one or two letters is only matched as a whole field".
     assert privacy.MIN_NAME_IN_TEXT == 3 and "A name of one or two" in note
     assert privacy.DOC_URL == "docs/privacy.md"
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Sybilla", True),
+        ("sybilla (2)", True),  # a display name made distinct in a generation
+        ("Sybilla (GM)", True),
+        ("Pass: Sybilla, Bo · Fail: nobody", True),
+        ("Sybillan", False),  # another name that starts with hers
+        ("Bob", False),  # "Bo" is too short to look for inside text
+        ("Bo", True),  # but a whole field that is her name is hers
+        (f"<@{ALICE}> rolls", True),
+        (f"{ALICE}1", False),
+    ],
+)
+def test_what_counts_as_naming_her(text: str, named: bool) -> None:
+    matcher = privacy._Matcher(ALICE, ["Sybilla", "Bo"])
+    assert matcher(text) is named
+
+
+def test_a_name_that_is_a_command_word_does_not_erase_every_command() -> None:
+    matcher = privacy._Matcher(ALICE, ["Roll", "Check"])
+    assert not matcher("/roll dice:1d20 label:fire", command=True)
+    assert not matcher("/gm check ability:DEX", command=True)
+    assert matcher("/roll dice:1d20 label:Roll for initiative", command=True)
+    kept = privacy._tombstoned(
+        {"ability": "Check", "result": "Roll", "label": "Check this"}, None, False, matcher
+    )
+    assert kept == {"ability": "Check", "result": "Roll", "label": cm.TOMBSTONE}

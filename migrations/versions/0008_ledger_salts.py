@@ -104,8 +104,11 @@ def trigger_statements(dialect: str) -> list[str]:
             f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY}'); END",
         ]
     same = " AND ".join(f"NEW.{c} IS NOT DISTINCT FROM OLD.{c}" for c in FROZEN)
+    # The text comparison first: an unchanged value (every update but an erasure) costs no walk.
     json_ok = " AND ".join(
-        f"ledger_tombstoned_only(OLD.{c}::jsonb, NEW.{c}::jsonb)" for c in TOMBSTONED_JSON
+        f"(NEW.{c}::text IS NOT DISTINCT FROM OLD.{c}::text "
+        f"OR ledger_tombstoned_only(OLD.{c}::jsonb, NEW.{c}::jsonb))"
+        for c in TOMBSTONED_JSON
     )
     # Recursive over jsonb: the same shape, keys and non-string values; a string either the
     # same or the tombstone.

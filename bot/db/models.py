@@ -269,8 +269,9 @@ class PendingModifier(Base):
 
 
 class LedgerRow(Base):
-    """One roll of any kind, append-only (issue 15): triggers installed by migration 0007 refuse
-    any DELETE, and any UPDATE but the reveal stamp and the foreign keys a deletion nulls.
+    """One roll of any kind, append-only (issue 15): triggers (migration 0008) refuse any DELETE,
+    and any UPDATE but the reveal stamp, the foreign keys a deletion nulls, and an erasure's
+    tombstone in the personal columns (issue 22).
 
     ``interaction_id`` is unique, so one Discord interaction is never recorded twice; it is
     NULL for rows not tied to an interaction (for example made by a scheduled job). What a

@@ -9,8 +9,8 @@ database key, which deletion nulls and import renumbers.
 
 - **who** (format 2): the digest of the personal fields of a row (roller id, character name,
   request text) with a random per-row salt. The commitment and the chain bind this digest, not
-  the fields, so erasing a player later (tombstoning the fields and dropping the salt) leaves
-  every digest checkable while the person is unrecoverable.
+  the fields; but they bind the dice and the outcome in clear, and those can hold personal text
+  too (a label, a character's name), hence format 3.
 - **commitment** (hidden rolls): binds the dice, the outcome, the who digest and the row's
   identity, with a random salt shown only at the reveal.
 - **chain**: each row's link is ``sha256(previous link || sha256(entry))``; the entry holds the

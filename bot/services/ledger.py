@@ -1,7 +1,8 @@
 """The roll ledger: one append-only row per roll of any kind, numbered and hash-chained.
 
 There is no update or delete here except :func:`stamp_revealed`, which sets ``revealed_at``
-once; the database's own triggers refuse anything else (migration 0007). Rows survive the
+once, and :func:`tombstone_in`, which erases a person's data (issue 22); the database's own
+triggers refuse anything else (migrations 0007 and 0008). Rows survive the
 deletion of their campaign or character (the foreign keys become NULL; ``character_name``,
 guild, channel and user stay). ``interaction_id`` is unique: recording the same Discord
 interaction twice stores one row, and the second caller learns it was a duplicate.

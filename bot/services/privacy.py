@@ -353,39 +353,87 @@ def _salt_rows_after(row: RollView, changed: dict[str, Any]) -> list[dict[str, A
     return out
 
 
+@dataclass
+class _Names:
+    """The person's names, and where each may be looked for.
+
+    A character's name only in its own campaign's rows (and in rows of no campaign, or of a
+    deleted one), and a display name only in the person's own rows and the score generations
+    they took part in: otherwise a player could name a character, or set a nickname, after
+    someone else's character and erase it from everyone's log.
+    """
+
+    user_id: int
+    by_campaign: dict[int | None, set[str]]
+    display: set[str]
+    #: Ledger ids of the score generations the person took part in (as player or GM).
+    generations: set[int]
+    _cache: dict[tuple[int | None, bool], _Matcher] = field(default_factory=dict)
+
+    def __call__(self, campaign_id: int | None, *, display: bool) -> _Matcher:
+        key = (campaign_id, display)
+        found = self._cache.get(key)
+        if found is None:
+            names = set(self.by_campaign.get(campaign_id, set()))
+            if campaign_id is None:
+                names = set().union(*self.by_campaign.values())
+            if display:
+                names |= self.display
+            found = self._cache[key] = _Matcher(self.user_id, names)
+        return found
+
+    def all(self) -> set[str]:
+        return set().union(self.display, *self.by_campaign.values())
+
+
 async def _names_of(
     session: Executor, user_id: int, guild_id: int | None, extra: Iterable[str]
-) -> set[str]:
-    """The person's names: their characters' (kept, or on their rolls and requests) and the
-    display names given (the cog passes the caller's)."""
-    names = {n for n in extra if n and n.strip()}
-    stmt = (
-        select(characters.c.name)
+) -> _Names:
+    """The person's names: their characters' (kept, or on their rolls and requests), by
+    campaign, and the display names given (the cog passes the caller's)."""
+    by_campaign: dict[int | None, set[str]] = {}
+    stmt: Any = (
+        select(characters.c.campaign_id, characters.c.name)
         .join(campaigns, campaigns.c.id == characters.c.campaign_id)
         .where(characters.c.user_id == user_id, _in_scope(campaigns, guild_id))
     )
-    names.update(await session.scalars(stmt))
+    found = await _rows(session, stmt)
     # A character deleted since: the names their own rolls were made with.
-    stmt = select(ledger.c.character_name).where(
+    stmt = select(ledger.c.campaign_id, ledger.c.character_name).where(
         ledger.c.user_id == user_id,
         ledger.c.character_name.is_not(None),
         ledger.c.character_id.is_(None),
         _in_scope(ledger, guild_id),
     )
-    deleted: list[str | None] = list(await session.scalars(stmt))
-    names.update(n for n in deleted if n is not None)
+    found += await _rows(session, stmt)
     stmt = (
-        select(roll_request_targets.c.character_name)
+        select(roll_requests.c.campaign_id, roll_request_targets.c.character_name)
         .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
         .where(roll_request_targets.c.user_id == user_id, _in_scope(roll_requests, guild_id))
     )
-    names.update(await session.scalars(stmt))
-    names.discard(cm.TOMBSTONE)
-    return names
+    found += await _rows(session, stmt)
+    for campaign_id, name in found:
+        if name and name != cm.TOMBSTONE:
+            by_campaign.setdefault(campaign_id, set()).add(name)
+    generations: set[int] = set()
+    stmt = select(
+        ability_generations.c.roll_id,
+        ability_generations.c.gm_user_id,
+        ability_generations.c.player_ids,
+    ).where(
+        ability_generations.c.campaign_id.in_(
+            select(campaigns.c.id).where(_in_scope(campaigns, guild_id))
+        )
+    )
+    for roll_id, gm_id, players in await _rows(session, stmt):
+        if roll_id is not None and (gm_id == user_id or user_id in players):
+            generations.add(int(roll_id))
+    display = {n for n in extra if n and n.strip() and n != cm.TOMBSTONE}
+    return _Names(user_id, by_campaign, display, generations)
 
 
 async def _erase_ledger(
-    session: Executor, user_id: int, guild_id: int | None, names: _Matcher
+    session: Executor, user_id: int, guild_id: int | None, names: _Names
 ) -> tuple[int, int]:
     """Tombstone the person in every ledger row in scope; (rows changed, older rows)."""
     changed_rows = older = 0
@@ -396,7 +444,20 @@ async def _erase_ledger(
         if not page:
             return changed_rows, older
         after = page[-1].id
-        todo = [(row, _changes(row, user_id, names)) for row in page]
+        todo = [
+            (
+                row,
+                _changes(
+                    row,
+                    user_id,
+                    names(
+                        row.campaign_id,
+                        display=row.user_id == user_id or row.id in names.generations,
+                    ),
+                ),
+            )
+            for row in page
+        ]
         todo = [(row, changes) for row, changes in todo if changes]
         if not todo:
             continue
@@ -420,20 +481,6 @@ def _fields(row: RollView) -> dict[str, Any]:
     return {name: getattr(row, name) for name in RollView.__slots__}
 
 
-async def _tombstone_json(
-    session: Executor, table: Table, key: Any, column: Any, where: Any, names: _Matcher
-) -> int:
-    """Rewrite a JSON column's strings naming the person (tables outside the ledger)."""
-    count = 0
-    for row in list(await session.execute(select(key, column).where(where))):
-        value = row[1]
-        after = _tombstoned(value, None, False, names)
-        if after != value:
-            await session.execute(update(table).where(key == row[0]).values({column.name: after}))
-            count += 1
-    return count
-
-
 async def erase_user(
     db: Database, user_id: int, guild_id: int | None = None, names: Sequence[str] = ()
 ) -> Erased:
@@ -443,7 +490,6 @@ async def erase_user(
     stored text besides their characters' names."""
     async with transaction(db) as session:
         known = await _names_of(session, user_id, guild_id, names)
-        match = _Matcher(user_id, known)
         mine = select(characters.c.id).where(
             characters.c.user_id == user_id,
             characters.c.campaign_id.in_(
@@ -455,7 +501,7 @@ async def erase_user(
             # Scores, proficiencies, saves and carry-overs go with them (ON DELETE CASCADE);
             # the ledger's and requests' references become NULL.
             await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
-        rolls, older = await _erase_ledger(session, user_id, guild_id, match)
+        rolls, older = await _erase_ledger(session, user_id, guild_id, known)
         other = 0
         in_ledger_scope = fortune_choices.c.roll_id.in_(
             select(ledger.c.id).where(_in_scope(ledger, guild_id))
@@ -476,41 +522,42 @@ async def erase_user(
             .values(user_id=cm.TOMBSTONE_ID, character_name=cm.TOMBSTONE)
         )
         other += result.rowcount or 0  # type: ignore[attr-defined]
-        for target in list(
-            await session.execute(
-                select(roll_request_targets.c.id, roll_request_targets.c.character_name).where(
-                    roll_request_targets.c.request_id.in_(requests_here)
-                )
+        targets = (
+            select(
+                roll_request_targets.c.id,
+                roll_request_targets.c.character_name,
+                roll_request_targets.c.result,
+                roll_requests.c.campaign_id,
             )
-        ):
+            .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
+            .where(_in_scope(roll_requests, guild_id))
+        )
+        for target in await _rows(session, targets):
+            match = known(target.campaign_id, display=False)
+            values: dict[str, Any] = {}
             if target.character_name != cm.TOMBSTONE and match(target.character_name):
+                values["character_name"] = cm.TOMBSTONE
+            result_after = _tombstoned(target.result, None, False, match)
+            if result_after != target.result:
+                values["result"] = result_after
+            if values:
                 await session.execute(
                     update(roll_request_targets)
                     .where(roll_request_targets.c.id == target.id)
-                    .values(character_name=cm.TOMBSTONE)
+                    .values(**values)
                 )
                 other += 1
-        other += await _tombstone_json(
-            session,
-            roll_request_targets,
-            roll_request_targets.c.id,
-            roll_request_targets.c.result,
-            roll_request_targets.c.request_id.in_(requests_here),
-            match,
-        )
         result = await session.execute(
             update(roll_requests)
             .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, guild_id))
             .values(gm_user_id=cm.TOMBSTONE_ID)
         )
         other += result.rowcount or 0  # type: ignore[attr-defined]
-        for request in list(
-            await session.execute(
-                select(roll_requests.c.id, roll_requests.c.request).where(
-                    _in_scope(roll_requests, guild_id)
-                )
-            )
-        ):
+        typed = select(
+            roll_requests.c.id, roll_requests.c.request, roll_requests.c.campaign_id
+        ).where(_in_scope(roll_requests, guild_id))
+        for request in await _rows(session, typed):
+            match = known(request.campaign_id, display=False)
             if request.request != cm.TOMBSTONE and match(request.request, command=True):
                 await session.execute(
                     update(roll_requests)
@@ -526,11 +573,13 @@ async def erase_user(
                 )
             )
         ):
-            values: dict[str, Any] = {}
+            values = {}
             if user_id in generation.player_ids:
                 values["player_ids"] = [p for p in generation.player_ids if p != user_id]
             if generation.gm_user_id == user_id:
                 values["gm_user_id"] = cm.TOMBSTONE_ID
+            involved = generation.roll_id in known.generations
+            match = known(generation.campaign_id, display=involved)
             scores = _tombstoned(generation.scores, None, False, match)
             if scores != generation.scores:
                 values["scores"] = scores
@@ -555,7 +604,7 @@ async def erase_user(
                     .values(gm_user_ids=[g for g in campaign.gm_user_ids if g != user_id])
                 )
                 other += 1
-    return Erased(len(character_ids), rolls, other, older, tuple(sorted(known)))
+    return Erased(len(character_ids), rolls, other, older, tuple(sorted(known.all())))
 
 
 __all__ = [

@@ -16,8 +16,10 @@ from sqlalchemy.exc import DBAPIError
 from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger
+from bot.db.models import RuleSystem, Visibility, ledger
+from bot.db.party_models import roll_request_targets
 from bot.db.schema import metadata
+from bot.services import campaigns as campaigns_svc
 from bot.services import (
     checks,
     export,
@@ -326,3 +328,19 @@ def test_a_name_that_is_a_command_word_does_not_erase_every_command() -> None:
         {"ability": "Check", "result": "Roll", "label": "Check this"}, None, False, matcher
     )
     assert kept == {"ability": "Check", "result": "Roll", "label": cm.TOMBSTONE}
+
+
+async def test_a_nickname_or_character_named_after_someone_else_erases_nothing_of_theirs(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A player who names a character in another campaign, or sets a nickname, after Bob's
+    character, then erases their data, leaves Bob's rolls as they were."""
+    await play(db, pd_campaign)
+    other = await campaigns_svc.setup_campaign(db, GUILD, CHANNEL + 1, RuleSystem.PEN_AND_DAGGER)
+    await create_character(db, other.id, ALICE, QUILL)
+    bob_rows = await rows_of(db, BOB)
+    await privacy.erase_user(db, ALICE, GUILD, names=[QUILL, ALICE_SHOWN])
+    assert await rows_of(db, BOB) == bob_rows
+    async with db.sessionmaker() as session:
+        targets = list(await session.scalars(select(roll_request_targets.c.character_name)))
+    assert sorted(targets) == sorted([cm.TOMBSTONE, QUILL])

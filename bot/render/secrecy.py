@@ -72,10 +72,11 @@ def sent_to_gm_text(roll_id: int) -> str:
 
 
 def who(row: RollView) -> str:
-    """`Ayla (<@123>)` or `<@123>`."""
+    """`Ayla (<@123>)` or `<@123>`; an erased roller (issue 22) as such."""
+    roller = "an erased player" if row.user_id == cm.TOMBSTONE_ID else f"<@{row.user_id}>"
     if row.character_name:
-        return f"{escape(row.character_name)} (<@{row.user_id}>)"
-    return f"<@{row.user_id}>"
+        return f"{escape(row.character_name)} ({roller})"
+    return roller
 
 
 #: Said of a hidden row stored without a commitment (none should be; older rows may be).

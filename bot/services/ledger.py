@@ -655,12 +655,23 @@ async def stamp_revealed_in(
 ERASABLE = frozenset({"user_id", "character_name", "request", "dice", "outcome"})
 
 
-async def tombstone_in(session: Executor, roll_id: int, changes: dict[str, Any]) -> None:
-    """In a caller's transaction: replace a row's personal data with the tombstone, the second
-    and last kind of change a ledger row can get (bot/services/privacy.py decides what)."""
-    if not changes or not set(changes) <= ERASABLE:
-        raise ValueError(f"only {sorted(ERASABLE)} can be erased, not {sorted(changes)}")
-    await session.execute(update(_L).where(_L.c.id == roll_id).values(**changes))
+async def tombstone_in(session: Executor, changes: Sequence[tuple[int, dict[str, Any]]]) -> None:
+    """In a caller's transaction: replace rows' personal data with the tombstone (row id →
+    new values), the second and last kind of change a ledger row can get
+    (bot/services/privacy.py decides what). One executemany per set of columns changed."""
+    by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for roll_id, values in changes:
+        if not values or not set(values) <= ERASABLE:
+            raise ValueError(f"only {sorted(ERASABLE)} can be erased, not {sorted(values)}")
+        row = {"row_id": roll_id} | {f"new_{k}": v for k, v in values.items()}
+        by_columns.setdefault(tuple(sorted(values)), []).append(row)
+    for columns, rows in by_columns.items():
+        stmt = (
+            update(_L)
+            .where(_L.c.id == bindparam("row_id"))
+            .values({c: bindparam(f"new_{c}", type_=_L.c[c].type) for c in columns})
+        )
+        await session.execute(stmt, rows)
 
 
 async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None) -> RollView:

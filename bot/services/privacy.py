@@ -433,48 +433,45 @@ async def _names_of(
 
 
 async def _erase_ledger(
-    session: Executor, user_id: int, guild_id: int | None, names: _Names
+    db: Database, user_id: int, guild_id: int | None, names: _Names
 ) -> tuple[int, int]:
-    """Tombstone the person in every ledger row in scope; (rows changed, older rows)."""
+    """Tombstone the person in every ledger row in scope, a page per transaction (so rolls
+    elsewhere wait for one page, not the whole erasure; a page done stays done, and running
+    the erasure again finishes one cut short). Returns (rows changed, older rows)."""
     changed_rows = older = 0
     after = 0
     while True:
-        stmt = select(ledger).where(ledger.c.id > after, _in_scope(ledger, guild_id))
-        page = [view_of(r) for r in await session.execute(stmt.order_by(ledger.c.id).limit(_PAGE))]
-        if not page:
-            return changed_rows, older
-        after = page[-1].id
-        todo = [
-            (
-                row,
-                _changes(
-                    row,
-                    user_id,
-                    names(
-                        row.campaign_id,
-                        display=row.user_id == user_id or row.id in names.generations,
-                    ),
-                ),
-            )
-            for row in page
-        ]
-        todo = [(row, changes) for row, changes in todo if changes]
-        if not todo:
-            continue
-        found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
-        ids = [row.id for row, _ in todo]
-        for salt in await session.execute(
-            select(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids))
-        ):
-            found.setdefault(int(salt.ledger_id), {})[salt.field] = (salt.salt, salt.digest)
-        for row, changes in todo:
-            row = RollView(**{**_fields(row), "salts": salts_of(found.get(row.id, {}))})
-            salt_rows = _salt_rows_after(row, changes)
-            await session.execute(delete(ledger_salts).where(ledger_salts.c.ledger_id == row.id))
+        async with transaction(db) as session:
+            stmt = select(ledger).where(ledger.c.id > after, _in_scope(ledger, guild_id))
+            page = [
+                view_of(r) for r in await _rows(session, stmt.order_by(ledger.c.id).limit(_PAGE))
+            ]
+            if not page:
+                return changed_rows, older
+            after = page[-1].id
+            todo = []
+            for row in page:
+                display = row.user_id == user_id or row.id in names.generations
+                changes = _changes(row, user_id, names(row.campaign_id, display=display))
+                if changes:
+                    todo.append((row, changes))
+            if not todo:
+                continue
+            found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
+            ids = [row.id for row, _ in todo]
+            for salt in await _rows(
+                session, select(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids))
+            ):
+                found.setdefault(int(salt.ledger_id), {})[salt.field] = (salt.salt, salt.digest)
+            salt_rows: list[dict[str, Any]] = []
+            for row, changes in todo:
+                salted = RollView(**{**_fields(row), "salts": salts_of(found.get(row.id, {}))})
+                salt_rows += _salt_rows_after(salted, changes)
+                older += row.format < cm.FORMAT
+            await session.execute(delete(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids)))
             await session.execute(ledger_salts.insert(), salt_rows)
-            await tombstone_in(session, row.id, changes)
-            changed_rows += 1
-            older += row.format < cm.FORMAT
+            await tombstone_in(session, [(row.id, changes) for row, changes in todo])
+            changed_rows += len(todo)
 
 
 def _fields(row: RollView) -> dict[str, Any]:
@@ -484,12 +481,17 @@ def _fields(row: RollView) -> dict[str, Any]:
 async def erase_user(
     db: Database, user_id: int, guild_id: int | None = None, names: Sequence[str] = ()
 ) -> Erased:
-    """Delete what only ``user_id`` owns and tombstone them everywhere else, in one
-    transaction: in one server (``guild_id``), or everywhere (None: ``/privacy delete`` in a
-    direct message, and ``python -m bot erase-user``). ``names``: display names to find in
-    stored text besides their characters' names."""
+    """Delete what only ``user_id`` owns and tombstone them everywhere else: in one server
+    (``guild_id``), or everywhere (None: ``/privacy delete`` in a direct message, and
+    ``python -m bot erase-user``). ``names``: display names to find in stored text besides
+    their characters' names. The log is rewritten a page per transaction, the rest in one;
+    running it again after an interruption finishes the job."""
     async with transaction(db) as session:
         known = await _names_of(session, user_id, guild_id, names)
+    # The log first, a page at a time; their characters last, so a run cut short still finds
+    # their names when run again.
+    rolls, older = await _erase_ledger(db, user_id, guild_id, known)
+    async with transaction(db) as session:
         mine = select(characters.c.id).where(
             characters.c.user_id == user_id,
             characters.c.campaign_id.in_(
@@ -501,7 +503,6 @@ async def erase_user(
             # Scores, proficiencies, saves and carry-overs go with them (ON DELETE CASCADE);
             # the ledger's and requests' references become NULL.
             await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
-        rolls, older = await _erase_ledger(session, user_id, guild_id, known)
         other = 0
         in_ledger_scope = fortune_choices.c.roll_id.in_(
             select(ledger.c.id).where(_in_scope(ledger, guild_id))

@@ -109,6 +109,102 @@ async def _rolls_before_issue_15(database: Database) -> None:
             )
 
 
+async def _format_2_rolls(database: Database) -> None:
+    """At 0007: a blind roll of Sybil's, revealed, and a public one with her name in its label,
+    sealed and chained as issue 15's code did (format 2: one ``who`` salt, results in clear)."""
+    async with database.engine.begin() as connection:
+        key = "campaign:1"
+        head, last = (
+            await connection.execute(
+                text("SELECT head, last_number FROM ledger_chains WHERE key = :k"), {"k": key}
+            )
+        ).one()
+        at = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+        for offset, (visibility, outcome) in enumerate(
+            [("blind", {"roll": 5, "name": "Sybilla"}), ("public", {"label": "Sybilla hides"})]
+        ):
+            number = last + 1 + offset
+            who_salt, salt = f"{offset}c" * 32, f"{offset}d" * 32
+            request = "/check ability:WIT character:Sybilla"
+            who = cm.who_digest(SYBIL, "Sybilla", request, who_salt)
+            identity = cm.Identity(number, CHANNEL, GUILD, CHANNEL, at)
+            commitment = None
+            if visibility != "public":
+                commitment = cm.sha256_hex(
+                    cm.commitment_encoding(
+                        identity, kind="check", who=who, dice=[5], outcome=outcome, salt=salt
+                    )
+                )
+            entry = cm.entry_encoding(
+                identity,
+                kind="check",
+                visibility=visibility,
+                who=who,
+                commitment=commitment,
+                dice=[5],
+                outcome=outcome,
+            )
+            head = cm.link(head, entry)
+            await connection.execute(
+                text(
+                    "INSERT INTO ledger (campaign_id, character_name, guild_id, channel_id,"
+                    " user_id, kind, request, dice, outcome, visibility, created_at, commitment,"
+                    " salt, revealed_at, scope_id, number, who, who_salt, chain, format) VALUES"
+                    " (1, 'Sybilla', :guild, :channel, :user, 'check', :request, '[5]', :outcome,"
+                    " :visibility, :at, :commitment, :salt, :at, :channel, :number, :who,"
+                    " :who_salt, :chain, 2)"
+                ),
+                {
+                    "guild": GUILD,
+                    "channel": CHANNEL,
+                    "user": SYBIL,
+                    "request": request,
+                    "outcome": json.dumps(outcome),
+                    "visibility": visibility,
+                    "at": at if database.dialect == "postgresql" else at.replace(tzinfo=None),
+                    "commitment": commitment,
+                    "salt": salt if commitment else None,
+                    "number": number,
+                    "who": who,
+                    "who_salt": who_salt,
+                    "chain": head,
+                },
+            )
+        await connection.execute(
+            text("UPDATE ledger_chains SET head = :h, last_number = :n WHERE key = :k"),
+            {"h": head, "n": last + 2, "k": key},
+        )
+
+
+async def test_issue_15_rows_verify_after_0008_and_say_so_once_erased(empty_url: str) -> None:
+    await _migrate(empty_url, "0006_ids_never_reused", downgrade=False)
+    database = create_database(empty_url)
+    try:
+        await _rolls_before_issue_15(database)
+        await _migrate(database.engine, "0007_ledger_chain", downgrade=False)
+        await _format_2_rolls(database)
+        await upgrade_to_head(database.engine)
+        campaign = await campaigns.campaign_for_channel(database, GUILD, CHANNEL)
+        assert (await gamelog.check_campaign_log(database, campaign)).intact
+        player = Caller(user_id=OTHER, channel_id=CHANNEL, guild_id=GUILD)
+        found = await secrecy.verify(database, player, 4)
+        assert found.access.row.format == cm.WHO_FORMAT
+        assert found.matches and found.who_ok is True  # its who salt moved with it
+
+        done = await privacy.erase_user(database, SYBIL, GUILD)
+
+        assert done.older_rows == 4
+        log = await gamelog.check_campaign_log(database, campaign)
+        assert log.intact and log.rolls == 5
+        erased = await secrecy.verify(database, player, 4)
+        assert erased.erased and not erased.matches
+        async with database.engine.connect() as connection:
+            rows = (await connection.execute(text("SELECT * FROM ledger"))).all()
+        assert not [r for r in rows if "Sybilla" in repr(r) or str(SYBIL) in repr(r)]
+    finally:
+        await database.dispose()
+
+
 async def _columns(database: Database, table: str) -> set[str]:
     async with database.engine.connect() as connection:
         found = await connection.run_sync(lambda c: inspect(c).get_columns(table))

@@ -14,7 +14,7 @@ from bot.db.engine import Database
 from bot.db.models import ledger
 
 _MIGRATION = (
-    Path(__file__).resolve().parents[1] / "migrations" / "versions" / "0007_ledger_chain.py"
+    Path(__file__).resolve().parents[1] / "migrations" / "versions" / "0008_ledger_salts.py"
 )
 
 

@@ -269,8 +269,9 @@ class PendingModifier(Base):
 
 
 class LedgerRow(Base):
-    """One roll of any kind, append-only (issue 15): triggers installed by migration 0007 refuse
-    any DELETE, and any UPDATE but the reveal stamp and the foreign keys a deletion nulls.
+    """One roll of any kind, append-only (issue 15): triggers (migration 0008) refuse any DELETE,
+    and any UPDATE but the reveal stamp, the foreign keys a deletion nulls, and an erasure's
+    tombstone in the personal columns (issue 22).
 
     ``interaction_id`` is unique, so one Discord interaction is never recorded twice; it is
     NULL for rows not tied to an interaction (for example made by a scheduled job). What a
@@ -289,7 +290,7 @@ class LedgerRow(Base):
         CheckConstraint("length(request) <= 4000", name="request"),
         CheckConstraint("commitment IS NULL OR length(commitment) = 64", name="commitment"),
         CheckConstraint("number >= 1", name="number"),
-        CheckConstraint("format IN (1, 2)", name="format"),
+        CheckConstraint("format IN (1, 2, 3)", name="format"),
         NEVER_REUSE_IDS,
     )
 
@@ -317,15 +318,38 @@ class LedgerRow(Base):
     #: channel of a roll outside any campaign) and the number printed as ``#N``.
     scope_id: Mapped[int] = mapped_column(BigInteger)
     number: Mapped[int] = mapped_column(BigInteger)
-    #: Salted digest of the personal fields (roller, character name, request) and its salt.
+    #: Salted digest of the personal fields (roller, character name, request); the salts are
+    #: in ``ledger_salts`` (issue 22), so an erasure deletes them without touching this row.
     who: Mapped[str] = mapped_column(String(64))
-    who_salt: Mapped[str | None] = mapped_column(String(64))
     #: This row's link in its campaign's (or channel's) hash chain.
     chain: Mapped[str] = mapped_column(String(64))
-    #: 2: bound as bot/services/commitments.py says; 1: a commitment made before issue 15,
-    #: which bound the ledger id (kept as ``number``) and ``legacy_campaign_id``.
-    format: Mapped[int] = mapped_column(SmallInteger, default=2)
+    #: 3: bound as bot/services/commitments.py says (each personal field salted, issue 22);
+    #: 2: issue 15's (one ``who`` salt, dice and outcome in clear); 1: a commitment made before
+    #: issue 15, which bound the ledger id (kept as ``number``) and ``legacy_campaign_id``.
+    format: Mapped[int] = mapped_column(SmallInteger, default=3)
     legacy_campaign_id: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class LedgerSalt(Base):
+    """The salts of a ledger row's personal fields, apart from the append-only ledger (issue
+    22), so erasing a person deletes them and leaves the row and its digests as they were.
+
+    ``field`` is ``*`` for the row's own salt (format 3: every field's salt derives from it;
+    formats 1 and 2: the ``who`` salt). After an erasure the row salt is gone; a field kept has
+    its own ``salt`` here, a field erased (its value now the tombstone) only its ``digest``, and
+    ``~entry`` holds the digest of an older row's log entry as it was before (see
+    bot/services/commitments.py).
+    """
+
+    __tablename__ = "ledger_salts"
+    __table_args__ = (CheckConstraint("(salt IS NULL) <> (digest IS NULL)", name="one"),)
+
+    ledger_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("ledger.id", ondelete="CASCADE"), primary_key=True
+    )
+    field: Mapped[str] = mapped_column(Text, primary_key=True)
+    salt: Mapped[str | None] = mapped_column(String(64))
+    digest: Mapped[str | None] = mapped_column(String(64))
 
 
 class LedgerChain(Base):
@@ -380,5 +404,6 @@ character_saves = cast(Table, CharacterSave.__table__)
 pending_modifiers = cast(Table, PendingModifier.__table__)
 ledger = cast(Table, LedgerRow.__table__)
 ledger_chains = cast(Table, LedgerChain.__table__)
+ledger_salts = cast(Table, LedgerSalt.__table__)
 ledger_stubs = cast(Table, LedgerStub.__table__)
 bot_state = cast(Table, BotState.__table__)

@@ -1,4 +1,5 @@
-"""`python -m bot export` and `python -m bot import`: move campaigns between servers/databases."""
+"""`python -m bot export` and `python -m bot import`: move campaigns between servers/databases;
+`python -m bot erase-user`: a person's data erased on a request made outside Discord (issue 22)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from bot.config import Settings
 from bot.db.engine import create_database
 from bot.errors import UserError
 
-COMMANDS = frozenset({"export", "import"})
+COMMANDS = frozenset({"export", "import", "erase-user"})
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +29,18 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     imp.add_argument("file", type=Path, help="the export file ('-' for standard input)")
     imp.add_argument("--guild", type=int, help="move the campaign to this server")
     imp.add_argument("--channel", type=int, help="move the campaign to this channel")
+    erase = sub.add_parser(
+        "erase-user",
+        help="erase a Discord user's data everywhere, as /privacy delete does (docs/privacy.md)",
+    )
+    erase.add_argument("user_id", type=int, help="the user's Discord id")
+    erase.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="a display name of theirs to erase from stored text too (repeatable); their "
+        "characters' names are found without it",
+    )
 
 
 def dumps(data: Any) -> str:
@@ -61,9 +74,31 @@ async def _import(args: argparse.Namespace, settings: Settings, data: Any) -> li
     ]
 
 
-def main(args: argparse.Namespace, settings: Settings) -> int:
-    """Run ``export`` or ``import``; a problem is one clear line on stderr and exit code 1."""
+async def _erase(args: argparse.Namespace, settings: Settings) -> str:
+    from bot.services.privacy import erase_user
+
+    if args.user_id <= 0:
+        raise UserError("Give the user's Discord id (a positive number).")
+    db = create_database(settings.database_url)
     try:
+        done = await erase_user(db, args.user_id, None, names=args.name)
+    finally:
+        await db.dispose()
+    older = f" ({done.older_rows} recorded before per-field salts)" if done.older_rows else ""
+    return (
+        f"erased user {args.user_id}: {done.characters_deleted} characters deleted, "
+        f"{done.rolls_erased} rolls tombstoned{older}, {done.other_rows_changed} other rows "
+        "changed; the game logs still verify"
+    )
+
+
+def main(args: argparse.Namespace, settings: Settings) -> int:
+    """Run ``export``, ``import`` or ``erase-user``; a problem is one clear line on stderr and
+    exit code 1."""
+    try:
+        if args.command == "erase-user":
+            print(asyncio.run(_erase(args, settings)))
+            return 0
         if args.command == "export":
             text = asyncio.run(_export(args, settings))
             if args.out is None:

@@ -72,10 +72,11 @@ def sent_to_gm_text(roll_id: int) -> str:
 
 
 def who(row: RollView) -> str:
-    """`Ayla (<@123>)` or `<@123>`."""
+    """`Ayla (<@123>)` or `<@123>`; an erased roller (issue 22) as such."""
+    roller = "an erased player" if row.user_id == cm.TOMBSTONE_ID else f"<@{row.user_id}>"
     if row.character_name:
-        return f"{escape(row.character_name)} (<@{row.user_id}>)"
-    return f"<@{row.user_id}>"
+        return f"{escape(row.character_name)} ({roller})"
+    return roller
 
 
 #: Said of a hidden row stored without a commitment (none should be; older rows may be).
@@ -102,10 +103,12 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
         return embed
     style.add_field(embed, "Salt", f"`{row.salt}`")
     style.add_field(embed, "Commitment (SHA-256)", f"`{row.commitment}`")
-    if row.format == cm.FORMAT and row.who_salt:
+    row_salt = row.salts.row_salt if row.salts is not None else None
+    if row.format == cm.WHO_FORMAT and row_salt:
         # The preimage of ``who``: roller, character, command and their own salt (README).
+        # (Format 3 binds each field by its own salted digest, in the encoding below.)
         who_text = cm.who_encoding(
-            row.user_id, row.character_name, row.request, row.who_salt
+            row.user_id, row.character_name, row.request, row_salt
         ).decode("ascii")
         if len(who_text) <= style.FIELD_VALUE_LIMIT - 8:
             style.add_field(embed, "Who (hashed into `who`)", f"```{who_text}```")
@@ -179,6 +182,17 @@ def verify_embed(result: Verification) -> discord.Embed:
             style.INFO,
         )
         style.add_field(embed, "Commitment (SHA-256)", f"`{result.stored}`")
+        return embed
+    if result.erased:
+        # Issue 22: an erasure tombstoned text this older row had bound in clear.
+        embed = style.new_embed(
+            f"Roll #{row.number}: erased, no longer checkable",
+            "Its roller asked for their data to be erased. This roll was recorded before the "
+            "log salted each personal field, so its commitment bound that text directly: it "
+            "can no longer be recomputed. The game log still links it in place.",
+            style.INFO,
+        )
+        style.add_field(embed, "Commitment (shown when rolled)", f"`{result.stored}`")
         return embed
     if result.matches:
         embed = style.new_embed(

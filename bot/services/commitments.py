@@ -9,13 +9,23 @@ database key, which deletion nulls and import renumbers.
 
 - **who** (format 2): the digest of the personal fields of a row (roller id, character name,
   request text) with a random per-row salt. The commitment and the chain bind this digest, not
-  the fields, so erasing a player later (tombstoning the fields and dropping the salt) leaves
-  every digest checkable while the person is unrecoverable.
+  the fields; but they bind the dice and the outcome in clear, and those can hold personal text
+  too (a label, a character's name), hence format 3.
 - **commitment** (hidden rolls): binds the dice, the outcome, the who digest and the row's
   identity, with a random salt shown only at the reveal.
 - **chain**: each row's link is ``sha256(previous link || sha256(entry))``; the entry holds the
   public part of the row (a hidden row's commitment, never its dice), so changing, removing or
   reordering any past row changes every later link.
+
+Format 3 (issue 22) salts each personal field on its own, so an erasure can blank one field and
+keep every digest checkable: the roller, character name and request, and every string inside
+the dice and the outcome (a label, a note, a character's name in a group verdict), each hashed
+as a **field** digest with a salt derived from the row's one random salt (an HMAC, so the salt of
+one field reveals nothing of another's). ``who`` (v2) binds the digests of the three personal
+columns; the commitment (v3) and the log entry (v2) bind the dice and outcome with every string
+replaced by its field digest, numbers in clear. The salts live in ``ledger_salts``, beside the
+ledger: erasing a field replaces it with :data:`TOMBSTONE`, keeps its digest there, and deletes
+its salt, so the row still verifies and the text is unrecoverable.
 
 Format 1 is the commitment rows carried before issue 15: it bound the ledger id and the campaign
 id directly. Such rows keep verifying through :func:`legacy_encoding`, with the number they were
@@ -25,30 +35,48 @@ shown under and the campaign id they were committed with, both kept on the row.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 #: Version tags inside the encodings, so the formats can change without ambiguity.
 COMMITMENT_V1 = "pbp-dice-commitment-v1"
 COMMITMENT_V2 = "pbp-dice-commitment-v2"
+COMMITMENT_V3 = "pbp-dice-commitment-v3"
 WHO_V1 = "pbp-dice-who-v1"
+WHO_V2 = "pbp-dice-who-v2"
+FIELD_V1 = "pbp-dice-field-v1"
 ENTRY_V1 = "pbp-dice-log-v1"
+ENTRY_V2 = "pbp-dice-log-v2"
 #: The link before a chain's first row.
 GENESIS = "0" * 64
 #: Salt lengths in bytes: 256 bits, 64 hex characters.
 SALT_BYTES = 32
-#: Row formats: 1 = legacy commitment (id and campaign bound directly), 2 = this module's.
+#: Row formats: 1 = legacy commitment (id and campaign bound directly), 2 = issue 15 (one
+#: ``who`` salt; dice and outcome bound in clear), 3 = issue 22 (every personal field salted).
 LEGACY_FORMAT = 1
-FORMAT = 2
+WHO_FORMAT = 2
+FORMAT = 3
+#: What an erased text field holds, and an erased roller id.
+TOMBSTONE = "[erased]"
+TOMBSTONE_ID = 0
+#: Keys of ``ledger_salts.field`` besides a field's path: the row's own random salt (format 3:
+#: every field salt derives from it; formats 1 and 2: the ``who`` salt), and (formats 1 and 2)
+#: the digest of the log entry as it was before an erasure changed text it bound in clear.
+ROW_SALT = "*"
+ENTRY_BEFORE_ERASURE = "~entry"
+#: Marks a row an erasure changed (its digest: the row's ``who``, which it leaves as it was).
+ERASED = "~erased"
+#: The three personal columns as fields.
+ROLLER, CHARACTER, REQUEST = "roller", "character", "request"
 
 
 def canonical(obj: Any) -> bytes:
     """Compact, key-sorted, ASCII-only JSON: the one byte form every digest here hashes."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(
-        "ascii"
-    )
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def normalised(value: Any) -> Any:
@@ -106,7 +134,14 @@ def who_digest(user_id: int, character_name: str | None, request: str, salt: str
 
 
 def commitment_encoding(
-    identity: Identity, *, kind: str, who: str, dice: Any, outcome: Any, salt: str
+    identity: Identity,
+    *,
+    kind: str,
+    who: str,
+    dice: Any,
+    outcome: Any,
+    salt: str,
+    version: str = COMMITMENT_V2,
 ) -> bytes:
     """A hidden roll's commitment preimage (format 2): shown at the reveal, hashed by /verify.
 
@@ -116,7 +151,7 @@ def commitment_encoding(
     return canonical(
         identity.fields()
         | {
-            "v": COMMITMENT_V2,
+            "v": version,
             "kind": kind,
             "who": who,
             "dice": dice,
@@ -160,10 +195,12 @@ def entry_encoding(
     commitment: str | None,
     dice: Any,
     outcome: Any,
+    version: str = ENTRY_V1,
 ) -> bytes:
     """A row as the chain binds it: a hidden row by its commitment, a public one by its result
-    (``dice`` and ``outcome`` as the JSON column gives them back, see above)."""
-    body = identity.fields() | {"v": ENTRY_V1, "kind": kind, "visibility": visibility, "who": who}
+    (``dice`` and ``outcome`` as the JSON column gives them back, see above; format 3: masked,
+    :func:`masked`)."""
+    body = identity.fields() | {"v": version, "kind": kind, "visibility": visibility, "who": who}
     if commitment is not None:
         body["commitment"] = commitment
     else:
@@ -177,6 +214,122 @@ def link(previous: str, entry: bytes) -> str:
     return sha256_hex(bytes.fromhex(previous) + hashlib.sha256(entry).digest())
 
 
+def link_digest(previous: str, entry_digest: str) -> str:
+    """:func:`link` from the entry's digest (hex) rather than its bytes."""
+    return sha256_hex(bytes.fromhex(previous) + bytes.fromhex(entry_digest))
+
+
 def short(link_hex: str) -> str:
     """The chain head as a footer shows it: enough to compare, short enough to read."""
     return link_hex[:12]
+
+
+# --- format 3: one salted digest per personal field (issue 22) -------------------------------
+
+
+def _escape(key: str) -> str:
+    # JSON Pointer's escapes (RFC 6901), so a path names one place whatever the keys hold.
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def string_fields(value: Any, prefix: str) -> Iterator[tuple[str, str]]:
+    """Every string inside a JSON value, with its path (``outcome/members/0/name``)."""
+    if isinstance(value, str):
+        yield prefix, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from string_fields(item, f"{prefix}/{_escape(str(key))}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from string_fields(item, f"{prefix}/{index}")
+
+
+def personal_fields(
+    user_id: int, character_name: str | None, request: str, dice: Any, outcome: Any
+) -> dict[str, Any]:
+    """A format 3 row's fields, each salted and hashed on its own: the three personal columns
+    and every string inside the dice and the outcome."""
+    fields: dict[str, Any] = {ROLLER: user_id, REQUEST: request}
+    if character_name is not None:
+        fields[CHARACTER] = character_name
+    fields.update(string_fields(dice, "dice"))
+    fields.update(string_fields(outcome, "outcome"))
+    return fields
+
+
+def field_salt(row_salt: str, path: str) -> str:
+    """A field's salt, derived from the row's: HMAC-SHA256 keyed by the row salt, so a field's
+    salt kept after an erasure says nothing about the row salt or another field's."""
+    return hmac.new(bytes.fromhex(row_salt), path.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def field_digest(path: str, value: Any, salt: str) -> str:
+    """The salted digest of one field."""
+    return sha256_hex(canonical({"v": FIELD_V1, "field": path, "value": value, "salt": salt}))
+
+
+#: A field's digest by its path and value; None when it cannot be computed (no salt kept).
+DigestOf = Callable[[str, Any], str | None]
+
+
+class Unsalted(LookupError):
+    """A field's digest cannot be computed: neither its salt nor its erased digest is kept."""
+
+
+def masked(value: Any, prefix: str, digest_of: DigestOf) -> Any:
+    """``value`` with every string replaced by its field digest: what format 3 binds."""
+    if isinstance(value, str):
+        digest = digest_of(prefix, value)
+        if digest is None:
+            raise Unsalted(prefix)
+        return digest
+    if isinstance(value, dict):
+        return {
+            key: masked(item, f"{prefix}/{_escape(str(key))}", digest_of)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [masked(item, f"{prefix}/{index}", digest_of) for index, item in enumerate(value)]
+    return value
+
+
+def who_v2(digests: Mapping[str, str | None]) -> str:
+    """Format 3's ``who``: the digests of the roller, character name and request."""
+    return sha256_hex(
+        canonical(
+            {
+                "v": WHO_V2,
+                ROLLER: digests[ROLLER],
+                CHARACTER: digests.get(CHARACTER),
+                REQUEST: digests[REQUEST],
+            }
+        )
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Salts:
+    """What ``ledger_salts`` keeps for one row: the row salt, and after an erasure the salt of
+    each field kept and the digest of each field erased (whose value is the tombstone)."""
+
+    row_salt: str | None = None
+    field_salts: Mapping[str, str] = field(default_factory=dict)
+    erased: Mapping[str, str] = field(default_factory=dict)
+    #: Formats 1 and 2: the digest of the log entry as it was before an erasure, kept only
+    #: when the erasure changed text the entry bound in clear (a public row's result).
+    entry_before: str | None = None
+    #: An erasure changed the row.
+    marked: bool = False
+
+    def digest_of(self, path: str, value: Any) -> str | None:
+        if path in self.erased and value in (TOMBSTONE, TOMBSTONE_ID):
+            return self.erased[path]
+        salt = self.field_salts.get(path)
+        if salt is None and self.row_salt is not None:
+            salt = field_salt(self.row_salt, path)
+        return None if salt is None else field_digest(path, value, salt)
+
+    @property
+    def touched(self) -> bool:
+        """Whether an erasure changed the row."""
+        return self.marked or bool(self.erased) or self.entry_before is not None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,18 +29,22 @@ from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotFound
 from bot.services.gamelog import check_rows
-from bot.services.ledger import RollView, chain_size_in
+from bot.services.ledger import RollView, chain_size_in, salts_of
 from bot.services.sheets import campaign_here
 
 FORMAT = "pbp-dice-export"
 #: Bumped when a file written now could not be read by an older bot (a table or column it
 #: lacks, or a changed meaning). Older files stay importable.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Format 1 files predate issue 15: their ledger rows have no number, ``who`` or chain link.
 _UNCHAINED_VERSION = 1
+#: Format 1 and 2 files predate issue 22: the ``who`` salt is a ledger column, not a row of
+#: ``ledger_salts``.
+_SALT_IN_LEDGER_VERSION = 2
 #: The ledger, taken from the schema like every other table: this module only reads it and, on
 #: import, appends rows (append-only holds); ledger.py alone updates it (the reveal stamp).
 ledger = metadata.tables["ledger"]
+ledger_salts = metadata.tables["ledger_salts"]
 #: Rows per statement for ``IN (...)`` look-ups: under every driver's parameter limit.
 _CHUNK = 500
 
@@ -103,22 +107,16 @@ def _is_datetime(column: Column[Any]) -> bool:
 def _redact(row: dict[str, Any]) -> dict[str, Any]:
     """A roll only its roller may see, not revealed yet: keep the commitment, drop the result.
 
-    The salt goes too: with it, the commitment could be brute-forced back into the result. So
+    The salt goes too: with it, the commitment could be brute-forced back into the result; and
+    so do its personal salts (``ledger_salts``, left out by the caller). So
     does the command as typed, which the GM's own log does not show for such a roll either
     (issue 15: a fortune choice made on a self roll before that rule named it, "keep the
     natural 20 of roll #42"; since then a hidden roll has no follow-up row until revealed).
     """
     if row.get("visibility") == Visibility.SELF.value and row.get("revealed_at") is None:
-        # ``who_salt`` goes with the request: with it the request could be guessed back from
-        # ``who``; without it the ``who`` digest still binds the row, unchecked.
-        return {
-            **row,
-            "request": "",
-            "dice": [],
-            "outcome": {"redacted": True},
-            "salt": None,
-            "who_salt": None,
-        }
+        # Its personal salts go with the request: with them the request could be guessed
+        # back from ``who``; without them the ``who`` digest still binds the row, unchecked.
+        return {**row, "request": "", "dice": [], "outcome": {"redacted": True}, "salt": None}
     return row
 
 
@@ -127,6 +125,7 @@ async def _campaign_rows(
 ) -> dict[str, list[dict[str, Any]]]:
     scopes: dict[str, Select[Any]] = {}
     tables: dict[str, list[dict[str, Any]]] = {}
+    redacted_ids: set[int] = set()
     for table in _tables():
         where = campaigns.c.id == campaign_id if table is campaigns else _owned_where(table, scopes)
         key = _surrogate_key(table)
@@ -136,7 +135,11 @@ async def _campaign_rows(
         result = await session.execute(select(table).where(where).order_by(*order))
         rows = [{k: _to_json(v) for k, v in row._mapping.items()} for row in result]
         if table is ledger and redact_private:
-            rows = [_redact(row) for row in rows]
+            redacted = [_redact(row) for row in rows]
+            redacted_ids = {r["id"] for r, o in zip(redacted, rows, strict=True) if r is not o}
+            rows = redacted
+        if table is ledger_salts:
+            rows = [row for row in rows if row["ledger_id"] not in redacted_ids]
         tables[table.name] = rows
     return tables
 
@@ -285,6 +288,7 @@ def _chain_unchained(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[
     scope = int(campaign.setdefault("ledger_scope", campaign["channel_id"]))
     previous = cm.GENESIS
     rows = []
+    salts = list(tables.get(ledger_salts.name, []))
     for row in sorted(tables.get(ledger.name, []), key=lambda r: int(r["id"])):
         row = dict(row)
         salt = secrets.token_hex(cm.SALT_BYTES)
@@ -293,13 +297,47 @@ def _chain_unchained(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[
             scope_id=scope,
             format=cm.LEGACY_FORMAT,
             legacy_campaign_id=row.get("campaign_id"),
-            who_salt=salt,
             who=cm.who_digest(int(row["user_id"]), row.get("character_name"), row["request"], salt),
         )
+        salts.append({"ledger_id": row["id"], "field": cm.ROW_SALT, "salt": salt, "digest": None})
         view = _row_view(row)
         row["chain"] = previous = cm.link(previous, view.entry())
         rows.append(row)
-    return {**tables, campaigns.name: [campaign], ledger.name: rows}
+    return {**tables, campaigns.name: [campaign], ledger.name: rows, ledger_salts.name: salts}
+
+
+def _salts_apart(data: Any) -> None:
+    """A file written before issue 22 (format 1 or 2): move each ledger row's ``who_salt``
+    into ``ledger_salts``, as migration 0008 does a database. Leaves a damaged file to
+    :func:`_check_header` to refuse."""
+    if not isinstance(data, dict) or not isinstance(data.get("campaigns"), list):
+        return
+    version = data.get("version")
+    if not isinstance(version, int) or version > _SALT_IN_LEDGER_VERSION:
+        return
+    for item in data["campaigns"]:
+        tables = item.get("tables") if isinstance(item, dict) else None
+        if not isinstance(tables, dict) or not isinstance(tables.get(ledger.name), list):
+            continue
+        salts = list(tables.get(ledger_salts.name) or [])
+        rows = []
+        for row in tables[ledger.name]:
+            if isinstance(row, dict) and "who_salt" in row:
+                row = dict(row)
+                salt = row.pop("who_salt")
+                if salt is not None:
+                    salts.append(
+                        {
+                            "ledger_id": row.get("id"),
+                            "field": cm.ROW_SALT,
+                            "salt": salt,
+                            "digest": None,
+                        }
+                    )
+            rows.append(row)
+        tables[ledger.name] = rows
+        if salts:
+            tables[ledger_salts.name] = salts
 
 
 def _row_view(row: Mapping[str, Any]) -> RollView:
@@ -315,7 +353,19 @@ def _row_view(row: Mapping[str, Any]) -> RollView:
 
 def _verify_log(tables: dict[str, list[dict[str, Any]]]) -> tuple[int, str]:
     """Refuse a file whose chain or commitments do not verify; (last number, head) if they do."""
-    views = sorted((_row_view(r) for r in tables.get(ledger.name, [])), key=lambda v: v.number)
+    fields: dict[int, dict[str, tuple[str | None, str | None]]] = {}
+    for salt in tables.get(ledger_salts.name, []):
+        fields.setdefault(int(salt["ledger_id"]), {})[str(salt["field"])] = (
+            salt.get("salt"),
+            salt.get("digest"),
+        )
+    views = sorted(
+        (
+            replace(_row_view(r), salts=salts_of(fields.get(int(r["id"]), {})))
+            for r in tables.get(ledger.name, [])
+        ),
+        key=lambda v: v.number,
+    )
     _, head, broken = check_rows(views, None, every_commitment=True)
     if broken is not None:
         where = f"at roll #{broken.number}" if broken.number is not None else ""
@@ -338,6 +388,9 @@ async def _import_one(
             f"Channel {campaign['channel_id']} already has a campaign: delete it first, or "
             "import into another channel. Nothing was imported."
         )
+    # The log first: a file whose chain is broken is refused for that, not for what the break
+    # left dangling (a removed roll's salts).
+    last_number, head = _verify_log(tables)
     new_ids: dict[str, dict[int, int]] = {}
     counts: dict[str, int] = {}
     for table in _tables():
@@ -377,7 +430,6 @@ async def _import_one(
         else:
             await session.execute(insert(table), prepared)
     new_campaign = new_ids[campaigns.name][int(campaign["id"])]
-    last_number, head = _verify_log(tables)
     if last_number:
         # The imported chain goes on from its head; the next roll's number follows the file's.
         values = {"scope_id": campaign["ledger_scope"], "last_number": last_number, "head": head}
@@ -408,6 +460,7 @@ async def import_campaigns(
     from a newer bot, a damaged file or a channel that already has a campaign is refused with
     :class:`InvalidValue` / :class:`AlreadyExists`, and nothing is written.
     """
+    _salts_apart(data)
     items = _check_header(data)
     version = int(data["version"])
     if (guild_id is not None or channel_id is not None) and len(items) != 1:

@@ -21,7 +21,13 @@ from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
 from bot.services.ledger import RollView
-from bot.services.secrecy import commitment_of, encoding_of_row, who_matches
+from bot.services.secrecy import (
+    commitment_of,
+    encoding_of_row,
+    erased_before_format_3,
+    fields_match,
+    who_matches,
+)
 from bot.services.sheets import campaign_here
 
 
@@ -62,6 +68,12 @@ def _row_problem(row: RollView, every_commitment: bool) -> str | None:
     """What is wrong with one row beyond its link, or None."""
     if who_matches(row) is False:
         return "its roller, character or command no longer match what was bound"
+    if not fields_match(row):
+        return "the salts of its text are missing, so it cannot be checked"
+    if erased_before_format_3(row):
+        # Issue 22: an older row bound the erased text in clear; its link still holds (by the
+        # entry digest it had), its commitment can no longer be recomputed.
+        return None
     hidden = row.visibility is not Visibility.PUBLIC and row.commitment is not None
     if hidden and not row.salt:
         # Only a GM's export leaves a salt out, of an unrevealed self roll; anything else
@@ -71,7 +83,12 @@ def _row_problem(row: RollView, every_commitment: bool) -> str | None:
         if row.revealed_at is not None:
             return "it was revealed without its salt, so its result cannot be checked"
         return None
-    if row.who_salt is None and row.format == cm.FORMAT and every_commitment:
+    salts = row.salts or cm.Salts()
+    if (
+        row.format >= cm.WHO_FORMAT
+        and every_commitment
+        and not (salts.row_salt or salts.field_salts or salts.erased)
+    ):
         return "its roller and command are not bound"
     checkable = hidden and (every_commitment or row.revealed_at is not None)
     if checkable and commitment_of(encoding_of_row(row)) != row.commitment:
@@ -96,7 +113,15 @@ def check_rows(
         if row.number <= last_number:
             return count, previous, Break(row.number, "its number is out of order")
         last_number = row.number
-        if cm.link(previous, row.entry()) != row.chain:
+        try:
+            linked = row.link_from(previous)
+        except cm.Unsalted:
+            return (
+                count,
+                previous,
+                Break(row.number, "the salts of its text are missing, so it cannot be checked"),
+            )
+        if linked != row.chain:
             return count, previous, Break(row.number, "it does not link to the roll before it")
         problem = _row_problem(row, every_commitment)
         if problem is not None:
@@ -111,7 +136,7 @@ async def check_campaign_log(db: Database, campaign: CampaignView) -> LogCheck:
     """Walk the campaign's whole chain; the hashing runs in a worker thread (a long game's
     chain takes a while, and must not hold up everyone else's commands)."""
     async with transaction(db) as session:
-        rows = await ledger.chain_rows_in(session, campaign.id)
+        rows = await ledger.with_salts_in(session, await ledger.chain_rows_in(session, campaign.id))
         head = await ledger.chain_head_in(session, f"campaign:{campaign.id}")
     count, last, broken = await asyncio.to_thread(check_rows, rows, head)
     return LogCheck(campaign, count, last, broken)

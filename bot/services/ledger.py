@@ -1,7 +1,8 @@
 """The roll ledger: one append-only row per roll of any kind, numbered and hash-chained.
 
 There is no update or delete here except :func:`stamp_revealed`, which sets ``revealed_at``
-once; the database's own triggers refuse anything else (migration 0007). Rows survive the
+once, and :func:`tombstone_in`, which erases a person's data (issue 22); the database's own
+triggers refuse anything else (migrations 0007 and 0008). Rows survive the
 deletion of their campaign or character (the foreign keys become NULL; ``character_name``,
 guild, channel and user stay). ``interaction_id`` is unique: recording the same Discord
 interaction twice stores one row, and the second caller learns it was a duplicate.
@@ -14,6 +15,7 @@ commitment, and link it into its campaign's (or channel's) hash chain; the byte 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import secrets
@@ -25,7 +27,7 @@ from typing import Any
 from sqlalchemy import Row, bindparam, insert, or_, select, text, update
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger, ledger_chains
+from bot.db.models import Visibility, ledger, ledger_chains, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
@@ -121,10 +123,11 @@ class RollView:
     scope_id: int
     number: int
     who: str
-    who_salt: str | None
     chain: str
     format: int
     legacy_campaign_id: int | None
+    #: The row's salts (``ledger_salts``), when read for a check (:func:`with_salts_in`).
+    salts: cm.Salts | None = None
 
     @property
     def identity(self) -> cm.Identity:
@@ -134,16 +137,38 @@ class RollView:
         )
 
     def entry(self) -> bytes:
-        """This row as its chain binds it."""
+        """This row as its chain binds it (format 3: with its field digests, so its salts must
+        have been read; :class:`~bot.services.commitments.Unsalted` otherwise)."""
+        hidden = self.visibility is not Visibility.PUBLIC
+        if self.format < cm.FORMAT:
+            return cm.entry_encoding(
+                self.identity,
+                kind=self.kind,
+                visibility=self.visibility.value,
+                who=self.who,
+                commitment=self.commitment if hidden else None,
+                dice=self.dice,
+                outcome=self.outcome,
+            )
+        digest_of = (self.salts or cm.Salts()).digest_of
         return cm.entry_encoding(
             self.identity,
             kind=self.kind,
             visibility=self.visibility.value,
             who=self.who,
-            commitment=self.commitment if self.visibility is not Visibility.PUBLIC else None,
-            dice=self.dice,
-            outcome=self.outcome,
+            commitment=self.commitment if hidden else None,
+            # A hidden row binds its commitment, never its result.
+            dice=None if hidden else cm.masked(self.dice, "dice", digest_of),
+            outcome=None if hidden else cm.masked(self.outcome, "outcome", digest_of),
+            version=cm.ENTRY_V2,
         )
+
+    def link_from(self, previous: str) -> str:
+        """This row's chain link after ``previous``. An older row whose bound text an erasure
+        changed links by the digest its entry had before (``~entry``, issue 22)."""
+        if self.salts is not None and self.salts.entry_before is not None:
+            return cm.link_digest(previous, self.salts.entry_before)
+        return cm.link(previous, self.entry())
 
 
 def view_of(row: Row[Any]) -> RollView:
@@ -226,33 +251,54 @@ async def _allocate(session: Executor, roll: NewRoll, count: int) -> tuple[int, 
 
 def _sealed(
     roll: NewRoll, number: int, scope: int, previous: str
-) -> tuple[dict[str, Any], str, str | None]:
-    """The row's values, its chain link and (hidden rows) its commitment."""
+) -> tuple[dict[str, Any], str, str | None, str]:
+    """The row's values, its chain link, (hidden rows) its commitment, and its row salt."""
     created_at = utcnow()
     origin = roll.origin
     visibility = Visibility(roll.visibility)
     identity = cm.Identity(number, scope, origin.guild_id, origin.channel_id, created_at)
-    who_salt = secrets.token_hex(cm.SALT_BYTES)
-    who = cm.who_digest(origin.user_id, roll.character_name, roll.request, who_salt)
+    # Format 3 (issue 22): one random row salt, kept in ledger_salts; every personal field is
+    # hashed with a salt derived from it, so an erasure can drop one field and keep the rest.
+    row_salt = secrets.token_hex(cm.SALT_BYTES)
+    digest_of = cm.Salts(row_salt).digest_of
     # As the JSON column gives them back, so /verify and /verify log recompute the same bytes
     # (one round trip for both).
     dice, outcome = cm.normalised([roll.dice, roll.outcome])
+    who = cm.who_v2(
+        {
+            cm.ROLLER: digest_of(cm.ROLLER, origin.user_id),
+            cm.CHARACTER: None
+            if roll.character_name is None
+            else digest_of(cm.CHARACTER, roll.character_name),
+            cm.REQUEST: digest_of(cm.REQUEST, roll.request),
+        }
+    )
+    bound_dice = cm.masked(dice, "dice", digest_of)
+    bound_outcome = cm.masked(outcome, "outcome", digest_of)
     commitment = salt = None
     if visibility is not Visibility.PUBLIC:
         salt = secrets.token_hex(cm.SALT_BYTES)
         commitment = cm.sha256_hex(
             cm.commitment_encoding(
-                identity, kind=roll.kind, who=who, dice=dice, outcome=outcome, salt=salt
+                identity,
+                kind=roll.kind,
+                who=who,
+                dice=bound_dice,
+                outcome=bound_outcome,
+                salt=salt,
+                version=cm.COMMITMENT_V3,
             )
         )
+    hidden = commitment is not None
     entry = cm.entry_encoding(
         identity,
         kind=roll.kind,
         visibility=visibility.value,
         who=who,
         commitment=commitment,
-        dice=dice,
-        outcome=outcome,
+        dice=None if hidden else bound_dice,
+        outcome=None if hidden else bound_outcome,
+        version=cm.ENTRY_V2,
     )
     chain = cm.link(previous, entry)
     values = {
@@ -274,11 +320,20 @@ def _sealed(
         "scope_id": scope,
         "number": number,
         "who": who,
-        "who_salt": who_salt,
         "chain": chain,
         "format": cm.FORMAT,
     }
-    return values, chain, commitment
+    return values, chain, commitment, row_salt
+
+
+def _salt_rows(ids: Sequence[int], row_salts: Sequence[str]) -> list[dict[str, Any]]:
+    return [
+        {"ledger_id": row_id, "field": cm.ROW_SALT, "salt": salt, "digest": None}
+        for row_id, salt in zip(ids, row_salts, strict=True)
+    ]
+
+
+_INSERT_SALTS = insert(ledger_salts)
 
 
 _INSERTS: dict[str, Any] = {}
@@ -306,9 +361,10 @@ async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
             .returning(_L.c.id)
         )
     number, previous, scope, key = await _allocate(session, roll, 1)
-    values, chain, commitment = _sealed(roll, number, scope, previous)
+    values, chain, commitment, row_salt = _sealed(roll, number, scope, previous)
     new_id = (await session.execute(stmt, values)).scalar_one_or_none()
     if new_id is not None:
+        await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
         await session.execute(_SET_HEAD, {"head": chain, "key": key})
         return Recorded(new_id, False, number, chain, commitment)
     existing = (
@@ -331,9 +387,7 @@ def _sqlite_insert_rows(count: int, names: tuple[str, ...]) -> Any:
     """``INSERT INTO ledger (names) VALUES (...), ... RETURNING id`` for ``count`` rows, as
     text with typed parameters (JSON and timestamps still go through the columns' types): an
     ``insert().values([...])`` of many rows is compiled anew on every execution."""
-    rows = ", ".join(
-        "(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count)
-    )
+    rows = ", ".join("(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count))
     params = [
         bindparam(f"{name}_{i}", type_=_L.c[name].type) for i in range(count) for name in names
     ]
@@ -363,10 +417,12 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     first, previous, scope, key = await _allocate(session, rolls[0], len(rolls))
     values: list[dict[str, Any]] = []
     links: list[str] = []
+    row_salts: list[str] = []
     for offset, roll in enumerate(rolls):
-        row, previous, _ = _sealed(roll, first + offset, scope, previous)
+        row, previous, _, row_salt = _sealed(roll, first + offset, scope, previous)
         values.append(row)
         links.append(previous)
+        row_salts.append(row_salt)
     if dialect_name(session) == "sqlite":
         # SQLAlchemy has no sentinel to order SQLite's RETURNING by, and with
         # sort_by_parameter_order it falls back to one INSERT per row. One multi-row INSERT
@@ -382,10 +438,10 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     else:
         ordered = await session.execute(_INSERT_MANY, values)
         ids = [int(new_id) for new_id in ordered.scalars().all()]
+    await session.execute(_INSERT_SALTS, _salt_rows(ids, row_salts))
     await session.execute(_SET_HEAD, {"head": previous, "key": key})
     return [
-        Recorded(row_id, False, first + offset, links[offset])
-        for offset, row_id in enumerate(ids)
+        Recorded(row_id, False, first + offset, links[offset]) for offset, row_id in enumerate(ids)
     ]
 
 
@@ -458,6 +514,39 @@ async def chain_rows_in(session: Executor, campaign_id: int) -> list[RollView]:
         after = page[-1].number
 
 
+async def salts_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, cm.Salts]:
+    """The salts ``ledger_salts`` keeps for rows given by id (issue 22)."""
+    found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
+    ids = sorted(set(roll_ids))
+    for start in range(0, len(ids), _CHAIN_PAGE):
+        chunk = ids[start : start + _CHAIN_PAGE]
+        stmt = select(
+            ledger_salts.c.ledger_id,
+            ledger_salts.c.field,
+            ledger_salts.c.salt,
+            ledger_salts.c.digest,
+        ).where(ledger_salts.c.ledger_id.in_(chunk))
+        for row in await session.execute(stmt):
+            found.setdefault(int(row.ledger_id), {})[str(row.field)] = (row.salt, row.digest)
+    return {row_id: salts_of(fields) for row_id, fields in found.items()}
+
+
+def salts_of(fields: dict[str, tuple[str | None, str | None]]) -> cm.Salts:
+    """One row's ``ledger_salts`` rows (field → (salt, digest)) as :class:`~cm.Salts`."""
+    row_salt = fields.get(cm.ROW_SALT, (None, None))[0]
+    entry = fields.get(cm.ENTRY_BEFORE_ERASURE, (None, None))[1]
+    special = (cm.ROW_SALT, cm.ENTRY_BEFORE_ERASURE, cm.ERASED)
+    kept = {f: s for f, (s, _) in fields.items() if s is not None and f not in special}
+    erased = {f: d for f, (_, d) in fields.items() if d is not None and f not in special}
+    return cm.Salts(row_salt, kept, erased, entry, cm.ERASED in fields)
+
+
+async def with_salts_in(session: Executor, rows: Sequence[RollView]) -> list[RollView]:
+    """The rows with their salts read, for checking them."""
+    found = await salts_in(session, [row.id for row in rows])
+    return [dataclasses.replace(row, salts=found.get(row.id, cm.Salts())) for row in rows]
+
+
 async def chain_head_in(session: Executor, key: str) -> str | None:
     """The stored head of a chain (``campaign:<id>`` or ``channel:<snowflake>``)."""
     stmt = select(ledger_chains.c.head).where(ledger_chains.c.key == key)
@@ -472,10 +561,14 @@ async def chain_size_in(session: Executor, key: str) -> int:
     return 0 if found is None else int(found)
 
 
-async def get_roll(db: Database, roll_id: int) -> RollView:
-    """A ledger row by id, or :class:`NotFound`."""
+async def get_roll(db: Database, roll_id: int, *, salts: bool = False) -> RollView:
+    """A ledger row by id, or :class:`NotFound`; with its salts read when asked (to check
+    it: :func:`with_salts_in`)."""
     async with transaction(db) as session:
-        return await get_roll_in(session, roll_id)
+        row = await get_roll_in(session, roll_id)
+        if salts:
+            (row,) = await with_salts_in(session, [row])
+        return row
 
 
 async def roll_for_interaction(db: Database, interaction_id: int) -> RollView | None:
@@ -562,6 +655,30 @@ async def stamp_revealed_in(
         await get_roll_in(session, roll_id)  # NotFound if it does not exist
         raise AlreadyRevealed()
     return view_of(row)
+
+
+#: What an erasure may change (issue 22; the triggers of migration 0008 accept only the
+#: tombstone in them, and only strings inside the JSON ones).
+ERASABLE = frozenset({"user_id", "character_name", "request", "dice", "outcome"})
+
+
+async def tombstone_in(session: Executor, changes: Sequence[tuple[int, dict[str, Any]]]) -> None:
+    """In a caller's transaction: replace rows' personal data with the tombstone (row id →
+    new values), the second and last kind of change a ledger row can get
+    (bot/services/privacy.py decides what). One executemany per set of columns changed."""
+    by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for roll_id, values in changes:
+        if not values or not set(values) <= ERASABLE:
+            raise ValueError(f"only {sorted(ERASABLE)} can be erased, not {sorted(values)}")
+        row = {"row_id": roll_id} | {f"new_{k}": v for k, v in values.items()}
+        by_columns.setdefault(tuple(sorted(values)), []).append(row)
+    for columns, rows in by_columns.items():
+        stmt = (
+            update(_L)
+            .where(_L.c.id == bindparam("row_id"))
+            .values({c: bindparam(f"new_{c}", type_=_L.c[c].type) for c in columns})
+        )
+        await session.execute(stmt, rows)
 
 
 async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None) -> RollView:

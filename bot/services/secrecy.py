@@ -127,9 +127,11 @@ def resolve_visibility(
 def encoding_of_row(row: ledger_svc.RollView) -> bytes:
     """Recompute a hidden row's commitment preimage from what the ledger stores.
 
-    Format 2 binds the public number, scope, place, time and the ``who`` digest
-    (bot/services/commitments.py); format 1 rows (committed before issue 15) bound the id they
-    were shown under (kept as ``number``) and the campaign id they had then.
+    Format 3 binds the public number, scope, place, time, the ``who`` digest and the dice and
+    outcome with each string as its field digest (so the row's salts must have been read,
+    :func:`~bot.services.ledger.with_salts_in`); format 2 the same with the dice and outcome in
+    clear; format 1 rows (committed before issue 15) bound the id they were shown under (kept
+    as ``number``) and the campaign id they had then (bot/services/commitments.py).
     """
     if row.format == cm.LEGACY_FORMAT:
         return cm.legacy_encoding(
@@ -141,18 +143,70 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
             outcome=row.outcome,
             salt=row.salt or "",
         )
+    if row.format == cm.WHO_FORMAT:
+        return cm.commitment_encoding(
+            row.identity, kind=row.kind, who=row.who, dice=row.dice, outcome=row.outcome,
+            salt=row.salt or "",
+        )
+    digest_of = (row.salts or cm.Salts()).digest_of
     return cm.commitment_encoding(
-        row.identity, kind=row.kind, who=row.who, dice=row.dice, outcome=row.outcome,
+        row.identity,
+        kind=row.kind,
+        who=row.who,
+        dice=cm.masked(row.dice, "dice", digest_of),
+        outcome=cm.masked(row.outcome, "outcome", digest_of),
         salt=row.salt or "",
+        version=cm.COMMITMENT_V3,
     )
 
 
+def erased_before_format_3(row: ledger_svc.RollView) -> bool:
+    """An older row (format 1 or 2) an erasure changed: it bound the erased text in clear, so
+    its commitment (and, for a public row, its result) can no longer be checked (issue 22)."""
+    return row.format < cm.FORMAT and row.salts is not None and row.salts.touched
+
+
 def who_matches(row: ledger_svc.RollView) -> bool | None:
-    """Whether the row's personal fields still hash to its ``who`` digest (None: no salt kept,
-    as after an erasure, so only the digest itself is bound)."""
-    if row.who_salt is None:
+    """Whether the row's personal fields still hash to its ``who`` digest (None: not known,
+    as when its salts were not read, or a format 2 row whose salt was erased with them).
+
+    Format 3: each field from its salt, or an erased field (the tombstone) from the digest
+    kept in its place, so an erased row still checks.
+    """
+    salts = row.salts
+    if salts is None:
         return None
-    return cm.who_digest(row.user_id, row.character_name, row.request, row.who_salt) == row.who
+    if row.format < cm.FORMAT:
+        if salts.row_salt is None:
+            return None
+        encoding = cm.who_digest(row.user_id, row.character_name, row.request, salts.row_salt)
+        return encoding == row.who
+    fields = {
+        cm.ROLLER: salts.digest_of(cm.ROLLER, row.user_id),
+        cm.CHARACTER: None
+        if row.character_name is None
+        else salts.digest_of(cm.CHARACTER, row.character_name),
+        cm.REQUEST: salts.digest_of(cm.REQUEST, row.request),
+    }
+    if any(fields[f] is None for f in (cm.ROLLER, cm.REQUEST)) or (
+        row.character_name is not None and fields[cm.CHARACTER] is None
+    ):
+        return None
+    return cm.who_v2(fields) == row.who
+
+
+def fields_match(row: ledger_svc.RollView) -> bool:
+    """Format 3: every string of the dice and outcome can be hashed (its salt or its erased
+    digest is kept); the chain or the commitment then says whether it is the bound one."""
+    if row.format < cm.FORMAT:
+        return True
+    try:
+        digest_of = (row.salts or cm.Salts()).digest_of
+        cm.masked(row.dice, "dice", digest_of)
+        cm.masked(row.outcome, "outcome", digest_of)
+    except cm.Unsalted:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +352,8 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         row = await ledger_svc.stamp_revealed_in(session, row.id)
         # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.
         await pending.on_reveal_in(session, row)
+        # Its salts, for the encoding the reveal shows (format 3 hashes each field).
+        (row,) = await ledger_svc.with_salts_in(session, [row])
     return RowAccess(row, found.campaign, True, found.caller_is_gm)
 
 
@@ -337,6 +393,9 @@ class Verification:
     #: Whether the roller, character name and request still hash to the bound ``who``
     #: (None: a legacy row binds them directly, or the salt was erased with them).
     who_ok: bool | None = None
+    #: An older row (format 1 or 2) whose bound text was erased (issue 22): its commitment can
+    #: no longer be recomputed, and says so rather than "does not match".
+    erased: bool = False
 
     @property
     def matches(self) -> bool:
@@ -364,7 +423,16 @@ async def verify(db: Database, caller: Caller, number: int) -> Verification:
     stub = await stub_of(db, row.id)
     if not found.visible:
         return Verification(found, row.commitment, False, None, None, stub)
-    encoding = encoding_of_row(row)
+    async with transaction(db) as session:
+        (row,) = await ledger_svc.with_salts_in(session, [row])
+    found = replace(found, row=row)
+    if erased_before_format_3(row):
+        # Issue 22: the text this older row bound in clear was erased; nothing to recompute.
+        return Verification(found, row.commitment, True, None, None, stub, erased=True)
+    try:
+        encoding = encoding_of_row(row)
+    except cm.Unsalted:
+        return Verification(found, row.commitment, True, None, None, stub, who_ok=False)
     who_ok = None if row.format == cm.LEGACY_FORMAT else who_matches(row)
     return Verification(
         found, row.commitment, True, commitment_of(encoding), encoding, stub, who_ok=who_ok

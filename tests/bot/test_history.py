@@ -45,7 +45,8 @@ async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None
                 {"o": forged_outcome, "id": row.id},
             )
     await drop_triggers(table.bot.db.engine)
-    forged = dataclasses.replace(await ledger.get_roll(table.bot.db, row.id), outcome=None)
+    stored = await ledger.get_roll(table.bot.db, row.id, salts=True)
+    forged = dataclasses.replace(stored, outcome=None)
     forged = dataclasses.replace(forged, outcome=json.loads(forged_outcome))
     digest = secrecy.commitment_of(secrecy.encoding_of_row(forged))
     async with table.bot.db.engine.begin() as connection:

@@ -73,7 +73,7 @@ def test_export_then_import_into_another_database(tmp_path: Path) -> None:
     exported = run_bot(tmp_path, "export", "--guild", "77", "--out", str(out), DATABASE_URL=source)
     assert exported.returncode == 0, exported.stderr
     data = json.loads(out.read_text())
-    assert data["format"] == "pbp-dice-export" and data["version"] == 2
+    assert data["format"] == "pbp-dice-export" and data["version"] == 3
     imported = run_bot(tmp_path, "import", str(out), DATABASE_URL=target)
     assert imported.returncode == 0, imported.stderr
     assert "imported campaign 1" in imported.stdout
@@ -144,3 +144,59 @@ def test_sigterm_drains_in_flight_work_closes_the_database_and_exits_0(tmp_path:
     assert any(m.startswith("shutting down: 1 interaction(s) in flight") for m in messages)
     assert "bot closed; database connections released" in messages
     assert "fake-token-123" not in out + err
+
+
+def test_erase_user_erases_everywhere_and_the_log_still_verifies(tmp_path: Path) -> None:
+    """Issue 22: an erasure asked for outside Discord, as `/privacy delete` in a DM does."""
+    import asyncio
+    import random
+
+    from bot.db.engine import create_database
+    from bot.db.models import RuleSystem
+    from bot.services import campaigns, characters, gamelog, rolls
+    from bot.services.context import Caller
+
+    path = tmp_path / "erase.sqlite3"
+    url = f"sqlite+aiosqlite:///{path}"
+    assert run_bot(tmp_path, "migrate", DATABASE_URL=url).returncode == 0
+    player, guilds = 4_800_000_000_000_123, (1_000_000_000_000_051, 1_000_000_000_000_052)
+
+    async def play() -> None:
+        db = create_database(url)
+        try:
+            for n, guild in enumerate(guilds):
+                campaign = await campaigns.setup_campaign(
+                    db, guild, guild + 1000, RuleSystem.ROLL_UNDER
+                )
+                await characters.create_character(db, campaign.id, player, "Morwenna")
+                caller = Caller(player, guild + 1000, guild, interaction_id=900 + n)
+                await rolls.roll_dice(
+                    db, random.Random(n), caller, "1d20", label="Morwenna waits", request="/roll"
+                )
+        finally:
+            await db.dispose()
+
+    async def intact() -> list[bool]:
+        db = create_database(url)
+        try:
+            found = []
+            for guild in guilds:
+                campaign = await campaigns.campaign_for_channel(db, guild, guild + 1000)
+                found.append((await gamelog.check_campaign_log(db, campaign)).intact)
+            return found
+        finally:
+            await db.dispose()
+
+    asyncio.run(play())
+    refused = run_bot(tmp_path, "erase-user", "0", DATABASE_URL=url)
+    assert refused.returncode == 1 and "Discord id" in refused.stderr
+    done = run_bot(tmp_path, "erase-user", str(player), DATABASE_URL=url)
+    assert done.returncode == 0, done.stderr
+    assert "2 characters deleted, 2 rolls tombstoned" in done.stdout
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        dump = "\n".join(
+            repr(row) for table in tables for row in conn.execute(f'SELECT * FROM "{table}"')
+        )
+    assert str(player) not in dump and "Morwenna" not in dump
+    assert asyncio.run(intact()) == [True, True]

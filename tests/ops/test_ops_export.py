@@ -467,7 +467,10 @@ async def test_a_gm_export_with_an_unrevealed_self_roll_imports_and_stays_unreve
     )
     _, data = await export_for_gm(db, gm)
     private = [r for r in data["campaigns"][0]["tables"]["ledger"] if r["visibility"] == "self"]
-    assert private and all(r["who_salt"] is None and r["request"] == "" for r in private)
+    assert private and all(r["request"] == "" for r in private)
+    # Their personal salts stay behind too (issue 22: they live in ledger_salts).
+    salted = {s["ledger_id"] for s in data["campaigns"][0]["tables"]["ledger_salts"]}
+    assert salted and not salted & {r["id"] for r in private}
     [imported] = await import_campaigns(db, data, channel_id=OTHER_CHANNEL)
     campaign = await campaigns_svc.get_campaign(db, imported.campaign_id)
     assert (await gamelog.check_campaign_log(db, campaign)).intact
@@ -523,3 +526,22 @@ async def test_a_file_naming_everyone_a_gm_role_imports_without_it(db: Database)
     [imported] = await import_campaigns(db, exported)
     campaign = await campaigns_svc.get_campaign(db, imported.campaign_id)
     assert campaign.gm_role_ids == (GM_ROLE,)
+
+
+async def test_a_file_from_before_issue_22_imports_with_its_salts(db: Database) -> None:
+    """Format 2 files carry each row's salt as ``ledger.who_salt``: the import moves it into
+    ``ledger_salts``, as migration 0008 does, and the log verifies."""
+    campaign_id = await fill(db)
+    exported = await export_campaigns(db, campaign_id=campaign_id)
+    older = copy.deepcopy(exported)
+    older["version"] = 2
+    tables = older["campaigns"][0]["tables"]
+    row_salts = {s["ledger_id"]: s["salt"] for s in tables.pop("ledger_salts")}
+    for row in tables["ledger"]:
+        row["who_salt"] = row_salts.get(row["id"])
+    assert any(row["who_salt"] for row in tables["ledger"])
+    (imported,) = await import_campaigns(db, older, channel_id=OTHER_CHANNEL)
+    moved = await campaigns_svc.get_campaign(db, imported.campaign_id)
+    log = await gamelog.check_campaign_log(db, moved)
+    assert log.intact and log.rolls == len(tables["ledger"])
+    assert imported.rows["ledger_salts"] == len(row_salts)

@@ -171,8 +171,9 @@ async def test_validation(db: Database) -> None:
 
 
 #: Modules that may read the ledger table directly and append to it, never change a row:
-#: export/import moves whole campaigns, rows included (import only INSERTs).
-READ_AND_APPEND_ONLY = {"export.py"}
+#: export/import moves whole campaigns, rows included (import only INSERTs); privacy reads a
+#: person's rows and erases them through ledger.tombstone_in (issue 22).
+READ_AND_APPEND_ONLY = {"export.py", "privacy.py"}
 _REFERS = re.compile(
     r"from bot\.db\.models import[^\n]*\bledger\b|LedgerRow|tables\[[\"']ledger[\"']\]"
 )
@@ -184,12 +185,16 @@ _CHANGES = re.compile(
 
 
 def test_no_delete_path_in_the_code() -> None:
-    """Nothing deletes ledger rows; the one UPDATE is the reveal stamp in bot/services/ledger.py."""
+    """Nothing deletes ledger rows; the two UPDATEs, both in bot/services/ledger.py, are the
+    reveal stamp and an erasure's tombstone (issue 22)."""
     root = Path(svc.__file__).resolve().parents[1]
     source = Path(svc.__file__).read_text()
     assert "delete(" not in source
-    assert source.count("update(_L)") == 1
-    assert "stamp_revealed" in source[source.index("update(_L)") - 400 :]
+    assert source.count("update(_L)") == 2
+    first = source.index("update(_L)")
+    assert "stamp_revealed" in source[first - 400 : first]
+    second = source.index("update(_L)", first + 1)
+    assert "def tombstone_in" in source[second - 1000 : second]
     for path in root.rglob("*.py"):
         if path.name in {"ledger.py", "models.py"} and path.parent.name in {"services", "db"}:
             continue

@@ -13,6 +13,7 @@ from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.services import ledger, requests, secrecy
+from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, setup_campaign
 from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
@@ -85,6 +86,8 @@ async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
     done = await requests.answer(db, rng, _caller(BOB), made.id, "Roll button")
     assert done.completed_now
     rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    async with transaction(db) as session:
+        rows = await ledger.with_salts_in(session, rows)
     assert len(rows) == 3  # Ann's check, Bo's check, the group result
     for row in rows:
         assert row.visibility is Visibility.BLIND

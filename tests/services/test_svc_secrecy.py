@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import hmac
 import json
 import re
 from datetime import UTC, datetime
@@ -125,21 +126,32 @@ async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(
     row = await ledger.get_roll(db, hidden.id)
     assert row.commitment == hidden.commitment and row.salt is not None
     assert re.fullmatch(r"[0-9a-f]{64}", row.salt)  # 256 bits
-    assert row.who_salt is not None
-    # Recomputed independently of the service, from the documented format.
-    who = {
-        "v": "pbp-dice-who-v1",
-        "roller": ALICE,
-        "character": None,
-        "request": "/check ability:DEX secret:blind",
-        "salt": row.who_salt,
-    }
+    async with transaction(db) as session:
+        salts = (await ledger.salts_in(session, [row.id]))[row.id]
+    row_salt = salts.row_salt
+    assert row_salt is not None and re.fullmatch(r"[0-9a-f]{64}", row_salt)
+
+    # Recomputed independently of the service, from the documented format (format 3, issue
+    # 22: each personal field and each string of the result has its own salted digest).
     def canonical(obj: object) -> bytes:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
+    def field(path: str, value: object) -> str:
+        assert row_salt is not None
+        salt = hmac.new(bytes.fromhex(row_salt), path.encode(), hashlib.sha256).hexdigest()
+        encoding = {"v": "pbp-dice-field-v1", "field": path, "value": value, "salt": salt}
+        return hashlib.sha256(canonical(encoding)).hexdigest()
+
+    who = {
+        "v": "pbp-dice-who-v2",
+        "roller": field("roller", ALICE),
+        "character": None,
+        "request": field("request", "/check ability:DEX secret:blind"),
+    }
     who_digest = hashlib.sha256(canonical(who)).hexdigest()
+    assert who_digest == row.who
     body = {
-        "v": "pbp-dice-commitment-v2",
+        "v": "pbp-dice-commitment-v3",
         "number": 2,
         "scope": pd_campaign.channel_id,
         "guild": GUILD,
@@ -148,7 +160,11 @@ async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(
         "kind": "check",
         "who": who_digest,
         "dice": [17, 4],
-        "outcome": {"kept": 17, "modifiers": [["DEX", 3]], "result": "success"},
+        "outcome": {
+            "kept": 17,
+            "modifiers": [[field("outcome/modifiers/0/0", "DEX"), 3]],
+            "result": field("outcome/result", "success"),
+        },
         "salt": row.salt,
     }
     assert hashlib.sha256(canonical(body)).hexdigest() == row.commitment
@@ -167,7 +183,7 @@ async def test_concurrent_hidden_and_public_rolls_each_keep_a_matching_commitmen
     checked = await gamelog.check_campaign_log(db, pd_campaign)
     assert checked.intact and checked.rolls == len(modes)
     for entry, mode in zip(stored, modes, strict=True):
-        row = await ledger.get_roll(db, entry.id)
+        row = await ledger.get_roll(db, entry.id, salts=True)
         assert (row.commitment is None) == (mode is Visibility.PUBLIC)
         if row.commitment is not None:
             assert secrecy.commitment_of(secrecy.encoding_of_row(row)) == row.commitment
@@ -277,7 +293,7 @@ async def test_a_result_and_its_stored_digest_changed_together_fail_against_the_
     await secrecy.record_stub(db, hidden.id, CHANNEL, 555)
     await secrecy.reveal(db, GM, hidden.number)
     await drop_triggers(db.engine)
-    row = await ledger.get_roll(db, hidden.id)
+    row = await ledger.get_roll(db, hidden.id, salts=True)
     forged = dataclasses.replace(row, dice=[20, 4])
     digest = secrecy.commitment_of(secrecy.encoding_of_row(forged))
     async with db.engine.begin() as connection:

@@ -98,6 +98,10 @@ class CharacterView:
     save_proficiencies: frozenset[str] = frozenset()
     #: Ability name to the pending carry-over modifier (threshold ruling 4).
     pending: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
+    #: d20 check "Null Saves": a Null's bonus to Mana saves; None for everyone else.
+    null_bonus: int | None = None
+    #: d20 check: AC taken away by critical hits ("Critical Hits & Fumbles").
+    ac_loss: int = 0
 
     @property
     def fortune_max(self) -> int:
@@ -209,6 +213,8 @@ def _view(row: Row[Any], parts: _Parts) -> CharacterView:
         proficiencies=_frozen(profs),
         save_proficiencies=frozenset(saves),
         pending=_frozen(pending),
+        null_bonus=m["null_bonus"],
+        ac_loss=m["ac_loss"] or 0,
     )
 
 

@@ -21,8 +21,10 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
+from bot.cogs.attack._cog import ATTACK_HELP, Ac, Magic, Quality
 from bot.render.odds import odds_embed
-from bot.services import odds
+from bot.services import attacks, odds
+from bot.services.attacks import AttackOptions
 from bot.services.odds import OddsReport
 
 PUBLIC = "Show the odds to the whole channel (default: only you)"
@@ -114,6 +116,45 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     @app_commands.guild_only()
     async def luck(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
         report = await odds.luck_odds(bot_of(interaction).db, caller_from(interaction))
+        await _answer(interaction, report, public)
+
+    @app_commands.command(name="attack", description="Odds of an /attack: hit, critical, fumble")
+    @app_commands.describe(
+        **{k: v for k, v in ATTACK_HELP.items() if k not in ("damage", "secret")}, public=PUBLIC
+    )
+    @app_commands.autocomplete(ability=ac.ability, target=ac.any_character)
+    @app_commands.guild_only()
+    async def attack(
+        self,
+        interaction: discord.Interaction[Any],
+        ac: Ac,
+        ability: AbilityName = "STR",
+        proficiency: bool = True,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: Bonus | None = None,
+        weapon_quality: Quality | None = None,
+        magic_bonus: Magic | None = None,
+        target: Name | None = None,
+        armour_quality: Quality | None = None,
+        armour_magic: Magic | None = None,
+        public: bool = False,
+    ) -> None:
+        options = AttackOptions(
+            ac=ac,
+            ability=ability,
+            proficiency=proficiency,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            weapon_quality=weapon_quality,
+            magic_bonus=magic_bonus,
+            target=target,
+            armour_quality=armour_quality,
+            armour_magic=armour_magic,
+        )
+        found = await attacks.attack_odds(bot_of(interaction).db, caller_from(interaction), options)
+        report = OddsReport(found.title, attacks.odds_rows(found), found.odds.hit, "Chance to hit")
         await _answer(interaction, report, public)
 
     @app_commands.command(name="roll", description="Odds of a /roll expression's total")

@@ -132,6 +132,13 @@ def breakdown(
         if not outcome.threshold_hidden:
             tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
             lines.append(("Threshold", f"{outcome.threshold}{tier}"))
+        crit_at = []
+        if outcome.crit_success_at is not None:
+            crit_at.append(f"success at {outcome.crit_success_at}+")
+        if outcome.crit_failure_at is not None:
+            crit_at.append(f"failure at {outcome.crit_failure_at} or less")
+        if crit_at:
+            lines.append(("Critical", ", ".join(crit_at) + " (and natural 20 / 1)"))
         if outcome.carry_over_next:
             value = style.signed(outcome.carry_over_next)
             text = f"{value} on the next {outcome.attribute} test"

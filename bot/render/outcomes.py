@@ -94,6 +94,9 @@ def _threshold(data: dict[str, Any]) -> threshold.ThresholdOutcome:
         result=threshold.ThresholdResult(data["result"]),
         threshold_hidden=bool(data.get("threshold_hidden")),
         difficulty=threshold.Difficulty(difficulty) if difficulty else None,
+        crit_success_at=data.get("crit_success_at"),
+        crit_failure_at=data.get("crit_failure_at"),
+        carry_over_rule=data.get("carry_over_rule", True) is not False,
     )
 
 

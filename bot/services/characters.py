@@ -500,6 +500,26 @@ async def set_level(db: Database, character_id: int, level: int) -> CharacterVie
     return await _update(db, character_id, level=level)
 
 
+#: The largest Null bonus a character can have (a typo's 50 is refused).
+MAX_NULL_BONUS = 10
+
+
+async def set_null_bonus(db: Database, character_id: int, bonus: int | None) -> CharacterView:
+    """Mark the character a Null with ``bonus`` (d20 check "Null Saves"), or None: not a Null."""
+    if bonus is not None and not 0 <= bonus <= MAX_NULL_BONUS:
+        raise InvalidValue(f"A Null bonus is 0 to {MAX_NULL_BONUS}.")
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        if campaign.system is not RuleSystem.D20_CHECK:
+            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.system.value}.")
+    return await _update(db, character_id, null_bonus=bonus)
+
+
+async def restore_ac(db: Database, character_id: int) -> CharacterView:
+    """Forget the AC critical hits took (the armour is mended, the wound healed)."""
+    return await _update(db, character_id, ac_loss=0)
+
+
 async def set_save_proficiency(
     db: Database, character_id: int, ability: str, proficient: bool = True
 ) -> CharacterView:

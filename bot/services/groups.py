@@ -27,6 +27,7 @@ from bot.services.checks import (
     SYSTEM_NAMES,
     CheckOptions,
     Outcome,
+    d20_input,
     plan_check,
     plan_save,
 )
@@ -288,7 +289,7 @@ async def roll_member_in(
     the caller (:func:`store_carry_over_in`) once the roll is recorded.
     """
     options = CheckOptions(ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty)
-    if campaign.system is RuleSystem.THRESHOLD:
+    if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
         plan_check(campaign, character, options, carry_over=0)  # refuse before consuming
         used = await pending.consume_pending_in(session, character.id, spec.ability)
         return plan_check(campaign, character, options, carry_over=used).roll(rng)
@@ -525,6 +526,25 @@ class ContestResult:
     chain: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ContestSide:
+    """What one side of a d20-check contest brings besides its ability score (ruling 4: "They
+    apply all appropriate bonuses and penalties"): a proficiency on its sheet, a bonus,
+    advantage or disadvantage, and its own ability when it differs (STR against DEX)."""
+
+    ability: str | None = None
+    proficiency: str | None = None
+    bonus: int | None = None
+    advantage: bool = False
+    disadvantage: bool = False
+
+    def given(self) -> bool:
+        """Whether anything besides the shared ability was asked for."""
+        return any(
+            (self.ability, self.proficiency, self.bonus, self.advantage, self.disadvantage)
+        )
+
+
 def _no_contest(system: RuleSystem) -> InvalidValue:
     return InvalidValue(
         f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
@@ -539,6 +559,7 @@ async def contest(
     ability: str,
     names: str,
     request: str,
+    sides: tuple[ContestSide, ContestSide] = (ContestSide(), ContestSide()),
 ) -> ContestResult:
     """A contest among the named characters, per the campaign's system, as one transaction.
 
@@ -552,6 +573,11 @@ async def contest(
         if system not in (RuleSystem.ROLL_UNDER, RuleSystem.D20_CHECK):
             raise _no_contest(system)
         canonical = campaign.ability(ability)
+        if system is RuleSystem.ROLL_UNDER and any(side.given() for side in sides):
+            raise InvalidValue(
+                "Roll-under contests compare score minus d20 only: the first_… and second_… "
+                "options are for d20 check. Nothing was rolled."
+            )
         if parse_targets(names) is None:
             raise InvalidValue("Name the characters who contest (names or @mentions).")
         who = await resolve_targets_in(session, campaign, names, minimum=2)
@@ -559,11 +585,14 @@ async def contest(
             raise NotAllowed(
                 "Only the GM, or a player whose character takes part, can start a contest."
             )
-        for character in who:
-            if canonical not in character.scores:
+        abilities = [canonical] * len(who)
+        if system is RuleSystem.D20_CHECK and len(who) == 2:
+            abilities = [campaign.ability(s.ability) if s.ability else canonical for s in sides]
+        for character, used in zip(who, abilities, strict=True):
+            if used not in character.scores:
                 raise InvalidValue(
-                    f"{character.name} has no {canonical} score yet: set it with "
-                    f"/character set ability:{canonical} value:<number>."
+                    f"{character.name} has no {used} score yet: set it with "
+                    f"/character set ability:{used} value:<number>."
                 )
         per_member: dict[int, list[int]] = {c.id: [] for c in who}
         outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
@@ -583,11 +612,20 @@ async def contest(
                     "A d20-check contest is between two characters (ruling 4: both roll their "
                     "checks, the higher total wins)."
                 )
+            # Ruling 4: each side applies everything its /check would (d20_input).
             first, second = (
-                d20_check.CheckInput(
-                    score=c.scores[canonical], ability=canonical, level=c.level, name=c.name
-                )
-                for c in who
+                d20_input(
+                    c,
+                    used,
+                    CheckOptions(
+                        ability=used,
+                        proficiency=side.proficiency,
+                        bonus=side.bonus,
+                        advantage=side.advantage,
+                        disadvantage=side.disadvantage,
+                    ),
+                )[0]
+                for c, used, side in zip(who, abilities, sides, strict=True)
             )
             outcome = d20_check.contest(first, second, rng)
             per_member[who[0].id] = list(outcome.first.dice)

@@ -161,6 +161,7 @@ async def check_odds(db: Database, caller: Caller, options: CheckOptions) -> Odd
 
 async def save_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
     """The odds of ``/save`` with these options, for the caller's active character."""
+    options = await checks.with_dc_source(db, caller, options)
     campaign, character = await _context(db, caller)
     plan = checks.plan_save(campaign, character, options)
     words = [plan.title, *_setup_words(campaign, character, options, plan)]

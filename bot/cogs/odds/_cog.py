@@ -12,14 +12,19 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
+    SAVE_HELP,
     AbilityName,
+    Against,
     Bonus,
+    CritAt,
     Dc,
     DifficultyChoice,
     Name,
     RankBonus,
+    School,
     check_options,
     option_help,
+    save_options,
 )
 from bot.cogs.attack._cog import ATTACK_HELP, Ac, Magic, Quality
 from bot.render.odds import odds_embed
@@ -61,6 +66,9 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         reliable: bool = False,
         unreliable: bool = False,
         helper: Name | None = None,
+        helper_needs_proficiency: bool = False,
+        crit_success_at: CritAt | None = None,
+        crit_failure_at: CritAt | None = None,
         public: bool = False,
     ) -> None:
         options = check_options(
@@ -75,38 +83,40 @@ class OddsCog(commands.GroupCog, group_name="odds"):
             reliable=reliable,
             unreliable=unreliable,
             helper=helper,
+            helper_needs_proficiency=helper_needs_proficiency,
+            crit_success_at=crit_success_at,
+            crit_failure_at=crit_failure_at,
         )
         report = await odds.check_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
 
     @app_commands.command(name="save", description="Odds of a /save with these options")
-    @app_commands.describe(
-        **option_help(
-            "ability",
-            "dc",
-            "advantage",
-            "disadvantage",
-            "bonus",
-            ability="The ability the save uses",
-            dc="The DC (d20 check)",
-            bonus="A situational bonus or penalty (d20 check)",
-            public=PUBLIC,
-        )
-    )
-    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.describe(**SAVE_HELP, public=PUBLIC)
+    @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
+    @app_commands.rename(source="from")
     @app_commands.guild_only()
     async def save(
         self,
         interaction: discord.Interaction[Any],
-        ability: AbilityName,
+        ability: AbilityName | None = None,
         dc: Dc | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
         bonus: Bonus | None = None,
+        against: Against | None = None,
+        source: Name | None = None,
+        school: School | None = None,
         public: bool = False,
     ) -> None:
-        options = check_options(
-            ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        options = save_options(
+            ability,
+            dc=dc,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            against=against,
+            source=source,
+            school=school,
         )
         report = await odds.save_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)

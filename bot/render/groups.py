@@ -90,7 +90,7 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
         lines.append(f"{what} {result.dc}")
     elif result.difficulty:
         lines.append(f"Difficulty: {result.difficulty.title()}")
-    embed = style.new_embed(result.title, "\n".join(lines), verdict_colour(result.verdict))
+    embed = style.new_embed(escape(result.title), "\n".join(lines), verdict_colour(result.verdict))
     for member in result.members:
         style.add_field(
             embed, escape(member.name), f"<@{member.user_id}> · {roll_line(member.summary)}"

@@ -8,7 +8,8 @@ Campaigns: ``carry_over`` (threshold: +2/−2 after a critical, default on as be
 ``luck_trade`` (Pen & Dagger: trade a natural 20 for a fortune die, default on as before) and
 ``rerolls`` (d20 check: something in the game lets a player reroll one d20 of an advantage
 roll, default off). Characters: ``null_bonus`` (d20 check: a Null's bonus to Mana saves; NULL
-for a character who is not a Null) and ``ac_loss`` (AC taken away by critical hits).
+for a character who is not a Null) and ``ac_loss`` (AC taken away by critical hits). Roll
+requests: ``proficiency`` (a skill each target adds if they have it, for group checks).
 
 Columns are added with plain ``ALTER TABLE`` (no table rebuild: see 0006 on why rebuilds are
 avoided), and dropped the same way (SQLite 3.35+ and PostgreSQL both support DROP COLUMN).
@@ -45,10 +46,12 @@ def upgrade() -> None:
         "characters",
         sa.Column("ac_loss", sa.SmallInteger(), nullable=False, server_default=sa.text("0")),
     )
+    op.add_column("roll_requests", sa.Column("proficiency", sa.String(64), nullable=True))
 
 
 def downgrade() -> None:
     for table, column in (
+        ("roll_requests", "proficiency"),
         ("characters", "ac_loss"),
         ("characters", "null_bonus"),
         *(("campaigns", name) for name, _ in _CAMPAIGN_FLAGS),

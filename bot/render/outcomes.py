@@ -253,6 +253,11 @@ def _attack(data: dict[str, Any]) -> str | None:
     return words
 
 
+def _d20_reroll(data: dict[str, Any]) -> str | None:
+    outcome = _d20(data["outcome"])
+    return f"{data['die']} die {int(data['replaced'])} rerolled: {check_words(outcome)}"
+
+
 def _fortune(data: dict[str, Any]) -> str | None:
     action, change, held = data.get("action"), data.get("change"), data.get("fortune")
     if not isinstance(action, str) or not isinstance(change, int) or not isinstance(held, int):
@@ -281,6 +286,7 @@ _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "group": _group,
     "contest": _contest,
     "attack": _attack,
+    "d20-reroll": _d20_reroll,
     "fortune": _fortune,
     "generate": _generate,
 }

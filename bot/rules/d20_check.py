@@ -420,6 +420,26 @@ def saving_throw(
     return roll_check(check, rng, dc)
 
 
+def reroll_one(outcome: CheckOutcome, which: int, rng: random.Random) -> CheckOutcome:
+    """Reroll one of the two d20s of an advantage / disadvantage roll (the text: "you can
+    reroll only one of the dice. You choose which one"); ``which`` is 0 (first) or 1 (second).
+
+    The new die replaces the chosen one; the kept die is chosen again (higher with advantage,
+    lower with disadvantage) and the result judged against the same DC.
+    """
+    if len(outcome.dice) != 2 or outcome.advantage is Advantage.NONE:
+        raise RulesError(
+            "Only a roll made with advantage or disadvantage (two d20s) has a die to choose."
+        )
+    if which not in (0, 1):
+        raise RulesError("Choose the first or the second die.")
+    dice = list(outcome.dice)
+    dice[which] = roll_d20(rng)
+    kept = max(dice) if outcome.advantage is Advantage.ADVANTAGE else min(dice)
+    total = kept + sum(value for _, value in outcome.modifiers)
+    return replace(outcome, dice=tuple(dice), kept=kept, result=_judge(total, outcome.dc))
+
+
 def total_distribution(check: CheckInput) -> dict[int, Fraction]:
     """Exact distribution of a check's total, advantage included (rulings 1, 3)."""
     modifier = check.modifier_total

@@ -42,6 +42,7 @@ from bot.db.models import (
 )
 from bot.db.types import utcnow
 from bot.quoting import quote
+from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
@@ -419,6 +420,17 @@ async def set_score(db: Database, character_id: int, ability: str, value: int) -
         if not low <= value <= high:
             what = "modifier" if campaign.system is RuleSystem.THRESHOLD else "score"
             raise InvalidValue(f"{canonical} {what} must be between {low} and {high}.")
+        if campaign.system is RuleSystem.PEN_AND_DAGGER and value > FIRST_LEVEL_MAX_SCORE:
+            level: int = (
+                await session.execute(select(_C.c.level).where(_C.c.id == character_id))
+            ).scalar_one()
+            if level == 1:
+                raise InvalidValue(
+                    f"{canonical} {value} is too high for a 1st-level character: at 1st level no "
+                    f"ability score can exceed {FIRST_LEVEL_MAX_SCORE}, racial adjustments "
+                    "included. Set the level first (/character level) if the character is "
+                    "higher. Nothing changed."
+                )
         t = character_scores
         stmt = (
             insert_for(session, t)
@@ -495,8 +507,21 @@ def _check_level(level: int) -> None:
 
 
 async def set_level(db: Database, character_id: int, level: int) -> CharacterView:
-    """Set the character's level (1-20)."""
+    """Set the character's level (1-20); Pen & Dagger refuses level 1 above the cap of 19."""
     _check_level(level)
+    if level == 1:
+        async with transaction(db) as session:
+            campaign = await _campaign_of_in(session, character_id)
+            if campaign.system is RuleSystem.PEN_AND_DAGGER:
+                character = await load_character_in(session, character_id)
+                over = [
+                    f"{a} {v}" for a, v in character.scores.items() if v > FIRST_LEVEL_MAX_SCORE
+                ]
+                if over:
+                    raise InvalidValue(
+                        f"At 1st level no ability score can exceed {FIRST_LEVEL_MAX_SCORE}, and "
+                        f"{character.name} has {', '.join(over)}. Nothing changed."
+                    )
     return await _update(db, character_id, level=level)
 
 

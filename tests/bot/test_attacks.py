@@ -10,11 +10,15 @@ from __future__ import annotations
 import itertools
 from fractions import Fraction
 
+import pytest
+
 from bot.render.odds import percent
 from bot.services import ledger
 from bot.services.campaigns import campaign_for_channel
 from bot.services.characters import get_character
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.test_secrecy import _setup as secrecy_setup
+from tests.bot.test_secrecy import seen_by, shows, shows_any
 
 
 async def _campaign_id(table: Table) -> int:
@@ -103,6 +107,19 @@ async def test_a_critical_hit_lowers_the_target_characters_ac_by_its_damage(tabl
     assert f"16 − {damage['total']} (critical hits) = {16 - damage['total']}" in message_text(
         second.response
     )
+    sheet = await table.bob.slash(table.table, "character show")
+    assert sheet.response is not None
+    assert f"lowered by {damage['total']} by critical hits" in message_text(sheet.response)
+    # The armour is mended: the GM gives the AC back (a player may not).
+    refused = await table.bob.slash(table.table, "character restore-ac", character="Sybilla")
+    assert refused.ephemeral and refused.response is not None
+    assert "Only the campaign's GM" in refused.response.content
+    restored = await table.gm.slash(table.table, "character restore-ac", character="Sybilla")
+    assert restored.response is not None and "AC restored for Sybilla" in (
+        restored.response.content
+    )
+    sybilla = await get_character(table.bot.db, await _campaign_id(table), "Sybilla")
+    assert sybilla.ac_loss == 0
 
 
 async def test_magic_plus_2_armour_saves_against_the_critical(table: Table) -> None:
@@ -265,3 +282,39 @@ async def test_odds_attack_are_exact(table: Table) -> None:
         fumble = Fraction(1, 400) if advantage else Fraction(1, 20)
         assert f"Fumble (natural 1) {percent(fumble)}" in text
     assert await _rows(table) == []
+
+
+@pytest.mark.parametrize("mode", ["public", "gm", "blind", "self"])
+@pytest.mark.parametrize("command", ["attack", "gm attack"])
+async def test_each_viewer_sees_what_the_attacks_mode_allows(
+    table: Table, command: str, mode: str
+) -> None:
+    """As /check's secret (tests/bot/test_secrecy.py): Ayla (DEX 30, +10, +2) rolls 17 → 29."""
+    gm_channel = await secrecy_setup(table, "d20-check")
+    table.dice(17)
+    if command == "attack":
+        roller = table.alice
+        await roller.slash(table.table, "attack", ac=15, ability="DEX", secret=mode)
+    else:
+        roller = table.gm
+        await roller.slash(
+            table.table, "gm attack", ac=15, ability="DEX", character="Ayla", secret=mode
+        )
+    tokens = ["17", "29"]
+    row = (await _rows(table))[0]
+    assert row.kind == "attack" and row.visibility.value == mode
+    gm_is_roller = roller is table.gm
+    entitled = {
+        "public": (True, True, True),
+        "gm": (True, True, False),
+        "blind": (gm_is_roller, True, False),
+        "self": (True, gm_is_roller, False),
+    }[mode]
+    assert shows(seen_by(table, roller, gm_channel), tokens) is entitled[0]
+    assert shows(seen_by(table, table.gm, gm_channel), tokens) is entitled[1]
+    for other in (m for m in (table.alice, table.bob, table.carol) if m is not roller):
+        text = seen_by(table, other, gm_channel)
+        if entitled[2]:
+            assert shows(text, tokens)
+        else:
+            assert not shows_any(text, [*tokens, "Hit", "Miss"]), text

@@ -94,7 +94,8 @@ def _ac_loss_text(result: AttackResult, hidden: bool) -> str:
 
 
 def attack_embed(result: AttackResult, *, gm_copy: bool = False) -> discord.Embed:
-    """The result of an attack; ``gm_copy`` is the GM's copy of a hidden one."""
+    """The result of an attack. ``gm_copy`` (the GM's copy of a hidden one) reads the same: an
+    attack offers no choice, and a hidden one's AC loss waits for its reveal either way."""
     outcome = result.outcome
     hidden = result.visibility is not Visibility.PUBLIC
     title = f"{escape(result.attacker)}: {escape(result.title)}"

@@ -92,6 +92,10 @@ def _setup_words(
             words.append(f"{tier.display} ({target})")
         if carry:
             words.append(f"carry-over {carry:+d}")
+        if options.crit_success_at is not None:
+            words.append(f"critical success at {options.crit_success_at}+")
+        if options.crit_failure_at is not None:
+            words.append(f"critical failure at {options.crit_failure_at} or less")
     else:
         if options.dc is not None:
             words.append(f"DC {options.dc}")

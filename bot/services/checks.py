@@ -466,15 +466,6 @@ async def with_dc_source(db: Database, caller: Caller, options: CheckOptions) ->
     """
     if options.against is None and options.source is None:
         return options
-    if options.against is None or options.source is None:
-        raise InvalidValue(
-            "Give both against (melee, ranged or spell) and from (the attacker or caster)."
-        )
-    if options.dc is not None:
-        raise InvalidValue("Give either dc or against and from (which compute it), not both.")
-    against = options.against.strip().casefold()
-    if against not in _AGAINST:
-        raise InvalidValue(f"Unknown against {quote(options.against)}: use melee, ranged or spell.")
     if caller.guild_id is None:
         raise NoCampaign()
     async with transaction(db) as session:
@@ -482,7 +473,18 @@ async def with_dc_source(db: Database, caller: Caller, options: CheckOptions) ->
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
         if campaign.system is not RuleSystem.D20_CHECK:
-            return options  # plan_save refuses the option, naming the system
+            return options  # plan_save refuses the options, naming the system
+        if options.against is None or options.source is None:
+            raise InvalidValue(
+                "Give both against (melee, ranged or spell) and from (the attacker or caster)."
+            )
+        if options.dc is not None:
+            raise InvalidValue("Give either dc or against and from (which compute it), not both.")
+        against = options.against.strip().casefold()
+        if against not in _AGAINST:
+            raise InvalidValue(
+                f"Unknown against {quote(options.against)}: use melee, ranged or spell."
+            )
         source = await character_by_name_in(session, campaign.id, options.source)
     wanted = (
         d20_check.NULL_SAVE_ABILITY

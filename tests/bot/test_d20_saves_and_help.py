@@ -131,6 +131,9 @@ async def test_save_options_of_d20_check_are_refused_in_roll_under(table: Table)
     result = await table.alice.slash(table.table, "save", ability="AGI", school="arcane")
     assert result.ephemeral and result.response is not None
     assert "Roll-under, where /save has no school" in result.response.content
+    weapon = await table.alice.slash(table.table, "save", ability="AGI", against="melee")
+    assert weapon.ephemeral and weapon.response is not None
+    assert "Roll-under, where /save has no against" in weapon.response.content
     assert await _rows(table) == []
 
 

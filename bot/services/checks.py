@@ -279,10 +279,11 @@ def plan_check(
         # active one): a stored one from a hidden roll may be waiting (bot/services/pending.py).
         used = carry_over or 0
         cs_at, cf_at = options.crit_success_at, options.crit_failure_at
-        # Plain numbers are checked now, so a bad option refuses before anything changes.
-        threshold.test_odds(
-            score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
-        )
+        if cs_at is not None or cf_at is not None:
+            # Checked now, so a bad option refuses before anything changes.
+            threshold.test_odds(
+                score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
+            )
         return CheckPlan(
             system,
             "test",

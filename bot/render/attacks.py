@@ -9,7 +9,7 @@ from bot.db.models import Visibility
 from bot.dice import render_markdown
 from bot.quoting import escape
 from bot.render import style
-from bot.render.checks import _kept_dice, _modifier_sum
+from bot.render.checks import kept_dice, modifier_sum
 from bot.rules import d20_check
 from bot.services.attacks import AttackResult
 from bot.services.checks import SYSTEM_NAMES
@@ -40,8 +40,8 @@ def attack_lines(result: AttackResult, *, hidden: bool = False) -> list[tuple[st
     """(label, text) lines explaining the attack, in the order a player reads them."""
     outcome = result.outcome
     lines = [
-        ("d20", _kept_dice(outcome.dice, outcome.kept, outcome.advantage)),
-        ("Total", _modifier_sum(outcome.kept, outcome.modifiers)),
+        ("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage)),
+        ("Total", modifier_sum(outcome.kept, outcome.modifiers)),
         ("AC", ac_text(result)),
     ]
     if outcome.crit_rules and outcome.kept == 20 and not outcome.critical:

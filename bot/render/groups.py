@@ -10,7 +10,7 @@ import discord
 from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
-from bot.render.checks import _kept_dice
+from bot.render.checks import kept_dice
 from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
@@ -134,7 +134,7 @@ def contest_embed(result: ContestResult) -> discord.Embed:
             terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
             dice = f"**{check.kept}**"
             if len(check.dice) > 1:  # advantage or disadvantage: both dice, the kept one bold
-                dice = _kept_dice(check.dice, check.kept, check.advantage)
+                dice = kept_dice(check.dice, check.kept, check.advantage)
             style.add_field(embed, escape(check.name), f"d20 {dice}{terms} = **{check.total}**")
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")

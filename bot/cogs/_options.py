@@ -19,6 +19,11 @@ Name = app_commands.Range[str, 1, 64]
 Dc = app_commands.Range[int, 1, 100]
 Bonus = app_commands.Range[int, -100, 100]
 RankBonus = app_commands.Range[int, -10, 10]
+CritAt = app_commands.Range[int, -100, 200]
+Against = Literal["melee", "ranged", "spell"]
+School = Literal[
+    "arcane", "mystical", "divine", "eldritch", "primal", "psychic", "corruption", "necrotic"
+]
 
 SECRET_HELP = "Who sees the result: public, gm (GM and you), blind (GM only), self (you only)"
 
@@ -34,6 +39,9 @@ _HELP = {
     "reliable": "Pen & Dagger: raise the result one level (not on a natural 1)",
     "unreliable": "Pen & Dagger: lower the result one level (not on a natural 20)",
     "helper": "d20 check: a character working with you (you roll with advantage)",
+    "helper_needs_proficiency": "d20 check: the helper must have the proficiency too (a lock)",
+    "crit_success_at": "Threshold: this action is also a critical success at this total or more",
+    "crit_failure_at": "Threshold: this action is also a critical failure at this total or less",
     "secret": SECRET_HELP,
 }
 
@@ -50,12 +58,52 @@ CHECK_OPTION_NAMES = (
     "reliable",
     "unreliable",
     "helper",
+    "helper_needs_proficiency",
+    "crit_success_at",
+    "crit_failure_at",
 )
+
+
+#: /save's and /odds save's options (besides secret / public).
+SAVE_HELP = {
+    "ability": "The ability the save uses (or give school)",
+    "dc": "The DC (d20 check), or give against and from",
+    "advantage": _HELP["advantage"],
+    "disadvantage": _HELP["disadvantage"],
+    "bonus": "A situational bonus or penalty (d20 check)",
+    "against": "d20 check: the DC is from's melee or ranged Weapon DC, or spell save DC",
+    "source": "d20 check: the attacker or caster whose abilities set the DC",
+    "school": "d20 check: a spell effect's school picks the save's ability (arcane: Knowledge…)",
+}
 
 
 def option_help(*names: str, **overrides: str) -> dict[str, str]:
     """Descriptions for `app_commands.describe` of these options (overrides win)."""
     return {name: overrides.get(name, _HELP[name]) for name in names} | overrides
+
+
+def save_options(
+    ability: str | None,
+    *,
+    dc: int | None = None,
+    advantage: bool = False,
+    disadvantage: bool = False,
+    bonus: int | None = None,
+    against: str | None = None,
+    source: str | None = None,
+    school: str | None = None,
+) -> CheckOptions:
+    """/save's options as the checks service takes them (no ability: the school's)."""
+    return CheckOptions(
+        ability=ability or "",
+        dc=dc,
+        advantage=advantage,
+        disadvantage=disadvantage,
+        bonus=bonus,
+        against=against,
+        source=source,
+        school=school,
+    )
 
 
 def check_options(
@@ -71,6 +119,9 @@ def check_options(
     reliable: bool = False,
     unreliable: bool = False,
     helper: str | None = None,
+    helper_needs_proficiency: bool = False,
+    crit_success_at: int | None = None,
+    crit_failure_at: int | None = None,
 ) -> CheckOptions:
     """What the slash options ask for, as the checks service takes it."""
     return CheckOptions(
@@ -85,4 +136,7 @@ def check_options(
         reliable=reliable,
         unreliable=unreliable,
         helper=helper,
+        helper_needs_proficiency=helper_needs_proficiency,
+        crit_success_at=crit_success_at,
+        crit_failure_at=crit_failure_at,
     )

@@ -148,6 +148,12 @@ class Campaign(Base):
     gm_channel_id: Mapped[int | None] = mapped_column(BigInteger)
     fortune_boon_default: Mapped[bool] = mapped_column(Boolean, default=False)
     crit_rules: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Threshold: +2 / -2 on the next test after a critical (threshold ruling 4; a GM option).
+    carry_over: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
+    #: Pen & Dagger: a natural 20 may be traded for a fortune die (ruling 5; a GM option).
+    luck_trade: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
+    #: d20 check: something in the game lets a player reroll one d20 of an advantage roll.
+    rerolls: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     tier_very_easy: Mapped[int] = mapped_column(SmallInteger, default=3)
     tier_easy: Mapped[int] = mapped_column(SmallInteger, default=7)
     tier_moderate: Mapped[int] = mapped_column(SmallInteger, default=12)
@@ -201,6 +207,10 @@ class Character(Base):
     fortune: Mapped[int] = mapped_column(SmallInteger, default=0)
     double_fortune: Mapped[bool] = mapped_column(Boolean, default=False)
     in_party: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: d20 check: a Null's bonus to Mana saves ("Null Saves"); None for everyone else.
+    null_bonus: Mapped[int | None] = mapped_column(SmallInteger)
+    #: d20 check: AC taken away by critical hits' damage ("Critical Hits & Fumbles").
+    ac_loss: Mapped[int] = mapped_column(SmallInteger, default=0, server_default=text("0"))
     is_active: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -55,6 +55,8 @@ class RollRequest(Base):
     ability: Mapped[str] = mapped_column(String(32))
     #: d20 check: a saving throw rather than an ability check.
     is_save: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: A skill each target adds if their sheet has it (d20 check "Group Checks", issue 16).
+    proficiency: Mapped[str | None] = mapped_column(String(64))
     dc: Mapped[int | None] = mapped_column(SmallInteger)
     #: Threshold: a difficulty tier instead of an exact threshold.
     difficulty: Mapped[str | None] = mapped_column(String(16))

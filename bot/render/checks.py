@@ -29,7 +29,7 @@ _THRESHOLD_COLOURS = {
 }
 
 
-def _kept_dice(dice: tuple[int, ...], kept: int, advantage: Advantage) -> str:
+def kept_dice(dice: tuple[int, ...], kept: int, advantage: Advantage) -> str:
     """`**17**, ~~4~~`: the kept d20 in bold, the other struck through."""
     kept_at = dice.index(kept)
     parts = [f"**{f}**" if i == kept_at else f"~~{f}~~" for i, f in enumerate(dice)]
@@ -37,7 +37,7 @@ def _kept_dice(dice: tuple[int, ...], kept: int, advantage: Advantage) -> str:
     return ", ".join(parts) + note
 
 
-def _modifier_sum(kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
+def modifier_sum(kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
     terms = "".join(f" {style.signed(v)} {name}" for name, v in modifiers)
     return f"{kept}{terms} = **{kept + sum(v for _, v in modifiers)}**"
 
@@ -91,7 +91,7 @@ def breakdown(
     """
     lines: list[tuple[str, str]] = []
     if isinstance(outcome, pd.AttemptOutcome):
-        lines.append(("d20", _kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
+        lines.append(("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
         rank = outcome.base_rank.display_name
         if outcome.adjustment:
             rank += f" {style.signed(outcome.adjustment)} → {outcome.effective_rank.display_name}"
@@ -128,10 +128,17 @@ def breakdown(
         name = outcome.ability.name if outcome.ability else "score"
         lines.append(("d20", f"**{outcome.roll}** against {name} {outcome.score} (pass on ≤)"))
     elif isinstance(outcome, threshold.ThresholdOutcome):
-        lines.append(("d20", _modifier_sum(outcome.roll, outcome.modifiers)))
+        lines.append(("d20", modifier_sum(outcome.roll, outcome.modifiers)))
         if not outcome.threshold_hidden:
             tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
             lines.append(("Threshold", f"{outcome.threshold}{tier}"))
+        crit_at = []
+        if outcome.crit_success_at is not None:
+            crit_at.append(f"success at {outcome.crit_success_at}+")
+        if outcome.crit_failure_at is not None:
+            crit_at.append(f"failure at {outcome.crit_failure_at} or less")
+        if crit_at:
+            lines.append(("Critical", ", ".join(crit_at) + " (and natural 20 / 1)"))
         if outcome.carry_over_next:
             value = style.signed(outcome.carry_over_next)
             text = f"{value} on the next {outcome.attribute} test"
@@ -139,9 +146,9 @@ def breakdown(
                 text = HIDDEN_CARRY_OVER.format(value=value, attribute=outcome.attribute)
             lines.append(("Next test", text))
     elif isinstance(outcome, d20_check.CheckOutcome):
-        dice = _kept_dice(outcome.dice, outcome.kept, outcome.advantage)
+        dice = kept_dice(outcome.dice, outcome.kept, outcome.advantage)
         lines.append(("d20", dice))
-        lines.append(("Total", _modifier_sum(outcome.kept, outcome.modifiers)))
+        lines.append(("Total", modifier_sum(outcome.kept, outcome.modifiers)))
         if outcome.dc is not None:
             lines.append(("DC", str(outcome.dc)))
     return lines

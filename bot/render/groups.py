@@ -10,6 +10,7 @@ import discord
 from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
+from bot.render.checks import kept_dice
 from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
@@ -89,7 +90,7 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
         lines.append(f"{what} {result.dc}")
     elif result.difficulty:
         lines.append(f"Difficulty: {result.difficulty.title()}")
-    embed = style.new_embed(result.title, "\n".join(lines), verdict_colour(result.verdict))
+    embed = style.new_embed(escape(result.title), "\n".join(lines), verdict_colour(result.verdict))
     for member in result.members:
         style.add_field(
             embed, escape(member.name), f"<@{member.user_id}> · {roll_line(member.summary)}"
@@ -131,9 +132,10 @@ def contest_embed(result: ContestResult) -> discord.Embed:
         )
         for check in (outcome.first, outcome.second):
             terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
-            style.add_field(
-                embed, escape(check.name), f"d20 **{check.kept}**{terms} = **{check.total}**"
-            )
+            dice = f"**{check.kept}**"
+            if len(check.dice) > 1:  # advantage or disadvantage: both dice, the kept one bold
+                dice = kept_dice(check.dice, check.kept, check.advantage)
+            style.add_field(embed, escape(check.name), f"d20 {dice}{terms} = **{check.total}**")
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed

@@ -73,7 +73,8 @@ _GMS = (
     "`/gm request roll ability:DEX hidden_dc:15`: players click Roll when they can; "
     "`/gm request status`, then `/gm request reveal`.\n"
     "`/gm roll dice:…` and `/gm check ability:… character:…`: hidden (blind) by default.\n"
-    "`/groupsave`, `/contest`: the whole party or a few characters at once.\n"
+    "`/groupsave`, `/groupcheck`, `/contest`: the whole party or a few characters at once; "
+    "`/gm attack` for a monster.\n"
     "`/gm reveal roll:42` shows a hidden roll to everyone; `/gm log` lists every roll.\n"
     "Add `character:<name>` to a `/character` command to edit anyone's sheet."
 )
@@ -97,14 +98,15 @@ _SYSTEMS: dict[RuleSystem, str] = {
         "succeeds if it meets the threshold: give `dc:` or `difficulty:` (Very Easy 3, Easy 7, "
         "Moderate 12, Hard 17, Very Hard 20 unless the campaign changes them). A natural 20 is "
         "always a critical success and a natural 1 a critical failure; a critical also gives "
-        "+2 or −2 on your next test with that attribute."
+        "+2 or −2 on your next test with that attribute (a GM option)."
     ),
     RuleSystem.D20_CHECK: (
         "`/check` rolls d20 plus your ability modifier, your proficiency bonus if proficient "
         "(doubled for Expert; set by `/character level`) and any `bonus:`; meet or beat the "
         "`dc:` to succeed. Advantage keeps the higher of two dice. Natural 20s and 1s mean "
         "nothing special on checks and saves. `/save` rolls a saving throw; `helper:` gives "
-        "advantage for working together."
+        "advantage for working together. `/attack ac:15 damage:1d8+3` rolls an attack "
+        "(critical hits and fumbles when the GM turns on crit rules)."
     ),
 }
 

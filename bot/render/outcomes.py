@@ -94,6 +94,9 @@ def _threshold(data: dict[str, Any]) -> threshold.ThresholdOutcome:
         result=threshold.ThresholdResult(data["result"]),
         threshold_hidden=bool(data.get("threshold_hidden")),
         difficulty=threshold.Difficulty(difficulty) if difficulty else None,
+        crit_success_at=data.get("crit_success_at"),
+        crit_failure_at=data.get("crit_failure_at"),
+        carry_over_rule=data.get("carry_over_rule", True) is not False,
     )
 
 
@@ -225,6 +228,36 @@ def _contest(data: dict[str, Any]) -> str | None:
     )
 
 
+def _attack(data: dict[str, Any]) -> str | None:
+    attack = data["attack"]
+    dice = [int(d) for d in attack["dice"]]
+    kept = int(attack["kept"])
+    line = _sum(dice, kept, Advantage(attack["advantage"]), attack["modifiers"])
+    outcome = d20_check.AttackOutcome(
+        dice=tuple(dice),
+        kept=kept,
+        advantage=Advantage(attack["advantage"]),
+        modifiers=tuple((str(n), int(v)) for n, v in attack["modifiers"]),
+        ac=int(attack["ac"]),
+        crit_rules=bool(attack["crit_rules"]),
+    )
+    words = f"{line} · AC {outcome.ac} → **{outcome.result.display}**"
+    if outcome.fumble:
+        words += " · fumble"
+    damage = data.get("damage")
+    if isinstance(damage, dict) and isinstance(damage.get("total"), int):
+        words += f" · {int(damage['total'])} damage"
+    lost = data.get("ac_lost")
+    if isinstance(lost, int) and lost > 0:
+        words += f" · AC −{lost}"
+    return words
+
+
+def _d20_reroll(data: dict[str, Any]) -> str | None:
+    outcome = _d20(data["outcome"])
+    return f"{data['die']} die {int(data['replaced'])} rerolled: {check_words(outcome)}"
+
+
 def _fortune(data: dict[str, Any]) -> str | None:
     action, change, held = data.get("action"), data.get("change"), data.get("fortune")
     if not isinstance(action, str) or not isinstance(change, int) or not isinstance(held, int):
@@ -252,6 +285,8 @@ _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "keep": _keep,
     "group": _group,
     "contest": _contest,
+    "attack": _attack,
+    "d20-reroll": _d20_reroll,
     "fortune": _fortune,
     "generate": _generate,
 }

@@ -19,13 +19,16 @@ from bot.services.secrecy import GM_CHANNEL_HINT
 
 def _what(request: RequestView) -> str:
     system = request.system
+    ability = request.ability
+    if request.proficiency:
+        ability += f" ({escape(request.proficiency)})"
     if system is RuleSystem.ROLL_UNDER:
-        return f"{request.ability} save"
+        return f"{ability} save"
     if system is RuleSystem.PEN_AND_DAGGER:
-        return f"{request.ability} attempt"
+        return f"{ability} attempt"
     if system is RuleSystem.THRESHOLD:
-        return f"{request.ability} test"
-    return f"{request.ability} {'saving throw' if request.is_save else 'check'}"
+        return f"{ability} test"
+    return f"{ability} {'saving throw' if request.is_save else 'check'}"
 
 
 def _target_line(request: RequestView, *, gm_view: bool) -> str:

@@ -31,7 +31,11 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
     if campaign.system is RuleSystem.PEN_AND_DAGGER:
         boon = "on" if campaign.fortune_boon_default else "off"
         style.add_field(embed, "Double fortune dice for new characters", boon, inline=True)
+        trade = "on" if campaign.luck_trade else "off"
+        style.add_field(embed, "Trade a natural 20 for a fortune die", trade, inline=True)
     if campaign.system is RuleSystem.THRESHOLD:
+        carry = "on" if campaign.carry_over else "off"
+        style.add_field(embed, "+2 / −2 after a critical", carry, inline=True)
         t = campaign.tiers
         style.add_field(
             embed,
@@ -41,6 +45,8 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
         )
     if campaign.system is RuleSystem.D20_CHECK:
         style.add_field(embed, "Critical hits and fumbles", "on" if campaign.crit_rules else "off")
+        rerolls = "on" if campaign.rerolls else "off"
+        style.add_field(embed, "Reroll one d20 of an advantage roll", rerolls, inline=True)
     style.add_field(embed, "Who sees rolls by default", _secrecy_line(campaign))
     style.set_footer(embed, f"campaign #{campaign.id}")
     return embed
@@ -97,6 +103,22 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
         )
         saves = ", ".join(sorted(character.save_proficiencies)) or "none"
         style.add_field(embed, "Save proficiencies", saves, inline=True)
+        if character.null_bonus is not None:
+            style.add_field(
+                embed,
+                "Null",
+                f"Null bonus {style.signed(character.null_bonus)}: Mana saves add it and the "
+                "proficiency bonus",
+                inline=True,
+            )
+        if character.ac_loss:
+            style.add_field(
+                embed, "Armour Class", f"lowered by {character.ac_loss} by critical hits"
+            )
+    if system is RuleSystem.PEN_AND_DAGGER:
+        # Pen & Dagger ruling 8: at 1st level no score may exceed 19.
+        cap = " (no score above 19 at 1st level)" if character.level == 1 else ""
+        style.add_field(embed, "Level", f"{character.level}{cap}", inline=True)
     if character.proficiencies:
         profs = []
         for prof in sorted(character.proficiencies.values(), key=lambda p: p.name.casefold()):

@@ -225,11 +225,15 @@ class CheckInput:
     proficiency_name: str | None = None
     kind: CheckKind = CheckKind.ABILITY_CHECK
     name: str = ""
+    #: Other named bonuses a rule adds, e.g. ("Null bonus", 2) on a Null's Mana save.
+    extra: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         ability_modifier(self.score)
         proficiency_bonus(self.level)
         _bonus(self.bonus)
+        for label, value in self.extra:
+            _bonus(value, label)
         _counts(self.advantage, "Advantage")
         _counts(self.disadvantage, "Disadvantage")
         if not self.ability.strip():
@@ -247,6 +251,7 @@ class CheckInput:
         advantage: int | bool = False,
         disadvantage: int | bool = False,
         name: str = "",
+        extra: tuple[tuple[str, int], ...] = (),
     ) -> CheckInput:
         """A saving throw's input (ruling 5): proficiency counts once if proficient in it."""
         return cls(
@@ -260,6 +265,7 @@ class CheckInput:
             proficiency_name=f"{ability} save",
             kind=CheckKind.SAVING_THROW,
             name=name,
+            extra=extra,
         )
 
     @property
@@ -274,6 +280,7 @@ class CheckInput:
         if self.degree is not ProficiencyDegree.NONE:
             label = f"{self.proficiency_name or 'proficiency'} ({self.degree.display})"
             named.append((label, proficiency_bonus(self.level) * self.degree.multiplier))
+        named.extend(self.extra)
         if self.bonus:
             named.append(("bonus", self.bonus))
         return tuple(named)
@@ -413,6 +420,26 @@ def saving_throw(
     return roll_check(check, rng, dc)
 
 
+def reroll_one(outcome: CheckOutcome, which: int, rng: random.Random) -> CheckOutcome:
+    """Reroll one of the two d20s of an advantage / disadvantage roll (the text: "you can
+    reroll only one of the dice. You choose which one"); ``which`` is 0 (first) or 1 (second).
+
+    The new die replaces the chosen one; the kept die is chosen again (higher with advantage,
+    lower with disadvantage) and the result judged against the same DC.
+    """
+    if len(outcome.dice) != 2 or outcome.advantage is Advantage.NONE:
+        raise RulesError(
+            "Only a roll made with advantage or disadvantage (two d20s) has a die to choose."
+        )
+    if which not in (0, 1):
+        raise RulesError("Choose the first or the second die.")
+    dice = list(outcome.dice)
+    dice[which] = roll_d20(rng)
+    kept = max(dice) if outcome.advantage is Advantage.ADVANTAGE else min(dice)
+    total = kept + sum(value for _, value in outcome.modifiers)
+    return replace(outcome, dice=tuple(dice), kept=kept, result=_judge(total, outcome.dc))
+
+
 def total_distribution(check: CheckInput) -> dict[int, Fraction]:
     """Exact distribution of a check's total, advantage included (rulings 1, 3)."""
     modifier = check.modifier_total
@@ -532,6 +559,37 @@ def weapon_dc(kind: WeaponKind | str, str_or_dex_mod: int, prof_bonus: int) -> i
 def spell_save_dc(mana_mod: int, prof_bonus: int) -> int:
     """The spell save DC (ruling 6): 8 + Mana modifier + proficiency bonus."""
     return 8 + _bonus(mana_mod, "A modifier") + _bonus(prof_bonus, "A proficiency bonus")
+
+
+#: "Spell Effect Saves": the ability a spell effect of each school is saved with, as the text
+#: names it and as a campaign usually abbreviates it (Divine: Wisdom, i.e. WIS).
+SPELL_SCHOOLS: Mapping[str, tuple[str, ...]] = {
+    "arcane": ("Knowledge",),
+    "mystical": ("Perception",),
+    "divine": ("Wisdom", "WIS"),
+    "eldritch": ("Sanity",),
+    "primal": ("Charisma", "CHA"),
+    "psychic": ("Psyche",),
+    "corruption": ("Heart",),
+    "necrotic": ("Vitality",),
+}
+
+#: "Null Saves": the ability whose saves a Null adds proficiency and Null bonus to.
+NULL_SAVE_ABILITY = "Mana"
+
+
+def null_save_extra(
+    ability: str, null_bonus: int | None
+) -> tuple[bool, tuple[tuple[str, int], ...]]:
+    """(always proficient, extra bonuses) of a save for a Null ("Null Saves").
+
+    "Nulls always add their proficiency bonus and their Null bonus to their Mana Saves": on a
+    Mana save a Null is proficient (the bonus still counts once, ruling 1) and adds the Null
+    bonus; any other save, or a character who is not a Null (``null_bonus`` None), gets nothing.
+    """
+    if null_bonus is None or ability.casefold() != NULL_SAVE_ABILITY.casefold():
+        return False, ()
+    return True, (("Null bonus", _bonus(null_bonus, "A Null bonus")),)
 
 
 # ------------------------------------------------------------------------ item quality saves

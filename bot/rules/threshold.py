@@ -151,14 +151,48 @@ class ThresholdResult(enum.Enum):
         return 0
 
 
-def _result(roll: int, total: int, threshold: int) -> ThresholdResult:
+def _result(
+    roll: int,
+    total: int,
+    threshold: int,
+    crit_success_at: int | None = None,
+    crit_failure_at: int | None = None,
+) -> ThresholdResult:
     # Ruling 1: the natural die decides a critical whatever the total.
     if roll == 20:
         return ThresholdResult.CRITICAL_SUCCESS
     if roll == 1:
         return ThresholdResult.CRITICAL_FAILURE
+    # "Some actions may also have thresholds for critical success or critical failure": a
+    # total at or above the one, at or below the other, is a critical as well.
+    if crit_success_at is not None and total >= crit_success_at:
+        return ThresholdResult.CRITICAL_SUCCESS
+    if crit_failure_at is not None and total <= crit_failure_at:
+        return ThresholdResult.CRITICAL_FAILURE
     # "If the result meets or exceeds the success threshold, the action is a success."
     return ThresholdResult.SUCCESS if total >= threshold else ThresholdResult.FAILURE
+
+
+def _validate_crit_thresholds(
+    threshold: int, crit_success_at: int | None, crit_failure_at: int | None
+) -> None:
+    """An action's own critical thresholds: whole numbers, the failure one below the success
+    one, and the success one not below the threshold (nor the failure one above it)."""
+    for value, what in ((crit_success_at, "success"), (crit_failure_at, "failure")):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or abs(value) > MAX_THRESHOLD * 2
+        ):
+            raise RulesError(f"The critical {what} threshold must be a whole number near the dice.")
+    if crit_success_at is not None and crit_success_at < threshold:
+        raise RulesError(
+            f"A critical success at {crit_success_at} would be below the threshold "
+            f"({threshold}): give a total at or above it."
+        )
+    if crit_failure_at is not None and crit_failure_at >= threshold:
+        raise RulesError(
+            f"A critical failure at {crit_failure_at} would be a success against threshold "
+            f"{threshold}: give a total below it."
+        )
 
 
 def _validate_inputs(modifier: int, carry_over: int) -> None:
@@ -192,6 +226,11 @@ class ThresholdOutcome:
     result: ThresholdResult
     threshold_hidden: bool = False
     difficulty: Difficulty | None = None
+    #: This action's own critical thresholds, if the GM gave any (totals, inclusive).
+    crit_success_at: int | None = None
+    crit_failure_at: int | None = None
+    #: The campaign's carry-over option (ruling 4, a GM setting, on by default).
+    carry_over_rule: bool = True
 
     @property
     def dice(self) -> tuple[int, ...]:
@@ -225,9 +264,10 @@ class ThresholdOutcome:
     def carry_over_next(self) -> int:
         """+2 after a critical success, −2 after a critical failure, else 0 (ruling 4).
 
-        It replaces whatever was pending: the carry-over is used once, by this test.
+        It replaces whatever was pending: the carry-over is used once, by this test. Nothing
+        when the campaign turned the option off.
         """
-        return self.result.carry_over_next
+        return self.result.carry_over_next if self.carry_over_rule else 0
 
 
 def test(
@@ -239,6 +279,9 @@ def test(
     carry_over: int = 0,
     threshold_hidden: bool = False,
     tiers: Mapping[Difficulty, int] | None = None,
+    crit_success_at: int | None = None,
+    crit_failure_at: int | None = None,
+    carry_over_rule: bool = True,
 ) -> ThresholdOutcome:
     """Roll a test (rulings 1–4): d20 + ``modifier`` (+ ``carry_over``) against ``threshold``.
 
@@ -250,16 +293,21 @@ def test(
     """
     _validate_inputs(modifier, carry_over)
     target = resolve_threshold(threshold, tiers)
+    _validate_crit_thresholds(target, crit_success_at, crit_failure_at)
     roll = roll_d20(rng)
+    total = roll + modifier + carry_over
     return ThresholdOutcome(
         attribute=attribute,
         roll=roll,
         modifier=modifier,
         carry_over_used=carry_over,
         threshold=target,
-        result=_result(roll, roll + modifier + carry_over, target),
+        result=_result(roll, total, target, crit_success_at, crit_failure_at),
         threshold_hidden=threshold_hidden,
         difficulty=threshold if isinstance(threshold, Difficulty) else None,
+        crit_success_at=crit_success_at,
+        crit_failure_at=crit_failure_at,
+        carry_over_rule=carry_over_rule,
     )
 
 
@@ -273,13 +321,17 @@ def test_odds(
     carry_over: int = 0,
     *,
     tiers: Mapping[Difficulty, int] | None = None,
+    crit_success_at: int | None = None,
+    crit_failure_at: int | None = None,
 ) -> dict[ThresholdResult, Fraction]:
     """Exact odds of every result of a test (rulings 1–4); every result present, summing to 1."""
     _validate_inputs(modifier, carry_over)
     target = resolve_threshold(threshold, tiers)
+    _validate_crit_thresholds(target, crit_success_at, crit_failure_at)
     odds = {result: Fraction(0) for result in ThresholdResult}
     for roll in D20_FACES:
-        odds[_result(roll, roll + modifier + carry_over, target)] += ONE_IN_20
+        total = roll + modifier + carry_over
+        odds[_result(roll, total, target, crit_success_at, crit_failure_at)] += ONE_IN_20
     return odds
 
 

@@ -79,6 +79,11 @@ class CampaignView:
     secrecy_defaults: Mapping[str, str] = field(default_factory=dict)
     #: The snowflake its rolls are numbered under (its first channel; bot/db/models.py).
     ledger_scope: int = 0
+    #: GM options for optional rules (bot/db/models.py): threshold carry-over, Pen & Dagger
+    #: natural-20 trade, d20-check rerolls of one die.
+    carry_over: bool = True
+    luck_trade: bool = True
+    rerolls: bool = False
 
     def ability(self, name: str) -> str:
         """The campaign's spelling of ``name`` (case-insensitive), or :class:`InvalidValue`."""
@@ -114,6 +119,9 @@ def _view(row: Row[Any]) -> CampaignView:
         created_at=m["created_at"],
         secrecy_defaults=dict(m["secrecy_defaults"] or {}),
         ledger_scope=m["ledger_scope"],
+        carry_over=m["carry_over"],
+        luck_trade=m["luck_trade"],
+        rerolls=m["rerolls"],
     )
 
 
@@ -127,6 +135,9 @@ class SettingsChange(BaseModel):
     gm_channel_id: Snowflake | None = None
     fortune_boon_default: bool | None = None
     crit_rules: bool | None = None
+    carry_over: bool | None = None
+    luck_trade: bool | None = None
+    rerolls: bool | None = None
     tier_very_easy: int | None = Field(default=None, ge=1, le=40)
     tier_easy: int | None = Field(default=None, ge=1, le=40)
     tier_moderate: int | None = Field(default=None, ge=1, le=40)

@@ -42,6 +42,7 @@ from bot.db.models import (
 )
 from bot.db.types import utcnow
 from bot.quoting import quote
+from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
@@ -98,6 +99,10 @@ class CharacterView:
     save_proficiencies: frozenset[str] = frozenset()
     #: Ability name to the pending carry-over modifier (threshold ruling 4).
     pending: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
+    #: d20 check "Null Saves": a Null's bonus to Mana saves; None for everyone else.
+    null_bonus: int | None = None
+    #: d20 check: AC taken away by critical hits ("Critical Hits & Fumbles").
+    ac_loss: int = 0
 
     @property
     def fortune_max(self) -> int:
@@ -209,6 +214,8 @@ def _view(row: Row[Any], parts: _Parts) -> CharacterView:
         proficiencies=_frozen(profs),
         save_proficiencies=frozenset(saves),
         pending=_frozen(pending),
+        null_bonus=m["null_bonus"],
+        ac_loss=m["ac_loss"] or 0,
     )
 
 
@@ -413,6 +420,17 @@ async def set_score(db: Database, character_id: int, ability: str, value: int) -
         if not low <= value <= high:
             what = "modifier" if campaign.system is RuleSystem.THRESHOLD else "score"
             raise InvalidValue(f"{canonical} {what} must be between {low} and {high}.")
+        if campaign.system is RuleSystem.PEN_AND_DAGGER and value > FIRST_LEVEL_MAX_SCORE:
+            level: int = (
+                await session.execute(select(_C.c.level).where(_C.c.id == character_id))
+            ).scalar_one()
+            if level == 1:
+                raise InvalidValue(
+                    f"{canonical} {value} is too high for a 1st-level character: at 1st level no "
+                    f"ability score can exceed {FIRST_LEVEL_MAX_SCORE}, racial adjustments "
+                    "included. Set the level first (/character level) if the character is "
+                    "higher. Nothing changed."
+                )
         t = character_scores
         stmt = (
             insert_for(session, t)
@@ -489,9 +507,42 @@ def _check_level(level: int) -> None:
 
 
 async def set_level(db: Database, character_id: int, level: int) -> CharacterView:
-    """Set the character's level (1-20)."""
+    """Set the character's level (1-20); Pen & Dagger refuses level 1 above the cap of 19."""
     _check_level(level)
+    if level == 1:
+        async with transaction(db) as session:
+            campaign = await _campaign_of_in(session, character_id)
+            if campaign.system is RuleSystem.PEN_AND_DAGGER:
+                character = await load_character_in(session, character_id)
+                over = [
+                    f"{a} {v}" for a, v in character.scores.items() if v > FIRST_LEVEL_MAX_SCORE
+                ]
+                if over:
+                    raise InvalidValue(
+                        f"At 1st level no ability score can exceed {FIRST_LEVEL_MAX_SCORE}, and "
+                        f"{character.name} has {', '.join(over)}. Nothing changed."
+                    )
     return await _update(db, character_id, level=level)
+
+
+#: The largest Null bonus a character can have (a typo's 50 is refused).
+MAX_NULL_BONUS = 10
+
+
+async def set_null_bonus(db: Database, character_id: int, bonus: int | None) -> CharacterView:
+    """Mark the character a Null with ``bonus`` (d20 check "Null Saves"), or None: not a Null."""
+    if bonus is not None and not 0 <= bonus <= MAX_NULL_BONUS:
+        raise InvalidValue(f"A Null bonus is 0 to {MAX_NULL_BONUS}.")
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        if campaign.system is not RuleSystem.D20_CHECK:
+            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.system.value}.")
+    return await _update(db, character_id, null_bonus=bonus)
+
+
+async def restore_ac(db: Database, character_id: int) -> CharacterView:
+    """Forget the AC critical hits took (the armour is mended, the wound healed)."""
+    return await _update(db, character_id, ac_loss=0)
 
 
 async def set_save_proficiency(

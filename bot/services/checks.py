@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
@@ -46,6 +46,8 @@ Outcome = (
     | d20_check.CheckOutcome
 )
 
+_PdRoll = TypeVar("_PdRoll", pd.AttemptOutcome, pd.LuckOutcome)
+
 SYSTEM_NAMES: Mapping[RuleSystem, str] = {
     RuleSystem.PEN_AND_DAGGER: "Pen & Dagger",
     RuleSystem.ROLL_UNDER: "Roll-under",
@@ -60,15 +62,25 @@ CHECK_OPTIONS: Mapping[RuleSystem, frozenset[str]] = {
         {"proficiency", "advantage", "disadvantage", "rank_bonus", "reliable", "unreliable"}
     ),
     RuleSystem.ROLL_UNDER: frozenset(),
-    RuleSystem.THRESHOLD: frozenset({"dc", "difficulty"}),
+    RuleSystem.THRESHOLD: frozenset({"dc", "difficulty", "crit_success_at", "crit_failure_at"}),
     RuleSystem.D20_CHECK: frozenset(
-        {"proficiency", "dc", "advantage", "disadvantage", "bonus", "helper"}
+        {
+            "proficiency",
+            "dc",
+            "advantage",
+            "disadvantage",
+            "bonus",
+            "helper",
+            "helper_needs_proficiency",
+        }
     ),
 }
 #: Options of /save; only these systems have saves (roll-under's save is its check).
 SAVE_OPTIONS: Mapping[RuleSystem, frozenset[str]] = {
     RuleSystem.ROLL_UNDER: frozenset(),
-    RuleSystem.D20_CHECK: frozenset({"dc", "advantage", "disadvantage", "bonus"}),
+    RuleSystem.D20_CHECK: frozenset(
+        {"dc", "advantage", "disadvantage", "bonus", "against", "source", "school"}
+    ),
 }
 
 
@@ -88,6 +100,19 @@ class CheckOptions:
     unreliable: bool = False
     #: d20 check ruling 8: a character working together with the leader (any owner).
     helper: str | None = None
+    #: The task needs the named proficiency: a helper without it cannot help (ruling 8).
+    helper_needs_proficiency: bool = False
+    #: d20 check saves, ruling 6: the DC comes from ``source``'s abilities: "melee" or
+    #: "ranged" (the Weapon DC) or "spell" (the spell save DC).
+    against: str | None = None
+    source: str | None = None
+    #: d20 check "Spell Effect Saves": the spell's school picks the ability.
+    school: str | None = None
+    #: Threshold: this action's own critical thresholds (totals), besides natural 20 / 1.
+    crit_success_at: int | None = None
+    crit_failure_at: int | None = None
+    #: Set by :func:`with_dc_source`, not by the player: how the DC was computed.
+    dc_from: str | None = None
 
     def given(self) -> list[str]:
         """Names of the options that were set, besides the ability."""
@@ -95,7 +120,7 @@ class CheckOptions:
 
 
 #: CheckOptions' option names, once (``fields()`` per call showed in group saves' profile).
-_OPTION_NAMES = tuple(f.name for f in fields(CheckOptions) if f.name != "ability")
+_OPTION_NAMES = tuple(f.name for f in fields(CheckOptions) if f.name not in ("ability", "dc_from"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +234,9 @@ def plan_check(
             ledger.Kind.ATTEMPT,
             ability,
             title,
-            lambda rng: pd.attempt(
-                rank, rng, fortune=character.fortune, fortune_max=fortune_max, **kwargs
+            lambda rng: _trade_rule(
+                pd.attempt(rank, rng, fortune=character.fortune, fortune_max=fortune_max, **kwargs),
+                campaign,
             ),
             lambda: _named(pd.attempt_odds(rank, **kwargs), lambda lv: lv.display_name),
         )
@@ -252,20 +278,52 @@ def plan_check(
         # The caller passes the carry-over that applies (the one consumed, or for odds the
         # active one): a stored one from a hidden roll may be waiting (bot/services/pending.py).
         used = carry_over or 0
+        cs_at, cf_at = options.crit_success_at, options.crit_failure_at
+        if cs_at is not None or cf_at is not None:
+            # Checked now, so a bad option refuses before anything changes.
+            threshold.test_odds(
+                score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
+            )
         return CheckPlan(
             system,
             "test",
             ability,
             f"{ability} test",
             lambda rng: threshold.test(
-                score, target, rng, attribute=ability, carry_over=used, tiers=tiers
+                score,
+                target,
+                rng,
+                attribute=ability,
+                carry_over=used,
+                tiers=tiers,
+                carry_over_rule=campaign.carry_over,
+                crit_success_at=cs_at,
+                crit_failure_at=cf_at,
             ),
             lambda: _named(
-                threshold.test_odds(score, target, used, tiers=tiers), lambda r: r.display
+                threshold.test_odds(
+                    score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
+                ),
+                lambda r: r.display,
             ),
         )
 
-    # d20 check rulings 1-3: d20 + ability modifier + proficiency bonus x degree + bonus.
+    check, title = d20_input(character, ability, options)
+    if options.helper:
+        # d20 check ruling 8: working together, the leader rolls with advantage.
+        if " ".join(options.helper.split()).casefold() == character.name.casefold():
+            raise InvalidValue(f"{character.name} cannot help themselves: name another character.")
+        check = d20_check.helped_input(check, {options.helper: True})
+        title += f", helped by {options.helper}"
+    return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)
+
+
+def d20_input(
+    character: CharacterView, ability: str, options: CheckOptions
+) -> tuple[d20_check.CheckInput, str]:
+    """A d20 check's input for ``character`` (rulings 1-3) and its title, e.g. "STR
+    (Athletics) check": d20 + ability modifier + proficiency bonus x degree + bonus."""
+    score = _score(character, ability, RuleSystem.D20_CHECK)
     degree = d20_check.ProficiencyDegree.NONE
     prof_name: str | None = None
     title = f"{ability} check"
@@ -285,13 +343,7 @@ def plan_check(
         proficiency_name=prof_name,
         name=character.name,
     )
-    if options.helper:
-        # d20 check ruling 8: working together, the leader rolls with advantage.
-        if " ".join(options.helper.split()).casefold() == character.name.casefold():
-            raise InvalidValue(f"{character.name} cannot help themselves: name another character.")
-        check = d20_check.helped_input(check, {options.helper: True})
-        title += f", helped by {options.helper}"
-    return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)
+    return check, title
 
 
 async def with_helper(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
@@ -305,6 +357,21 @@ async def with_helper(db: Database, caller: Caller, options: CheckOptions) -> Ch
         if campaign.system is not RuleSystem.D20_CHECK:
             return options  # plan_check refuses the option, naming the system
         found = await character_by_name_in(session, campaign.id, options.helper)
+    if options.helper_needs_proficiency:
+        # "A character can only provide help if the task is one that he or she could attempt
+        # alone": the engine's helped_input takes who could; here that is who has the skill.
+        if not options.proficiency:
+            raise InvalidValue(
+                "helper_needs_proficiency needs the proficiency the task calls for: "
+                "give proficiency:, e.g. Thieves' Tools."
+            )
+        if found.proficiency(options.proficiency) is None:
+            raise InvalidValue(
+                f"{found.name} cannot help: they have no {quote(options.proficiency)} "
+                "proficiency, and a character can only help with a task they could attempt "
+                "alone (opening a lock needs proficiency with thieves' tools, so a character "
+                "without it cannot help). Nothing was rolled."
+            )
     return replace(options, helper=found.name)
 
 
@@ -327,6 +394,34 @@ def _d20_plan(
     )
 
 
+def _save_ability(campaign: CampaignView, options: CheckOptions) -> str:
+    """The save's ability: the one named, or the spell school's ("Spell Effect Saves")."""
+    if not options.school:
+        if not options.ability.strip():
+            raise InvalidValue("Name the ability the save uses, or the spell's school.")
+        return campaign.ability(options.ability)
+    key = options.school.strip().casefold()
+    if key not in d20_check.SPELL_SCHOOLS:
+        names = ", ".join(d20_check.SPELL_SCHOOLS)
+        raise InvalidValue(f"Unknown school {quote(options.school)}: use one of {names}.")
+    candidates = d20_check.SPELL_SCHOOLS[key]
+    found = next(
+        (a for a in campaign.ability_names if a.casefold() in {c.casefold() for c in candidates}),
+        None,
+    )
+    if found is None:
+        raise InvalidValue(
+            f"A {key} spell effect is saved with {candidates[0]}, which this campaign does not "
+            "have: a GM can add it with /campaign set abilities."
+        )
+    if options.ability.strip() and campaign.ability(options.ability) != found:
+        raise InvalidValue(
+            f"A {key} spell effect is saved with {found}, not {options.ability}: give one of "
+            "ability or school."
+        )
+    return found
+
+
 def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOptions) -> CheckPlan:
     """A saving throw: d20 check ruling 5, or roll-under's save (its check)."""
     system = campaign.system
@@ -337,9 +432,11 @@ def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOp
     _refuse_options(system, options.given(), SAVE_OPTIONS[system], "/save")
     if system is RuleSystem.ROLL_UNDER:
         return plan_check(campaign, character, options)
-    ability = campaign.ability(options.ability)
+    ability = _save_ability(campaign, options)
     score = _score(character, ability, system)
-    proficient = ability in character.save_proficiencies
+    # "Null Saves": a Null always adds proficiency and the Null bonus to Mana saves.
+    null_proficient, extra = d20_check.null_save_extra(ability, character.null_bonus)
+    proficient = ability in character.save_proficiencies or null_proficient
     check = d20_check.CheckInput.save(
         score=score,
         ability=ability,
@@ -349,10 +446,78 @@ def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOp
         advantage=options.advantage,
         disadvantage=options.disadvantage,
         name=character.name,
+        extra=extra,
     )
-    return _d20_plan(
-        system, ledger.Kind.SAVE, ability, f"{ability} saving throw", check, options.dc
+    title = f"{ability} saving throw"
+    if options.school:
+        title += f" ({options.school.strip().casefold()} spell effect)"
+    if options.dc_from:
+        title += f" against {options.dc_from}"
+    return _d20_plan(system, ledger.Kind.SAVE, ability, title, check, options.dc)
+
+
+_AGAINST = ("melee", "ranged", "spell")
+
+
+async def with_dc_source(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
+    """A save's DC from a character's abilities (d20 check ruling 6), computed now.
+
+    Weapon DC: 8 + STR (melee) or DEX (ranged) modifier + proficiency bonus; spell save DC:
+    8 + Mana modifier + proficiency bonus, all of ``options.source``.
+    """
+    if options.against is None and options.source is None:
+        return options
+    if caller.guild_id is None:
+        raise NoCampaign()
+    async with transaction(db) as session:
+        campaign = await campaign_for_channel_in(
+            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+        )
+        if campaign.system is not RuleSystem.D20_CHECK:
+            return options  # plan_save refuses the options, naming the system
+        if options.against is None or options.source is None:
+            raise InvalidValue(
+                "Give both against (melee, ranged or spell) and from (the attacker or caster)."
+            )
+        if options.dc is not None:
+            raise InvalidValue("Give either dc or against and from (which compute it), not both.")
+        against = options.against.strip().casefold()
+        if against not in _AGAINST:
+            raise InvalidValue(
+                f"Unknown against {quote(options.against)}: use melee, ranged or spell."
+            )
+        source = await character_by_name_in(session, campaign.id, options.source)
+    wanted = (
+        d20_check.NULL_SAVE_ABILITY
+        if against == "spell"
+        else (d20_check.WeaponKind(against).ability)
     )
+    try:
+        ability = campaign.ability(wanted)
+    except InvalidValue:
+        raise InvalidValue(
+            f"A {'spell save' if against == 'spell' else 'Weapon'} DC uses {wanted}, which this "
+            "campaign does not have: a GM can add it with /campaign set abilities."
+        ) from None
+    score = _score(source, ability, campaign.system)
+    modifier = d20_check.ability_modifier(score)
+    bonus = d20_check.proficiency_bonus(source.level)
+    if against == "spell":
+        dc = d20_check.spell_save_dc(modifier, bonus)
+        what = "spell save DC"
+    else:
+        dc = d20_check.weapon_dc(against, modifier, bonus)
+        what = f"{against} Weapon DC"
+    sign = "+" if modifier >= 0 else "−"
+    note = f"{source.name}'s {what} {dc} (8 {sign} {abs(modifier)} {ability} + {bonus} proficiency)"
+    return replace(options, dc=dc, dc_from=note, against=None, source=None)
+
+
+def _trade_rule(outcome: _PdRoll, campaign: CampaignView) -> _PdRoll:
+    """No natural-20 trade on offer when the GM turned the option off (ruling 5, issue 16)."""
+    if campaign.luck_trade or not outcome.trade_available:
+        return outcome
+    return replace(outcome, trade_available=False)
 
 
 def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
@@ -368,7 +533,9 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
         ledger.Kind.LUCK,
         "",
         "luck roll",
-        lambda rng: pd.luck_roll(rng, fortune=character.fortune, fortune_max=fortune_max),
+        lambda rng: _trade_rule(
+            pd.luck_roll(rng, fortune=character.fortune, fortune_max=fortune_max), campaign
+        ),
         lambda: {("Lucky" if k else "Not lucky"): p for k, p in pd.luck_odds().items()},
     )
 
@@ -405,7 +572,7 @@ async def _perform(
         campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
         chosen = secrecy.resolve_visibility(visibility, campaign, command)
         carry_over: int | None = None
-        if campaign.system is RuleSystem.THRESHOLD:
+        if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
             # Plan first so a bad option refuses before anything changes, then consume the
             # carry-over atomically (DELETE ... RETURNING): a modifier is used once, ruling 4.
             ability = planner(campaign, character, 0).ability
@@ -525,6 +692,7 @@ async def perform_save(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a saving throw for the caller's active character and record it."""
+    options = await with_dc_source(db, caller, options)
     return await _perform(
         db,
         rng,

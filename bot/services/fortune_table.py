@@ -315,6 +315,14 @@ async def _fortune_of(session: AsyncSession, character_id: int) -> tuple[int, in
     return int(row.fortune), fortune_maximum(bool(row.double_fortune))
 
 
+#: Why a natural 20 cannot be traded when the GM turned the option off (ruling 5's "if ... your
+#: DM rules there is no additional benefit" made a GM choice, issue 16).
+NO_LUCK_TRADE = (
+    "This campaign's GM has turned off trading a natural 20 for a fortune die "
+    "(/campaign set luck-trade); the natural 20 stays as rolled. Nothing changed."
+)
+
+
 def _natural_20(outcome: PdOutcome) -> None:
     if not outcome.natural_20 or outcome.traded:
         raise InvalidValue("Only a natural 20 that was not traded offers this choice.")
@@ -365,6 +373,8 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
     async with transaction(db) as session:
         roll = await _load_roll(session, caller, roll_id)
         _natural_20(roll.outcome)
+        if not roll.campaign.luck_trade:
+            raise InvalidValue(NO_LUCK_TRADE)
         await _claim(session, roll_id, TRADE, caller.user_id)
         assert roll.row.character_id is not None
         try:
@@ -695,6 +705,9 @@ async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, in
             amount, maximum = await _fortune_of(session, row.character_id)
         except NotFound:
             return None
+        home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
+    if home is not None and not home.luck_trade:
+        return None  # the GM turned the trade off (issue 16): nothing to offer
     if outcome.natural_20 and not outcome.traded:
         outcome = dataclasses.replace(outcome, trade_available=amount < maximum)
     return outcome, amount

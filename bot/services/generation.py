@@ -148,6 +148,7 @@ async def assign(
     caller: Caller,
     assignment: Mapping[str, int],
     generation_id: int | None = None,
+    racial: Mapping[str, int] | None = None,
 ) -> tuple[CharacterView, int, list[int]]:
     """Assign the group's six scores to the caller's active character (ruling 8).
 
@@ -160,7 +161,8 @@ async def assign(
         _require_pd(campaign)
         character = await characters.active_character_in(session, campaign.id, caller.user_id)
         gen_id, scores = await _generation_in(session, campaign, caller, generation_id)
-        final = pd.validate_assignment(scores, assignment, level=character.level)
+        # Ruling 8: racial adjustments apply before the 1st-level cap of 19.
+        final = pd.validate_assignment(scores, assignment, racial, level=character.level)
         table = character_scores
         for ability, value in final.items():
             canonical = campaign.ability(ability)

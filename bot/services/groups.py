@@ -27,6 +27,7 @@ from bot.services.checks import (
     SYSTEM_NAMES,
     CheckOptions,
     Outcome,
+    d20_input,
     plan_check,
     plan_save,
 )
@@ -237,6 +238,10 @@ class MemberSpec:
     difficulty: str | None = None
     #: d20 check: a saving throw (ruling 5) instead of an ability check.
     save: bool = False
+    #: A proficiency (skill) the check uses: each member who has it adds it (d20 check degree,
+    #: Pen & Dagger rank), the others roll without ("the characters who are skilled at a
+    #: particular task help cover those who aren't").
+    proficiency: str | None = None
 
 
 def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> MemberSpec:
@@ -260,7 +265,12 @@ def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> Member
         raise InvalidValue(f"This campaign plays {name}: difficulty tiers are a threshold rule.")
     if spec.save and system is not RuleSystem.D20_CHECK:
         raise InvalidValue(f"This campaign plays {name}: save is a d20-check option.")
-    return MemberSpec(ability, spec.dc, spec.difficulty, spec.save)
+    proficiency = " ".join(spec.proficiency.split()) if spec.proficiency else None
+    if proficiency and system not in (RuleSystem.D20_CHECK, RuleSystem.PEN_AND_DAGGER):
+        raise InvalidValue(f"This campaign plays {name}: characters there have no proficiencies.")
+    if proficiency and spec.save:
+        raise InvalidValue("A saving throw uses no skill proficiency: give save:false.")
+    return MemberSpec(ability, spec.dc, spec.difficulty, spec.save, proficiency)
 
 
 def member_kind(campaign: CampaignView, spec: MemberSpec) -> str:
@@ -287,8 +297,14 @@ async def roll_member_in(
     Threshold ruling 4: the member's pending carry-over is used once and a new one stored by
     the caller (:func:`store_carry_over_in`) once the roll is recorded.
     """
-    options = CheckOptions(ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty)
-    if campaign.system is RuleSystem.THRESHOLD:
+    # Each member uses the proficiency only if their sheet has it (d20 check "Group Checks").
+    skill = (
+        spec.proficiency if spec.proficiency and character.proficiency(spec.proficiency) else None
+    )
+    options = CheckOptions(
+        ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty, proficiency=skill
+    )
+    if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
         plan_check(campaign, character, options, carry_over=0)  # refuse before consuming
         used = await pending.consume_pending_in(session, character.id, spec.ability)
         return plan_check(campaign, character, options, carry_over=used).roll(rng)
@@ -397,13 +413,14 @@ class GroupRollResult:
 
 def _title(campaign: CampaignView, spec: MemberSpec) -> str:
     system = campaign.system
+    what = f"{spec.ability} ({spec.proficiency})" if spec.proficiency else spec.ability
     if system is RuleSystem.PEN_AND_DAGGER:
-        return f"Group {spec.ability} attempt"
+        return f"Group {what} attempt"
     if system is RuleSystem.THRESHOLD:
-        return f"Group {spec.ability} test"
+        return f"Group {what} test"
     if system is RuleSystem.D20_CHECK:
-        return f"Group {spec.ability} saving throw"
-    return f"Group {spec.ability} save"
+        return f"Group {what} {'saving throw' if spec.save else 'check'}"
+    return f"Group {what} save"
 
 
 async def group_save(
@@ -422,16 +439,53 @@ async def group_save(
     (ruling 5) against the DC; the group succeeds when at least half succeed (ruling 9).
     Pen & Dagger and threshold: every member attempts / tests with their own stats.
     """
+    return await _group_roll(
+        db, rng, caller, request, MemberSpec(ability, dc, difficulty, save=True), "/groupsave"
+    )
+
+
+async def group_check(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    ability: str,
+    request: str,
+    *,
+    proficiency: str | None = None,
+    dc: int | None = None,
+    difficulty: str | None = None,
+) -> GroupRollResult:
+    """GM: the party's group ability check, with a skill each member adds if they have it.
+
+    d20 check "Group Checks" (ruling 9): everyone makes the check; at least half succeeding
+    is a group success, so the skilled cover those who aren't. Other systems as /groupsave.
+    """
+    spec = MemberSpec(ability, dc, difficulty, save=False, proficiency=proficiency)
+    return await _group_roll(db, rng, caller, request, spec, "/groupcheck")
+
+
+async def _group_roll(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    asked: MemberSpec,
+    command: str,
+) -> GroupRollResult:
     async with core_transaction(db) as session:
         campaign = await campaign_in(session, caller)
-        require_gm(campaign, caller, "call for a group save")
+        what = "group save" if command == "/groupsave" else "group check"
+        require_gm(campaign, caller, f"call for a {what}")
+        is_d20 = campaign.system is RuleSystem.D20_CHECK
         spec = check_spec(
             campaign,
-            MemberSpec(ability, dc, difficulty, save=campaign.system is RuleSystem.D20_CHECK),
-            what="/groupsave",
+            MemberSpec(
+                asked.ability, asked.dc, asked.difficulty, asked.save and is_d20, asked.proficiency
+            ),
+            what=command,
         )
-        if campaign.system is RuleSystem.D20_CHECK and spec.dc is None:
-            raise InvalidValue("A d20-check group save needs a dc: each member rolls against it.")
+        if is_d20 and spec.dc is None:
+            raise InvalidValue(f"A d20-check {what} needs a dc: each member rolls against it.")
         party = await resolve_targets_in(session, campaign, None)
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
@@ -525,6 +579,23 @@ class ContestResult:
     chain: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ContestSide:
+    """What one side of a d20-check contest brings besides its ability score (ruling 4: "They
+    apply all appropriate bonuses and penalties"): a proficiency on its sheet, a bonus,
+    advantage or disadvantage, and its own ability when it differs (STR against DEX)."""
+
+    ability: str | None = None
+    proficiency: str | None = None
+    bonus: int | None = None
+    advantage: bool = False
+    disadvantage: bool = False
+
+    def given(self) -> bool:
+        """Whether anything besides the shared ability was asked for."""
+        return any((self.ability, self.proficiency, self.bonus, self.advantage, self.disadvantage))
+
+
 def _no_contest(system: RuleSystem) -> InvalidValue:
     return InvalidValue(
         f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
@@ -539,6 +610,7 @@ async def contest(
     ability: str,
     names: str,
     request: str,
+    sides: tuple[ContestSide, ContestSide] = (ContestSide(), ContestSide()),
 ) -> ContestResult:
     """A contest among the named characters, per the campaign's system, as one transaction.
 
@@ -552,6 +624,11 @@ async def contest(
         if system not in (RuleSystem.ROLL_UNDER, RuleSystem.D20_CHECK):
             raise _no_contest(system)
         canonical = campaign.ability(ability)
+        if system is RuleSystem.ROLL_UNDER and any(side.given() for side in sides):
+            raise InvalidValue(
+                "Roll-under contests compare score minus d20 only: the first_… and second_… "
+                "options are for d20 check. Nothing was rolled."
+            )
         if parse_targets(names) is None:
             raise InvalidValue("Name the characters who contest (names or @mentions).")
         who = await resolve_targets_in(session, campaign, names, minimum=2)
@@ -559,11 +636,14 @@ async def contest(
             raise NotAllowed(
                 "Only the GM, or a player whose character takes part, can start a contest."
             )
-        for character in who:
-            if canonical not in character.scores:
+        abilities = [canonical] * len(who)
+        if system is RuleSystem.D20_CHECK and len(who) == 2:
+            abilities = [campaign.ability(s.ability) if s.ability else canonical for s in sides]
+        for character, used in zip(who, abilities, strict=True):
+            if used not in character.scores:
                 raise InvalidValue(
-                    f"{character.name} has no {canonical} score yet: set it with "
-                    f"/character set ability:{canonical} value:<number>."
+                    f"{character.name} has no {used} score yet: set it with "
+                    f"/character set ability:{used} value:<number>."
                 )
         per_member: dict[int, list[int]] = {c.id: [] for c in who}
         outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
@@ -583,11 +663,20 @@ async def contest(
                     "A d20-check contest is between two characters (ruling 4: both roll their "
                     "checks, the higher total wins)."
                 )
+            # Ruling 4: each side applies everything its /check would (d20_input).
             first, second = (
-                d20_check.CheckInput(
-                    score=c.scores[canonical], ability=canonical, level=c.level, name=c.name
-                )
-                for c in who
+                d20_input(
+                    c,
+                    used,
+                    CheckOptions(
+                        ability=used,
+                        proficiency=side.proficiency,
+                        bonus=side.bonus,
+                        advantage=side.advantage,
+                        disadvantage=side.disadvantage,
+                    ),
+                )[0]
+                for c, used, side in zip(who, abilities, sides, strict=True)
             )
             outcome = d20_check.contest(first, second, rng)
             per_member[who[0].id] = list(outcome.first.dice)

@@ -95,6 +95,10 @@ def _setup_words(
             words.append(f"{tier.display} ({target})")
         if carry:
             words.append(f"carry-over {carry:+d}")
+        if options.crit_success_at is not None:
+            words.append(f"critical success at {options.crit_success_at}+")
+        if options.crit_failure_at is not None:
+            words.append(f"critical failure at {options.crit_failure_at} or less")
     else:
         if options.dc is not None:
             words.append(f"DC {options.dc}")
@@ -165,6 +169,7 @@ async def check_odds(db: Database, caller: Caller, options: CheckOptions) -> Odd
 
 async def save_odds(db: Database, caller: Caller, options: CheckOptions) -> OddsReport:
     """The odds of ``/save`` with these options, for the caller's active character."""
+    options = await checks.with_dc_source(db, caller, options)
     campaign, character = await _context(db, caller)
     plan = checks.plan_save(campaign, character, options)
     words = [plan.title, *_setup_words(campaign, character, options, plan)]

@@ -198,6 +198,8 @@ def earned_by(row: ledger.RollView) -> tuple[str, int] | None:
         return None
     try:
         value = threshold.ThresholdResult(data["result"]).carry_over_next
+        if data.get("carry_over_rule") is False:  # the campaign had the option off (issue 16)
+            value = 0
         attribute = str(data["attribute"])
     except (KeyError, TypeError, ValueError):
         return None

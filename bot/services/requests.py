@@ -89,6 +89,8 @@ class RequestView:
     completed_at: datetime | None
     revealed_at: datetime | None
     targets: tuple[TargetView, ...]
+    #: A skill each target adds if their sheet has it (d20 check "Group Checks", issue 16).
+    proficiency: str | None = None
 
     @property
     def hidden(self) -> bool:
@@ -150,6 +152,7 @@ def _request_view(row: Row[Any], targets: list[Row[Any]]) -> RequestView:
             )
             for t in targets
         ),
+        proficiency=m["proficiency"],
     )
 
 
@@ -183,6 +186,7 @@ async def create(
     hidden_dc: int | None = None,
     difficulty: str | None = None,
     save: bool = False,
+    proficiency: str | None = None,
 ) -> RequestView:
     """GM: store a request for the named characters (or the party) to roll ``ability``."""
     if dc is not None and hidden_dc is not None:
@@ -192,7 +196,9 @@ async def create(
         require_gm(campaign, caller, "request rolls")
         spec = check_spec(
             campaign,
-            MemberSpec(ability, dc if hidden_dc is None else hidden_dc, difficulty, save),
+            MemberSpec(
+                ability, dc if hidden_dc is None else hidden_dc, difficulty, save, proficiency
+            ),
             what="a roll request",
         )
         if hidden_dc is not None and difficulty:
@@ -215,6 +221,7 @@ async def create(
                     system=campaign.system.value,
                     ability=spec.ability,
                     is_save=spec.save,
+                    proficiency=spec.proficiency,
                     dc=spec.dc,
                     difficulty=spec.difficulty,
                     dc_hidden=hidden_dc is not None,
@@ -334,7 +341,9 @@ async def answer(
             raise NotFound(f"{target.character_name} no longer exists, so cannot roll.")
         campaign = await get_campaign_in(session, before.campaign_id)
         character = await characters.load_character_in(session, target.character_id)
-        spec = MemberSpec(before.ability, before.dc, before.difficulty, before.is_save)
+        spec = MemberSpec(
+            before.ability, before.dc, before.difficulty, before.is_save, before.proficiency
+        )
         if campaign.system is RuleSystem.ROLL_UNDER:
             shared, rolled_it = await _shared_roll_in(session, rng, request_id)
             outcome = shared_save(character, before.ability, shared)

@@ -352,6 +352,10 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         row = await ledger_svc.stamp_revealed_in(session, row.id)
         # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.
         await pending.on_reveal_in(session, row)
+        # ...and the AC a hidden critical hit took from its target (issue 16).
+        from bot.services import attacks  # attacks records through this module
+
+        await attacks.on_reveal_in(session, row)
         # Its salts, for the encoding the reveal shows (format 3 hashes each field).
         (row,) = await ledger_svc.with_salts_in(session, [row])
     return RowAccess(row, found.campaign, True, found.caller_is_gm)

@@ -389,6 +389,21 @@ async def set_save(
     )
 
 
+async def set_null(
+    db: Database, caller: Caller, bonus: int | None, name: str | None = None
+) -> CharacterView:
+    """Mark a character a Null with its Null bonus, or unmark it (d20 check "Null Saves")."""
+    _, character = await target_character(db, caller, name, "change whether it is a Null")
+    return await characters.set_null_bonus(db, character.id, bonus)
+
+
+async def restore_ac(db: Database, caller: Caller, name: str) -> CharacterView:
+    """GM: give a character back the AC critical hits took."""
+    campaign, character = await target_character(db, caller, name, "restore its AC")
+    require_gm(campaign, caller, "restore a character's AC")
+    return await characters.restore_ac(db, character.id)
+
+
 async def confirm_delete_character(db: Database, caller: Caller, name: str) -> CharacterView:
     """Check the caller may delete ``name`` (the cog asks for confirmation next)."""
     _, character = await target_character(db, caller, name, "delete it")

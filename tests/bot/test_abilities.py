@@ -111,3 +111,61 @@ async def test_generation_is_refused_outside_pen_and_dagger(table: Table) -> Non
     await start_campaign(table, "d20-check")
     result = await table.gm.slash(table.table, "abilities roll", players=table.alice.mention)
     assert result.ephemeral and "Pen & Dagger rule" in result.response.content
+
+
+async def _eighteens(table: Table) -> dict[str, int]:
+    """A generation whose six scores are all 18 (every d6 a 6), for Ann (level 1)."""
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Ann", {})
+    table.dice(*[6] * 24)
+    rolled = await table.gm.slash(
+        table.table, "abilities roll", players=f"{table.alice.mention} {table.bob.mention}"
+    )
+    assert rolled.response is not None
+    assert [total for total, _ in _scores(message_text(rolled.response))] == [18] * 6
+    return {"str": 18, "dex": 18, "con": 18, "int": 18, "wis": 18, "cha": 18}
+
+
+async def test_a_racial_adjustment_that_hits_the_first_level_cap(table: Table) -> None:
+    # "at 1st level no ability score can exceed 19" after racial adjustments: 18 + 2 = 20.
+    scores = await _eighteens(table)
+    over = await table.alice.slash(table.table, "abilities assign", racial="STR+2, DEX-1", **scores)
+    assert over.ephemeral and over.response is not None
+    assert "STR would be 20 after racial adjustments" in over.response.content
+    assert "at 1st level no ability score can exceed 19" in over.response.content
+    sheet = await table.alice.slash(table.table, "character show")
+    assert "not set: STR, DEX, CON, INT, WIS, CHA" in message_text(sheet.response)
+    # +1 reaches the cap exactly: 19 is allowed; the −1 applies too.
+    done = await table.alice.slash(table.table, "abilities assign", racial="STR+1 DEX-1", **scores)
+    assert done.response is not None and not done.ephemeral
+    assert "After racial adjustments (STR+1, DEX-1): STR 19, DEX 17, CON 18" in (
+        done.response.content
+    )
+    sheet = await table.alice.slash(table.table, "character show")
+    text = message_text(sheet.response)
+    assert "**STR** 19 (" in text and "**DEX** 17 (" in text
+    assert "Level: 1 (no score above 19 at 1st level)" in text
+
+
+async def test_a_bad_racial_adjustment_is_refused(table: Table) -> None:
+    scores = await _eighteens(table)
+    bad = await table.alice.slash(table.table, "abilities assign", racial="STR plus 2", **scores)
+    assert bad.ephemeral and bad.response is not None
+    assert "is not a racial adjustment: write them like STR+2, DEX-1" in bad.response.content
+
+
+async def test_character_set_refuses_over_19_at_level_1(table: Table) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Ann", {"STR": 19})
+    refused = await table.alice.slash(table.table, "character set", ability="STR", value=25)
+    assert refused.ephemeral and refused.response is not None
+    assert "at 1st level no ability score can exceed 19" in refused.response.content
+    sheet = await table.alice.slash(table.table, "character show")
+    assert "**STR** 19 (" in message_text(sheet.response)
+    # At level 2 the cap is gone; back to level 1 is refused while STR is above it.
+    await table.alice.slash(table.table, "character level", value=2)
+    done = await table.alice.slash(table.table, "character set", ability="STR", value=25)
+    assert done.response is not None and "Score saved" in done.response.content
+    back = await table.alice.slash(table.table, "character level", value=1)
+    assert back.ephemeral and back.response is not None
+    assert "Ann has STR 25" in back.response.content

@@ -74,7 +74,14 @@ async def ledger_kinds(table: Table) -> list[str]:
 
 async def pd_table(table: Table, dex: int = 12) -> None:
     await start_campaign(table, "pen-and-dagger")
-    await make_character(table, table.alice, "Angus", {"DEX": dex})
+    if dex <= 19:
+        await make_character(table, table.alice, "Angus", {"DEX": dex})
+        return
+    # Above 19 only past 1st level (Pen & Dagger ruling 8).
+    await make_character(table, table.alice, "Angus", {})
+    await table.alice.slash(table.table, "character level", value=5)
+    done = await table.alice.slash(table.table, "character set", ability="DEX", value=dex)
+    assert done.response is not None and "Score saved" in done.response.content
 
 
 async def give(table: Table, name: str, count: int = 1) -> str:

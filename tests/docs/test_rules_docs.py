@@ -8,12 +8,14 @@ compared cell for cell.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from bot.db.models import RuleSystem
 from bot.render.help import rules_page
+from bot.render.odds import percent
 from bot.rules import d20_check, threshold
 from bot.rules.pen_and_dagger.abilities import ability_modifier, ability_rank
 from bot.rules.pen_and_dagger.table import Rank, SuccessLevel, table_level
@@ -89,3 +91,30 @@ def test_every_link_between_rule_pages_resolves(page: str) -> None:
 @pytest.mark.parametrize("system", list(RuleSystem))
 def test_help_names_a_rules_page_that_exists(system: RuleSystem) -> None:
     assert (DOCS.parents[1] / rules_page(system)).is_file()
+
+
+def test_spell_school_table_is_the_engines() -> None:
+    rows = _table("d20-check.md", "schools")
+    shown = {school: cell for school, cell in rows}
+    assert set(shown) == set(d20_check.SPELL_SCHOOLS)
+    for school, names in d20_check.SPELL_SCHOOLS.items():
+        full, *short = names
+        assert shown[school] == (f"{full} ({short[0]})" if short else full), school
+
+
+def _percent(p: Fraction) -> str:
+    """`60%`: the docs' whole percentages, as the bot's own rounding gives them."""
+    return percent(p).removesuffix(".0%") + "%"
+
+
+def test_quality_save_table_is_the_engines() -> None:
+    rows = _table("d20-check.md", "quality-saves")
+    for item, save, chance in rows:
+        if item.startswith("magic +"):
+            quality, magic = None, int(item.removeprefix("magic +"))
+        else:
+            quality, magic = d20_check.ItemQuality.parse(item), 0
+        terms = d20_check.quality_save_terms(quality, magic)
+        expected = "none" if terms is None else f"d20 +{terms.bonus} vs DC {terms.dc}"
+        assert save == expected, item
+        assert chance == _percent(d20_check.item_save_odds(quality, magic)), item

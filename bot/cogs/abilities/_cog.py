@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
+from bot.rules import pen_and_dagger as pd
 from bot.services import generation as generations
 from bot.services.errors import InvalidValue, NotFound
 
@@ -75,6 +76,7 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         wis="The group's score you give to WIS (Wisdom)",
         cha="The group's score you give to CHA (Charisma)",
         generation="The generation's number (default: your latest)",
+        racial="Racial adjustments, e.g. STR+2, DEX-1 (applied before the 1st-level cap of 19)",
     )
     @app_commands.rename(str_="str", int_="int")
     @app_commands.guild_only()
@@ -88,13 +90,20 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         wis: Score,
         cha: Score,
         generation: app_commands.Range[int, 1] | None = None,
+        racial: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
         chosen = {"STR": str_, "DEX": dex, "CON": con, "INT": int_, "WIS": wis, "CHA": cha}
+        adjustments = pd.parse_racial_adjustments(racial) if racial else {}
         character, gen_id, _ = await generations.assign(
-            bot_of(interaction).db, caller_from(interaction), chosen, generation
+            bot_of(interaction).db, caller_from(interaction), chosen, generation, adjustments
         )
         line = ", ".join(f"{a} {v}" for a, v in chosen.items())
-        await interaction.response.send_message(
+        text = (
             f"**{escape(character.name)}** takes the group's scores of generation "
             f"#{gen_id}: {line}."
         )
+        if adjustments:
+            final = ", ".join(f"{a} {character.scores[a]}" for a in chosen)
+            given = ", ".join(f"{a}{v:+d}" for a, v in adjustments.items())
+            text += f"\nAfter racial adjustments ({given}): {final}."
+        await interaction.response.send_message(text)

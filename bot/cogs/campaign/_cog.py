@@ -202,6 +202,27 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     async def set_crit_rules(self, interaction: discord.Interaction[Any], on: bool) -> None:
         await self._changed(interaction, crit_rules=on)
 
+    @settings.command(name="carry-over", description="Threshold: +2 / -2 after a critical")
+    @app_commands.describe(
+        on="True (default): a critical gives +2 / -2 on the next test of that attribute"
+    )
+    async def set_carry_over(self, interaction: discord.Interaction[Any], on: bool) -> None:
+        await self._changed(interaction, carry_over=on)
+
+    @settings.command(name="luck-trade", description="Pen & Dagger: trade a natural 20")
+    @app_commands.describe(
+        on="True (default): a natural 20 may be traded for a Normal success and a fortune die"
+    )
+    async def set_luck_trade(self, interaction: discord.Interaction[Any], on: bool) -> None:
+        await self._changed(interaction, luck_trade=on)
+
+    @settings.command(name="rerolls", description="d20 check: let players /reroll one d20")
+    @app_commands.describe(
+        on="True: something in the game lets players reroll one die of an advantage roll"
+    )
+    async def set_rerolls(self, interaction: discord.Interaction[Any], on: bool) -> None:
+        await self._changed(interaction, rerolls=on)
+
     @settings.command(name="tier", description="A difficulty tier's threshold (threshold system)")
     @app_commands.describe(
         difficulty="The difficulty to change, e.g. hard",

@@ -167,6 +167,39 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         )
         await self._saved(interaction, found, "Save proficiency saved")
 
+    @app_commands.command(name="null", description="d20 check: mark a Null (Mana saves + bonus)")
+    @app_commands.describe(
+        bonus="The Null bonus, 0 to 10: Mana saves add it and the proficiency bonus",
+        clear="True: the character is not a Null (any bonus is forgotten)",
+        character="GM: whose sheet (default: your active character)",
+    )
+    @app_commands.autocomplete(character=ac.own_character)
+    @app_commands.guild_only()
+    async def null(
+        self,
+        interaction: discord.Interaction[Any],
+        bonus: app_commands.Range[int, 0, 10] | None = None,
+        clear: bool = False,
+        character: Name | None = None,
+    ) -> None:
+        if clear == (bonus is not None):
+            await interaction.response.send_message(
+                "Give the Null bonus (bonus:2), or clear:true to unmark a Null.", ephemeral=True
+            )
+            return
+        found = await sheets.set_null(
+            bot_of(interaction).db, caller_from(interaction), bonus, character
+        )
+        await self._saved(interaction, found, "Null saved" if bonus is not None else "Null cleared")
+
+    @app_commands.command(name="restore-ac", description="GM: give back AC lost to critical hits")
+    @app_commands.describe(character="The character whose armour is mended")
+    @app_commands.autocomplete(character=ac.any_character)
+    @app_commands.guild_only()
+    async def restore_ac(self, interaction: discord.Interaction[Any], character: Name) -> None:
+        found = await sheets.restore_ac(bot_of(interaction).db, caller_from(interaction), character)
+        await self._saved(interaction, found, "AC restored")
+
     @app_commands.command(name="boon", description="GM: the double fortune dice boon (max 4)")
     @app_commands.describe(
         double_fortune="On: up to 4 fortune dice; off: 2",

@@ -13,16 +13,21 @@ from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
+    SAVE_HELP,
     SECRET_HELP,
     AbilityName,
+    Against,
     Bonus,
+    CritAt,
     Dc,
     DifficultyChoice,
     Name,
     RankBonus,
+    School,
     Secret,
     check_options,
     option_help,
+    save_options,
 )
 from bot.cogs.fortune._buttons import fortune_view_for
 from bot.render.checks import check_embed
@@ -79,6 +84,9 @@ class ChecksCog(commands.Cog):
         reliable: bool = False,
         unreliable: bool = False,
         helper: Name | None = None,
+        helper_needs_proficiency: bool = False,
+        crit_success_at: CritAt | None = None,
+        crit_failure_at: CritAt | None = None,
         secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
@@ -94,6 +102,9 @@ class ChecksCog(commands.Cog):
             reliable=reliable,
             unreliable=unreliable,
             helper=helper,
+            helper_needs_proficiency=helper_needs_proficiency,
+            crit_success_at=crit_success_at,
+            crit_failure_at=crit_failure_at,
         )
         result = await checks.perform_check(
             bot.db,
@@ -106,34 +117,33 @@ class ChecksCog(commands.Cog):
         await self._send(interaction, result)
 
     @app_commands.command(name="save", description="Roll a saving throw (d20 check, roll-under)")
-    @app_commands.describe(
-        **option_help(
-            "ability",
-            "dc",
-            "advantage",
-            "disadvantage",
-            "bonus",
-            "secret",
-            ability="The ability the save uses",
-            dc="The DC (d20 check)",
-            bonus="A situational bonus or penalty (d20 check)",
-        )
-    )
-    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.describe(**SAVE_HELP, secret=SECRET_HELP)
+    @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
+    @app_commands.rename(source="from")
     @app_commands.guild_only()
     async def save(
         self,
         interaction: discord.Interaction[Any],
-        ability: AbilityName,
+        ability: AbilityName | None = None,
         dc: Dc | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
         bonus: Bonus | None = None,
+        against: Against | None = None,
+        source: Name | None = None,
+        school: School | None = None,
         secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)
-        options = check_options(
-            ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        options = save_options(
+            ability,
+            dc=dc,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            against=against,
+            source=source,
+            school=school,
         )
         result = await checks.perform_save(
             bot.db,

@@ -16,6 +16,7 @@ from bot.cogs._options import (
     CHECK_OPTION_NAMES,
     AbilityName,
     Bonus,
+    CritAt,
     Dc,
     DifficultyChoice,
     Name,
@@ -106,6 +107,9 @@ async def gm_check(
     reliable: bool = False,
     unreliable: bool = False,
     helper: Name | None = None,
+    helper_needs_proficiency: bool = False,
+    crit_success_at: CritAt | None = None,
+    crit_failure_at: CritAt | None = None,
     secret: Secret | None = None,
 ) -> None:
     bot = bot_of(interaction)
@@ -121,6 +125,9 @@ async def gm_check(
         reliable=reliable,
         unreliable=unreliable,
         helper=helper,
+        helper_needs_proficiency=helper_needs_proficiency,
+        crit_success_at=crit_success_at,
+        crit_failure_at=crit_failure_at,
     )
     result = await checks.perform_gm_check(
         bot.db,

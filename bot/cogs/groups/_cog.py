@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -10,9 +10,11 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._options import DifficultyChoice
+from bot.cogs._options import Bonus, DifficultyChoice, Name
 from bot.render.groups import contest_embed, group_save_embed
 from bot.services import groups
+
+RollMode = Literal["advantage", "disadvantage"]
 
 
 class GroupsCog(commands.Cog):
@@ -49,18 +51,52 @@ class GroupsCog(commands.Cog):
 
     @app_commands.command(name="contest", description="Characters contest an ability")
     @app_commands.describe(
-        ability="The ability everyone rolls",
+        ability="The ability everyone rolls (d20 check: the first character's)",
         characters="Names or @mentions, comma-separated, e.g. Sybilla, @bob",
+        first_proficiency="d20 check: a proficiency on the first character's sheet",
+        first_bonus="d20 check: the first character's bonus or penalty",
+        first_roll="d20 check: the first character rolls with advantage or disadvantage",
+        second_ability="d20 check: the second character's ability, if not the same",
+        second_proficiency="d20 check: a proficiency on the second character's sheet",
+        second_bonus="d20 check: the second character's bonus or penalty",
+        second_roll="d20 check: the second character rolls with advantage or disadvantage",
     )
-    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.autocomplete(
+        ability=ac.ability,
+        second_ability=ac.ability,
+        first_proficiency=ac.proficiency,
+        second_proficiency=ac.proficiency,
+    )
     @app_commands.guild_only()
     async def contest(
         self,
         interaction: discord.Interaction[Any],
         ability: app_commands.Range[str, 1, 32],
         characters: app_commands.Range[str, 1, 1000],
+        first_proficiency: Name | None = None,
+        first_bonus: Bonus | None = None,
+        first_roll: RollMode | None = None,
+        second_ability: app_commands.Range[str, 1, 32] | None = None,
+        second_proficiency: Name | None = None,
+        second_bonus: Bonus | None = None,
+        second_roll: RollMode | None = None,
     ) -> None:
         bot = bot_of(interaction)
+        sides = (
+            groups.ContestSide(
+                proficiency=first_proficiency,
+                bonus=first_bonus,
+                advantage=first_roll == "advantage",
+                disadvantage=first_roll == "disadvantage",
+            ),
+            groups.ContestSide(
+                ability=second_ability,
+                proficiency=second_proficiency,
+                bonus=second_bonus,
+                advantage=second_roll == "advantage",
+                disadvantage=second_roll == "disadvantage",
+            ),
+        )
         result = await groups.contest(
             bot.db,
             bot.rng,
@@ -68,6 +104,7 @@ class GroupsCog(commands.Cog):
             ability,
             characters,
             request_text(interaction),
+            sides,
         )
         await interaction.response.send_message(
             embed=contest_embed(result), allowed_mentions=discord.AllowedMentions.none()

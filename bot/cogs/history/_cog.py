@@ -42,6 +42,8 @@ HistoryKind = Literal[
     "contest",
     "group",
     "generate",
+    "attack",
+    "d20-reroll",
 ]
 PAGE_TIMEOUT = 600.0
 

@@ -12,17 +12,24 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
+    SAVE_HELP,
     AbilityName,
+    Against,
     Bonus,
+    CritAt,
     Dc,
     DifficultyChoice,
     Name,
     RankBonus,
+    School,
     check_options,
     option_help,
+    save_options,
 )
+from bot.cogs.attack._cog import ATTACK_HELP, Ac, Magic, Quality
 from bot.render.odds import odds_embed
-from bot.services import odds
+from bot.services import attacks, odds
+from bot.services.attacks import AttackOptions
 from bot.services.odds import OddsReport
 
 PUBLIC = "Show the odds to the whole channel (default: only you)"
@@ -59,6 +66,9 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         reliable: bool = False,
         unreliable: bool = False,
         helper: Name | None = None,
+        helper_needs_proficiency: bool = False,
+        crit_success_at: CritAt | None = None,
+        crit_failure_at: CritAt | None = None,
         public: bool = False,
     ) -> None:
         options = check_options(
@@ -73,38 +83,40 @@ class OddsCog(commands.GroupCog, group_name="odds"):
             reliable=reliable,
             unreliable=unreliable,
             helper=helper,
+            helper_needs_proficiency=helper_needs_proficiency,
+            crit_success_at=crit_success_at,
+            crit_failure_at=crit_failure_at,
         )
         report = await odds.check_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
 
     @app_commands.command(name="save", description="Odds of a /save with these options")
-    @app_commands.describe(
-        **option_help(
-            "ability",
-            "dc",
-            "advantage",
-            "disadvantage",
-            "bonus",
-            ability="The ability the save uses",
-            dc="The DC (d20 check)",
-            bonus="A situational bonus or penalty (d20 check)",
-            public=PUBLIC,
-        )
-    )
-    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.describe(**SAVE_HELP, public=PUBLIC)
+    @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
+    @app_commands.rename(source="from")
     @app_commands.guild_only()
     async def save(
         self,
         interaction: discord.Interaction[Any],
-        ability: AbilityName,
+        ability: AbilityName | None = None,
         dc: Dc | None = None,
         advantage: bool = False,
         disadvantage: bool = False,
         bonus: Bonus | None = None,
+        against: Against | None = None,
+        source: Name | None = None,
+        school: School | None = None,
         public: bool = False,
     ) -> None:
-        options = check_options(
-            ability, dc=dc, advantage=advantage, disadvantage=disadvantage, bonus=bonus
+        options = save_options(
+            ability,
+            dc=dc,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            against=against,
+            source=source,
+            school=school,
         )
         report = await odds.save_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
@@ -114,6 +126,45 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     @app_commands.guild_only()
     async def luck(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
         report = await odds.luck_odds(bot_of(interaction).db, caller_from(interaction))
+        await _answer(interaction, report, public)
+
+    @app_commands.command(name="attack", description="Odds of an /attack: hit, critical, fumble")
+    @app_commands.describe(
+        **{k: v for k, v in ATTACK_HELP.items() if k not in ("damage", "secret")}, public=PUBLIC
+    )
+    @app_commands.autocomplete(ability=ac.ability, target=ac.any_character)
+    @app_commands.guild_only()
+    async def attack(
+        self,
+        interaction: discord.Interaction[Any],
+        ac: Ac,
+        ability: AbilityName = "STR",
+        proficiency: bool = True,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: Bonus | None = None,
+        weapon_quality: Quality | None = None,
+        magic_bonus: Magic | None = None,
+        target: Name | None = None,
+        armour_quality: Quality | None = None,
+        armour_magic: Magic | None = None,
+        public: bool = False,
+    ) -> None:
+        options = AttackOptions(
+            ac=ac,
+            ability=ability,
+            proficiency=proficiency,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            weapon_quality=weapon_quality,
+            magic_bonus=magic_bonus,
+            target=target,
+            armour_quality=armour_quality,
+            armour_magic=armour_magic,
+        )
+        found = await attacks.attack_odds(bot_of(interaction).db, caller_from(interaction), options)
+        report = OddsReport(found.title, attacks.odds_rows(found), found.odds.hit, "Chance to hit")
         await _answer(interaction, report, public)
 
     @app_commands.command(name="roll", description="Odds of a /roll expression's total")

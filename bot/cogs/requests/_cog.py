@@ -121,6 +121,7 @@ async def _tell_gm(
     hidden_dc="Like dc, but only the GM sees it and pass/fail until /gm request reveal",
     difficulty="Threshold: a difficulty tier instead of dc",
     save="d20 check: a saving throw instead of an ability check",
+    proficiency="A skill, e.g. Survival: each character who has it adds it",
 )
 @app_commands.autocomplete(ability=ac.ability)
 async def request_roll(
@@ -131,6 +132,7 @@ async def request_roll(
     hidden_dc: app_commands.Range[int, 1, 100] | None = None,
     difficulty: DifficultyChoice | None = None,
     save: bool = False,
+    proficiency: app_commands.Range[str, 1, 64] | None = None,
 ) -> None:
     bot = bot_of(interaction)
     request = await requests.create(
@@ -143,6 +145,7 @@ async def request_roll(
         hidden_dc=hidden_dc,
         difficulty=difficulty.replace("-", " ") if difficulty else None,
         save=save,
+        proficiency=proficiency,
     )
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request.id))

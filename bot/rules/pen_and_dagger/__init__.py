@@ -11,6 +11,7 @@ from bot.rules.pen_and_dagger.abilities import (
     FIRST_LEVEL_MAX_SCORE,
     ability_modifier,
     ability_rank,
+    parse_racial_adjustments,
     validate_assignment,
 )
 from bot.rules.pen_and_dagger.attempts import (
@@ -85,6 +86,7 @@ __all__ = [
     "group_rollers",
     "luck_odds",
     "luck_roll",
+    "parse_racial_adjustments",
     "plan_group_dice",
     "reroll",
     "spend_fortune",

@@ -4,6 +4,7 @@ Scores"; rulings 7 and 8).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -15,6 +16,7 @@ __all__ = [
     "FIRST_LEVEL_MAX_SCORE",
     "ability_modifier",
     "ability_rank",
+    "parse_racial_adjustments",
     "validate_assignment",
 ]
 
@@ -117,3 +119,32 @@ def validate_assignment(
                 f"score can exceed {FIRST_LEVEL_MAX_SCORE}."
             )
     return final
+
+
+_ADJUSTMENT = re.compile(r"^\s*([A-Za-z]+)\s*([+\-\u2212])\s*(\d{1,2})\s*$")
+#: A racial adjustment larger than this is a typo, not a race.
+MAX_RACIAL_ADJUSTMENT = 10
+
+
+def parse_racial_adjustments(text: str) -> dict[str, int]:
+    """Read racial adjustments as a player types them: "STR+2, DEX-1" (commas or spaces).
+
+    Returns ability → summed adjustment; refuses anything that is not ``<ability><+|-><n>``.
+    """
+    adjustments: dict[str, int] = {}
+    pieces = [p for p in re.split(r"[,;]|\s+(?=[A-Za-z])", text) if p.strip()]
+    if not pieces:
+        raise RulesError("Give racial adjustments like STR+2, DEX-1.")
+    for piece in pieces:
+        match = _ADJUSTMENT.match(piece)
+        if match is None:
+            raise RulesError(
+                f"“{piece.strip()[:20]}” is not a racial adjustment: write them like STR+2, DEX-1."
+            )
+        key = _ability_key(match.group(1))
+        value = int(match.group(3))
+        if value > MAX_RACIAL_ADJUSTMENT:
+            raise RulesError(f"A racial adjustment of {value} is out of range (at most 10).")
+        sign = 1 if match.group(2) == "+" else -1
+        adjustments[key] = adjustments.get(key, 0) + sign * value
+    return adjustments

@@ -1,0 +1,53 @@
+"""/reroll die:first|second on the caller's latest d20-check roll with two dice."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import deliver
+from bot.render.rerolls import reroll_embed
+from bot.render.secrecy import stub_embed
+from bot.services import rerolls, secrecy
+
+
+class RerollCog(commands.Cog):
+    """Rerolling one die when something in the game allows it."""
+
+    @app_commands.command(
+        name="reroll", description="d20 check: reroll one die of your latest advantage roll"
+    )
+    @app_commands.describe(
+        die="Which of the two d20s to reroll (the campaign must allow rerolls)",
+    )
+    @app_commands.guild_only()
+    async def reroll(
+        self, interaction: discord.Interaction[Any], die: Literal["first", "second"]
+    ) -> None:
+        bot = bot_of(interaction)
+        done = await rerolls.reroll(
+            bot.db, bot.rng, caller_from(interaction), die, request_text(interaction)
+        )
+        result = done.check
+        await deliver(
+            interaction,
+            full=reroll_embed(done),
+            stub=stub_embed(
+                result.character.name,
+                result.plan_title,
+                result.number,
+                result.visibility,
+                result.commitment,
+            ),
+            visibility=result.visibility,
+            gm_targets=result.gm_targets,
+            roll_id=result.roll_id,
+            number=result.number,
+            commitment=result.commitment,
+            roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
+            gm_full=reroll_embed(done, gm_copy=True),
+        )

@@ -1,0 +1,460 @@
+"""Attack rolls (d20 check ruling 7): d20 + modifiers vs AC, with the optional critical rules.
+
+With the campaign's crit rules on (``/campaign set crit-rules``), a natural 20 that still hits
+is a Critical Hit: its damage is rolled with all of its dice rolled again, and that damage also
+lowers the target's AC unless the armour's quality save holds. A natural 1 is a fumble that
+breaks the weapon unless the weapon's quality save holds. The rules engine decides all of this
+(:func:`bot.rules.d20_check.roll_attack`); this module binds the attacker's stats, rolls the
+damage, records the roll and stores a named target character's lost AC, in one transaction.
+
+A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed
+(issue 15): the AC its critical takes away is stored by its reveal (:func:`on_reveal_in`).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from sqlalchemy import case, update
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, Visibility, characters
+from bot.dice import RollResult, parse, roll
+from bot.dice.errors import DiceError
+from bot.rules import d20_check
+from bot.services import ledger, secrecy
+from bot.services._sql import Executor, core_transaction, transaction
+from bot.services.access import require_gm
+from bot.services.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.characters import CharacterView, character_by_name_in, resolve_character_in
+from bot.services.checks import SYSTEM_NAMES
+from bot.services.context import Caller
+from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
+from bot.services.serialize import to_jsonable
+
+#: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
+MIN_AC = 1
+MAX_AC = d20_check.MAX_TARGET
+#: The most AC critical hits can take from one character (the column's sane range).
+MAX_AC_LOSS = 100
+
+#: Options that only mean something with the campaign's crit rules on.
+_CRIT_OPTIONS = ("weapon_quality", "magic_bonus", "armour_quality", "armour_magic")
+
+
+@dataclass(frozen=True, slots=True)
+class AttackOptions:
+    """What the player asked for; None / False means "not given"."""
+
+    ac: int
+    #: The ability whose modifier is added: STR for melee, DEX for ranged, or any other.
+    ability: str = "STR"
+    #: Proficient with the weapon: the proficiency bonus is added (never doubled on attacks).
+    proficiency: bool = True
+    advantage: bool = False
+    disadvantage: bool = False
+    bonus: int | None = None
+    #: Damage dice, rolled on a hit (all of its dice again on a critical).
+    damage: str | None = None
+    weapon_quality: str | None = None
+    magic_bonus: int | None = None
+    #: A character of the campaign being attacked: a critical's AC loss is stored for them.
+    target: str | None = None
+    armour_quality: str | None = None
+    armour_magic: int | None = None
+    #: /gm attack for an unnamed monster: its stat block's attack bonus (proficiency included).
+    attacker_bonus: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """The damage of a hit: the roll, and on a critical the same dice rolled again."""
+
+    roll: RollResult
+    again: RollResult | None = None
+
+    @property
+    def extra(self) -> int:
+        """What the critical's second roll of every damage die adds (modifiers count once)."""
+        if self.again is None:
+            return 0
+        return sum(term.subtotal for term in self.again.terms)
+
+    @property
+    def total(self) -> int:
+        """The damage dealt (never below 0)."""
+        return max(0, self.roll.total + self.extra)
+
+    def to_record(self) -> dict[str, Any]:
+        """Every die, for the ledger."""
+        return {
+            "expression": self.roll.expression,
+            "roll": self.roll.to_record(),
+            "again": self.again.to_record() if self.again else None,
+            "total": self.total,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AttackResult:
+    """A recorded attack: who attacked whom, the rules outcome, damage and the AC lost."""
+
+    roll_id: int
+    campaign: CampaignView
+    attacker: str
+    title: str
+    outcome: d20_check.AttackOutcome
+    #: The AC as given, and what critical hits had already taken from a target character.
+    ac_given: int
+    ac_loss_before: int = 0
+    target: str | None = None
+    damage: Damage | None = None
+    #: The AC a critical's damage took away now (0: none), and the target's total loss after.
+    ac_lost: int = 0
+    ac_loss_after: int = 0
+    #: True when ``ac_lost`` is stored on the target character (a public attack on a named
+    #: target); a hidden one stores it when revealed.
+    stored: bool = False
+    visibility: Visibility = Visibility.PUBLIC
+    commitment: str | None = None
+    number: int = 0
+    chain: str = ""
+    character_id: int | None = None
+
+    @property
+    def gm_targets(self) -> secrecy.GmTargets:
+        """Where the GM copy of a hidden attack goes."""
+        return secrecy.GmTargets.of(self.campaign)
+
+
+def _quality(text: str | None) -> d20_check.ItemQuality | None:
+    return d20_check.ItemQuality.parse(text) if text else None
+
+
+def _check_ac(ac: int) -> None:
+    if isinstance(ac, bool) or not isinstance(ac, int) or not MIN_AC <= ac <= MAX_AC:
+        raise InvalidValue(
+            f"AC {ac} is out of range: an Armour Class is {MIN_AC} to {MAX_AC}. Nothing was rolled."
+        )
+
+
+def _damage_expression(text: str | None) -> Any:
+    if not text:
+        return None
+    try:
+        return parse(text)
+    except DiceError as exc:
+        raise InvalidValue(
+            f"The damage is not dice I can roll: {exc} Nothing was rolled."
+        ) from None
+
+
+def _require_d20(campaign: CampaignView) -> None:
+    if campaign.system is not RuleSystem.D20_CHECK:
+        raise InvalidValue(
+            "Attack rolls are a d20 check rule; this campaign plays "
+            f"{SYSTEM_NAMES[campaign.system]}. Nothing was rolled."
+        )
+
+
+def _refuse_crit_options(campaign: CampaignView, options: AttackOptions) -> None:
+    given = [name for name in _CRIT_OPTIONS if getattr(options, name) is not None]
+    if given and not campaign.crit_rules:
+        raise InvalidValue(
+            f"{', '.join(given)} only matter for critical hits and fumbles, which this campaign "
+            "does not use (a GM can turn them on with /campaign set crit-rules). Nothing was "
+            "rolled."
+        )
+
+
+def attack_input(
+    campaign: CampaignView,
+    attacker: CharacterView | None,
+    options: AttackOptions,
+    *,
+    ac_loss: int = 0,
+) -> tuple[d20_check.AttackInput, str]:
+    """The rules engine's input for this attack, and its title (no dice rolled).
+
+    ``attacker`` None: an unnamed monster with ``options.attacker_bonus``. ``ac_loss``: what
+    critical hits already took from the target's AC (the AC used never goes below 0).
+    """
+    _require_d20(campaign)
+    _check_ac(options.ac)
+    _refuse_crit_options(campaign, options)
+    weapon = _quality(options.weapon_quality)
+    armour = _quality(options.armour_quality)
+    common: dict[str, Any] = {
+        "ac": max(0, options.ac - ac_loss),
+        "bonus": options.bonus or 0,
+        "advantage": options.advantage,
+        "disadvantage": options.disadvantage,
+        "crit_rules": campaign.crit_rules,
+        "weapon_quality": weapon,
+        "weapon_magic_bonus": options.magic_bonus or 0,
+        "armor_quality": armour,
+        "armor_magic_bonus": options.armour_magic or 0,
+    }
+    if attacker is None:
+        if options.attacker_bonus is None:
+            raise InvalidValue(
+                "Name the attacking character, or give the monster's attacker_bonus."
+            )
+        return d20_check.AttackInput(attack_bonus=options.attacker_bonus, **common), "attack"
+    if options.attacker_bonus is not None:
+        raise InvalidValue(
+            "attacker_bonus is for a monster; a character attacks with their own scores."
+        )
+    ability = campaign.ability(options.ability)
+    if ability not in attacker.scores:
+        raise InvalidValue(
+            f"{attacker.name} has no {ability} score yet: set it with "
+            f"/character set ability:{ability} value:<number>."
+        )
+    attack = d20_check.AttackInput(
+        score=attacker.scores[ability],
+        ability=ability,
+        level=attacker.level,
+        proficient=options.proficiency,
+        **common,
+    )
+    return attack, f"{ability} attack"
+
+
+def _roll_damage(
+    expression: Any, outcome: d20_check.AttackOutcome, rng: random.Random
+) -> Damage | None:
+    if expression is None or not outcome.hit:
+        return None
+    first = roll(expression, rng)
+    # "Roll all of the attack's damage dice" again on a critical; modifiers count once.
+    again = roll(expression, rng) if outcome.critical else None
+    return Damage(first, again)
+
+
+async def _attacker_in(
+    session: Executor,
+    caller: Caller,
+    options: AttackOptions,
+    character_name: str | None,
+    as_gm: bool,
+) -> tuple[CampaignView, CharacterView | None]:
+    if caller.guild_id is None:
+        raise NoCampaign()
+    campaign = await campaign_for_channel_in(
+        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    )
+    _require_d20(campaign)
+    if as_gm:
+        require_gm(campaign, caller, "attack for a character or a monster")
+        if (character_name is None) == (options.attacker_bonus is None):
+            raise InvalidValue(
+                "Give either character (a player's character attacks) or attacker_bonus "
+                "(a monster's attack bonus), not both."
+            )
+        if character_name is None:
+            return campaign, None
+    attacker = await resolve_character_in(
+        session, campaign.id, caller.user_id, character_name, any_owner=as_gm
+    )
+    return campaign, attacker
+
+
+async def _perform(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    options: AttackOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None,
+    command: str,
+    character_name: str | None = None,
+    monster_name: str | None = None,
+    as_gm: bool = False,
+) -> AttackResult:
+    expression = _damage_expression(options.damage)  # a bad expression changes nothing
+    async with core_transaction(db) as session:
+        campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm)
+        target = None
+        if options.target:
+            target = await character_by_name_in(session, campaign.id, options.target)
+        ac_loss = target.ac_loss if target is not None else 0
+        attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
+        chosen = secrecy.resolve_visibility(visibility, campaign, command)
+        outcome = d20_check.roll_attack(attack, rng)
+        damage = _roll_damage(expression, outcome, rng)
+        lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
+        lost = min(lost, MAX_AC_LOSS - ac_loss)
+        name = attacker.name if attacker is not None else (monster_name or "Monster")
+        record = {
+            "attack": to_jsonable(outcome),
+            "ac_given": options.ac,
+            "ac_loss_before": ac_loss,
+            "damage": damage.to_record() if damage else None,
+            "target": target.name if target else None,
+            "target_id": target.id if target else None,
+            "ac_lost": lost,
+        }
+        recorded = await secrecy.record_roll_in(
+            session,
+            ledger.NewRoll(
+                origin=ledger.Origin(
+                    channel_id=caller.channel_id,
+                    user_id=caller.user_id,
+                    guild_id=caller.guild_id,
+                    interaction_id=caller.interaction_id,
+                    parent_channel_id=caller.parent_channel_id,
+                ),
+                kind=ledger.Kind.ATTACK,
+                request=request,
+                dice=list(outcome.dice),
+                outcome=record,
+                visibility=chosen,
+                campaign_id=campaign.id,
+                character_id=attacker.id if attacker else None,
+                character_name=name,
+            ),
+        )
+        if recorded.duplicate:
+            raise DuplicateInteraction(recorded.number)
+        stored = False
+        if target is not None and lost and chosen is Visibility.PUBLIC:
+            await _lower_ac_in(session, target.id, lost)
+            stored = True
+    return AttackResult(
+        roll_id=recorded.id,
+        campaign=campaign,
+        attacker=name,
+        title=title,
+        outcome=outcome,
+        ac_given=options.ac,
+        ac_loss_before=ac_loss,
+        target=target.name if target else None,
+        damage=damage,
+        ac_lost=lost,
+        ac_loss_after=ac_loss + lost,
+        stored=stored,
+        visibility=chosen,
+        commitment=recorded.commitment,
+        number=recorded.number,
+        chain=recorded.chain,
+        character_id=attacker.id if attacker else None,
+    )
+
+
+async def _lower_ac_in(session: Executor, character_id: int, amount: int) -> None:
+    """Add ``amount`` to the character's AC loss, atomically (never past the column's range)."""
+    c = characters
+    added = c.c.ac_loss + amount
+    await session.execute(
+        update(c)
+        .where(c.c.id == character_id)
+        .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), else_=added))
+    )
+
+
+async def on_reveal_in(session: Executor, row: ledger.RollView) -> int:
+    """In a reveal's transaction: store the AC a hidden critical took from its target.
+
+    Returns the AC taken (0 for any other row). Issue 15: a hidden roll changes nothing others
+    can observe until it is revealed.
+    """
+    data = row.outcome
+    if row.kind != ledger.Kind.ATTACK or not isinstance(data, dict):
+        return 0
+    target_id, lost = data.get("target_id"), data.get("ac_lost")
+    if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:
+        return 0
+    await _lower_ac_in(session, target_id, lost)
+    return lost
+
+
+async def perform_attack(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    options: AttackOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = None,
+) -> AttackResult:
+    """Roll an attack with the caller's active character and record it.
+
+    ``visibility`` None means the campaign's default for /check (an attack is a d20 roll).
+    """
+    if options.attacker_bonus is not None:
+        raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
+    return await _perform(db, rng, caller, options, request, visibility=visibility, command="check")
+
+
+async def perform_gm_attack(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    options: AttackOptions,
+    request: str,
+    *,
+    character_name: str | None = None,
+    monster_name: str | None = None,
+    visibility: Visibility | str | None = None,
+) -> AttackResult:
+    """GM only: a player's character attacks with their stored scores, or an unnamed monster
+    with its attack bonus (default: the campaign's /gm check default, normally blind)."""
+    return await _perform(
+        db,
+        rng,
+        caller,
+        options,
+        request,
+        visibility=visibility,
+        command="gm-check",
+        character_name=character_name,
+        monster_name=" ".join(monster_name.split()) if monster_name else None,
+        as_gm=True,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AttackOddsReport:
+    """Exact odds of an attack, with the words describing what they assume."""
+
+    title: str
+    odds: d20_check.AttackOdds
+    crit_rules: bool
+
+
+async def attack_odds(db: Database, caller: Caller, options: AttackOptions) -> AttackOddsReport:
+    """Exact odds of ``/attack`` with these options for the caller's active character."""
+    if options.attacker_bonus is not None:
+        raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
+    async with transaction(db) as session:
+        campaign, attacker = await _attacker_in(session, caller, options, None, False)
+        target = None
+        if options.target:
+            target = await character_by_name_in(session, campaign.id, options.target)
+    assert attacker is not None
+    ac_loss = target.ac_loss if target is not None else 0
+    attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
+    words = [f"{attacker.name}, {title}", f"AC {attack.ac}"]
+    if options.advantage != options.disadvantage:
+        words.append("advantage" if options.advantage else "disadvantage")
+    if options.bonus:
+        words.append(f"bonus {options.bonus:+d}")
+    return AttackOddsReport(", ".join(words), d20_check.attack_odds(attack), campaign.crit_rules)
+
+
+def odds_rows(report: AttackOddsReport) -> tuple[tuple[str, Fraction], ...]:
+    """The chart's rows: Critical Hit / Hit / Miss (they sum to 1), then fumble chances."""
+    odds = report.odds
+    rows: list[tuple[str, Fraction]] = []
+    if report.crit_rules:
+        rows.append(("Critical Hit", odds.critical))
+    rows += [("Hit", odds.hit - odds.critical), ("Miss", 1 - odds.hit)]
+    if report.crit_rules:
+        rows += [("Fumble (natural 1)", odds.fumble), ("Weapon breaks", odds.weapon_breaks)]
+        rows.append(("Critical lowers AC", odds.lowers_target_ac))
+    return tuple(rows)

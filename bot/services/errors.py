@@ -24,6 +24,10 @@ class InvalidValue(UserError):
     """A value outside what the campaign's rule system allows."""
 
 
+class TooLarge(UserError):
+    """Something too big for where it must go (a file over Discord's upload limit)."""
+
+
 class NotAllowed(UserError):
     """The user may not do this (for example use another player's character)."""
 

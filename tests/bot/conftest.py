@@ -159,3 +159,18 @@ def embed_text(embed: discord.Embed) -> str:
 def message_text(message: Any) -> str:
     """Content plus every embed of a message or interaction response."""
     return "\n".join([message.content or "", *(embed_text(e) for e in message.embeds)])
+
+
+def final_answer(result: Any) -> Any:
+    """The message that answers an interaction as the caller sees it at the end: the
+    response, or, when a public "thinking…" response was removed to answer privately (an
+    error after a public deferral, bot/cogs/_respond.py), the private followup."""
+    if result.response is not None:
+        return result.response
+    assert result.followups, f"no answer at all: {result!r}"
+    return result.followups[-1]
+
+
+def answered_ephemeral(result: Any) -> bool:
+    """Whether only the caller sees :func:`final_answer`."""
+    return bool(final_answer(result).ephemeral)

@@ -21,7 +21,7 @@ from sqlalchemy import func, select, update
 from bot.db.models import campaigns, characters, ledger
 from bot.services.campaigns import campaign_for_channel
 from bot.services.ledger import Kind, NewRoll, Origin, get_roll, record_roll
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import Table, final_answer, make_character, message_text, start_campaign
 
 UNUSED_ID = 999_999
 #: Another server's snowflakes (the bot is not in it).
@@ -59,12 +59,8 @@ async def _roll(table: Table, who: MemberActor, where: Any, dice: str, **options
 
 def _answer(result: Any) -> tuple[str, list[dict[str, Any]], bool]:
     """Everything an answer shows: its text, its embeds, whether only the caller sees it."""
-    assert result.response is not None
-    return (
-        result.response.content,
-        [embed.to_dict() for embed in result.response.embeds],
-        result.ephemeral,
-    )
+    shown = final_answer(result)
+    return (shown.content, [embed.to_dict() for embed in shown.embeds], shown.ephemeral)
 
 
 async def _no_such_roll(actor: MemberActor, where: Any, command: str) -> tuple[Any, ...]:

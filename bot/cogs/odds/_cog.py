@@ -21,6 +21,7 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
+from bot.cogs._respond import answer
 from bot.render.odds import odds_embed
 from bot.services import odds
 from bot.services.odds import OddsReport
@@ -29,7 +30,8 @@ PUBLIC = "Show the odds to the whole channel (default: only you)"
 
 
 async def _answer(interaction: discord.Interaction[Any], report: OddsReport, public: bool) -> None:
-    await interaction.response.send_message(
+    await answer(
+        interaction,
         embed=odds_embed(report),
         ephemeral=not public,
         allowed_mentions=discord.AllowedMentions.none(),

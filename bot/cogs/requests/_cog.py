@@ -19,6 +19,7 @@ from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice
+from bot.cogs._respond import answer, update_message
 from bot.errors import UserError
 from bot.render.requests import gm_undelivered_text, request_content, request_embed, status_text
 from bot.services import requests
@@ -74,8 +75,8 @@ class RequestRollButton(
                 f"Roll button of roll request #{self.request_id}",
                 message_id=interaction.message.id if interaction.message else None,
             )
-            await interaction.response.edit_message(
-                embed=request_embed(answered.request), view=_view_for(answered.request)
+            await update_message(
+                interaction, embed=request_embed(answered.request), view=_view_for(answered.request)
             )
         except Exception as error:  # one error path, as for commands
             await answer_error(interaction, error)
@@ -147,7 +148,8 @@ async def request_roll(
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request.id))
     try:
-        sent = await interaction.response.send_message(
+        message_id = await answer(
+            interaction,
             request_content(request),
             embed=request_embed(request),
             view=view,
@@ -160,7 +162,6 @@ async def request_roll(
         raise UserError(
             "Discord did not post the roll request, so nothing was kept: run the command again."
         ) from exc
-    message_id = sent.message_id
     if message_id is None:
         try:
             message_id = (await interaction.original_response()).id
@@ -177,8 +178,8 @@ async def request_status(
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
-    await interaction.response.send_message(
-        status_text(found), embed=request_embed(found, gm_view=True), ephemeral=True
+    await answer(
+        interaction, status_text(found), embed=request_embed(found, gm_view=True), ephemeral=True
     )
 
 
@@ -198,6 +199,8 @@ async def request_reveal(
                 )
             except discord.HTTPException:
                 log.warning("could not update request #%s in place", found.id)
-    await interaction.response.send_message(
-        f"The GM reveals roll request #{found.id}: DC {found.dc}.", embed=request_embed(found)
+    await answer(
+        interaction,
+        f"The GM reveals roll request #{found.id}: DC {found.dc}.",
+        embed=request_embed(found),
     )

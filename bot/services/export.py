@@ -211,8 +211,10 @@ def load(raw: bytes, name: str = "This file") -> Any:
 
 
 def size_text(size: int) -> str:
-    """A file size as Discord states its upload limits (MiB, written MB)."""
-    return f"{size / 2**20:.1f} MB"
+    """A file size as Discord states its upload limits (MiB written MB, KiB written KB)."""
+    if size >= 2**20:
+        return f"{size / 2**20:.1f} MB"
+    return f"{-(-size // 2**10)} KB"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    answered_ephemeral,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
 
 _DIE = re.compile(r"(~~)?(\d) \((.+?)\)(?:~~)?(?: · |$)")
 
@@ -43,7 +50,8 @@ async def test_group_generation_attributes_every_die(
     players = await _members(table, count)
     mentions = " ".join(p.mention for p in players)
     refused = await table.alice.slash(table.table, "abilities roll", players=mentions)
-    assert refused.ephemeral and "Only the campaign's GM" in refused.response.content
+    assert answered_ephemeral(refused)
+    assert "Only the campaign's GM" in final_answer(refused).content
     result = await table.gm.slash(table.table, "abilities roll", players=mentions)
     assert result.response is not None and not result.ephemeral
     text = message_text(result.response)
@@ -104,10 +112,12 @@ async def test_generation_is_pen_and_dagger_only_and_needs_mentions(table: Table
     typo = await table.gm.slash(table.table, "abilities roll", players="alice bob")
     assert typo.ephemeral and "is not a mention" in typo.response.content
     ghost = await table.gm.slash(table.table, "abilities roll", players="<@999999999999>")
-    assert ghost.ephemeral and "not a member of this server" in ghost.response.content
+    assert answered_ephemeral(ghost)
+    assert "not a member of this server" in final_answer(ghost).content
 
 
 async def test_generation_is_refused_outside_pen_and_dagger(table: Table) -> None:
     await start_campaign(table, "d20-check")
     result = await table.gm.slash(table.table, "abilities roll", players=table.alice.mention)
-    assert result.ephemeral and "Pen & Dagger rule" in result.response.content
+    assert answered_ephemeral(result)
+    assert "Pen & Dagger rule" in final_answer(result).content

@@ -72,7 +72,7 @@ def party_embed(campaign: CampaignView, members: list[CharacterView]) -> discord
             extra = f"fortune dice {character.fortune} of {character.fortune_max}\n"
         style.add_field(
             embed,
-            character.name,
+            escape(character.name),
             f"<@{character.user_id}>\n{extra}" + (" · ".join(lines) or "no scores yet"),
         )
     style.set_footer(embed, f"{SYSTEM_NAMES[campaign.system]} · {len(members)} in the party")
@@ -126,7 +126,7 @@ def contest_embed(result: ContestResult) -> discord.Embed:
         winner = outcome.winner
         embed = style.new_embed(
             f"{result.ability} contest",
-            f"**{outcome.result_text}**",
+            f"**{escape(outcome.result_text)}**",  # "<name> wins"
             style.NEUTRAL if winner is None else style.SUCCESS,
         )
         for check in (outcome.first, outcome.second):
@@ -140,7 +140,8 @@ def contest_embed(result: ContestResult) -> discord.Embed:
 
 
 def _die(die: pd.ScoreDie) -> str:
-    text = f"{die.value} ({die.roller})"
+    # "alice 5", not "5 (alice)": the GM's name is already "Name (GM)" (issue 19).
+    text = f"{escape(die.roller)} {die.value}"
     return f"~~{text}~~" if die.dropped else text
 
 
@@ -149,12 +150,12 @@ def generation_embed(result: GenerationResult) -> discord.Embed:
     gen = result.generation
     lines = [f"Rule: {gen.scheme.value} (4d6 drop the lowest each)."]
     if gen.gm_rolls:
-        lines.append(f"With an odd number of players the GM rolls too: {gen.gm}.")
-    lines.append("Turn order: " + ", ".join(gen.rollers))
+        lines.append(f"With an odd number of players the GM rolls too: {escape(gen.gm)}.")
+    lines.append("Turn order: " + ", ".join(escape(r) for r in gen.rollers))
     if len(gen.groups) > 1:
         for n, group in enumerate(gen.groups, start=1):
             scores = "1–3" if n == 1 else "4–6"
-            lines.append(f"Group {n} (scores {scores}): {', '.join(group)}")
+            lines.append(f"Group {n} (scores {scores}): {', '.join(escape(g) for g in group)}")
     values = ", ".join(str(v) for v in gen.values)
     lines.append(f"**Scores: {values}**")
     embed = style.new_embed("Group ability scores", "\n".join(lines), style.INFO)

@@ -221,7 +221,7 @@ def _contest(data: dict[str, Any]) -> str | None:
     )
     return (
         f"{escape(first.name)} {first.total} against {escape(second.name)} {second.total} "
-        f"→ **{decided.result_text}**"
+        f"→ **{escape(decided.result_text)}**"
     )
 
 
@@ -231,7 +231,7 @@ def _fortune(data: dict[str, Any]) -> str | None:
         return None
     line = f"fortune dice {style.signed(change)} ({action}"
     if isinstance(data.get("purpose"), str):
-        line += f": {data['purpose']}"
+        line += f": {escape(data['purpose'])}"
     return f"{line}) → **{held} held**"
 
 

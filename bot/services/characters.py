@@ -41,7 +41,7 @@ from bot.db.models import (
     pending_modifiers,
 )
 from bot.db.types import utcnow
-from bot.quoting import quote
+from bot.quoting import escape, quote
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
@@ -285,7 +285,7 @@ async def resolve_character_in(
         return await active_character_in(session, campaign_id, user_id)
     character = await character_by_name_in(session, campaign_id, name)
     if not any_owner and character.user_id != user_id:
-        raise NotAllowed(f"{character.name} belongs to another player.")
+        raise NotAllowed(f"{escape(character.name)} belongs to another player.")
     return character
 
 

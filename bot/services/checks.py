@@ -21,7 +21,7 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
-from bot.quoting import quote
+from bot.quoting import escape, quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import ledger, pending, secrecy
@@ -149,7 +149,7 @@ def _score(character: CharacterView, ability: str, system: RuleSystem) -> int:
     if ability not in character.scores:
         what = "modifier" if system is RuleSystem.THRESHOLD else "score"
         raise InvalidValue(
-            f"{character.name} has no {ability} {what} yet: set it with "
+            f"{escape(character.name)} has no {ability} {what} yet: set it with "
             f"/character set ability:{ability} value:<number>."
         )
     return character.scores[ability]
@@ -159,8 +159,8 @@ def _proficiency(character: CharacterView, name: str) -> tuple[str, str | None, 
     found = character.proficiencies.get(" ".join(name.split()).casefold())
     if found is None:
         raise InvalidValue(
-            f"{character.name} has no proficiency called {quote(name)}: add it with /character "
-            "proficiency, or roll without it."
+            f"{escape(character.name)} has no proficiency called {quote(name)}: add it with "
+            "/character proficiency, or roll without it."
         )
     return found.name, found.rank, found.degree
 
@@ -288,7 +288,9 @@ def plan_check(
     if options.helper:
         # d20 check ruling 8: working together, the leader rolls with advantage.
         if " ".join(options.helper.split()).casefold() == character.name.casefold():
-            raise InvalidValue(f"{character.name} cannot help themselves: name another character.")
+            raise InvalidValue(
+                f"{escape(character.name)} cannot help themselves: name another character."
+            )
         check = d20_check.helped_input(check, {options.helper: True})
         title += f", helped by {options.helper}"
     return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)

@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
+from bot.quoting import escape
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import characters, ledger, pending, secrecy
@@ -302,7 +303,7 @@ def shared_save(character: CharacterView, ability: str, shared_roll: int) -> Out
     score = character.scores.get(ability)
     if score is None:
         raise InvalidValue(
-            f"{character.name} has no {ability} score yet: set it with "
+            f"{escape(character.name)} has no {ability} score yet: set it with "
             f"/character set ability:{ability} value:<number>."
         )
     result = roll_under.SaveResult.PASS if shared_roll <= score else roll_under.SaveResult.FAIL
@@ -562,7 +563,7 @@ async def contest(
         for character in who:
             if canonical not in character.scores:
                 raise InvalidValue(
-                    f"{character.name} has no {canonical} score yet: set it with "
+                    f"{escape(character.name)} has no {canonical} score yet: set it with "
                     f"/character set ability:{canonical} value:<number>."
                 )
         per_member: dict[int, list[int]] = {c.id: [] for c in who}

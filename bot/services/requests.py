@@ -26,6 +26,7 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
+from bot.quoting import escape
 from bot.rules.common import roll_d20
 from bot.services import characters, ledger
 from bot.services._sql import transaction
@@ -201,7 +202,7 @@ async def create(
         for character in who:
             if spec.ability not in character.scores:
                 raise InvalidValue(
-                    f"{character.name} has no {spec.ability} score yet: set it with "
+                    f"{escape(character.name)} has no {spec.ability} score yet: set it with "
                     f"/character set ability:{spec.ability} value:<number>."
                 )
         request_id = (
@@ -331,7 +332,7 @@ async def answer(
                 update(_R).where(_R.c.id == request_id).values(message_id=message_id)
             )
         if target.character_id is None:
-            raise NotFound(f"{target.character_name} no longer exists, so cannot roll.")
+            raise NotFound(f"{escape(target.character_name)} no longer exists, so cannot roll.")
         campaign = await get_campaign_in(session, before.campaign_id)
         character = await characters.load_character_in(session, target.character_id)
         spec = MemberSpec(before.ability, before.dc, before.difficulty, before.is_save)

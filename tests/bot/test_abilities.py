@@ -17,7 +17,8 @@ from tests.bot.conftest import (
     start_campaign,
 )
 
-_DIE = re.compile(r"(~~)?(\d) \((.+?)\)(?:~~)?(?: · |$)")
+#: One die as shown: "alice 5", struck through when dropped ("~~gm (GM) 2~~").
+_DIE = re.compile(r"(~~)?([^·~]+?) (\d)(?:~~)?(?: · |$)")
 
 
 def _scores(text: str) -> list[tuple[int, list[tuple[int, str, bool]]]]:
@@ -27,7 +28,7 @@ def _scores(text: str) -> list[tuple[int, list[tuple[int, str, bool]]]]:
         if not line.startswith("Score "):
             continue
         _, total, value = line.split(": ", 2)
-        parsed = [(int(m.group(2)), m.group(3), bool(m.group(1))) for m in _DIE.finditer(value)]
+        parsed = [(int(m.group(3)), m.group(2), bool(m.group(1))) for m in _DIE.finditer(value)]
         found.append((int(total), parsed))
     return found
 
@@ -57,6 +58,8 @@ async def test_group_generation_attributes_every_die(
     text = message_text(result.response)
     scores = _scores(text)
     assert len(scores) == 6
+    # One label per die: never "4 (gm (GM))" (issue 19).
+    assert not re.search(r"\([^()]*\(", text), text
     rollers: Counter[str] = Counter()
     for total, dice in scores:
         assert len(dice) == 4 and sum(1 for d in dice if d[2]) == 1

@@ -34,7 +34,7 @@ def roll_line(summary: RollSummary, *, show_result: bool = True) -> str:
     """One member's roll: the dice, modifiers and total; the result unless it is hidden."""
     if summary.total is not None:
         terms = "".join(f" {style.signed(v)} {name}" for name, v in summary.modifiers)
-        text = f"{_dice(summary)}{terms} = **{summary.total}**"
+        text = f"{_dice(summary)}{terms} = **{style.number(summary.total)}**"
     else:
         text = _dice(summary)
     if summary.note:
@@ -119,7 +119,8 @@ def contest_embed(result: ContestResult) -> discord.Embed:
             if rnd.is_tie_break:
                 label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
             text = "\n".join(
-                f"{escape(r.name)}: {r.score} − {r.roll} = **{r.total}**" for r in rnd.rolls
+                f"{escape(r.name)}: {r.score} {style.MINUS} {r.roll} = **{style.number(r.total)}**"
+                for r in rnd.rolls
             )
             style.add_field(embed, label, text)
     else:
@@ -132,7 +133,9 @@ def contest_embed(result: ContestResult) -> discord.Embed:
         for check in (outcome.first, outcome.second):
             terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
             style.add_field(
-                embed, escape(check.name), f"d20 **{check.kept}**{terms} = **{check.total}**"
+                embed,
+                escape(check.name),
+                f"d20 **{check.kept}**{terms} = **{style.number(check.total)}**",
             )
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")

@@ -43,7 +43,7 @@ from bot.db.models import (
 from bot.db.types import utcnow
 from bot.quoting import escape, quote
 from bot.services._sql import Executor, insert_for, transaction
-from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 
 _C = characters
@@ -502,7 +502,10 @@ async def set_save_proficiency(
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
         if campaign.system is not RuleSystem.D20_CHECK:
-            raise InvalidValue(f"Save proficiencies are not part of {campaign.system.value}.")
+            raise InvalidValue(
+                "Saving-throw proficiencies are a d20 check rule; this campaign plays "
+                f"{SYSTEM_NAMES[campaign.system]}."
+            )
         canonical = campaign.ability(ability)
         if proficient:
             await session.execute(

@@ -27,6 +27,7 @@ from bot.rules import pen_and_dagger as pd
 from bot.services import ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
+from bot.services.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import (
     CharacterView,
@@ -46,12 +47,6 @@ Outcome = (
     | d20_check.CheckOutcome
 )
 
-SYSTEM_NAMES: Mapping[RuleSystem, str] = {
-    RuleSystem.PEN_AND_DAGGER: "Pen & Dagger",
-    RuleSystem.ROLL_UNDER: "Roll-under",
-    RuleSystem.THRESHOLD: "Threshold",
-    RuleSystem.D20_CHECK: "d20 check",
-}
 
 #: Options of /check each system has, beyond `ability` (issue: an option the campaign's
 #: system does not have gets a clear error naming the system).

@@ -31,7 +31,7 @@ from bot.rules import pen_and_dagger as pd
 from bot.services import fortune, ledger, pending, secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.characters import (
     CharacterView,
     fortune_maximum,
@@ -498,7 +498,8 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
 def _require_pen_and_dagger(campaign: CampaignView) -> None:
     if campaign.system is not RuleSystem.PEN_AND_DAGGER:
         raise InvalidValue(
-            "Fortune dice are a Pen & Dagger rule; this campaign plays another system."
+            "Fortune dice are a Pen & Dagger rule; this campaign plays "
+            f"{SYSTEM_NAMES[campaign.system]}."
         )
 
 

@@ -195,17 +195,26 @@ def parse_targets(text: str | None) -> list[int | str] | None:
 
 
 async def resolve_targets_in(
-    session: Executor, campaign: CampaignView, text: str | None, *, minimum: int = 1
+    session: Executor,
+    campaign: CampaignView,
+    text: str | None,
+    *,
+    minimum: int = 1,
+    nameable: bool = True,
 ) -> list[CharacterView]:
-    """The characters a GM named: by name, by their player's mention, or the whole party."""
+    """The characters a GM named: by name, by their player's mention, or the whole party.
+
+    ``nameable``: the command has a ``characters`` option (/groupsave has not: it is always
+    the party), so the empty party's message may suggest it.
+    """
     wanted = parse_targets(text)
     found: list[CharacterView] = []
     if wanted is None:
         found = await party_members_in(session, campaign.id)
         if not found:
+            instead = ", or name them with characters:" if nameable else ""
             raise InvalidValue(
-                "The party is empty: add characters with /party add character:<name>, "
-                "or name the characters."
+                f"The party is empty: add characters with /party add character:<name>{instead}."
             )
     else:
         for item in wanted:
@@ -433,7 +442,7 @@ async def group_save(
         )
         if campaign.system is RuleSystem.D20_CHECK and spec.dc is None:
             raise InvalidValue("A d20-check group save needs a dc: each member rolls against it.")
-        party = await resolve_targets_in(session, campaign, None)
+        party = await resolve_targets_in(session, campaign, None, nameable=False)
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
         if campaign.system is RuleSystem.ROLL_UNDER:

@@ -442,9 +442,14 @@ async def _pick_in(
         stmt = stmt.where(_R.c.dc_hidden, _R.c.revealed_at.is_(None))
     latest = (await session.execute(stmt.order_by(_R.c.id.desc()).limit(1))).scalar_one_or_none()
     if latest is None:
-        what = "with a hidden DC left to reveal" if hidden_only else ""
+        what = f"with a hidden {_target_word(campaign)} left to reveal" if hidden_only else ""
         raise NotFound(f"No roll request {what} in this campaign yet.".replace("  ", " "))
     return int(latest)
+
+
+def _target_word(campaign: CampaignView) -> str:
+    """What the campaign's system calls the number to reach (threshold ruling: a threshold)."""
+    return "threshold" if campaign.system is RuleSystem.THRESHOLD else "DC"
 
 
 async def status(
@@ -465,12 +470,13 @@ async def reveal(
     """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once."""
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
-        require_gm(campaign, caller, "reveal a hidden DC")
+        require_gm(campaign, caller, f"reveal a hidden {_target_word(campaign)}")
         chosen = await _pick_in(session, campaign, request_id, hidden_only=request_id is None)
         view = await load_in(session, chosen)
         if not view.dc_hidden:
             raise InvalidValue(
-                f"Roll request #{chosen} has no hidden DC: everyone sees it already."
+                f"Roll request #{chosen} has no hidden {_target_word(campaign)}: everyone sees "
+                "it already."
             )
         stamped = (
             await session.execute(

@@ -21,7 +21,13 @@ from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice
 from bot.cogs._respond import answer, update_message
 from bot.errors import UserError
-from bot.render.requests import gm_undelivered_text, request_content, request_embed, status_text
+from bot.render.requests import (
+    gm_undelivered_text,
+    request_content,
+    request_embed,
+    reveal_text,
+    status_text,
+)
 from bot.services import requests
 from bot.services.campaigns import CampaignView
 from bot.services.requests import RequestView
@@ -183,13 +189,17 @@ async def request_status(
     )
 
 
-@request_group.command(name="reveal", description="GM: reveal a hidden DC and who passed")
+@request_group.command(
+    name="reveal", description="GM: reveal a hidden DC (or threshold) and who passed"
+)
 @app_commands.describe(request="The request's number (default: the latest unrevealed)")
 async def request_reveal(
     interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.reveal(bot.db, caller_from(interaction), request)
+    await answer(interaction, reveal_text(found), embed=request_embed(found))
+    # Then (a REST call: only once answered) the request itself shows pass/fail too.
     if found.message_id is not None:
         channel = bot.get_channel(found.channel_id)
         if isinstance(channel, discord.abc.Messageable):
@@ -199,8 +209,3 @@ async def request_reveal(
                 )
             except discord.HTTPException:
                 log.warning("could not update request #%s in place", found.id)
-    await answer(
-        interaction,
-        f"The GM reveals roll request #{found.id}: DC {found.dc}.",
-        embed=request_embed(found),
-    )

@@ -168,4 +168,16 @@ async def test_every_command_answers_before_it_asks_discord(table: Table) -> Non
     assert reveal.deferred
     await run(table, table.alice, table.table, "reveal", roll=4)
     await run(table, table.gm, table.table, "gm roll", dice="1d20")
+    # Revealing a hidden DC also updates the request's message: after answering.
+    await run(
+        table,
+        table.gm,
+        table.table,
+        "gm request roll",
+        ability="STR",
+        characters="Ayla",
+        hidden_dc=10,
+    )
+    _, reveal_request = await run(table, table.gm, table.table, "gm request reveal")
+    assert any(e.method == "PATCH" and "/messages/" in e.path for e in reveal_request.after)
     await run(table, table.admin, table.table, "campaign export")

@@ -143,7 +143,7 @@ async def test_history_and_stats_leave_out_a_private_thread_to_those_outside_it(
     }
 
     assert await _history(table.bob, table) == {in_table}
-    assert f"<@{table.alice.id}>: 1 d20s" in await _d20s_of(table.bob, table, table.alice)
+    assert f"<@{table.alice.id}>: 1 d20," in await _d20s_of(table.bob, table, table.alice)
     assert await _history(table.alice, table) == {in_table, *in_thread}
     assert f"<@{table.alice.id}>: 3 d20s" in await _d20s_of(table.alice, table, table.alice)
     # bob's count says nothing of the hidden roll he could never read about either.

@@ -19,6 +19,7 @@ from simcord.enums import ChannelType
 from tests.bot.conftest import (
     Table,
     answered_ephemeral,
+    answering_violations,
     final_answer,
     make_character,
     message_text,
@@ -181,3 +182,26 @@ async def test_every_command_answers_before_it_asks_discord(table: Table) -> Non
     _, reveal_request = await run(table, table.gm, table.table, "gm request reveal")
     assert any(e.method == "PATCH" and "/messages/" in e.path for e in reveal_request.after)
     await run(table, table.admin, table.table, "campaign export")
+
+
+def test_the_suite_wide_check_sees_both_mistakes() -> None:
+    """Every bot test ends with :func:`answering_violations` (tests/bot/conftest.py); here it is
+    shown the two mistakes of issue 19 as SimCord records them, and one correct answer."""
+    wrong = [
+        ("GATEWAY", "INTERACTION_CREATE", {"id": "7"}),
+        ("HTTP", "GET /guilds/1/members/2", None),
+        ("HTTP", "POST /interactions/7/tok7/callback", {"type": 5}),
+        ("HTTP", "POST /webhooks/9/tok7", {"content": "the answer"}),
+    ]
+    found = answering_violations(wrong)
+    assert len(found) == 2
+    assert "before interaction 7 was answered" in found[0]
+    assert "a followup in place of the deferred response" in found[1]
+    right = [
+        ("GATEWAY", "INTERACTION_CREATE", {"id": "8"}),
+        ("HTTP", "POST /interactions/8/tok8/callback", {"type": 5}),
+        ("HTTP", "GET /guilds/1/members/2", None),
+        ("HTTP", "PATCH /webhooks/9/tok8/messages/@original", {"content": "the answer"}),
+        ("HTTP", "POST /webhooks/9/tok8", {"content": "a note after it"}),
+    ]
+    assert answering_violations(right) == []

@@ -10,6 +10,7 @@ not at all.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import secrets
@@ -235,7 +236,7 @@ async def export_for_gm(db: Database, caller: Caller, size_limit: int) -> Export
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "export the campaign")
     data = await export_campaigns(db, campaign_id=campaign.id, redact_private=True)
-    content = compress(data)
+    content = await asyncio.to_thread(compress, data)  # a long ledger takes a while
     if len(content) > size_limit:
         raise TooLarge(
             f"This campaign's export is {size_text(len(content))} compressed, more than the "

@@ -226,7 +226,14 @@ class ExportFile:
     content: bytes
 
 
-async def export_for_gm(db: Database, caller: Caller, size_limit: int) -> ExportFile:
+#: The most a file may weigh when the caller does not say: Discord's limit for a server
+#: without boosts (25 MiB). /campaign export passes the limit of the interaction it answers.
+DEFAULT_SIZE_LIMIT = 25 * 2**20
+
+
+async def export_for_gm(
+    db: Database, caller: Caller, size_limit: int = DEFAULT_SIZE_LIMIT
+) -> ExportFile:
     """``/campaign export``: this channel's campaign for its GM, compressed, as a file.
 
     Rolls only their roller may see, and not yet revealed, are redacted: the GM is not

@@ -21,9 +21,6 @@ from bot.services import secrecy, sheets
 
 log = logging.getLogger(__name__)
 
-#: Discord's upload limit for a server without boosts (25 MiB).
-DEFAULT_UPLOAD_LIMIT = 25 * 2**20
-
 SystemChoice = Literal["pen-and-dagger", "roll-under", "threshold", "d20-check"]
 SecrecyCommandChoice = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
 
@@ -100,7 +97,7 @@ def upload_limit(interaction: discord.Interaction[Any]) -> int:
     limit: int | None = getattr(interaction, "filesize_limit", None)
     if limit is None and interaction.guild is not None:
         limit = interaction.guild.filesize_limit
-    return limit if limit is not None else DEFAULT_UPLOAD_LIMIT
+    return limit if limit is not None else exports.DEFAULT_SIZE_LIMIT
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign"):

@@ -15,6 +15,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.cogs._respond import answer
 from bot.errors import UserError
 from bot.ops import note_error, ops_of
 from bot.services.errors import DuplicateInteraction
@@ -59,11 +60,9 @@ def user_message(error: BaseException) -> str | None:
 
 
 async def send_ephemeral(interaction: discord.Interaction[Any], content: str) -> None:
-    """Answer ephemerally whether or not the interaction was already acknowledged."""
-    if interaction.response.is_done():
-        await interaction.followup.send(content, ephemeral=True)
-    else:
-        await interaction.response.send_message(content, ephemeral=True)
+    """Answer ephemerally whether or not the interaction was already acknowledged: a deferred
+    "thinking…" response is edited (or, if public, replaced), never left thinking."""
+    await answer(interaction, content, ephemeral=True)
 
 
 class PbpTree(app_commands.CommandTree[Any]):

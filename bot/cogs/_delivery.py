@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._respond import answer, awaits_answer, defer, deferred_ephemeral
 from bot.db.models import Visibility
 from bot.render import secrecy as render
 from bot.services import campaigns, secrecy
@@ -207,28 +208,19 @@ async def _answer(
     view: discord.ui.View | None,
     gm_full: discord.Embed | None,
 ) -> None:
-    response = interaction.response
     if visibility is Visibility.PUBLIC:
-        if view is not None:
-            await response.send_message(embed=full, view=view, allowed_mentions=_QUIET)
-        else:
-            await response.send_message(embed=full, allowed_mentions=_QUIET)
+        await answer(interaction, embed=full, view=view, allowed_mentions=_QUIET)
         return
     marked = render.marked_copy(full, number, visibility, commitment)
     if visibility is Visibility.SELF:
-        if view is not None:
-            await response.send_message(embed=marked, view=view, ephemeral=True)
-        else:
-            await response.send_message(embed=marked, ephemeral=True)
+        await answer(interaction, embed=marked, view=view, ephemeral=True)
         return
     if stub is None:
         raise ValueError("a gm or blind roll needs a public stub")
-    sent = await response.send_message(embed=stub, allowed_mentions=_QUIET)
-    if sent.message_id is not None and interaction.channel_id is not None:
+    stub_id = await answer(interaction, embed=stub, allowed_mentions=_QUIET)
+    if stub_id is not None and interaction.channel_id is not None:
         # /verify compares with the commitment as this message still shows it (issue 15).
-        await secrecy.record_stub(
-            bot_of(interaction).db, roll_id, interaction.channel_id, sent.message_id
-        )
+        await secrecy.record_stub(bot_of(interaction).db, roll_id, interaction.channel_id, stub_id)
     followup = interaction.followup
     sees_full = visibility is Visibility.GM or roller_is_gm
     own_copy_lost = False
@@ -272,9 +264,7 @@ async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) 
     message does not exist, so /verify never calls a stub gone that it merely could not read.
     """
     try:
-        channel = client.get_channel(stub.channel_id) or await client.fetch_channel(
-            stub.channel_id
-        )
+        channel = client.get_channel(stub.channel_id) or await client.fetch_channel(stub.channel_id)
         if not isinstance(channel, discord.abc.Messageable):
             raise StubUnreadable()
         message = await channel.fetch_message(stub.message_id)
@@ -311,16 +301,18 @@ async def post_reveal(
         interaction.channel_id == campaign.channel_id
         or (isinstance(channel, discord.Thread) and channel.parent_id == campaign.channel_id)
     )
-    if here or campaign is None:
-        await interaction.response.send_message(embed=embed, allowed_mentions=_QUIET, view=shown)
+    if here and not (awaits_answer(interaction) and deferred_ephemeral(interaction)):
+        await answer(interaction, embed=embed, allowed_mentions=_QUIET, view=view)
         return
+    # Posted as a message of its own (a REST call: deferred first), and the caller told where.
+    # Here too when a scope check already deferred the answer privately: a reveal is public.
+    await defer(interaction, ephemeral=True)
+    where = interaction.channel_id if here or campaign is None else campaign.channel_id
+    if where is None:
+        raise TypeError("a reveal needs a channel")
     client = interaction.client
-    target = client.get_channel(campaign.channel_id) or await client.fetch_channel(
-        campaign.channel_id
-    )
+    target = client.get_channel(where) or await client.fetch_channel(where)
     if not isinstance(target, discord.abc.Messageable):
         raise TypeError("the campaign channel cannot receive messages")
     await target.send(embed=embed, allowed_mentions=_QUIET, view=shown)
-    await interaction.response.send_message(
-        f"Roll #{found.row.number} revealed in <#{campaign.channel_id}>.", ephemeral=True
-    )
+    await answer(interaction, f"Roll #{found.row.number} revealed in <#{where}>.", ephemeral=True)

@@ -1,6 +1,10 @@
 """Where the caller of an interaction can read, as the predicate services take
 (:data:`bot.services.context.ReadCheck`; the rule is in bot/services/scope.py).
 
+A check that must ask Discord (a channel not cached, a private thread's members) defers the
+interaction first, privately: the commands that ask answer the caller alone, and a reveal,
+which is public, is then posted as a message of its own (bot/cogs/_delivery.py).
+
 Discord's rule: a member reads a channel with View Channel (discord.py: ``read_messages``);
 a thread inherits its parent's permissions, and a private thread also needs the member to be
 in it, or to have Manage Threads (Administrator and the server owner have it). Readability is
@@ -9,23 +13,26 @@ asked at the time of the command, never stored.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import discord
 
+from bot.cogs._respond import defer
 from bot.services.context import ReadCheck
 
 Place = discord.abc.GuildChannel | discord.Thread
 
 
 def read_check(interaction: discord.Interaction[Any]) -> ReadCheck:
-    """The caller's predicate; each channel is asked about once per interaction."""
-    known: dict[int, bool | None] = {}
+    """The caller's predicate; each channel is asked about once per interaction (also when
+    asked concurrently)."""
+    known: dict[int, asyncio.Future[bool | None]] = {}
 
     async def can_read(channel_id: int) -> bool | None:
         if channel_id not in known:
-            known[channel_id] = await _can_read(interaction, channel_id)
-        return known[channel_id]
+            known[channel_id] = asyncio.ensure_future(_can_read(interaction, channel_id))
+        return await asyncio.shield(known[channel_id])
 
     return can_read
 
@@ -40,6 +47,8 @@ async def _can_read(interaction: discord.Interaction[Any], channel_id: int) -> b
     if place is None:
         # Not cached is not gone: discord.py drops archived threads from its cache, and play
         # by post archives threads after days of quiet. Only "Unknown Channel" means gone.
+        # A REST call: the answer is deferred first (issue 19: answered within 3 s).
+        await defer(interaction, ephemeral=True)
         try:
             place = await guild.fetch_channel(channel_id)
         except (discord.NotFound, discord.InvalidData):  # deleted, or another server's
@@ -53,15 +62,18 @@ async def _can_read(interaction: discord.Interaction[Any], channel_id: int) -> b
     if not permissions.read_messages:
         return False
     if isinstance(place, discord.Thread) and place.is_private():
-        return permissions.manage_threads or await _in_thread(place, member)
+        return permissions.manage_threads or await _in_thread(interaction, place, member)
     return True
 
 
-async def _in_thread(thread: discord.Thread, member: discord.Member) -> bool:
+async def _in_thread(
+    interaction: discord.Interaction[Any], thread: discord.Thread, member: discord.Member
+) -> bool:
     """Membership of a private thread: the cache if it knows (it needs the members intent,
     which the bot does not ask for), else Discord."""
     if any(joined.id == member.id for joined in thread.members):
         return True
+    await defer(interaction, ephemeral=True)
     try:
         await thread.fetch_member(member.id)
     except discord.HTTPException:  # Unknown Member, or the bot may not ask: not a member

@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 
+from bot.cogs._respond import answer, update_message
 from bot.tree import answer_error
 
 
@@ -30,9 +31,7 @@ class ConfirmView(discord.ui.View):
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         if interaction.user.id != self.owner_id:
-            await interaction.response.send_message(
-                "Only the person who asked can answer this.", ephemeral=True
-            )
+            await answer(interaction, "Only the person who asked can answer this.", ephemeral=True)
             return False
         return True
 
@@ -42,14 +41,14 @@ class ConfirmView(discord.ui.View):
     ) -> None:
         self.stop()
         message = await self.on_confirm(interaction)
-        await interaction.response.edit_message(content=message, view=None)
+        await update_message(interaction, content=message, view=None)
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
     async def cancel(
         self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]
     ) -> None:
         self.stop()
-        await interaction.response.edit_message(content="Cancelled: nothing changed.", view=None)
+        await update_message(interaction, content="Cancelled: nothing changed.", view=None)
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: Exception, _item: Any

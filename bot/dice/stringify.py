@@ -26,6 +26,9 @@ from bot.dice.roller import (
 DISCORD_LIMIT = 2000
 
 _BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / "}
+#: Discord's messages write minus as U+2212, like every other number the bot shows (issue 19);
+#: plain text keeps "-".
+_MD_MINUS = "−"
 _MD_SPECIAL = re.compile(r"([\\*_~`|>#\[\]()])")
 
 DieFormat = Callable[[int, int, int, int], str]  # (face, value, flags, sides) -> text
@@ -76,7 +79,11 @@ def _dice_list(term: TermResult, fmt: DieFormat, shown: int | None) -> str:
 
 
 def _body(
-    result: RollResult, fmt: DieFormat | None, escape: Callable[[str], str], shown: int | None
+    result: RollResult,
+    fmt: DieFormat | None,
+    escape: Callable[[str], str],
+    shown: int | None,
+    minus: str = "-",
 ) -> str:
     """The expression with each term's dice, e.g. ``1d20 (12) + 5``; fmt None omits dice."""
     stack: list[str] = []
@@ -92,14 +99,14 @@ def _body(
             else:
                 stack.append(f"{arg.text} ({_dice_list(term, fmt, shown)})")
         elif op == NEG:
-            stack[-1] = "-" + stack[-1]
+            stack[-1] = minus + stack[-1]
         elif op == GROUP:
             stack[-1] = "(" + stack[-1] + ")"
         elif op == LABEL:
             stack[-1] = f"{stack[-1]} [{escape(str(arg))}]"
         else:
             right = stack.pop()
-            stack[-1] = stack[-1] + _BINARY[op] + right
+            stack[-1] = stack[-1] + _BINARY[op].replace("-", minus) + right
     return stack[-1]
 
 
@@ -108,16 +115,18 @@ def _render(
     max_length: int,
     fmt: DieFormat,
     escape: Callable[[str], str],
+    minus: str = "-",
 ) -> str:
     if max_length < 1:
         raise ValueError("max_length must be at least 1")
-    total = f" = {result.total}"
+    total_text = str(result.total).replace("-", minus)
+    total = f" = {total_text}"
     comment = f" # {escape(result.comment)}" if result.comment else ""
 
     def line(body: str, with_comment: bool = True) -> str:
         return body + total + (comment if with_comment else "")
 
-    full = line(_body(result, fmt, escape, None))
+    full = line(_body(result, fmt, escape, None, minus))
     if len(full) <= max_length:
         return full
     # Largest number of dice per term that fits, by binary search.
@@ -125,7 +134,7 @@ def _render(
     lo, hi, best = 0, most - 1, None
     while lo <= hi:
         mid = (lo + hi) // 2
-        text = line(_body(result, fmt, escape, mid))
+        text = line(_body(result, fmt, escape, mid, minus))
         if len(text) <= max_length:
             best, lo = text, mid + 1
         else:
@@ -133,18 +142,18 @@ def _render(
     if best is not None:
         return best
     for candidate in (
-        line(_body(result, None, escape, None)),
-        line(_body(result, None, escape, None), with_comment=False),
-        f"{result.total}",
+        line(_body(result, None, escape, None, minus)),
+        line(_body(result, None, escape, None, minus), with_comment=False),
+        total_text,
     ):
         if len(candidate) <= max_length:
             return candidate
-    return str(result.total)[: max_length - 1] + "…" if max_length > 1 else "…"
+    return total_text[: max_length - 1] + "…" if max_length > 1 else "…"
 
 
 def render_markdown(result: RollResult, max_length: int = DISCORD_LIMIT) -> str:
     """Discord markdown, e.g. ``4d6kh3 (**6**, 4, ~~1~~, 3) = 13``, at most ``max_length``."""
-    return _render(result, max_length, _md_die, _md_escape)
+    return _render(result, max_length, _md_die, _md_escape, _MD_MINUS)
 
 
 def render_plain(result: RollResult, max_length: int = DISCORD_LIMIT) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,9 +23,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     export.add_argument("--guild", type=int, required=True, help="the Discord server id")
     export.add_argument("--campaign", type=int, help="only this campaign id")
-    export.add_argument("--out", type=Path, help="write to FILE (default: standard output)")
+    export.add_argument(
+        "--out", type=Path, help="write to FILE, gzip-compressed if named *.gz (default: stdout)"
+    )
     imp = sub.add_parser("import", help="import campaigns from an export file, all or nothing")
-    imp.add_argument("file", type=Path, help="the export file ('-' for standard input)")
+    imp.add_argument(
+        "file", type=Path, help="the export file, .json or .json.gz ('-' for standard input)"
+    )
     imp.add_argument("--guild", type=int, help="move the campaign to this server")
     imp.add_argument("--channel", type=int, help="move the campaign to this channel")
     erase = sub.add_parser(
@@ -43,12 +46,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
 
 
-def dumps(data: Any) -> str:
-    """The export file's text: stable key order, readable, UTF-8."""
-    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-async def _export(args: argparse.Namespace, settings: Settings) -> str:
+async def _export(args: argparse.Namespace, settings: Settings) -> Any:
     from bot.services.export import export_campaigns
 
     db = create_database(settings.database_url)
@@ -56,7 +54,7 @@ async def _export(args: argparse.Namespace, settings: Settings) -> str:
         data = await export_campaigns(db, guild_id=args.guild, campaign_id=args.campaign)
     finally:
         await db.dispose()
-    return dumps(data)
+    return data
 
 
 async def _import(args: argparse.Namespace, settings: Settings, data: Any) -> list[str]:
@@ -95,22 +93,24 @@ async def _erase(args: argparse.Namespace, settings: Settings) -> str:
 def main(args: argparse.Namespace, settings: Settings) -> int:
     """Run ``export``, ``import`` or ``erase-user``; a problem is one clear line on stderr and
     exit code 1."""
+    from bot.services.export import compress, dumps, load
+
     try:
         if args.command == "erase-user":
             print(asyncio.run(_erase(args, settings)))
             return 0
         if args.command == "export":
-            text = asyncio.run(_export(args, settings))
+            data = asyncio.run(_export(args, settings))
             if args.out is None:
-                sys.stdout.write(text)
+                sys.stdout.write(dumps(data))
+            elif args.out.name.endswith(".gz"):
+                args.out.write_bytes(compress(data))
             else:
-                args.out.write_text(text, encoding="utf-8")
+                args.out.write_text(dumps(data), encoding="utf-8")
             return 0
-        raw = sys.stdin.read() if str(args.file) == "-" else args.file.read_text(encoding="utf-8")
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{args.file} is not JSON ({exc.msg}, line {exc.lineno}).") from exc
+        # Plain JSON or gzip-compressed (what /campaign export attaches), whatever the name.
+        raw = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
+        data = load(raw, str(args.file))
         for line in asyncio.run(_import(args, settings, data)):
             print(line)
         return 0

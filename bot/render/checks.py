@@ -39,7 +39,7 @@ def kept_dice(dice: tuple[int, ...], kept: int, advantage: Advantage) -> str:
 
 def modifier_sum(kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
     terms = "".join(f" {style.signed(v)} {name}" for name, v in modifiers)
-    return f"{kept}{terms} = **{kept + sum(v for _, v in modifiers)}**"
+    return f"{kept}{terms} = **{style.number(kept + sum(v for _, v in modifiers))}**"
 
 
 def result_text(outcome: Outcome) -> str:
@@ -52,7 +52,11 @@ def result_text(outcome: Outcome) -> str:
         return outcome.result.display
     if isinstance(outcome, threshold.ThresholdOutcome):
         return outcome.result.display
-    return outcome.result_text if outcome.result is not None else f"Total {outcome.total}"
+    return (
+        outcome.result_text
+        if outcome.result is not None
+        else f"Total {style.number(outcome.total)}"
+    )
 
 
 def colour(outcome: Outcome) -> discord.Colour:

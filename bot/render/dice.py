@@ -21,7 +21,9 @@ def roll_embed(roller: str, dice_roll: DiceRoll) -> discord.Embed:
         colour = style.CRITICAL_FAILURE
     body = render_markdown(result, max_length=style.DESCRIPTION_LIMIT - 40)
     embed = style.new_embed(
-        f"{escape(roller)} rolls {escape(what)}", f"{body}\n**Total: {result.total}**", colour
+        f"{escape(roller)} rolls {escape(what)}",
+        f"{body}\n**Total: {style.number(result.total)}**",
+        colour,
     )
     style.set_footer(embed, style.roll_ref(dice_roll.number, dice_roll.chain))
     return embed

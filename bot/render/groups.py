@@ -35,7 +35,7 @@ def roll_line(summary: RollSummary, *, show_result: bool = True) -> str:
     """One member's roll: the dice, modifiers and total; the result unless it is hidden."""
     if summary.total is not None:
         terms = "".join(f" {style.signed(v)} {name}" for name, v in summary.modifiers)
-        text = f"{_dice(summary)}{terms} = **{summary.total}**"
+        text = f"{_dice(summary)}{terms} = **{style.number(summary.total)}**"
     else:
         text = _dice(summary)
     if summary.note:
@@ -73,7 +73,7 @@ def party_embed(campaign: CampaignView, members: list[CharacterView]) -> discord
             extra = f"fortune dice {character.fortune} of {character.fortune_max}\n"
         style.add_field(
             embed,
-            character.name,
+            escape(character.name),
             f"<@{character.user_id}>\n{extra}" + (" · ".join(lines) or "no scores yet"),
         )
     style.set_footer(embed, f"{SYSTEM_NAMES[campaign.system]} · {len(members)} in the party")
@@ -120,14 +120,15 @@ def contest_embed(result: ContestResult) -> discord.Embed:
             if rnd.is_tie_break:
                 label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
             text = "\n".join(
-                f"{escape(r.name)}: {r.score} − {r.roll} = **{r.total}**" for r in rnd.rolls
+                f"{escape(r.name)}: {r.score} {style.MINUS} {r.roll} = **{style.number(r.total)}**"
+                for r in rnd.rolls
             )
             style.add_field(embed, label, text)
     else:
         winner = outcome.winner
         embed = style.new_embed(
             f"{result.ability} contest",
-            f"**{outcome.result_text}**",
+            f"**{escape(outcome.result_text)}**",  # "<name> wins"
             style.NEUTRAL if winner is None else style.SUCCESS,
         )
         for check in (outcome.first, outcome.second):
@@ -135,14 +136,19 @@ def contest_embed(result: ContestResult) -> discord.Embed:
             dice = f"**{check.kept}**"
             if len(check.dice) > 1:  # advantage or disadvantage: both dice, the kept one bold
                 dice = kept_dice(check.dice, check.kept, check.advantage)
-            style.add_field(embed, escape(check.name), f"d20 {dice}{terms} = **{check.total}**")
+            style.add_field(
+                embed,
+                escape(check.name),
+                f"d20 {dice}{terms} = **{style.number(check.total)}**",
+            )
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed
 
 
 def _die(die: pd.ScoreDie) -> str:
-    text = f"{die.value} ({die.roller})"
+    # "alice 5", not "5 (alice)": the GM's name is already "Name (GM)" (issue 19).
+    text = f"{escape(die.roller)} {die.value}"
     return f"~~{text}~~" if die.dropped else text
 
 
@@ -151,12 +157,12 @@ def generation_embed(result: GenerationResult) -> discord.Embed:
     gen = result.generation
     lines = [f"Rule: {gen.scheme.value} (4d6 drop the lowest each)."]
     if gen.gm_rolls:
-        lines.append(f"With an odd number of players the GM rolls too: {gen.gm}.")
-    lines.append("Turn order: " + ", ".join(gen.rollers))
+        lines.append(f"With an odd number of players the GM rolls too: {escape(gen.gm)}.")
+    lines.append("Turn order: " + ", ".join(escape(r) for r in gen.rollers))
     if len(gen.groups) > 1:
         for n, group in enumerate(gen.groups, start=1):
             scores = "1–3" if n == 1 else "4–6"
-            lines.append(f"Group {n} (scores {scores}): {', '.join(group)}")
+            lines.append(f"Group {n} (scores {scores}): {', '.join(escape(g) for g in group)}")
     values = ", ".join(str(v) for v in gen.values)
     lines.append(f"**Scores: {values}**")
     embed = style.new_embed("Group ability scores", "\n".join(lines), style.INFO)

@@ -62,7 +62,7 @@ def stats_embed(stats: CampaignStats) -> discord.Embed:
         embed.description = (embed.description or "") + "\n\nNo d20 rolls yet."
     for player in stats.players:
         counts = " ".join(f"{face}:{n}" for face, n in enumerate(player.counts, start=1))
-        lines = [f"<@{player.user_id}>: {player.rolls} d20s"]
+        lines = [f"<@{player.user_id}>: {style.count(player.rolls, 'd20', 'd20s')}"]
         if player.mean is not None:
             lines[0] += f", mean {player.mean:.2f} (fair: 10.50)"
         lines.append(f"faces {counts}")

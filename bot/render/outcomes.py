@@ -129,7 +129,7 @@ def _kept(dice: Sequence[int], kept: int, advantage: Advantage) -> str:
 def _sum(dice: Sequence[int], kept: int, advantage: Advantage, modifiers: Any) -> str:
     """`d20 10 +2 STR = **12**`, with the other die struck through when there are two."""
     terms = "".join(f" {style.signed(v)} {name}" for name, v in modifiers)
-    total = f"{kept}{terms} = **{kept + sum(v for _, v in modifiers)}**"
+    total = f"{kept}{terms} = **{style.number(kept + sum(v for _, v in modifiers))}**"
     if len(dice) <= 1:
         return f"d20 {total}"
     return f"d20 {_kept(dice, kept, advantage)}: {total}"
@@ -223,8 +223,9 @@ def _contest(data: dict[str, Any]) -> str | None:
         first=first, second=second, result=d20_check.ContestResult(contest["result"])
     )
     return (
-        f"{escape(first.name)} {first.total} against {escape(second.name)} {second.total} "
-        f"→ **{decided.result_text}**"
+        f"{escape(first.name)} {style.number(first.total)} against {escape(second.name)} "
+        f"{style.number(second.total)} "
+        f"→ **{escape(decided.result_text)}**"
     )
 
 
@@ -264,7 +265,7 @@ def _fortune(data: dict[str, Any]) -> str | None:
         return None
     line = f"fortune dice {style.signed(change)} ({action}"
     if isinstance(data.get("purpose"), str):
-        line += f": {data['purpose']}"
+        line += f": {escape(data['purpose'])}"
     return f"{line}) → **{held} held**"
 
 
@@ -341,7 +342,7 @@ def _fallback(row: RollView, outcome: dict[str, Any]) -> str:
     except _SHAPE_ERRORS:
         total = None
     if total is not None:
-        parts.append(f"**Total: {total}**")
+        parts.append(f"**Total: {style.number(total)}**")
     result = outcome.get("result")
     if isinstance(result, str):
         parts.append(result.replace("_", " "))

@@ -31,12 +31,17 @@ def _what(request: RequestView) -> str:
     return f"{ability} {'saving throw' if request.is_save else 'check'}"
 
 
+def _target_word(request: RequestView) -> str:
+    """What the system calls the number to reach: a threshold (threshold), else a DC."""
+    return "Threshold" if request.system is RuleSystem.THRESHOLD else "DC"
+
+
 def _target_line(request: RequestView, *, gm_view: bool) -> str:
     if request.difficulty:
         return f"Difficulty: {request.difficulty.title()}"
     if request.dc is None:
         return ""
-    what = "Threshold" if request.system is RuleSystem.THRESHOLD else "DC"
+    what = _target_word(request)
     if request.hidden and not gm_view:
         return f"{what}: hidden by the GM"
     suffix = " (hidden from the players)" if request.hidden else ""
@@ -90,6 +95,13 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
         return embed
     style.set_footer(embed, f"{SYSTEM_NAMES[request.system]} · request #{request.id}")
     return embed
+
+
+def reveal_text(request: RequestView) -> str:
+    """/gm request reveal's answer: the number that was hidden, as the system names it."""
+    what = _target_word(request)
+    what = what if what == "DC" else what.lower()
+    return f"The GM reveals roll request #{request.id}: {what} {request.dc}."
 
 
 def status_text(request: RequestView) -> str:

@@ -28,9 +28,23 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
+#: The one minus sign of every message (issue 19): U+2212, as on a printed sheet; never "-".
+MINUS = "−"
+
+
+def count(n: int, one: str, many: str) -> str:
+    """``1 d20``, ``2 d20s``: a number and its noun, agreeing."""
+    return f"{number(n)} {one if n == 1 else many}"
+
+
+def number(value: int) -> str:
+    """A result that may be negative: ``−3``, ``0``, ``12``."""
+    return f"{MINUS}{-value}" if value < 0 else str(value)
+
+
 def signed(value: int) -> str:
     """+2 / −1 / +0, the way modifiers are written on a sheet."""
-    return f"+{value}" if value >= 0 else f"−{-value}"
+    return f"+{value}" if value >= 0 else f"{MINUS}{-value}"
 
 
 def new_embed(title: str, description: str = "", colour: discord.Colour = NEUTRAL) -> discord.Embed:

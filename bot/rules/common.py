@@ -15,6 +15,11 @@ D20_FACES: tuple[int, ...] = tuple(range(1, 21))
 ONE_IN_20 = Fraction(1, 20)
 
 
+def signed(value: int) -> str:
+    """+2 / −1 / +0 for messages: the minus sign is U+2212, as everywhere the bot writes one."""
+    return f"+{value}" if value >= 0 else f"−{-value}"
+
+
 def roll_d20(rng: random.Random) -> int:
     """Roll one d20 with the injected random source."""
     return rng.randint(1, 20)

@@ -40,6 +40,7 @@ from bot.rules.common import (
     distribution,
     kept_die_distribution,
     roll_d20,
+    signed,
 )
 from bot.rules.errors import RulesError
 
@@ -93,7 +94,7 @@ def _in_range(value: int, low: int, high: int, what: str) -> int:
 def _bonus(value: int, what: str = "A bonus") -> int:
     _whole(value, what)
     if abs(value) > MAX_ABS_BONUS:
-        raise RulesError(f"{what} of {value:+d} is out of range.")
+        raise RulesError(f"{what} of {signed(value)} is out of range.")
     return value
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bot.quoting import quote
-from bot.rules.common import D20_FACES, ONE_IN_20, roll_d20
+from bot.rules.common import D20_FACES, ONE_IN_20, roll_d20, signed
 from bot.rules.errors import RulesError
 
 #: Attribute names when the campaign sets none (ruling 3).
@@ -199,11 +199,11 @@ def _validate_inputs(modifier: int, carry_over: int) -> None:
     if isinstance(modifier, bool) or not isinstance(modifier, int):
         raise RulesError("An attribute modifier must be a whole number.")
     if abs(modifier) > MAX_ABS_MODIFIER:
-        raise RulesError(f"Attribute modifier {modifier:+d} is out of range.")
+        raise RulesError(f"Attribute modifier {signed(modifier)} is out of range.")
     if carry_over not in ALLOWED_CARRY_OVERS:
         raise RulesError(
             f"A carry-over from a critical is +{CRITICAL_CARRY_OVER}, "
-            f"-{CRITICAL_CARRY_OVER} or nothing, not {carry_over:+d}."
+            f"−{CRITICAL_CARRY_OVER} or nothing, not {signed(carry_over)}."
         )
 
 

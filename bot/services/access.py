@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
+from bot.quoting import escape
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
@@ -45,5 +46,5 @@ def require_owner_or_gm(
     """Players edit only their own characters; the GM may edit any in the campaign."""
     if character.user_id != caller.user_id and not is_gm(campaign, caller):
         raise NotAllowed(
-            f"{character.name} belongs to another player: only they or the GM can {action}."
+            f"{escape(character.name)} belongs to another player: only they or the GM can {action}."
         )

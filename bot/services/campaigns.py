@@ -147,10 +147,71 @@ class SettingsChange(BaseModel):
     secrecy_defaults: dict[SecrecyCommand, VisibilityName] | None = None
 
 
+#: Each system's name in messages (a refusal names the system the campaign plays).
+SYSTEM_NAMES: Mapping[RuleSystem, str] = {
+    RuleSystem.PEN_AND_DAGGER: "Pen & Dagger",
+    RuleSystem.ROLL_UNDER: "Roll-under",
+    RuleSystem.THRESHOLD: "Threshold",
+    RuleSystem.D20_CHECK: "d20 check",
+}
+_TIER_NAMES = ("very_easy", "easy", "moderate", "hard", "very_hard")
+#: The settings as a GM knows them (in messages: never a field name or the validator's words).
+_SETTING_WORDS = {
+    "gm_role_ids": "GM roles",
+    "gm_user_ids": "GM users",
+    "gm_channel_id": "GM channel",
+    "fortune_boon_default": "double fortune dice",
+    "crit_rules": "critical hits and fumbles",
+    "ability_names": "ability names",
+    "secrecy_defaults": "who sees rolls",
+    **{f"tier_{t}": f"the {t.replace('_', ' ')} threshold" for t in _TIER_NAMES},
+}
+
+
+def _duplicate(names: Any) -> str | None:
+    seen: set[str] = set()
+    for name in names if isinstance(names, list) else []:
+        key = str(name).casefold()
+        if key in seen:
+            return str(name)
+        seen.add(key)
+    return None
+
+
 def _validation_message(exc: ValidationError) -> str:
+    """The first problem, in the GM's words: pydantic's own text never reaches a player."""
     first = exc.errors()[0]
-    where = ".".join(str(part) for part in first["loc"]) or "value"
-    return f"Invalid {where.replace('_', ' ')}: {first['msg']}."
+    loc, kind, given = first["loc"], first["type"], first.get("input")
+    limit = (first.get("ctx") or {}).get("max_length")  # the validator's own limit
+    field = str(loc[0]) if loc else ""
+    words = _SETTING_WORDS.get(field, field.replace("_", " ") or "this setting")
+    if kind == "extra_forbidden":
+        return f"There is no setting called {quote(field)}."
+    if field.startswith("tier_"):
+        return f"Thresholds are 1 to 40: {words} cannot be {given}."
+    if field == "ability_names":
+        if len(loc) == 1 and kind == "too_short":
+            return "Name at least one ability, comma-separated, e.g. names:STR, DEX, CON."
+        if len(loc) == 1 and kind == "too_long":
+            return f"A campaign has at most {limit} abilities; that is {len(given)}."
+        if len(loc) == 1 and (twice := _duplicate(given)) is not None:
+            return f"{quote(twice)} appears twice in the ability names (case does not count)."
+        if kind == "string_too_long":
+            return f"Ability names are at most {limit} characters: {quote(str(given))}."
+        return (
+            "Ability names are words without @, #, : or ` (single spaces between words): "
+            f"{quote(str(given))} is not one."
+        )
+    if field in ("gm_role_ids", "gm_user_ids") and kind == "too_long":
+        return f"A campaign has at most {limit} {words}."
+    if field in ("gm_role_ids", "gm_user_ids", "gm_channel_id"):
+        return f"That is not a Discord id, so it cannot be one of the {words}."
+    if field == "secrecy_defaults":
+        return (
+            "Who sees rolls is set per rolling command (roll, check, save, luck, gm-roll, "
+            "gm-check) to public, gm, blind or self."
+        )
+    return f"That value does not fit the setting {words}."
 
 
 def _validate_change(changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -161,7 +222,8 @@ def _validate_change(changes: Mapping[str, Any]) -> dict[str, Any]:
     values = {name: getattr(model, name) for name in model.model_fields_set}
     for name, value in values.items():
         if value is None and name != "gm_channel_id":
-            raise InvalidValue(f"Invalid {name.replace('_', ' ')}: a value is required.")
+            words = _SETTING_WORDS.get(name, name.replace("_", " "))
+            raise InvalidValue(f"Say a value for {words}: a value is required.")
     return values
 
 

@@ -41,10 +41,10 @@ from bot.db.models import (
     pending_modifiers,
 )
 from bot.db.types import utcnow
-from bot.quoting import quote
+from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.services._sql import Executor, insert_for, transaction
-from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 
 _C = characters
@@ -292,7 +292,7 @@ async def resolve_character_in(
         return await active_character_in(session, campaign_id, user_id)
     character = await character_by_name_in(session, campaign_id, name)
     if not any_owner and character.user_id != user_id:
-        raise NotAllowed(f"{character.name} belongs to another player.")
+        raise NotAllowed(f"{escape(character.name)} belongs to another player.")
     return character
 
 
@@ -553,7 +553,10 @@ async def set_save_proficiency(
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
         if campaign.system is not RuleSystem.D20_CHECK:
-            raise InvalidValue(f"Save proficiencies are not part of {campaign.system.value}.")
+            raise InvalidValue(
+                "Saving-throw proficiencies are a d20 check rule; this campaign plays "
+                f"{SYSTEM_NAMES[campaign.system]}."
+            )
         canonical = campaign.ability(ability)
         if proficient:
             await session.execute(

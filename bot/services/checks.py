@@ -21,12 +21,13 @@ from typing import Any, TypeVar
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
-from bot.quoting import quote
+from bot.quoting import escape, quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
+from bot.services.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import (
     CharacterView,
@@ -47,13 +48,6 @@ Outcome = (
 )
 
 _PdRoll = TypeVar("_PdRoll", pd.AttemptOutcome, pd.LuckOutcome)
-
-SYSTEM_NAMES: Mapping[RuleSystem, str] = {
-    RuleSystem.PEN_AND_DAGGER: "Pen & Dagger",
-    RuleSystem.ROLL_UNDER: "Roll-under",
-    RuleSystem.THRESHOLD: "Threshold",
-    RuleSystem.D20_CHECK: "d20 check",
-}
 
 #: Options of /check each system has, beyond `ability` (issue: an option the campaign's
 #: system does not have gets a clear error naming the system).
@@ -174,7 +168,7 @@ def _score(character: CharacterView, ability: str, system: RuleSystem) -> int:
     if ability not in character.scores:
         what = "modifier" if system is RuleSystem.THRESHOLD else "score"
         raise InvalidValue(
-            f"{character.name} has no {ability} {what} yet: set it with "
+            f"{escape(character.name)} has no {ability} {what} yet: set it with "
             f"/character set ability:{ability} value:<number>."
         )
     return character.scores[ability]
@@ -184,8 +178,8 @@ def _proficiency(character: CharacterView, name: str) -> tuple[str, str | None, 
     found = character.proficiencies.get(" ".join(name.split()).casefold())
     if found is None:
         raise InvalidValue(
-            f"{character.name} has no proficiency called {quote(name)}: add it with /character "
-            "proficiency, or roll without it."
+            f"{escape(character.name)} has no proficiency called {quote(name)}: add it with "
+            "/character proficiency, or roll without it."
         )
     return found.name, found.rank, found.degree
 
@@ -312,7 +306,9 @@ def plan_check(
     if options.helper:
         # d20 check ruling 8: working together, the leader rolls with advantage.
         if " ".join(options.helper.split()).casefold() == character.name.casefold():
-            raise InvalidValue(f"{character.name} cannot help themselves: name another character.")
+            raise InvalidValue(
+                f"{escape(character.name)} cannot help themselves: name another character."
+            )
         check = d20_check.helped_input(check, {options.helper: True})
         title += f", helped by {options.helper}"
     return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)

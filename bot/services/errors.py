@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.errors import UserError
+from bot.quoting import escape
 
 
 class NoCampaign(UserError):
@@ -24,6 +25,10 @@ class InvalidValue(UserError):
     """A value outside what the campaign's rule system allows."""
 
 
+class TooLarge(UserError):
+    """Something too big for where it must go (a file over Discord's upload limit)."""
+
+
 class NotAllowed(UserError):
     """The user may not do this (for example use another player's character)."""
 
@@ -32,7 +37,7 @@ class NoFortuneLeft(UserError):
     """Spending or taking a fortune die from a character that has none."""
 
     def __init__(self, name: str | None = None) -> None:
-        who = f"{name} has" if name else "You have"
+        who = f"{escape(name)} has" if name else "You have"
         super().__init__(f"{who} no fortune dice left.")
 
 
@@ -40,7 +45,7 @@ class FortuneAtMaximum(UserError):
     """Gaining or giving a fortune die to a character already at their maximum."""
 
     def __init__(self, maximum: int, name: str | None = None) -> None:
-        who = f"{name} already has" if name else "You already have"
+        who = f"{escape(name)} already has" if name else "You already have"
         super().__init__(f"{who} the maximum of {maximum} fortune dice.")
 
 

@@ -10,6 +10,9 @@ not at all.
 
 from __future__ import annotations
 
+import asyncio
+import gzip
+import json
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +30,7 @@ from bot.services import commitments as cm
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
-from bot.services.errors import AlreadyExists, InvalidValue, NotFound
+from bot.services.errors import AlreadyExists, InvalidValue, NotFound, TooLarge
 from bot.services.gamelog import check_rows
 from bot.services.ledger import RollView, chain_size_in, salts_of
 from bot.services.sheets import campaign_here
@@ -45,6 +48,7 @@ _SALT_IN_LEDGER_VERSION = 2
 #: import, appends rows (append-only holds); ledger.py alone updates it (the reveal stamp).
 ledger = metadata.tables["ledger"]
 ledger_salts = metadata.tables["ledger_salts"]
+_GZIP_MAGIC = b"\x1f\x8b"
 #: Rows per statement for ``IN (...)`` look-ups: under every driver's parameter limit.
 _CHUNK = 500
 
@@ -179,11 +183,66 @@ async def export_campaigns(
     }
 
 
-async def export_for_gm(db: Database, caller: Caller) -> tuple[str, dict[str, Any]]:
-    """``/campaign export``: this channel's campaign for its GM, and a file name for it.
+def dumps(data: Any) -> str:
+    """The export file's text: stable key order, readable, UTF-8."""
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def compress(data: Any) -> bytes:
+    """The export as a ``.json.gz`` file's bytes (no timestamp inside: same data, same bytes).
+
+    A ledger of big rolls is mostly repeated digits and keys: gzip shrinks it several times
+    over, which keeps most campaigns under Discord's upload limit (issue 19).
+    """
+    return gzip.compress(dumps(data).encode(), mtime=0)
+
+
+def load(raw: bytes, name: str = "This file") -> Any:
+    """An export file's content, from ``.json`` or ``.json.gz`` bytes (told apart by gzip's
+    magic number, not the name, so a renamed file still reads)."""
+    if raw[:2] == _GZIP_MAGIC:
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InvalidValue(f"{name} is a damaged gzip file. Nothing was imported.") from exc
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidValue(f"{name} is not UTF-8 JSON. Nothing was imported.") from exc
+    except json.JSONDecodeError as exc:
+        raise InvalidValue(
+            f"{name} is not JSON ({exc.msg}, line {exc.lineno}). Nothing was imported."
+        ) from exc
+
+
+def size_text(size: int) -> str:
+    """A file size as Discord states its upload limits (MiB written MB, KiB written KB)."""
+    if size >= 2**20:
+        return f"{size / 2**20:.1f} MB"
+    return f"{-(-size // 2**10)} KB"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    """``/campaign export``'s file: its name and its (compressed) bytes."""
+
+    filename: str
+    content: bytes
+
+
+#: The most a file may weigh when the caller does not say: Discord's limit for a server
+#: without boosts (25 MiB). /campaign export passes the limit of the interaction it answers.
+DEFAULT_SIZE_LIMIT = 25 * 2**20
+
+
+async def export_for_gm(
+    db: Database, caller: Caller, size_limit: int = DEFAULT_SIZE_LIMIT
+) -> ExportFile:
+    """``/campaign export``: this channel's campaign for its GM, compressed, as a file.
 
     Rolls only their roller may see, and not yet revealed, are redacted: the GM is not
-    entitled to them.
+    entitled to them. ``size_limit``: the most bytes the place the file goes accepts (Discord
+    sets it per server); a larger file is refused with its size and the operator's way.
     """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "export the campaign")
@@ -191,8 +250,16 @@ async def export_for_gm(db: Database, caller: Caller) -> tuple[str, dict[str, An
         size = await chain_size_in(session, f"campaign:{campaign.id}")
     budgets.charge(caller, budgets.LEDGER_ROW * size)
     data = await export_campaigns(db, campaign_id=campaign.id, redact_private=True)
+    content = await asyncio.to_thread(compress, data)  # a long ledger takes a while
+    if len(content) > size_limit:
+        raise TooLarge(
+            f"This campaign's export is {size_text(len(content))} compressed, more than the "
+            f"{size_text(size_limit)} Discord lets this server receive. The bot's operator can "
+            f"write it whole: `python -m bot export --guild {campaign.guild_id} "
+            f"--campaign {campaign.id} --out campaign.json.gz`."
+        )
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    return f"pbp-dice-campaign-{campaign.id}-{stamp}.json", data
+    return ExportFile(f"pbp-dice-campaign-{campaign.id}-{stamp}.json.gz", content)
 
 
 def _check_header(data: Any) -> list[dict[str, Any]]:

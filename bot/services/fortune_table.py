@@ -26,11 +26,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import RuleSystem, Visibility, characters
+from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune, ledger, pending, secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.characters import (
     CharacterView,
     fortune_maximum,
@@ -494,7 +495,7 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
         )
         if not latest:
             raise NotFound(
-                f"You have no public attempt or luck roll for {character.name} to reroll "
+                f"You have no public attempt or luck roll for {escape(character.name)} to reroll "
                 f"yet. {NOT_SPENT}"
             )
         roll = await _load_roll(session, caller, latest[0].id)
@@ -507,7 +508,8 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
 def _require_pen_and_dagger(campaign: CampaignView) -> None:
     if campaign.system is not RuleSystem.PEN_AND_DAGGER:
         raise InvalidValue(
-            "Fortune dice are a Pen & Dagger rule; this campaign plays another system."
+            "Fortune dice are a Pen & Dagger rule; this campaign plays "
+            f"{SYSTEM_NAMES[campaign.system]}."
         )
 
 
@@ -544,12 +546,12 @@ async def give(db: Database, caller: Caller, name: str, count: int = 1) -> Fortu
         boon = "" if now.double_fortune else " (4 with the double-fortune boon: /character boon)"
         if now.fortune >= now.fortune_max:
             raise InvalidValue(
-                f"{now.name} already has the maximum of {now.fortune_max} fortune dice{boon}. "
-                "Nothing changed."
+                f"{escape(now.name)} already has the maximum of {now.fortune_max} fortune "
+                f"dice{boon}. Nothing changed."
             ) from None
         raise InvalidValue(
-            f"{now.name} has {now.fortune} of {now.fortune_max} fortune dice{boon}: you can "
-            f"give at most {now.fortune_max - now.fortune}. Nothing changed."
+            f"{escape(now.name)} has {now.fortune} of {now.fortune_max} fortune dice{boon}: you "
+            f"can give at most {now.fortune_max - now.fortune}. Nothing changed."
         ) from None
 
 
@@ -562,10 +564,10 @@ async def take(db: Database, caller: Caller, name: str, count: int = 1) -> Fortu
         now = await get_character_by_id(db, character.id)
         if now.fortune == 0:
             raise InvalidValue(
-                f"{now.name} has no fortune dice to take. Nothing changed."
+                f"{escape(now.name)} has no fortune dice to take. Nothing changed."
             ) from None
         raise InvalidValue(
-            f"{now.name} has only {now.fortune} fortune "
+            f"{escape(now.name)} has only {now.fortune} fortune "
             f"{'die' if now.fortune == 1 else 'dice'}: you can take at most {now.fortune}. "
             "Nothing changed."
         ) from None
@@ -679,7 +681,7 @@ async def clear_modifier(
     cleared = await pending.clear_abilities(db, character.id, [c.ability for c in found])
     if not cleared:
         on = f" on {canonical}" if canonical else ""
-        raise InvalidValue(f"{character.name} has no carry-over modifier{on} to clear.")
+        raise InvalidValue(f"{escape(character.name)} has no carry-over modifier{on} to clear.")
     return ClearedCarryOver(
         character.name,
         {c.ability: c.value for c in found},

@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
+from bot.quoting import escape
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import characters, ledger, pending, secrecy
@@ -195,17 +196,26 @@ def parse_targets(text: str | None) -> list[int | str] | None:
 
 
 async def resolve_targets_in(
-    session: Executor, campaign: CampaignView, text: str | None, *, minimum: int = 1
+    session: Executor,
+    campaign: CampaignView,
+    text: str | None,
+    *,
+    minimum: int = 1,
+    nameable: bool = True,
 ) -> list[CharacterView]:
-    """The characters a GM named: by name, by their player's mention, or the whole party."""
+    """The characters a GM named: by name, by their player's mention, or the whole party.
+
+    ``nameable``: the command has a ``characters`` option (/groupsave has not: it is always
+    the party), so the empty party's message may suggest it.
+    """
     wanted = parse_targets(text)
     found: list[CharacterView] = []
     if wanted is None:
         found = await party_members_in(session, campaign.id)
         if not found:
+            instead = ", or name them with characters:" if nameable else ""
             raise InvalidValue(
-                "The party is empty: add characters with /party add character:<name>, "
-                "or name the characters."
+                f"The party is empty: add characters with /party add character:<name>{instead}."
             )
     else:
         for item in wanted:
@@ -318,7 +328,7 @@ def shared_save(character: CharacterView, ability: str, shared_roll: int) -> Out
     score = character.scores.get(ability)
     if score is None:
         raise InvalidValue(
-            f"{character.name} has no {ability} score yet: set it with "
+            f"{escape(character.name)} has no {ability} score yet: set it with "
             f"/character set ability:{ability} value:<number>."
         )
     result = roll_under.SaveResult.PASS if shared_roll <= score else roll_under.SaveResult.FAIL
@@ -486,7 +496,7 @@ async def _group_roll(
         )
         if is_d20 and spec.dc is None:
             raise InvalidValue(f"A d20-check {what} needs a dc: each member rolls against it.")
-        party = await resolve_targets_in(session, campaign, None)
+        party = await resolve_targets_in(session, campaign, None, nameable=False)
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
         if campaign.system is RuleSystem.ROLL_UNDER:
@@ -642,7 +652,7 @@ async def contest(
         for character, used in zip(who, abilities, strict=True):
             if used not in character.scores:
                 raise InvalidValue(
-                    f"{character.name} has no {used} score yet: set it with "
+                    f"{escape(character.name)} has no {used} score yet: set it with "
                     f"/character set ability:{used} value:<number>."
                 )
         per_member: dict[int, list[int]] = {c.id: [] for c in who}

@@ -18,6 +18,7 @@ from bot.dice.limits import MAX_ODDS_COST
 from bot.dice.odds import OddsMeter, odds_cost
 from bot.rules import pen_and_dagger as pd
 from bot.rules import threshold
+from bot.rules.common import signed
 from bot.services import budgets, characters, checks, pending
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
@@ -82,11 +83,11 @@ def _setup_words(
         else:
             words.append(pd.ability_rank(character.scores[plan.ability]).display_name)
         if options.rank_bonus:
-            words.append(f"rank {options.rank_bonus:+d}")
+            words.append(f"rank {signed(options.rank_bonus)}")
     elif system is RuleSystem.ROLL_UNDER:
         words.append(f"score {character.scores[plan.ability]}")
     elif system is RuleSystem.THRESHOLD:
-        words.append(f"modifier {character.scores[plan.ability]:+d}")
+        words.append(f"modifier {signed(character.scores[plan.ability])}")
         if options.dc is not None:
             words.append(f"threshold {options.dc}")
         elif options.difficulty:
@@ -94,7 +95,7 @@ def _setup_words(
             target = threshold.resolve_threshold(tier, _tiers(campaign))
             words.append(f"{tier.display} ({target})")
         if carry:
-            words.append(f"carry-over {carry:+d}")
+            words.append(f"carry-over {signed(carry)}")
         if options.crit_success_at is not None:
             words.append(f"critical success at {options.crit_success_at}+")
         if options.crit_failure_at is not None:
@@ -103,7 +104,7 @@ def _setup_words(
         if options.dc is not None:
             words.append(f"DC {options.dc}")
         if options.bonus:
-            words.append(f"bonus {options.bonus:+d}")
+            words.append(f"bonus {signed(options.bonus)}")
     if options.advantage and not options.disadvantage:
         words.append("advantage")
     elif options.disadvantage and not options.advantage:

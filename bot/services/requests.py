@@ -26,6 +26,7 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
+from bot.quoting import escape
 from bot.rules.common import roll_d20
 from bot.services import characters, ledger
 from bot.services._sql import transaction
@@ -207,7 +208,7 @@ async def create(
         for character in who:
             if spec.ability not in character.scores:
                 raise InvalidValue(
-                    f"{character.name} has no {spec.ability} score yet: set it with "
+                    f"{escape(character.name)} has no {spec.ability} score yet: set it with "
                     f"/character set ability:{spec.ability} value:<number>."
                 )
         request_id = (
@@ -338,7 +339,7 @@ async def answer(
                 update(_R).where(_R.c.id == request_id).values(message_id=message_id)
             )
         if target.character_id is None:
-            raise NotFound(f"{target.character_name} no longer exists, so cannot roll.")
+            raise NotFound(f"{escape(target.character_name)} no longer exists, so cannot roll.")
         campaign = await get_campaign_in(session, before.campaign_id)
         character = await characters.load_character_in(session, target.character_id)
         spec = MemberSpec(
@@ -450,9 +451,14 @@ async def _pick_in(
         stmt = stmt.where(_R.c.dc_hidden, _R.c.revealed_at.is_(None))
     latest = (await session.execute(stmt.order_by(_R.c.id.desc()).limit(1))).scalar_one_or_none()
     if latest is None:
-        what = "with a hidden DC left to reveal" if hidden_only else ""
+        what = f"with a hidden {_target_word(campaign)} left to reveal" if hidden_only else ""
         raise NotFound(f"No roll request {what} in this campaign yet.".replace("  ", " "))
     return int(latest)
+
+
+def _target_word(campaign: CampaignView) -> str:
+    """What the campaign's system calls the number to reach (threshold ruling: a threshold)."""
+    return "threshold" if campaign.system is RuleSystem.THRESHOLD else "DC"
 
 
 async def status(
@@ -473,12 +479,13 @@ async def reveal(
     """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once."""
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
-        require_gm(campaign, caller, "reveal a hidden DC")
+        require_gm(campaign, caller, f"reveal a hidden {_target_word(campaign)}")
         chosen = await _pick_in(session, campaign, request_id, hidden_only=request_id is None)
         view = await load_in(session, chosen)
         if not view.dc_hidden:
             raise InvalidValue(
-                f"Roll request #{chosen} has no hidden DC: everyone sees it already."
+                f"Roll request #{chosen} has no hidden {_target_word(campaign)}: everyone sees "
+                "it already."
             )
         stamped = (
             await session.execute(

@@ -383,7 +383,10 @@ async def set_save(
     """Mark a saving-throw proficiency (d20 check ruling 5)."""
     campaign, character = await target_character(db, caller, name, "change its saves")
     if campaign.system is not RuleSystem.D20_CHECK:
-        raise InvalidValue("Only d20-check campaigns have saving-throw proficiencies.")
+        raise InvalidValue(
+            "Saving-throw proficiencies are a d20 check rule; this campaign plays "
+            f"{campaigns.SYSTEM_NAMES[campaign.system]}."
+        )
     return await characters.set_save_proficiency(
         db, character.id, campaign.ability(ability), proficient
     )

@@ -7,6 +7,7 @@ seeded random source, so every outcome is reproducible.
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -121,6 +122,46 @@ def table(simcord_env: Any) -> Iterator[Table]:
     unexpected = [e for e in unacknowledged if user_message(e) is None]
     if unexpected:
         raise ExceptionGroup("the bot raised unexpected errors", unexpected)
+    broken = answering_violations(env.backend.transcript)
+    assert broken == [], "\n".join(broken)
+
+
+_CALLBACK = re.compile(r"^POST /interactions/(\d+)/([^/]+)/callback$")
+_WEBHOOK = re.compile(r"^(POST|PATCH) /webhooks/\d+/([^/?]+)(/messages/@original)?$")
+_DEFERRED = 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "thinking…"
+
+
+def answering_violations(transcript: list[tuple[str, str, Any]]) -> list[str]:
+    """How the bot broke Discord's rules for answering, in every test (issue 19):
+
+    - a REST call while an interaction was still unanswered (it must answer, or defer, within
+      three seconds; anything it asks Discord first eats into them);
+    - a deferred "thinking…" answered by a followup instead of editing the original response
+      (Discord documents that use of the first followup as deprecated).
+    """
+    found: list[str] = []
+    waiting: str | None = None
+    thinking: set[str] = set()  # tokens of deferred interactions whose answer is still due
+    for kind, name, payload in transcript:
+        if kind == "GATEWAY" and name == "INTERACTION_CREATE":
+            waiting = str(payload["id"])
+            continue
+        if kind != "HTTP":
+            continue
+        callback = _CALLBACK.match(name)
+        if callback and callback.group(1) == waiting:
+            waiting = None
+            if isinstance(payload, dict) and payload.get("type") == _DEFERRED:
+                thinking.add(callback.group(2))
+            continue
+        if waiting is not None:
+            found.append(f"{name}: before interaction {waiting} was answered")
+        webhook = _WEBHOOK.match(name)
+        if webhook and webhook.group(2) in thinking:
+            thinking.discard(webhook.group(2))
+            if webhook.group(3) is None:
+                found.append(f"{name}: a followup in place of the deferred response")
+    return found
 
 
 async def start_campaign(table: Table, system: str) -> None:
@@ -159,3 +200,18 @@ def embed_text(embed: discord.Embed) -> str:
 def message_text(message: Any) -> str:
     """Content plus every embed of a message or interaction response."""
     return "\n".join([message.content or "", *(embed_text(e) for e in message.embeds)])
+
+
+def final_answer(result: Any) -> Any:
+    """The message that answers an interaction as the caller sees it at the end: the
+    response, or, when a public "thinking…" response was removed to answer privately (an
+    error after a public deferral, bot/cogs/_respond.py), the private followup."""
+    if result.response is not None:
+        return result.response
+    assert result.followups, f"no answer at all: {result!r}"
+    return result.followups[-1]
+
+
+def answered_ephemeral(result: Any) -> bool:
+    """Whether only the caller sees :func:`final_answer`."""
+    return bool(final_answer(result).ephemeral)

@@ -8,9 +8,17 @@ from typing import Any
 
 import pytest
 
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    answered_ephemeral,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
 
-_DIE = re.compile(r"(~~)?(\d) \((.+?)\)(?:~~)?(?: · |$)")
+#: One die as shown: "alice 5", struck through when dropped ("~~gm (GM) 2~~").
+_DIE = re.compile(r"(~~)?([^·~]+?) (\d)(?:~~)?(?: · |$)")
 
 
 def _scores(text: str) -> list[tuple[int, list[tuple[int, str, bool]]]]:
@@ -20,7 +28,7 @@ def _scores(text: str) -> list[tuple[int, list[tuple[int, str, bool]]]]:
         if not line.startswith("Score "):
             continue
         _, total, value = line.split(": ", 2)
-        parsed = [(int(m.group(2)), m.group(3), bool(m.group(1))) for m in _DIE.finditer(value)]
+        parsed = [(int(m.group(3)), m.group(2), bool(m.group(1))) for m in _DIE.finditer(value)]
         found.append((int(total), parsed))
     return found
 
@@ -43,12 +51,15 @@ async def test_group_generation_attributes_every_die(
     players = await _members(table, count)
     mentions = " ".join(p.mention for p in players)
     refused = await table.alice.slash(table.table, "abilities roll", players=mentions)
-    assert refused.ephemeral and "Only the campaign's GM" in refused.response.content
+    assert answered_ephemeral(refused)
+    assert "Only the campaign's GM" in final_answer(refused).content
     result = await table.gm.slash(table.table, "abilities roll", players=mentions)
     assert result.response is not None and not result.ephemeral
     text = message_text(result.response)
     scores = _scores(text)
     assert len(scores) == 6
+    # One label per die: never "4 (gm (GM))" (issue 19).
+    assert not re.search(r"\([^()]*\(", text), text
     rollers: Counter[str] = Counter()
     for total, dice in scores:
         assert len(dice) == 4 and sum(1 for d in dice if d[2]) == 1
@@ -104,13 +115,15 @@ async def test_generation_is_pen_and_dagger_only_and_needs_mentions(table: Table
     typo = await table.gm.slash(table.table, "abilities roll", players="alice bob")
     assert typo.ephemeral and "is not a mention" in typo.response.content
     ghost = await table.gm.slash(table.table, "abilities roll", players="<@999999999999>")
-    assert ghost.ephemeral and "not a member of this server" in ghost.response.content
+    assert answered_ephemeral(ghost)
+    assert "not a member of this server" in final_answer(ghost).content
 
 
 async def test_generation_is_refused_outside_pen_and_dagger(table: Table) -> None:
     await start_campaign(table, "d20-check")
     result = await table.gm.slash(table.table, "abilities roll", players=table.alice.mention)
-    assert result.ephemeral and "Pen & Dagger rule" in result.response.content
+    assert answered_ephemeral(result)
+    assert "Pen & Dagger rule" in final_answer(result).content
 
 
 async def _eighteens(table: Table) -> dict[str, int]:

@@ -160,7 +160,7 @@ async def test_odds_use_only_the_carry_over_the_next_test_would_use(
     await table.gm.slash(table.table, "gm reveal", roll=roll_id)
     active = await table.alice.slash(table.table, "odds check", ability="DEX", dc=12)
     text = message_text(active.response)
-    assert "carry-over -2" in text and "exactly 9/20" in text
+    assert "carry-over −2" in text and "exactly 9/20" in text
 
 
 async def test_revealing_one_request_row_leaves_a_newer_carry_over_alone(

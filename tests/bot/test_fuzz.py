@@ -42,7 +42,14 @@ from bot.db.schema import metadata
 from bot.services import ledger
 from bot.services.campaigns import campaign_for_channel
 from bot.tree import user_message
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    answered_ephemeral,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
 from tests.dice.test_dice_limits import ADVERSARIAL
 
 EXAMPLES = int(os.environ.get("PBP_FUZZ_EXAMPLES", "90"))
@@ -295,10 +302,11 @@ async def test_every_command_survives_random_input(table: Table, system: str) ->
         errors = env.errors_since(cursor)
         messages = [user_message(e) for e in errors]
         assert None not in messages, f"incident for {play}: {errors!r}"
-        answer = message_text(result.response) if result.response is not None else ""
+        shown = final_answer(result) if result.response or result.followups else None
+        answer = message_text(shown) if shown is not None else ""
         assert INCIDENT not in answer, play
         if errors:
-            assert result.ephemeral and any(m and m in answer for m in messages), play
+            assert answered_ephemeral(result) and any(m and m in answer for m in messages), play
             assert await snapshot(table) == before, f"a refused command changed data: {play}"
         tally["refused by the bot" if errors else "answered"] += 1
         messages_seen = [m for m in bystander_messages(table, gm_channel) if m.id not in known]

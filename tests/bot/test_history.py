@@ -13,7 +13,14 @@ from sqlalchemy.exc import DBAPIError
 from bot.db.models import Visibility
 from bot.services import ledger, secrecy
 from bot.services.campaigns import campaign_for_channel
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    answered_ephemeral,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
 from tests.bot.test_fortune import REROLL, TRADE
 from tests.bot.test_secrecy import _NOISE, _latest, _setup
 from tests.ledger_triggers import drop_triggers
@@ -27,7 +34,7 @@ async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None
     assert early.response is not None and "still hidden" in message_text(early.response)
     assert str(row.outcome["total"]) not in _NOISE.sub(" ", message_text(early.response))
     refused = await table.alice.slash(table.table, "gm reveal", roll=row.number)
-    assert refused.response is not None and "Only the campaign's GM" in refused.response.content
+    assert "Only the campaign's GM" in final_answer(refused).content
     shown = await table.gm.slash(table.table, "gm reveal", roll=row.number)
     assert shown.response is not None and not shown.ephemeral
     revealed = message_text(shown.response)
@@ -91,14 +98,13 @@ async def test_a_self_roll_is_revealed_by_its_roller_only(table: Table) -> None:
     row = await _latest(table)
     total = str(row.outcome["total"])
     refused = await table.gm.slash(table.table, "gm reveal", roll=row.number)
-    assert refused.ephemeral
-    assert "Only the player who rolled a self roll can reveal it" in message_text(refused.response)
+    assert answered_ephemeral(refused)
+    assert "Only the player who rolled a self roll can reveal it" in final_answer(refused).content
     public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
     assert total not in _NOISE.sub(" ", public)
     not_theirs = await table.bob.slash(table.table, "reveal", roll=row.number)
-    assert not_theirs.ephemeral and "Only the player who rolled" in message_text(
-        not_theirs.response
-    )
+    assert answered_ephemeral(not_theirs)
+    assert "Only the player who rolled" in final_answer(not_theirs).content
 
     shown = await table.alice.slash(table.table, "reveal", roll=row.number)
     assert shown.response is not None and not shown.ephemeral
@@ -112,7 +118,8 @@ async def test_players_reveal_only_self_rolls(table: Table) -> None:
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="gm")
     row = await _latest(table)
     refused = await table.alice.slash(table.table, "reveal", roll=row.number)
-    assert refused.ephemeral and "Only the campaign's GM" in message_text(refused.response)
+    assert answered_ephemeral(refused)
+    assert "Only the campaign's GM" in final_answer(refused).content
 
 
 async def test_history_filters_every_kind_the_ledger_records(table: Table) -> None:

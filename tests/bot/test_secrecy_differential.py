@@ -19,6 +19,7 @@ emptied with its sequences restarted) and its own SimCord server, so ids line up
 from __future__ import annotations
 
 import contextlib
+import gzip
 import itertools
 import json
 import random
@@ -147,6 +148,8 @@ async def _message(message: Any) -> dict[str, Any]:
     files = []
     for attachment in message.attachments:
         body = await attachment.read()
+        if attachment.filename.endswith(".gz"):  # /campaign export's file
+            body = gzip.decompress(body)
         content: Any = body.decode()
         with contextlib.suppress(ValueError):
             content = json.loads(content)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -82,6 +83,36 @@ def test_export_then_import_into_another_database(tmp_path: Path) -> None:
     assert "already has a campaign" in again.stderr and "Traceback" not in again.stderr
     missing = run_bot(tmp_path, "export", "--guild", "5", DATABASE_URL=source)
     assert missing.returncode == 1 and "No campaign" in missing.stderr
+
+
+def test_import_reads_the_gzip_file_campaign_export_attaches(tmp_path: Path) -> None:
+    """/campaign export attaches ``.json.gz``; the operator's export writes it for a ``.gz``
+    name; import reads either, by content (issue 19)."""
+    source = f"sqlite+aiosqlite:///{tmp_path / 'a.sqlite3'}"
+    target = f"sqlite+aiosqlite:///{tmp_path / 'b.sqlite3'}"
+    for url in (source, target):
+        assert run_bot(tmp_path, "migrate", DATABASE_URL=url).returncode == 0
+    with sqlite3.connect(tmp_path / "a.sqlite3") as conn:
+        conn.execute(
+            "INSERT INTO campaigns (guild_id, channel_id, system, gm_role_ids, gm_user_ids,"
+            " fortune_boon_default, crit_rules, tier_very_easy, tier_easy, tier_moderate,"
+            " tier_hard, tier_very_hard, ability_names, created_at, ledger_scope) VALUES"
+            " (77, 88, 'roll-under', '[]', '[]', 0, 0, 3, 7, 12, 17, 20,"
+            ' \'["STR", "AGI", "WIT"]\', \'2026-01-02 03:04:05\', 88)'
+        )
+    out = tmp_path / "campaign.json.gz"
+    exported = run_bot(tmp_path, "export", "--guild", "77", "--out", str(out), DATABASE_URL=source)
+    assert exported.returncode == 0, exported.stderr
+    data = json.loads(gzip.decompress(out.read_bytes()))
+    assert data["format"] == "pbp-dice-export"
+    imported = run_bot(tmp_path, "import", str(out), "--channel", "99", DATABASE_URL=target)
+    assert imported.returncode == 0, imported.stderr
+    assert "in channel 99" in imported.stdout
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(out.read_bytes()[:-8])
+    refused = run_bot(tmp_path, "import", str(broken), DATABASE_URL=target)
+    assert refused.returncode == 1 and "damaged gzip" in refused.stderr
+    assert "Traceback" not in refused.stderr
 
 
 #: The bot's gateway is replaced by a stand-in that waits until the bot is closed, and one

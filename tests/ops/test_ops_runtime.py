@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import gzip
 import io
 import json
 import logging
@@ -245,7 +246,7 @@ async def test_campaign_export_gives_the_gm_the_file_privately_and_refuses_playe
     [message] = [m for m in (result.response, *result.followups) if m is not None and m.attachments]
     assert message.ephemeral
     [attachment] = message.attachments
-    data = json.loads(await attachment.read())
+    data = json.loads(gzip.decompress(await attachment.read()))
     tables = data["campaigns"][0]["tables"]
     assert data["format"] == "pbp-dice-export"
     assert [c["name"] for c in tables["characters"]] == ["Sybilla"]

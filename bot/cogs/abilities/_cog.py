@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -10,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._respond import answer, defer
 from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.rules import pen_and_dagger as pd
@@ -21,8 +23,19 @@ _MENTION = re.compile(r"<@!?(\d+)>")
 Score = app_commands.Range[int, 3, 18]
 
 
+async def _member(guild: discord.Guild, user_id: int) -> discord.Member:
+    try:
+        return await guild.fetch_member(user_id)
+    except discord.HTTPException:
+        raise NotFound(f"<@{user_id}> is not a member of this server.") from None
+
+
 async def _players(interaction: discord.Interaction[Any], text: str) -> list[tuple[int, str]]:
-    """Mentioned members in the order typed, with their display names; anything else refused."""
+    """Mentioned members in the order typed, with their display names; anything else refused.
+
+    Members the cache lacks (without the members intent, most) are fetched concurrently,
+    after deferring: one fetch each in a row would miss Discord's 3 s for a large group.
+    """
     leftover = _MENTION.sub(" ", text).replace(",", " ").strip()
     if leftover:
         raise InvalidValue(
@@ -31,17 +44,22 @@ async def _players(interaction: discord.Interaction[Any], text: str) -> list[tup
     guild = interaction.guild
     if guild is None:
         raise InvalidValue("Group generation happens in a server channel.")
+    ids = [int(raw) for raw in _MENTION.findall(text)]
+    if len(set(ids)) > generations.MAX_PLAYERS:  # refused before fetching anyone
+        raise InvalidValue(
+            f"At most {generations.MAX_PLAYERS} players can generate scores together."
+        )
+    known = {uid: m for uid in set(ids) if (m := guild.get_member(uid)) is not None}
+    missing = [uid for uid in dict.fromkeys(ids) if uid not in known]
+    if missing:
+        await defer(interaction, ephemeral=False)  # the scores are for the whole table
+        fetched = await asyncio.gather(*(_member(guild, uid) for uid in missing))
+        known.update((m.id, m) for m in fetched)
     found: list[tuple[int, str]] = []
-    for raw in _MENTION.findall(text):
-        user_id = int(raw)
-        member = guild.get_member(user_id)
-        if member is None:
-            try:
-                member = await guild.fetch_member(user_id)
-            except discord.HTTPException:
-                raise NotFound(f"<@{user_id}> is not a member of this server.") from None
+    for user_id in ids:
+        member = known[user_id]
         if member.bot:
-            raise InvalidValue(f"{member.display_name} is a bot and cannot roll dice.")
+            raise InvalidValue(f"{quote(member.display_name)} is a bot and cannot roll dice.")
         found.append((member.id, member.display_name))
     return found
 
@@ -63,8 +81,10 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
             await _players(interaction, players),
             request_text(interaction),
         )
-        await interaction.response.send_message(
-            embed=generation_embed(result), allowed_mentions=discord.AllowedMentions.none()
+        await answer(
+            interaction,
+            embed=generation_embed(result),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="assign", description="Give your character the group's six scores")
@@ -106,4 +126,4 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
             final = ", ".join(f"{a} {character.scores[a]}" for a in chosen)
             given = ", ".join(f"{a}{v:+d}" for a, v in adjustments.items())
             text += f"\nAfter racial adjustments ({given}): {final}."
-        await interaction.response.send_message(text)
+        await answer(interaction, text)

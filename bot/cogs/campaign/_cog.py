@@ -13,6 +13,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import DifficultyChoice, Secret
+from bot.cogs._respond import answer, defer
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
 from bot.services import export as exports
@@ -71,8 +72,7 @@ async def channel_audience(
     ]
     if not user_ids:
         return sheets.ChannelAudience(roles)
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+    await defer(interaction, ephemeral=ephemeral)
     found = await asyncio.gather(*(_fetch_standing(guild, uid) for uid in user_ids))
     return sheets.ChannelAudience(roles, tuple(m for m in found if m is not None))
 
@@ -82,15 +82,22 @@ async def _reply(
 ) -> None:
     """The answer, whether or not :func:`channel_audience` deferred; a warning may name
     @everyone and roles, which must never ping."""
-    quiet = discord.AllowedMentions.none()
-    if interaction.response.is_done():
-        await interaction.edit_original_response(
-            content=content, embed=embed, allowed_mentions=quiet
-        )
-    else:
-        await interaction.response.send_message(
-            content, embed=embed, ephemeral=ephemeral, allowed_mentions=quiet
-        )
+    await answer(
+        interaction,
+        content,
+        embed=embed,
+        ephemeral=ephemeral,
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+
+
+def upload_limit(interaction: discord.Interaction[Any]) -> int:
+    """The largest file Discord accepts in answer to ``interaction`` (it depends on the
+    server's boosts), in bytes; the server's own limit if the interaction does not say."""
+    limit: int | None = getattr(interaction, "filesize_limit", None)
+    if limit is None and interaction.guild is not None:
+        limit = interaction.guild.filesize_limit
+    return limit if limit is not None else exports.DEFAULT_SIZE_LIMIT
 
 
 class CampaignCog(commands.GroupCog, group_name="campaign"):
@@ -136,15 +143,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @app_commands.guild_only()
     async def show(self, interaction: discord.Interaction[Any]) -> None:
         campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
-        await interaction.response.send_message(embed=campaign_embed(campaign), ephemeral=True)
+        await answer(interaction, embed=campaign_embed(campaign), ephemeral=True)
 
     async def _changed(self, interaction: discord.Interaction[Any], **changes: Any) -> None:
         campaign = await sheets.change_settings(
             bot_of(interaction).db, caller_from(interaction), **changes
         )
-        await interaction.response.send_message(
-            "Setting saved.", embed=campaign_embed(campaign), ephemeral=True
-        )
+        await answer(interaction, "Setting saved.", embed=campaign_embed(campaign), ephemeral=True)
 
     @settings.command(name="gm-role", description="Add or remove a GM role")
     @app_commands.describe(
@@ -157,9 +162,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         campaign = await sheets.set_gm_role(
             bot_of(interaction).db, caller_from(interaction), role.id, add=not remove
         )
-        await interaction.response.send_message(
-            "GM roles saved.", embed=campaign_embed(campaign), ephemeral=True
-        )
+        await answer(interaction, "GM roles saved.", embed=campaign_embed(campaign), ephemeral=True)
 
     @settings.command(name="gm-channel", description="Where hidden rolls go (omit to unset)")
     @app_commands.describe(
@@ -258,9 +261,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         campaign = await secrecy.set_default(
             bot_of(interaction).db, caller_from(interaction), command, mode
         )
-        await interaction.response.send_message(
-            "Setting saved.", embed=campaign_embed(campaign), ephemeral=True
-        )
+        await answer(interaction, "Setting saved.", embed=campaign_embed(campaign), ephemeral=True)
 
     @app_commands.command(
         name="export", description="Download this campaign as a file: settings, characters, rolls"
@@ -268,17 +269,15 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @app_commands.guild_only()
     async def export(self, interaction: discord.Interaction[Any]) -> None:
         # Ephemeral: the file holds GM-only rolls; `python -m bot import FILE` reads it.
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        filename, data = await exports.export_for_gm(
-            bot_of(interaction).db, caller_from(interaction)
+        await defer(interaction, ephemeral=True)
+        exported = await exports.export_for_gm(
+            bot_of(interaction).db, caller_from(interaction), upload_limit(interaction)
         )
-        from bot.ops.cli import dumps
-
-        # Off the event loop: a long campaign's file takes a while to write.
-        body = io.BytesIO((await asyncio.to_thread(dumps, data)).encode())
-        await interaction.followup.send(
-            "This campaign as a file; an operator can load it with `python -m bot import`.",
-            file=discord.File(body, filename=filename),
+        await answer(
+            interaction,
+            "This campaign as a file (gzip-compressed JSON); an operator can load it with "
+            "`python -m bot import`.",
+            file=discord.File(io.BytesIO(exported.content), filename=exported.filename),
             ephemeral=True,
         )
 
@@ -294,7 +293,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             await sheets.delete_campaign(bot.db, caller_from(click), campaign.id)
             return "Campaign deleted. Its rolls stay in the ledger."
 
-        await interaction.response.send_message(
+        await answer(
+            interaction,
             "Delete this campaign and all its characters? Rolls stay in the ledger.",
             view=ConfirmView(caller.user_id, "Delete the campaign", confirmed),
             ephemeral=True,

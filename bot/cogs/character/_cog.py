@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._respond import answer
 from bot.cogs._views import ConfirmView
 from bot.quoting import escape
 from bot.render.fortune import boon_text
@@ -27,7 +28,8 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         self, interaction: discord.Interaction[Any], character: CharacterView, what: str
     ) -> None:
         campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
-        await interaction.response.send_message(
+        await answer(
+            interaction,
             f"{what} for {escape(character.name)}.",
             embed=character_embed(campaign, character),
             ephemeral=True,
@@ -40,7 +42,8 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         bot = bot_of(interaction)
         character = await sheets.create_character(bot.db, caller_from(interaction), name)
         active = " It is your active character." if character.is_active else ""
-        await interaction.response.send_message(
+        await answer(
+            interaction,
             f"**{escape(character.name)}** joins the campaign.{active} "
             "Set scores with /character set.",
         )
@@ -61,9 +64,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
             name,
             player.id if player else None,
         )
-        await interaction.response.send_message(
-            embed=character_embed(campaign, character), ephemeral=True
-        )
+        await answer(interaction, embed=character_embed(campaign, character), ephemeral=True)
 
     @app_commands.command(name="list", description="List the campaign's characters")
     @app_commands.guild_only()
@@ -71,9 +72,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         campaign, found = await sheets.list_characters(
             bot_of(interaction).db, caller_from(interaction)
         )
-        await interaction.response.send_message(
-            character_list_text(campaign, found), ephemeral=True
-        )
+        await answer(interaction, character_list_text(campaign, found), ephemeral=True)
 
     @app_commands.command(name="use", description="Make one of your characters the active one")
     @app_commands.describe(name="Which of your characters you now play")
@@ -83,9 +82,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         character = await sheets.use_character(
             bot_of(interaction).db, caller_from(interaction), name
         )
-        await interaction.response.send_message(
-            f"You now play **{escape(character.name)}**.", ephemeral=True
-        )
+        await answer(interaction, f"You now play **{escape(character.name)}**.", ephemeral=True)
 
     @app_commands.command(name="set", description="Set an ability score (a modifier in threshold)")
     @app_commands.describe(
@@ -213,8 +210,8 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         result = await fortune_table.set_boon(
             bot_of(interaction).db, caller_from(interaction), character, double_fortune
         )
-        await interaction.response.send_message(
-            boon_text(result), allowed_mentions=discord.AllowedMentions.none()
+        await answer(
+            interaction, boon_text(result), allowed_mentions=discord.AllowedMentions.none()
         )
 
     @app_commands.command(name="delete", description="Delete a character (asks first)")
@@ -231,7 +228,8 @@ class CharacterCog(commands.GroupCog, group_name="character"):
             await sheets.delete_character(bot.db, caller_from(click), character.id)
             return f"{escape(character.name)} is deleted. Their rolls stay in the ledger."
 
-        await interaction.response.send_message(
+        await answer(
+            interaction,
             f"Delete **{escape(character.name)}**? This cannot be undone.",
             view=ConfirmView(caller.user_id, f"Delete {character.name}", confirmed),
             ephemeral=True,

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._respond import update_message
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.quoting import escape
@@ -74,7 +75,7 @@ class NaturalTwentyButton(
             else:
                 result = await fortune_table.trade_critical(bot.db, caller, self.roll_id)
             title = _title(interaction, f"{escape(result.character_name)}: roll #{result.number}")
-            await interaction.response.edit_message(embed=choice_embed(title, result), view=None)
+            await update_message(interaction, embed=choice_embed(title, result), view=None)
         except Exception as error:  # every failure: the one error path
             await answer_error(interaction, error)
 
@@ -113,7 +114,8 @@ class RerollButton(
                 bot.db, bot.rng, caller_from(interaction), self.roll_id
             )
             title = _title(interaction, f"{escape(result.character_name)}: roll #{result.number}")
-            await interaction.response.edit_message(
+            await update_message(
+                interaction,
                 embed=reroll_embed(title, result),
                 view=fortune_view(result.new_roll_id, result.final, result.fortune) or None,
             )

@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
+from bot.cogs._respond import answer
 from bot.cogs.fortune._buttons import fortune_view
 from bot.quoting import escape
 from bot.render.fortune import (
@@ -40,7 +41,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
         status = await fortune_table.show(
             bot_of(interaction).db, caller_from(interaction), character
         )
-        await interaction.response.send_message(status_text(status), ephemeral=True)
+        await answer(interaction, status_text(status), ephemeral=True)
 
     @app_commands.command(
         name="spend", description="Spend a fortune die (recorded with its purpose)"
@@ -61,7 +62,8 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
         if purpose == "reroll":
             result = await fortune_table.reroll_latest(bot.db, bot.rng, caller)
             view = fortune_view(result.new_roll_id, result.final, result.fortune)
-            await interaction.response.send_message(
+            await answer(
+                interaction,
                 embed=reroll_embed(
                     f"{escape(result.character_name)}: reroll of roll #{result.number}", result
                 ),
@@ -70,8 +72,10 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
             )
             return
         spent = await fortune_table.spend(bot.db, caller, purpose, note)
-        await interaction.response.send_message(
-            spent_text(spent, purpose, note), allowed_mentions=discord.AllowedMentions.none()
+        await answer(
+            interaction,
+            spent_text(spent, purpose, note),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="give", description="GM: give a character fortune dice")
@@ -84,7 +88,8 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
         changed = await fortune_table.give(
             bot_of(interaction).db, caller_from(interaction), character, count
         )
-        await interaction.response.send_message(
+        await answer(
+            interaction,
             changed_text(changed, interaction.user.display_name),
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -99,7 +104,8 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
         changed = await fortune_table.take(
             bot_of(interaction).db, caller_from(interaction), character, count
         )
-        await interaction.response.send_message(
+        await answer(
+            interaction,
             changed_text(changed, interaction.user.display_name),
             allowed_mentions=discord.AllowedMentions.none(),
         )
@@ -120,7 +126,8 @@ async def clear_modifier(
         bot_of(interaction).db, caller_from(interaction), character, ability
     )
     # One from a hidden roll not yet revealed would tell the table it was a critical: GM only.
-    await interaction.response.send_message(
+    await answer(
+        interaction,
         cleared_text(done.name, done.cleared),
         ephemeral=done.secret,
         allowed_mentions=discord.AllowedMentions.none(),

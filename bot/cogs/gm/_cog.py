@@ -25,6 +25,7 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
+from bot.cogs._respond import defer
 from bot.cogs.fortune._buttons import reveal_view
 from bot.cogs.history._cog import HistoryKind, send_history
 from bot.render.checks import check_embed
@@ -163,6 +164,7 @@ async def gm_check(
 async def gm_reveal(
     interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
 ) -> None:
+    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/history: SCOPED)
     db = bot_of(interaction).db
     found = await secrecy.reveal(db, caller_from(interaction), roll)
     await post_reveal(interaction, found, await reveal_view(db, found.row))

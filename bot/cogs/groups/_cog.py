@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import Bonus, DifficultyChoice, Name
+from bot.cogs._respond import answer
 from bot.render.groups import contest_embed, group_save_embed
 from bot.services import groups
 
@@ -45,8 +46,10 @@ class GroupsCog(commands.Cog):
             dc=dc,
             difficulty=difficulty.replace("-", " ") if difficulty else None,
         )
-        await interaction.response.send_message(
-            embed=group_save_embed(result), allowed_mentions=discord.AllowedMentions.none()
+        await answer(
+            interaction,
+            embed=group_save_embed(result),
+            allowed_mentions=discord.AllowedMentions.none(),
         )
 
     @app_commands.command(name="contest", description="Characters contest an ability")
@@ -106,6 +109,8 @@ class GroupsCog(commands.Cog):
             request_text(interaction),
             sides,
         )
-        await interaction.response.send_message(
-            embed=contest_embed(result), allowed_mentions=discord.AllowedMentions.none()
+        await answer(
+            interaction,
+            embed=contest_embed(result),
+            allowed_mentions=discord.AllowedMentions.none(),
         )

@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._respond import answer, update_message
 from bot.db.models import RuleSystem
 from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
 from bot.services.campaigns import campaign_for_channel
@@ -36,7 +37,7 @@ class PagerView(discord.ui.View):
     async def _show(self, interaction: discord.Interaction[Any], step: int) -> None:
         self.index = max(0, min(len(self.pages) - 1, self.index + step))
         self._update()
-        await interaction.response.edit_message(embed=self.pages[self.index], view=self)
+        await update_message(interaction, embed=self.pages[self.index], view=self)
 
     @discord.ui.button(label="Previous", style=discord.ButtonStyle.secondary)
     async def previous(
@@ -88,8 +89,6 @@ class HelpCog(commands.Cog):
         system = await _channel_system(interaction) if chosen is HelpTopic.SYSTEM else None
         pages = help_pages(chosen, system)
         if len(pages) == 1:
-            await interaction.response.send_message(embed=pages[0], ephemeral=True)
+            await answer(interaction, embed=pages[0], ephemeral=True)
             return
-        await interaction.response.send_message(
-            embed=pages[0], view=PagerView(pages), ephemeral=True
-        )
+        await answer(interaction, embed=pages[0], view=PagerView(pages), ephemeral=True)

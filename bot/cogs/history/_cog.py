@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
+from bot.cogs._respond import answer, defer, update_message
 from bot.cogs.fortune._buttons import reveal_view
 from bot.db.engine import Database
 from bot.render.gamelog import log_check_embed
@@ -48,6 +49,10 @@ HistoryKind = Literal[
 PAGE_TIMEOUT = 600.0
 
 
+# SCOPED: these commands answer only about rolls where the caller can read, which may take
+# REST calls (a thread the cache lacks, a private thread's members) and so a deferral. They
+# always defer, first: a deferral only when a roll sits somewhere private would tell an
+# outsider that the number exists (issue 15's "exactly as for a number never used").
 class HistoryPager(discord.ui.View):
     """Newer / Older buttons over a filtered history; only the caller uses them."""
 
@@ -74,9 +79,7 @@ class HistoryPager(discord.ui.View):
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         if interaction.user.id != self.caller.user_id:
-            await interaction.response.send_message(
-                "Run /history yourself to page through it.", ephemeral=True
-            )
+            await answer(interaction, "Run /history yourself to page through it.", ephemeral=True)
             return False
         return True
 
@@ -95,7 +98,8 @@ class HistoryPager(discord.ui.View):
         if len(self.cursors) > 1:
             self.cursors.pop()
         self.caller = caller_from(interaction)  # where they can read now, not when they began
-        await interaction.response.edit_message(embed=await self.render(), view=self)
+        await defer(interaction, ephemeral=True)  # see SCOPED below
+        await update_message(interaction, embed=await self.render(), view=self)
 
     @discord.ui.button(label="Older", style=discord.ButtonStyle.primary)
     async def older_button(
@@ -104,7 +108,8 @@ class HistoryPager(discord.ui.View):
         if self.older is not None:
             self.cursors.append(self.older)
         self.caller = caller_from(interaction)  # where they can read now, not when they began
-        await interaction.response.edit_message(embed=await self.render(), view=self)
+        await defer(interaction, ephemeral=True)  # see SCOPED below
+        await update_message(interaction, embed=await self.render(), view=self)
 
 
 async def send_history(
@@ -117,6 +122,7 @@ async def send_history(
     gm_log: bool,
 ) -> None:
     """Shared by /history and /gm log: the first page, ephemeral, with the pager."""
+    await defer(interaction, ephemeral=True)  # see SCOPED
     bot = bot_of(interaction)
     caller = caller_from(interaction)
     query = await history.make_filter(
@@ -131,7 +137,7 @@ async def send_history(
     title = "Roll log (GM)" if gm_log else "Roll history"
     pager = HistoryPager(bot.db, caller, query, title=title, gm_log=gm_log)
     embed = await pager.render()
-    await interaction.response.send_message(embed=embed, view=pager, ephemeral=True)
+    await answer(interaction, embed=embed, view=pager, ephemeral=True)
 
 
 class HistoryCog(commands.Cog):
@@ -171,10 +177,11 @@ class HistoryCog(commands.Cog):
         log: bool = False,
     ) -> None:
         """``/verify roll:42`` against the stub as Discord shows it; ``/verify log:True``."""
+        await defer(interaction, ephemeral=True)  # see SCOPED
         db, caller = bot_of(interaction).db, caller_from(interaction)
         if log:
             checked = await gamelog.verify_log(db, caller)
-            await interaction.response.send_message(embed=log_check_embed(checked), ephemeral=True)
+            await answer(interaction, embed=log_check_embed(checked), ephemeral=True)
             return
         if roll is None:
             raise InvalidValue(
@@ -183,17 +190,16 @@ class HistoryCog(commands.Cog):
             )
         found = await secrecy.verify(db, caller, roll)
         if found.stub is not None and found.stored is not None:
-            # Reading the stub is a REST call: answer within Discord's 3 s first.
-            await interaction.response.defer(ephemeral=True, thinking=True)
+            # Reading the stub is a REST call: deferred above, within Discord's 3 s.
             try:
                 published = await published_commitment(interaction.client, found.stub)
                 found = secrecy.against_published(found, published)
             except StubUnreadable:
                 found = secrecy.against_published(found, None, unreadable=True)
-            await interaction.edit_original_response(embed=verify_embed(found))
+            await answer(interaction, embed=verify_embed(found), ephemeral=True)
             return
         found = secrecy.against_published(found, None)
-        await interaction.response.send_message(embed=verify_embed(found), ephemeral=True)
+        await answer(interaction, embed=verify_embed(found), ephemeral=True)
 
     @app_commands.command(name="reveal", description="Show your own secret:self roll to the table")
     @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
@@ -202,6 +208,7 @@ class HistoryCog(commands.Cog):
     ) -> None:
         """Issue 7, "self": only the roller has seen it, so only the roller reveals it; gm and
         blind rolls are the GM's to reveal (/gm reveal)."""
+        await defer(interaction, ephemeral=False)  # see SCOPED; a reveal is for the table
         db = bot_of(interaction).db
         found = await secrecy.reveal(db, caller_from(interaction), roll)
         await post_reveal(interaction, found, await reveal_view(db, found.row))
@@ -214,7 +221,8 @@ class HistoryCog(commands.Cog):
     async def stats(
         self, interaction: discord.Interaction[Any], player: discord.Member | None = None
     ) -> None:
+        await defer(interaction, ephemeral=True)  # see SCOPED
         found = await stats.campaign_stats(
             bot_of(interaction).db, caller_from(interaction), player.id if player else None
         )
-        await interaction.response.send_message(embed=stats_embed(found), ephemeral=True)
+        await answer(interaction, embed=stats_embed(found), ephemeral=True)

@@ -26,6 +26,7 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
+from bot.cogs._respond import answer
 from bot.cogs.attack._cog import ATTACK_HELP, Ac, Magic, Quality
 from bot.render.odds import odds_embed
 from bot.services import attacks, odds
@@ -36,7 +37,8 @@ PUBLIC = "Show the odds to the whole channel (default: only you)"
 
 
 async def _answer(interaction: discord.Interaction[Any], report: OddsReport, public: bool) -> None:
-    await interaction.response.send_message(
+    await answer(
+        interaction,
         embed=odds_embed(report),
         ephemeral=not public,
         allowed_mentions=discord.AllowedMentions.none(),

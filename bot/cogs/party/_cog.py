@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._respond import answer
 from bot.quoting import escape
 from bot.render.groups import party_embed
 from bot.services import party
@@ -33,7 +34,7 @@ class PartyCog(commands.GroupCog, group_name="party"):
             if changed
             else f"{escape(found.name)} is already in the party."
         )
-        await interaction.response.send_message(text, ephemeral=not changed)
+        await answer(interaction, text, ephemeral=not changed)
 
     @app_commands.command(name="remove", description="Take a character out of the party")
     @app_commands.describe(character="The character's name")
@@ -48,12 +49,10 @@ class PartyCog(commands.GroupCog, group_name="party"):
             if changed
             else f"{escape(found.name)} is not in the party."
         )
-        await interaction.response.send_message(text, ephemeral=not changed)
+        await answer(interaction, text, ephemeral=not changed)
 
     @app_commands.command(name="show", description="The party, with the scores that matter")
     @app_commands.guild_only()
     async def show(self, interaction: discord.Interaction[Any]) -> None:
         campaign, members = await party.show(bot_of(interaction).db, caller_from(interaction))
-        await interaction.response.send_message(
-            embed=party_embed(campaign, members), ephemeral=True
-        )
+        await answer(interaction, embed=party_embed(campaign, members), ephemeral=True)

@@ -19,8 +19,15 @@ from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice
+from bot.cogs._respond import answer, update_message
 from bot.errors import UserError
-from bot.render.requests import gm_undelivered_text, request_content, request_embed, status_text
+from bot.render.requests import (
+    gm_undelivered_text,
+    request_content,
+    request_embed,
+    reveal_text,
+    status_text,
+)
 from bot.services import requests
 from bot.services.campaigns import CampaignView
 from bot.services.requests import RequestView
@@ -74,8 +81,8 @@ class RequestRollButton(
                 f"Roll button of roll request #{self.request_id}",
                 message_id=interaction.message.id if interaction.message else None,
             )
-            await interaction.response.edit_message(
-                embed=request_embed(answered.request), view=_view_for(answered.request)
+            await update_message(
+                interaction, embed=request_embed(answered.request), view=_view_for(answered.request)
             )
         except Exception as error:  # one error path, as for commands
             await answer_error(interaction, error)
@@ -150,7 +157,8 @@ async def request_roll(
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request.id))
     try:
-        sent = await interaction.response.send_message(
+        message_id = await answer(
+            interaction,
             request_content(request),
             embed=request_embed(request),
             view=view,
@@ -163,7 +171,6 @@ async def request_roll(
         raise UserError(
             "Discord did not post the roll request, so nothing was kept: run the command again."
         ) from exc
-    message_id = sent.message_id
     if message_id is None:
         try:
             message_id = (await interaction.original_response()).id
@@ -180,18 +187,22 @@ async def request_status(
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
-    await interaction.response.send_message(
-        status_text(found), embed=request_embed(found, gm_view=True), ephemeral=True
+    await answer(
+        interaction, status_text(found), embed=request_embed(found, gm_view=True), ephemeral=True
     )
 
 
-@request_group.command(name="reveal", description="GM: reveal a hidden DC and who passed")
+@request_group.command(
+    name="reveal", description="GM: reveal a hidden DC (or threshold) and who passed"
+)
 @app_commands.describe(request="The request's number (default: the latest unrevealed)")
 async def request_reveal(
     interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.reveal(bot.db, caller_from(interaction), request)
+    await answer(interaction, reveal_text(found), embed=request_embed(found))
+    # Then (a REST call: only once answered) the request itself shows pass/fail too.
     if found.message_id is not None:
         channel = bot.get_channel(found.channel_id)
         if isinstance(channel, discord.abc.Messageable):
@@ -201,6 +212,3 @@ async def request_reveal(
                 )
             except discord.HTTPException:
                 log.warning("could not update request #%s in place", found.id)
-    await interaction.response.send_message(
-        f"The GM reveals roll request #{found.id}: DC {found.dc}.", embed=request_embed(found)
-    )

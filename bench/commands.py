@@ -823,11 +823,17 @@ def main() -> None:
         help="do not freeze the heap between batches (SimCord's history stays in full GCs)",
     )
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument(
+        "--pg-database",
+        default="pbp_bench_cmds",
+        help="the throwaway PostgreSQL database (dropped and created; default %(default)s)",
+    )
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    global BATCH_FREEZE
+    global BATCH_FREEZE, PG_DB
     BATCH_FREEZE = not args.no_batch_freeze
+    PG_DB = args.pg_database
     if args.only:
         SCENARIOS[:] = [s for s in SCENARIOS if args.only in s[0]]
         if not SCENARIOS:

@@ -22,7 +22,7 @@ from bot.quoting import quote
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
 from bot.services import pending
-from bot.services._sql import Executor, core_transaction, insert_for, transaction
+from bot.services._sql import Executor, insert_for, one_statement, transaction
 from bot.services.access import gm_standing, is_gm, require_gm
 from bot.services.campaigns import (
     CampaignView,
@@ -389,7 +389,7 @@ def against_published(
 
 async def record_stub(db: Database, roll_id: int, channel_id: int, message_id: int) -> None:
     """Remember where a hidden roll's stub was posted (once; a retry keeps the first)."""
-    async with core_transaction(db) as connection:
+    async with one_statement(db) as connection:
         stmt = _STUB_INSERTS.get(connection.dialect.name)
         if stmt is None:  # built once per dialect, like the ledger's INSERT
             stmt = _STUB_INSERTS[connection.dialect.name] = insert_for(

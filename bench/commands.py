@@ -64,6 +64,8 @@ import discord
 import simcord
 import simcord.actors as sim_actors
 import simcord.http.router as sim_router
+from discord import app_commands
+from discord.ext import commands
 from simcord import interactions as sim_interactions
 from simcord.enums import AppCommandType, InteractionType
 from sqlalchemy import insert, text
@@ -94,6 +96,15 @@ SCENARIOS: list[tuple[str, str, dict[str, Any], str]] = [
     ("/gm roll dice:1d20+3 secret:blind", "gm roll", {"dice": "1d20+3", "secret": "blind"}, "gm"),
 ]
 
+#: The framework's floor: a stub discord.py bot (no database, no services, no ops wrapper)
+#: whose one slash command answers one embed, in the same simulated server.
+FLOOR: tuple[str, str, dict[str, Any], str] = (
+    "floor: stub bot, /roll answers one embed",
+    "roll",
+    {"dice": "1d20+5"},
+    "roll",
+)
+
 
 # --- instrumentation ------------------------------------------------------------------------
 
@@ -106,6 +117,9 @@ class Sample:
     done: asyncio.Future[None]
     response: float | None = None
     complete: float | None = None
+    cpu_emitted: float = 0.0  # process_time() stamps: CPU of every thread, idle waits excluded
+    cpu_response: float | None = None
+    cpu_complete: float | None = None
     rest: float = 0.0  # SimCord REST emulation time inside the window
     rest_to_response: float = 0.0
 
@@ -143,7 +157,7 @@ class GcClock:
 GC = GcClock()
 
 
-def instrument(bot: PbpBot) -> None:
+def instrument(bot: commands.Bot) -> None:
     """Time the tree's ``_call`` (instance attribute) and SimCord's REST router."""
     original_call = bot.tree._call
 
@@ -156,6 +170,7 @@ def instrument(bot: PbpBot) -> None:
             _CURRENT.reset(token)
             if sample is not None:
                 sample.complete = time.perf_counter()
+                sample.cpu_complete = time.process_time()
                 if not sample.done.done():
                     sample.done.set_result(None)
 
@@ -176,6 +191,7 @@ def _timed_dispatch(backend: Any, method: str, path: str, **kwargs: Any) -> Any:
             sample.rest += ended - started
             if sample.response is None and path.endswith("/callback"):
                 sample.response = ended
+                sample.cpu_response = time.process_time()
                 sample.rest_to_response = sample.rest
 
 
@@ -262,34 +278,44 @@ def emit(env: Any, actor: Any, channel: Any, data: dict[str, Any]) -> Sample:
     )
     sample = Sample(emitted=0.0, done=asyncio.get_running_loop().create_future())
     _SAMPLES[record.id] = sample
+    sample.cpu_emitted = time.process_time()
     sample.emitted = time.perf_counter()
     env.backend.emit("INTERACTION_CREATE", payload)
     return sample
 
 
-async def build_world(env: Any, bot: PbpBot) -> World:
-    """A guild with one campaign per rule system, a /roll channel and a party channel; 50
-    members holding the GM role, each with a character in every campaign."""
+#: The world's channels and the rule system of each one's campaign.
+SYSTEMS = {
+    "roll": "d20-check",
+    "pen-and-dagger": "pen-and-dagger",
+    "roll-under": "roll-under",
+    "threshold": "threshold",
+    "d20-check": "d20-check",
+    "party": "d20-check",
+    "gm": "d20-check",
+}
+
+
+def build_server(env: Any) -> tuple[Any, Any, Any, list[Any], dict[str, Any]]:
+    """The simulated server both bots answer in: a guild, a GM role and channel, 50 members
+    holding the role, one text channel per :data:`SYSTEMS` key."""
     owner = env.create_user("owner")
     guild = env.create_guild("Bench", owner=owner)
     guild.add_member(owner)
     gm_role = guild.create_role("GM", permissions=discord.Permissions.none())
     gm_channel = guild.create_text_channel("gm")
     users = [guild.add_member(env.create_user(f"u{i}"), roles=[gm_role]) for i in range(USERS)]
-    systems = {
-        "roll": "d20-check",
-        "pen-and-dagger": "pen-and-dagger",
-        "roll-under": "roll-under",
-        "threshold": "threshold",
-        "d20-check": "d20-check",
-        "party": "d20-check",
-        "gm": "d20-check",
-    }
-    channels: dict[str, Any] = {}
+    channels = {key: guild.create_text_channel(key) for key in SYSTEMS}
+    return guild, gm_role, gm_channel, users, channels
+
+
+async def build_world(env: Any, bot: PbpBot) -> World:
+    """:func:`build_server` with one campaign per channel (its rule system), 50 characters
+    in each (6 in the party channel, all in its party)."""
+    guild, gm_role, gm_channel, users, channels = build_server(env)
     db = bot.db
-    for key, system in systems.items():
-        channel = guild.create_text_channel(key)
-        channels[key] = channel
+    for key, system in SYSTEMS.items():
+        channel = channels[key]
         campaign = await setup_campaign(
             db,
             guild.id,
@@ -311,6 +337,59 @@ async def build_world(env: Any, bot: PbpBot) -> World:
         for i, user in enumerate(users):
             world.payloads[(label, i)] = command_data(user, channels[where], command, options)
     return world
+
+
+class FloorBot(commands.AutoShardedBot):
+    """The floor: discord.py as our bot uses it (same client options, one shard, start-up
+    heap frozen), with one slash command that answers one embed and does nothing else."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents.default(),
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+            shard_count=1,
+        )
+
+        @self.tree.command(name="roll", description="Answer one embed")
+        async def roll(
+            interaction: discord.Interaction[Any], dice: app_commands.Range[str, 1, 1000]
+        ) -> None:
+            embed = discord.Embed(title=f"{interaction.user.display_name} rolls", description=dice)
+            await interaction.response.send_message(embed=embed)
+
+    async def setup_hook(self) -> None:
+        await self.tree.sync()
+        gc.collect()
+        gc.freeze()  # as bot/ops/heap.py does for ours
+
+
+async def bench_floor(per_command: int) -> dict[str, Any]:
+    """The floor bot answering :data:`FLOOR` one user at a time and 50 at once, measured as
+    the scenarios are."""
+    bot = FloorBot()
+    async with simcord.run(bot) as env:
+        instrument(bot)
+        fast_callbacks(env)
+        _, _, _, users, channels = build_server(env)
+        world = World(env, channels, users)
+        label, command, options, where = FLOOR
+        for i, user in enumerate(users):
+            world.payloads[(label, i)] = command_data(user, channels[where], command, options)
+        result = await users[0].slash(channels[where], command, **options)
+        if result.response is None or not result.response.embeds:
+            raise RuntimeError("the floor bot did not answer with an embed")
+        measured = {
+            "sequential": await run_scenario(world, label, per_command, concurrent=False),
+            "concurrent_50": await run_scenario(world, label, per_command, concurrent=True),
+        }
+    await bot.close()
+    for mode in measured.values():
+        for key in ("_response", "_own", "_busy"):
+            mode.pop(key)
+    print(f"  {label}: done", file=sys.stderr)
+    return measured
 
 
 # --- measuring ------------------------------------------------------------------------------
@@ -344,10 +423,14 @@ def check_answered(env: Any, samples: list[Sample], label: str) -> None:
 
 
 async def run_scenario(world: World, label: str, count: int, concurrent: bool) -> dict[str, Any]:
+    """``count`` timed commands of one scenario (``label`` keys ``world.payloads``), one at a
+    time or 50 at once, after 20 untimed ones."""
     env = world.env
-    channel = world.channels[next(s[3] for s in SCENARIOS if s[0] == label)]
+    where = FLOOR[3] if label == FLOOR[0] else next(s[3] for s in SCENARIOS if s[0] == label)
+    channel = world.channels[where]
     samples: list[Sample] = []
     busy = 0.0  # wall time with commands in flight (batches), SimCord settling excluded
+    busy_cpu = 0.0  # process CPU time over the same batches
     # warm-up (untimed): caches, statement compilation
     for i in range(20):
         sample = emit(env, world.users[i % USERS], channel, world.payloads[(label, i % USERS)])
@@ -358,12 +441,14 @@ async def run_scenario(world: World, label: str, count: int, concurrent: bool) -
     batch = USERS if concurrent else 1
     while done < count:
         started = time.perf_counter()
+        started_cpu = time.process_time()
         GC.timing = True
         batch_samples = [
             emit(env, world.users[j], channel, world.payloads[(label, j)]) for j in range(batch)
         ]
         await asyncio.gather(*(s.done for s in batch_samples))
         GC.timing = False
+        busy_cpu += time.process_time() - started_cpu
         busy += time.perf_counter() - started
         samples += batch_samples
         done += batch
@@ -376,6 +461,8 @@ async def run_scenario(world: World, label: str, count: int, concurrent: bool) -
     complete = [s.complete - s.emitted for s in samples if s.complete is not None]
     own = [s.response - s.emitted - s.rest_to_response for s in samples if s.response is not None]
     own_complete = [s.complete - s.emitted - s.rest for s in samples if s.complete is not None]
+    cpu_response = [s.cpu_response - s.cpu_emitted for s in samples if s.cpu_response is not None]
+    cpu_complete = [s.cpu_complete - s.cpu_emitted for s in samples if s.cpu_complete is not None]
     gc_seconds, gc_full = GC.take()
     return {
         "commands": len(samples),
@@ -387,6 +474,13 @@ async def run_scenario(world: World, label: str, count: int, concurrent: bool) -
         "bot_only_p99_ms": pct(own, 0.99),
         "bot_only_complete_p50_ms": pct(own_complete, 0.5),
         "simcord_rest_p50_ms": pct([s.rest for s in samples], 0.5),
+        # CPU (process_time: every thread of this process, so aiosqlite's worker too; not
+        # the PostgreSQL server). One user: per command, emitted -> answered / completed.
+        # 50 users: the windows overlap, so only the batch's CPU / its commands means much.
+        "cpu_response_p50_ms": pct(cpu_response, 0.5),
+        "cpu_complete_p50_ms": pct(cpu_complete, 0.5),
+        "cpu_complete_p99_ms": pct(cpu_complete, 0.99),
+        "cpu_per_command_ms": busy_cpu / len(samples) * 1000,
         "commands_per_s": len(samples) / busy,
         "gc_share": gc_seconds / busy,
         "gc_full_collections": gc_full,
@@ -411,6 +505,7 @@ async def first_answer(world: World, label: str) -> str:
 
 async def bench_database(url: str, per_command: int) -> dict[str, Any]:
     """Every scenario, sequential then 50 at once, on one migrated database."""
+    floor = await bench_floor(per_command)  # in the same run, just before
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     started = time.perf_counter()
     bot = create_bot(settings, rng=random.Random(1), freeze_heap=True)
@@ -421,7 +516,7 @@ async def bench_database(url: str, per_command: int) -> dict[str, Any]:
         instrument(bot)
         fast_callbacks(env)
         world = await build_world(env, bot)
-        results: dict[str, Any] = {"start_to_ready_s": ready_s, "commands": {}}
+        results: dict[str, Any] = {"start_to_ready_s": ready_s, "floor": floor, "commands": {}}
         for label, *_ in SCENARIOS:
             await first_answer(world, label)
             results["commands"][label] = {
@@ -592,18 +687,18 @@ def table(results: dict[str, Any]) -> str:
     head = (
         "| command | mode | "
         + " | ".join(
-            f"{d} response p50 / p99 (bot only p50 / p99) | {d} complete p50 | {d} cmd/s"
-            f" | {d} gc"
+            f"{d} response p50 / p99 (bot only p50 / p99) | {d} complete p50 | {d} cmd/s | {d} gc"
             for d in dbs
         )
         + " |"
     )
     lines += [head, "|---|---|" + "---|---|---|---|" * len(dbs)]
-    for label, *_ in SCENARIOS:
+    for label, *_ in [*SCENARIOS, FLOOR]:
         for mode, name in (("sequential", "1 user"), ("concurrent_50", "50 users")):
             cells = []
             for d in dbs:
-                r = results["databases"][d]["commands"][label][mode]
+                measured = results["databases"][d]
+                r = (measured["floor"] if label == FLOOR[0] else measured["commands"][label])[mode]
                 cells.append(
                     f"{r['response_p50_ms']:.2f} / {r['response_p99_ms']:.2f} ms "
                     f"({r['bot_only_p50_ms']:.2f} / {r['bot_only_p99_ms']:.2f})"
@@ -640,6 +735,36 @@ def table(results: dict[str, Any]) -> str:
             for d in dbs
         ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def floor_table(results: dict[str, Any]) -> str:
+    """Each command's CPU time against the floor bot's, measured in the same run."""
+    dbs = [d for d in ("SQLite", "PostgreSQL") if d in results["databases"]]
+    lines = [
+        "| command | "
+        + " | ".join(
+            f"{d} CPU p50, 1 user (to answer / to complete) | {d} × floor"
+            f" | {d} CPU a command, 50 users | {d} × floor"
+            for d in dbs
+        )
+        + " |",
+        "|---|" + "---|---|---|---|" * len(dbs),
+    ]
+    for label, *_ in [FLOOR, *SCENARIOS]:
+        cells = []
+        for d in dbs:
+            measured = results["databases"][d]
+            floor = measured["floor"]
+            r = floor if label == FLOOR[0] else measured["commands"][label]
+            seq, conc = r["sequential"], r["concurrent_50"]
+            seq_ratio = seq["cpu_complete_p50_ms"] / floor["sequential"]["cpu_complete_p50_ms"]
+            conc_ratio = conc["cpu_per_command_ms"] / floor["concurrent_50"]["cpu_per_command_ms"]
+            cells.append(
+                f"{seq['cpu_response_p50_ms']:.3f} / {seq['cpu_complete_p50_ms']:.3f} ms"
+                f" | {seq_ratio:.2f}× | {conc['cpu_per_command_ms']:.3f} ms | {conc_ratio:.2f}×"
+            )
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -698,11 +823,17 @@ def main() -> None:
         help="do not freeze the heap between batches (SimCord's history stays in full GCs)",
     )
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument(
+        "--pg-database",
+        default="pbp_bench_cmds",
+        help="the throwaway PostgreSQL database (dropped and created; default %(default)s)",
+    )
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    global BATCH_FREEZE
+    global BATCH_FREEZE, PG_DB
     BATCH_FREEZE = not args.no_batch_freeze
+    PG_DB = args.pg_database
     if args.only:
         SCENARIOS[:] = [s for s in SCENARIOS if args.only in s[0]]
         if not SCENARIOS:
@@ -712,6 +843,11 @@ def main() -> None:
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"`{results['command']}`\n")
     print(table(results))
+    print(
+        "\nAgainst the framework's floor (CPU, process_time; × floor = CPU p50 to complete"
+        " / the floor's)\n"
+    )
+    print(floor_table(results))
     print(f"\nmachine: {results['machine']}")
     print(f"before: {results['uptime_before']}\nafter:  {results['uptime_after']}")
     for note in results["notes"]:

@@ -142,6 +142,8 @@ async def _note_gm(interaction: discord.Interaction[Any], targets: GmTargets) ->
     copies can reach them by DM (re-checked at each send). No query once they are known."""
     if targets.campaign_id is None or interaction.user.id in targets.candidate_ids:
         return
+    if len(targets.candidate_ids) >= campaigns.MAX_KNOWN_GMS:
+        return  # no room (read in the roll's transaction): a full list adds no one
     caller = caller_from(interaction)
     if caller.guild_id != targets.guild_id or not targets.admits(
         caller.role_ids, caller.manage_guild

@@ -101,14 +101,26 @@ class Metrics:
         )
         self._gateway = _GatewayCollector()
         r.register(self._gateway)
+        #: Children of the per-command metrics (bounded: command names and five outcomes).
+        self._counted: dict[tuple[str, str], Any] = {}
+        self._timed: dict[str, Any] = {}
 
     def watch_gateway(self, source: LatencySource) -> None:
         """Report ``source()`` (``bot.latencies``: shard id, seconds) at every scrape."""
         self._gateway.source = source
 
     def command_done(self, command: str, outcome: str, seconds: float) -> None:
-        self.commands.labels(command=command, outcome=outcome).inc()
-        self.command_seconds.labels(command=command).observe(seconds)
+        # labels() takes a lock and builds a key on every call: look each child up once.
+        counted = self._counted.get((command, outcome))
+        if counted is None:
+            counted = self._counted[command, outcome] = self.commands.labels(
+                command=command, outcome=outcome
+            )
+        timed = self._timed.get(command)
+        if timed is None:
+            timed = self._timed[command] = self.command_seconds.labels(command=command)
+        counted.inc()
+        timed.observe(seconds)
 
     def error(self, error_type: str) -> None:
         self.errors.labels(type=error_type).inc()

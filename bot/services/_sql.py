@@ -140,3 +140,17 @@ async def core_transaction(db: Database) -> AsyncIterator[AsyncConnection]:
     """
     async with _translated(db), db.engine.begin() as connection:
         yield connection
+
+
+@asynccontextmanager
+async def one_statement(db: Database) -> AsyncIterator[AsyncConnection]:
+    """For ONE statement, atomic by itself: on PostgreSQL without BEGIN and COMMIT (autocommit:
+    one round trip instead of three); on SQLite a :func:`core_transaction` (its in-place path
+    needs one). Run exactly one statement on it."""
+    if db.dialect != "postgresql":
+        async with core_transaction(db) as connection:
+            yield connection
+        return
+    async with _translated(db), db.engine.connect() as connection:
+        await connection.execution_options(isolation_level="AUTOCOMMIT")
+        yield connection

@@ -16,7 +16,7 @@ from bot.db.models import RuleSystem, campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
 from bot.ops.context import note_campaign
 from bot.quoting import quote
-from bot.services._sql import Executor, insert_for, transaction
+from bot.services._sql import Executor, core_transaction, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -372,7 +372,7 @@ async def _edit_known_gms(
     """Add one known GM and/or drop some, atomically: the row is locked (PostgreSQL; SQLite's
     BEGIN IMMEDIATE already holds the write lock) so concurrent edits do not lose each other."""
     dropped = set(drop)
-    async with transaction(db) as session:
+    async with core_transaction(db) as session:
         stmt = select(_T.c.gm_user_ids).where(_T.c.id == campaign_id).with_for_update()
         current = (await session.execute(stmt)).scalar_one_or_none()
         if current is None:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, insert, or_, select, text, update
+from sqlalchemy import Row, bindparam, exists, insert, or_, select, text, update
+from sqlalchemy.dialects import postgresql
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, ledger, ledger_chains, ledger_salts
@@ -339,6 +340,30 @@ _INSERT_SALTS = insert(ledger_salts)
 _INSERTS: dict[str, Any] = {}
 
 
+@functools.lru_cache(maxsize=4)
+def _pg_insert_and_head(names: tuple[str, ...]) -> Any:
+    """PostgreSQL: the row's INSERT (of the columns ``names``) and its chain's new head in ONE
+    statement (one round trip instead of two). The head moves only if the row was inserted
+    (not a duplicate): the UPDATE reads the INSERT's RETURNING, and PostgreSQL runs a
+    data-modifying WITH to completion whether or not the outer SELECT reads it."""
+    values = {name: bindparam(f"v_{name}", type_=_L.c[name].type) for name in names}
+    inserted = (
+        postgresql.insert(_L)
+        .values(values)
+        .on_conflict_do_nothing(index_elements=["interaction_id"])
+        .returning(_L.c.id)
+        .cte("inserted")
+    )
+    head = (
+        update(ledger_chains)
+        # Not named like the columns: an UPDATE would take "key" as a value to SET.
+        .where(ledger_chains.c.key == bindparam("chain_key"), exists(select(inserted.c.id)))
+        .values(head=bindparam("new_head"))
+        .cte("head")
+    )
+    return select(inserted.c.id).add_cte(head)
+
+
 async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
     """In a caller's transaction: append ``roll`` (INSERT ... ON CONFLICT DO NOTHING).
 
@@ -362,11 +387,21 @@ async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
         )
     number, previous, scope, key = await _allocate(session, roll, 1)
     values, chain, commitment, row_salt = _sealed(roll, number, scope, previous)
-    new_id = (await session.execute(stmt, values)).scalar_one_or_none()
-    if new_id is not None:
-        await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
-        await session.execute(_SET_HEAD, {"head": chain, "key": key})
-        return Recorded(new_id, False, number, chain, commitment)
+    if dialect == "postgresql":
+        # The row and its chain's new head in one statement (one round trip fewer).
+        params = {f"v_{name}": value for name, value in values.items()}
+        params |= {"new_head": chain, "chain_key": key}
+        both = _pg_insert_and_head(tuple(values))
+        new_id = (await session.execute(both, params)).scalar_one_or_none()
+        if new_id is not None:
+            await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
+            return Recorded(new_id, False, number, chain, commitment)
+    else:
+        new_id = (await session.execute(stmt, values)).scalar_one_or_none()
+        if new_id is not None:
+            await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
+            await session.execute(_SET_HEAD, {"head": chain, "key": key})
+            return Recorded(new_id, False, number, chain, commitment)
     existing = (
         await session.execute(
             select(_L.c.id, _L.c.number, _L.c.chain, _L.c.commitment).where(

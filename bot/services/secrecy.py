@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sqlalchemy import select
 
@@ -21,7 +22,7 @@ from bot.quoting import quote
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
 from bot.services import pending
-from bot.services._sql import Executor, insert_for, transaction
+from bot.services._sql import Executor, insert_for, one_statement, transaction
 from bot.services.access import gm_standing, is_gm, require_gm
 from bot.services.campaigns import (
     CampaignView,
@@ -460,13 +461,18 @@ def against_published(
 
 async def record_stub(db: Database, roll_id: int, channel_id: int, message_id: int) -> None:
     """Remember where a hidden roll's stub was posted (once; a retry keeps the first)."""
-    async with transaction(db) as session:
-        stmt = (
-            insert_for(session, ledger_stubs)
-            .values(ledger_id=roll_id, channel_id=channel_id, message_id=message_id)
-            .on_conflict_do_nothing(index_elements=["ledger_id"])
+    async with one_statement(db) as connection:
+        stmt = _STUB_INSERTS.get(connection.dialect.name)
+        if stmt is None:  # built once per dialect, like the ledger's INSERT
+            stmt = _STUB_INSERTS[connection.dialect.name] = insert_for(
+                connection, ledger_stubs
+            ).on_conflict_do_nothing(index_elements=["ledger_id"])
+        await connection.execute(
+            stmt, {"ledger_id": roll_id, "channel_id": channel_id, "message_id": message_id}
         )
-        await session.execute(stmt)
+
+
+_STUB_INSERTS: dict[str, Any] = {}
 
 
 async def stub_of(db: Database, roll_id: int) -> StubPlace | None:

@@ -138,7 +138,9 @@ async def test_an_attachment_shows_its_name_and_size() -> None:
     shown = _after(out, "gm> /campaign export")
     files = [line for line in shown if line.startswith("  📎 ")]
     assert len(files) == 1
-    assert re.fullmatch(r"  📎 pbp-dice-campaign-1-\d{8}-\d{6}\.json\.gz, (\d+ bytes|\d\.\d\d KB)", files[0])
+    assert re.fullmatch(
+        r"  📎 pbp-dice-campaign-1-\d{8}-\d{6}\.json\.gz, (\d+ bytes|\d\.\d\d KB)", files[0]
+    )
 
 
 async def test_autocomplete_asks_the_bot() -> None:

@@ -30,6 +30,7 @@ from bot.cogs._options import (
     save_options,
 )
 from bot.cogs.fortune._buttons import fortune_view_for
+from bot.db.models import Visibility
 from bot.render.checks import check_embed
 from bot.render.secrecy import stub_embed
 from bot.services import checks, secrecy
@@ -40,7 +41,9 @@ class ChecksCog(commands.Cog):
     """The core roll of each rule system."""
 
     async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
-        # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7.
+        # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
+        # one needs neither the GM's copy nor the roller's GM standing: not built.
+        hidden = result.visibility is not Visibility.PUBLIC
         await deliver(
             interaction,
             full=check_embed(result),
@@ -57,9 +60,10 @@ class ChecksCog(commands.Cog):
             number=result.number,
             commitment=result.commitment,
             # A GM's own blind roll is shown to them (they are who it is hidden for).
-            roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
+            roller_is_gm=hidden
+            and secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
             view=fortune_view_for(result),
-            gm_full=check_embed(result, gm_copy=True),
+            gm_full=check_embed(result, gm_copy=True) if hidden else None,
         )
 
     @app_commands.command(

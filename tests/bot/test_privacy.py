@@ -23,10 +23,14 @@ class _Click:
     def __init__(self, user_id: int) -> None:
         self.user = SimpleNamespace(id=user_id)
         self.said: list[str] = []
-        self.response = SimpleNamespace(send_message=self._send)
+        self.extras: dict[str, Any] = {}
+        self.response = SimpleNamespace(
+            send_message=self._send, type=None, is_done=lambda: False
+        )
 
-    async def _send(self, content: str, **_: Any) -> None:
+    async def _send(self, content: str, **_: Any) -> SimpleNamespace:
         self.said.append(content)
+        return SimpleNamespace(message_id=None)
 
 
 async def _everything(table: Table) -> str:

@@ -42,10 +42,10 @@ from bot.errors import UserError
         ("1d6mi7", "1d6mi7: the minimum must be a face from 1 to 6"),
         ("1d6ma0", "1d6ma0: the maximum must be a face from 1 to 6"),
         ("1d6mi4ma3", "1d6: the maximum (ma) is below the minimum (mi)"),
-        ("4d6kh3kl1", "4d6: only one keep modifier per dice term"),
+        ("4d6mi2min3", "4d6: only one min modifier per dice term"),
         ("1/0", "division by zero"),
         ("1/(1d6-3)", "division by zero is possible: (1d6-3) can be 0"),
-        ("2d6 adv", "adv only applies to a single d20, as in 1d20 adv+5"),
+        ("2d6 adv", "adv only applies to a single die, as in 1d20 adv+5 or 1d8adv"),
         ("", "there is no dice expression to roll: try 1d20+5"),
         ("# just a comment", "there is no dice expression to roll: try 1d20+5"),
         ("１d20", "unexpected character U+FF11 at position 1"),
@@ -147,8 +147,8 @@ def test_adversarial_inputs_raise_dice_error_or_evaluate(expression):
 @pytest.mark.parametrize(
     ("expression", "message"),
     [
-        ("1d20+5 adv", "put adv right after a single d20 or on its own: adv+5 or 1d20 adv+5"),
-        ("1d20+5>=15", "unexpected '>=' at position 7: expected an operator (+ - * /) or the end"),
+        ("1d20+5 adv", "put adv right after a single die or on its own: adv+5 or 1d20 adv+5"),
+        ("1d20+5>=15>=3", "only one comparison per roll (the second is at position 11)"),
     ],
 )
 def test_misplaced_words(expression, message):

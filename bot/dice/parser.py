@@ -784,8 +784,9 @@ class _Parser:
         nxt = self._peek()
         if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] not in ("==", "!="):
             if word not in ("k", "p", "d"):
+                at = self.tokens[self.i - 1][2]
                 raise DiceError(
-                    f"'{word}{nxt[1]}' at position {nxt[2]}: write k{nxt[1]}N to keep or "
+                    f"'{word}{nxt[1]}' at position {at}: write k{nxt[1]}N to keep or "
                     f"p{nxt[1]}N to drop the dice that are {nxt[1]}N"
                 )
             self.i += 1
@@ -1089,4 +1090,9 @@ def parse(expression: str) -> Expression:
             f"that expression is too long ({_fmt(len(expression))} characters; "
             f"the limit is {_fmt(MAX_LENGTH)})"
         )
+    if _REPEAT.match(expression):
+        raise DiceError("several rolls (6#4d6) are not possible here: one roll at a time")
     return _parse_cached(expression)
+
+
+_REPEAT = re.compile(r"\s*\d+#(?=\s*\S)")

@@ -46,9 +46,7 @@ FORMAT = 2
 
 def canonical(obj: Any) -> bytes:
     """Compact, key-sorted, ASCII-only JSON: the one byte form every digest here hashes."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode(
-        "ascii"
-    )
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 def normalised(value: Any) -> Any:

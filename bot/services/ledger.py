@@ -331,9 +331,7 @@ def _sqlite_insert_rows(count: int, names: tuple[str, ...]) -> Any:
     """``INSERT INTO ledger (names) VALUES (...), ... RETURNING id`` for ``count`` rows, as
     text with typed parameters (JSON and timestamps still go through the columns' types): an
     ``insert().values([...])`` of many rows is compiled anew on every execution."""
-    rows = ", ".join(
-        "(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count)
-    )
+    rows = ", ".join("(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count))
     params = [
         bindparam(f"{name}_{i}", type_=_L.c[name].type) for i in range(count) for name in names
     ]
@@ -384,8 +382,7 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
         ids = [int(new_id) for new_id in ordered.scalars().all()]
     await session.execute(_SET_HEAD, {"head": previous, "key": key})
     return [
-        Recorded(row_id, False, first + offset, links[offset])
-        for offset, row_id in enumerate(ids)
+        Recorded(row_id, False, first + offset, links[offset]) for offset, row_id in enumerate(ids)
     ]
 
 

@@ -142,7 +142,11 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
             salt=row.salt or "",
         )
     return cm.commitment_encoding(
-        row.identity, kind=row.kind, who=row.who, dice=row.dice, outcome=row.outcome,
+        row.identity,
+        kind=row.kind,
+        who=row.who,
+        dice=row.dice,
+        outcome=row.outcome,
         salt=row.salt or "",
     )
 

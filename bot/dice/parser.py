@@ -307,6 +307,8 @@ class _Parser:
                 ch = source[pos]
                 if ch == "[":
                     raise DiceError(f"the [label] at position {pos + 1} is never closed with ]")
+                if ch == ".":
+                    raise DiceError(f"'.' at position {pos + 1}: only whole numbers are supported")
                 if ch == ";":
                     raise DiceError("several rolls (separated by ;) are not possible here")
                 raise DiceError(f"unexpected character {_describe_char(ch)} at position {pos + 1}")
@@ -365,6 +367,8 @@ class _Parser:
                     hint = " (Dice Maiden's display options are not supported)"
                 elif letters.startswith("dd"):
                     hint = " (write the dice out, e.g. 1d3*10+1d4)"
+                if not hint and spaced and len(letters) > 2:
+                    hint = " (start a comment with #)"
                 raise DiceError(f"unknown word '{shown}' at position {pos + 1}{hint}")
         self.tokens.extend(out)
 
@@ -496,6 +500,11 @@ class _Parser:
     def _comparison(self, tok: tuple[str, str, int, bool], start: int) -> str:
         """A comparison of totals (``1d20+5 >= 15``): 1 if it holds, 0 if not."""
         op = tok[1]
+        if op == "=":
+            raise DiceError(
+                f"'=' at position {tok[2]}: write == to compare the total (a single = counts "
+                "dice, right after them: 4d6=6)"
+            )
         lone = self.prog[start:]
         if (
             len(lone) == 1
@@ -513,8 +522,6 @@ class _Parser:
         self.i += 1
         self._count_op()
         self._sum(0)
-        if op == "=":
-            op = "=="
         self.prog.append((CMP, op))
         return op
 
@@ -639,12 +646,19 @@ class _Parser:
             raise self._unexpected(close, f"'{closer}'")
         self.i += 1
         selects = self._selections()
-        if (not comma and opener == "(") or (not comma and not selects):
+        nxt = self._peek()
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and (comma or opener == "{"):
+            raise DiceError(
+                f"'{closer}{nxt[1]}' at position {nxt[2]}: counting the items of a set is not "
+                f"supported; to compare the total put a space before {nxt[1]}"
+            )
+        if not comma:
             segment = self.prog[starts[0] :]
             if selects:
                 lone = [ins for ins in segment if ins[0] == DICE]
                 if len(segment) - sum(ins[0] == GROUP for ins in segment) == 1 and lone:
-                    # (10d6kh5)kl2 is 10d6kh5kl2 (Avrae: a lone dice term takes the operations)
+                    # (10d6kh5)kl2, {4d6}k1: a lone dice term takes the operations (Avrae,
+                    # Roll20), after its own keep/drop
                     spec = lone[0][1]
                     assert isinstance(spec, DiceSpec)
                     del self.prog[starts[0] :]
@@ -654,11 +668,13 @@ class _Parser:
                     extra: list[Mod] = [("break", None)]
                     extra += [("select", (a, sel)) for a, sels in selects for sel in sels]
                     folded = self._rebuild(spec, extra)
-                    text = f"({spec.text}){selection_text(selects)}"
+                    inner = f"({spec.text})" if opener == "(" else "{" + spec.text + "}"
+                    text = inner + selection_text(selects)
                     return self._add_term(dataclasses.replace(folded, text=text))
             else:
                 self.prog.append((GROUP, None))
                 return bounds[0]
+        suffix = selection_text(selects)
         if not selects:
             selects = (("k", (("h", len(bounds), 0),)),)  # {a, b}: the sum of all
         self._count_op()
@@ -676,7 +692,7 @@ class _Parser:
         highs = sorted((b[1] for b in bounds), reverse=True)
         lo = sum(x for x in lows[:high] if x < 0) if lows[0] < 0 else sum(lows[:low])
         hi = sum(x for x in highs[:high] if x > 0) if highs[0] > 0 else sum(highs[:low])
-        spec = SetSpec(len(bounds), selects, selection_text(selects), opener == "{")
+        spec = SetSpec(len(bounds), selects, suffix, opener == "{")
         self.prog.append((SET, spec))
         return self._check(lo, hi)
 
@@ -684,6 +700,12 @@ class _Parser:
         """Keep/drop operations right after a set: ``kh1``, ``k>3``, ``p<2``…"""
         picks: list[tuple[str, Selector]] = []
         while (tok := self._peek()) is not None and tok[0] == "word" and tok[1] in _KEEP_WORDS:
+            after = self._peek(1)
+            if tok[1] == "d" and after is not None and after[1] in ("(", "{"):
+                raise DiceError(
+                    f"'d(' at position {tok[2]}: the number of dice and of sides must be "
+                    "plain numbers, e.g. 3d6"
+                )
             self.i += 1
             _, pick = self._keep(tok[1], tok[3])
             assert isinstance(pick, tuple)

@@ -156,7 +156,7 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
         # Error positions point at the start of the unknown word.
         ("2d6foo3", "unknown word 'foo' at position 4"),
         ("2d6kfoo", "unknown word 'kfoo' at position 4"),
-        ("1d20 attack", "unknown word 'attack' at position 6"),
+        ("1d20 attack", "unknown word 'attack' at position 6 (start a comment with #)"),
         (
             "4cod",
             "unknown word 'cod' at position 2 (Dice Maiden's game-system shortcuts "

@@ -592,8 +592,7 @@ def table(results: dict[str, Any]) -> str:
     head = (
         "| command | mode | "
         + " | ".join(
-            f"{d} response p50 / p99 (bot only p50 / p99) | {d} complete p50 | {d} cmd/s"
-            f" | {d} gc"
+            f"{d} response p50 / p99 (bot only p50 / p99) | {d} complete p50 | {d} cmd/s | {d} gc"
             for d in dbs
         )
         + " |"

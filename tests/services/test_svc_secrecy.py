@@ -50,9 +50,7 @@ def test_the_documented_example_is_what_the_service_hashes() -> None:
     assert hashlib.sha256(who_bytes).hexdigest() == who
     assert hashlib.sha256(documented).hexdigest() == digest
     assert (
-        cm.who_encoding(
-            123456789012345678, "Sybilla", "/check ability:WIT secret:blind", "a1" * 32
-        )
+        cm.who_encoding(123456789012345678, "Sybilla", "/check ability:WIT secret:blind", "a1" * 32)
         == who_bytes
     )
     identity = cm.Identity(
@@ -134,6 +132,7 @@ async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(
         "request": "/check ability:DEX secret:blind",
         "salt": row.who_salt,
     }
+
     def canonical(obj: object) -> bytes:
         return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,7 @@ def _code_spans(repo: str, path: str) -> list[tuple[str, str]]:
 def _hypothesis(repo: str) -> list[tuple[str, str]]:
     """Examples of d20's own Hypothesis strategy (tests/custom_strategies.py), derandomized."""
     spec = {"__name__": "custom_strategies"}
-    exec(compile(_show(repo, "tests/custom_strategies.py"), "custom_strategies", "exec"), spec)  # noqa: S102
+    exec(compile(_show(repo, "tests/custom_strategies.py"), "custom_strategies", "exec"), spec)
     drawn: list[str] = []
 
     @settings(
@@ -150,7 +151,8 @@ def build_rdr(repo: str, node_dir: str) -> list[dict[str, object]]:
         as_text = [
             {"expr": i["expr"], "words": [[str(w) for w in ws] for ws in i["words"]]} for i in items
         ]  # type: ignore[union-attr]
-        return _run(["node", str(Path(node_dir) / "run_rdr.mjs")], as_text, cwd=node_dir)
+        shutil.copy(HERE / "run_rdr.mjs", Path(node_dir) / "run_rdr.mjs")  # imports from there
+        return _run(["node", "run_rdr.mjs"], as_text, cwd=node_dir)
 
     return _corpus("rpg-dice-roller", candidates, runner)
 

@@ -39,3 +39,29 @@ def classify(peer: str, entry: dict[str, Any], engine: Any) -> str:
     if mine[0] is None:
         return "refused"
     return "same" if mine == entry["peer"] else "different"
+
+
+def classify_dice_maiden(expr: str, cases: Any, engine: Any) -> str:
+    """Dice Maiden's entries: the forced faces give the totals its README describes?"""
+    from tests.dice.forced import Forced
+
+    many = getattr(engine, "parse_many", None)
+    try:
+        parsed = many(expr) if many else engine.parse(expr)
+    except engine.DiceError:
+        return "refused"
+    if cases is None:
+        return "different"  # accepted, but Dice Maiden means something we don't do
+    for faces, expected in cases:
+        rng = Forced(faces)
+        try:
+            if many is None:
+                got: Any = engine.roll(parsed, rng).total
+            else:
+                results = engine.roll_many(parsed, rng)
+                got = results[0].total if len(results) == 1 else [r.total for r in results]
+        except Exception:
+            return "different"
+        if got != expected or rng.used != len(faces):
+            return "different"
+    return "same"

@@ -68,9 +68,9 @@ def _repeat(segment: str) -> tuple[int, str]:
     for pattern in (_HASH_REPEAT, _SPACE_REPEAT):
         m = pattern.match(segment)
         if m is not None:
-            n = int(m.group(1)[:6])
+            n = int(m.group(1)[:12])
             if not 1 <= n <= MAX_ROLLS:
-                raise DiceError(f"{m.group(1)[:6]} rolls: you can roll 1 to {MAX_ROLLS} at once")
+                raise DiceError(f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once")
             return n, segment[m.end() :]
     return 1, segment
 

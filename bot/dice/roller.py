@@ -361,7 +361,17 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
             flags.append(flag)
             sources.append(match)
             counted.append(len(faces) - 1)
-    kept = select(counted, values, spec.selects) if spec.selects else counted
+    if spec.keep is not None:  # one highest/lowest keep or drop: a single sort
+        k = spec.keep_n
+        high = spec.keep in ("kh", "dh")
+        order = sorted(
+            counted, key=(lambda i: (-values[i], i)) if high else (lambda i: (values[i], i))
+        )
+        kept = order[:k] if spec.keep in ("kh", "kl") else order[k:]
+    elif spec.selects:
+        kept = select(counted, values, spec.selects)
+    else:
+        kept = counted
     if spec.selects:
         for i in counted:
             flags[i] |= DROPPED

@@ -307,6 +307,9 @@ def _fallback(row: RollView, outcome: dict[str, Any]) -> str:
         total = None
     if total is not None:
         parts.append(f"**Total: {total}**")
+    totals = outcome.get("totals")  # several rolls in one /roll (issue 20)
+    if isinstance(totals, list) and all(isinstance(t, int) for t in totals):
+        parts.append(f"**Totals: {', '.join(str(t) for t in totals[:MAX_FACES])}**")
     result = outcome.get("result")
     if isinstance(result, str):
         parts.append(result.replace("_", " "))

@@ -68,3 +68,14 @@ async def test_misreads_are_refused_in_the_players_words_and_nothing_is_recorded
     odds = await table.alice.slash(table.table, "odds roll", dice="6#4d6")
     assert odds.response is not None and "one roll at a time" in odds.response.content
     assert await _rows(table) == []
+
+
+async def test_history_lists_every_total_of_several_rolls(table: Table) -> None:
+    gm_channel = await _setup(table, "d20-check")
+    del gm_channel
+    await table.alice.slash(table.table, "roll", dice="3#1d20+1000")
+    row = await _latest(table)
+    shown = await table.alice.slash(table.table, "history")
+    assert shown.response is not None
+    totals = ", ".join(str(t) for t in row.outcome["totals"])
+    assert f"Totals: {totals}" in message_text(shown.response)

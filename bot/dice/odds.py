@@ -35,6 +35,7 @@ from bot.dice.parser import (
     Expression,
     SetSpec,
     parse,
+    set_bounds,
 )
 from bot.dice.roller import COMPARE, select
 
@@ -422,8 +423,7 @@ def odds_cost(expr: Expression) -> int:
                 combos = min(combos * item[2], MAX_ODDS_COST + 1)
             bits = sum(item[3] for item in items)
             cost += combos * (10 + 4 * arg.size) * (1 + bits // 64)
-            lo = sum(min(0, item[0]) for item in items)
-            hi = sum(max(0, item[1]) for item in items)
+            lo, hi = set_bounds(arg.selects, [(item[0], item[1]) for item in items])
             stack.append((lo, hi, min(combos, hi - lo + 1), bits))
         elif op == CMP:
             bsize, abits = stack.pop()[2], stack[-1][3]

@@ -281,6 +281,16 @@ def kept_bounds(selects: tuple[Selection, ...], low: int, high: int) -> tuple[in
     return low, high
 
 
+def set_bounds(selects: tuple[Selection, ...], bounds: list[tuple[int, int]]) -> tuple[int, int]:
+    """Safe bounds of a set's total: the sum of between ``low`` and ``high`` of its items."""
+    low, high = kept_bounds(selects, len(bounds), len(bounds))
+    lows = sorted(b[0] for b in bounds)
+    highs = sorted((b[1] for b in bounds), reverse=True)
+    lo = sum(x for x in lows[:high] if x < 0) if lows[0] < 0 else sum(lows[:low])
+    hi = sum(x for x in highs[:high] if x > 0) if highs[0] > 0 else sum(highs[:low])
+    return lo, hi
+
+
 class _Parser:
     """One parse of one string; tokens are (kind, lowercased text, 1-based position, spaced),
     ``spaced`` telling whether whitespace came right before the token."""
@@ -686,12 +696,7 @@ class _Parser:
                         f"{selection_text(((action, (sel,)),))}: a set of {len(bounds)} can "
                         f"{what} 1 to {len(bounds) - (action == 'p')} items"
                     )
-        low, high = kept_bounds(selects, len(bounds), len(bounds))
-        # Safe bounds of a sum of between low and high of the items.
-        lows = sorted(b[0] for b in bounds)
-        highs = sorted((b[1] for b in bounds), reverse=True)
-        lo = sum(x for x in lows[:high] if x < 0) if lows[0] < 0 else sum(lows[:low])
-        hi = sum(x for x in highs[:high] if x > 0) if highs[0] > 0 else sum(highs[:low])
+        lo, hi = set_bounds(selects, bounds)
         spec = SetSpec(len(bounds), selects, suffix, opener == "{")
         self.prog.append((SET, spec))
         return self._check(lo, hi)

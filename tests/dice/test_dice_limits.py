@@ -168,6 +168,8 @@ ADVERSARIAL = [
     "(999999999999999, 999999999999999)kh2",
     "(-999999999999999, -999999999999999)",
     "100d10000!p",
+    "0/(1d6, 2d4)kh1",  # found by Hypothesis: the odds estimate bounded sets more loosely
+    "6/(1d6, 2d4)kl1*(1, 2)kh1",
 ]
 
 

@@ -743,10 +743,11 @@ class _Parser:
         while (tok := self._peek()) is not None and tok[0] in ("word", "cmp", "bang"):
             kind, word, _, spaced = tok
             if kind == "cmp" and word == "!=" and not spaced:
-                # rpg-dice-roller's d6!=6: explode on exactly 6 (a total comparison is spaced)
-                self.i += 1
-                mods.append(("explode", ("=", self._number("a face after '!='"), "", False)))
-                continue
+                # rpg-dice-roller's d6!=6 explodes on 6; Avrae's 1d20!=1 compares the total.
+                raise DiceError(
+                    f"'!=' at position {tok[2]} is read differently by bots: write !6 (or e6) "
+                    "to explode on 6, or put a space before != to compare the total"
+                )
             if kind == "cmp" and (spaced or word == "=="):
                 break  # a comparison of totals, not a success count
             self.i += 1

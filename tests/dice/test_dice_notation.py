@@ -63,7 +63,7 @@ def total(expression: str, *faces: int) -> int:
         ("3d6!!", (6, 2, 3, 6, 1), 18),
         ("3d6!!kh1", (6, 2, 3, 6, 1), 13),  # the compounded die is one die of 13
         ("3d6!p", (6, 2, 3, 6, 1), 16),  # each explosion die counts one less
-        ("d6!=3", (3, 2), 5),
+        ("d6!3", (3, 2), 5),
         ("2d6ro1", (1, 4, 1), 5),
         ("2d6ra1", (1, 4, 6), 11),
         ("10d10>=8f1", (8, 9, 10, 1, 1, 5, 5, 5, 5, 5), 1),
@@ -168,6 +168,11 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
             "failures with f1 (e.g. 4d6>=5f1)",
         ),
         ("1d20 % 3", "'%' at position 6: the remainder is not supported"),
+        (
+            "d6!=6",
+            "'!=' at position 3 is read differently by bots: write !6 (or e6) to explode on "
+            "6, or put a space before != to compare the total",
+        ),
         ("4d6kh<3", "'kh<' at position 4: write k<N to keep or p<N to drop the dice that are <N"),
         ("4dFe", "4dF: Fate dice can't be rerolled, exploded or clamped"),
         ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items"),

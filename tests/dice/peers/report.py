@@ -56,5 +56,6 @@ def main() -> None:
         ]
         print(f"{peer:<16}{n:>12}" + "".join(cells))
 
+
 if __name__ == "__main__":
     main()

@@ -317,6 +317,14 @@ class _Parser:
                 ch = source[pos]
                 if ch == "[":
                     raise DiceError(f"the [label] at position {pos + 1} is never closed with ]")
+                if ch == "." and self.tokens and self.tokens[-1][1] == "f":
+                    if source[pos : pos + 2] == ".2" and not source[pos + 2 : pos + 3].isdigit():
+                        pos += 2  # rpg-dice-roller's dF.2 is the standard Fate die: dF
+                        continue
+                    raise DiceError(
+                        f"'.' at position {pos + 1}: only standard Fate dice (dF, dF.2) are "
+                        "supported"
+                    )
                 if ch == ".":
                     raise DiceError(f"'.' at position {pos + 1}: only whole numbers are supported")
                 if ch == ";":

@@ -70,6 +70,7 @@ def total(expression: str, *faces: int) -> int:
         ("3d6>3f1", (4, 1, 6), 1),
         ("4dF", (1, 2, 3, 3), 1),
         ("4dF+1", (1, 1, 1, 2), -2),
+        ("4dF.2", (1, 2, 3, 3), 1),  # rpg-dice-roller's name for the standard Fate die
         ("1d20cs>18", (19,), 19),
         ("2d6min3", (1, 5), 8),
         ("2d6max3", (1, 5), 4),
@@ -175,6 +176,7 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
         ),
         ("4d6kh<3", "'kh<' at position 4: write k<N to keep or p<N to drop the dice that are <N"),
         ("4dFe", "4dF: Fate dice can't be rerolled, exploded or clamped"),
+        ("4dF.1", "'.' at position 4: only standard Fate dice (dF, dF.2) are supported"),
         ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items"),
         ("(" + ", ".join(["1"] * 21) + ")kh1", "too many items in a set: the limit is 20"),
         (

@@ -79,3 +79,10 @@ async def test_history_lists_every_total_of_several_rolls(table: Table) -> None:
     assert shown.response is not None
     totals = ", ".join(str(t) for t in row.outcome["totals"])
     assert f"Totals: {totals}" in message_text(shown.response)
+
+
+async def test_odds_of_a_comparison_are_pass_and_fail(table: Table) -> None:
+    shown = await table.alice.slash(table.table, "odds roll", dice="1d20+5 >= 15")
+    assert shown.response is not None
+    text = message_text(shown.response)
+    assert "Pass" in text and "Fail" in text and "55" in text  # 11 faces of 20 pass

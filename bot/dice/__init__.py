@@ -7,6 +7,7 @@ Pure code: no Discord, no database, no I/O, no module-level random source. Every
 
 from __future__ import annotations
 
+from bot.dice.batch import Batch, parse_many, roll_many
 from bot.dice.errors import DiceError
 from bot.dice.odds import exact_odds
 from bot.dice.parser import DiceSpec, Expression, parse
@@ -14,6 +15,7 @@ from bot.dice.roller import Die, RollResult, TermResult, roll
 from bot.dice.stringify import render_markdown, render_plain
 
 __all__ = [
+    "Batch",
     "DiceError",
     "DiceSpec",
     "Die",
@@ -22,7 +24,9 @@ __all__ = [
     "TermResult",
     "exact_odds",
     "parse",
+    "parse_many",
     "render_markdown",
     "render_plain",
     "roll",
+    "roll_many",
 ]

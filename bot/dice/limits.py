@@ -23,3 +23,7 @@ MAX_LABELS = 20
 #: Budget of elementary steps for :func:`bot.dice.exact_odds` (about 45 ms at ~150 ns a step),
 #: enforced while computing by ``bot.dice.odds.OddsMeter``: no expression gets more.
 MAX_ODDS_COST = 300_000
+#: Most items in one set, ``(a, b, …)kh1``.
+MAX_SET_SIZE = 20
+#: Most results one command shows: repeats (``6#4d6``) and rolls separated by ``;`` together.
+MAX_ROLLS = 20

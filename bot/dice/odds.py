@@ -21,8 +21,23 @@ from fractions import Fraction
 from math import log2
 
 from bot.dice.errors import DiceError
-from bot.dice.limits import MAX_EXPLOSIONS, MAX_ODDS_COST
-from bot.dice.parser import ADD, CONST, DICE, MUL, NEG, SUB, DiceSpec, Expression, parse
+from bot.dice.limits import MAX_ODDS_COST
+from bot.dice.parser import (
+    ADD,
+    CMP,
+    CONST,
+    DICE,
+    MUL,
+    NEG,
+    SET,
+    SUB,
+    DiceSpec,
+    Expression,
+    SetSpec,
+    parse,
+    set_bounds,
+)
+from bot.dice.roller import COMPARE, select
 
 Weights = dict[int, int]
 
@@ -95,12 +110,51 @@ def _face_weights(spec: DiceSpec) -> list[int]:
     return [(tail if reroll[0] <= f <= reroll[1] else base + tail) for f in range(1, m + 1)]
 
 
-def _contribution(spec: DiceSpec, face: int) -> int:
-    """What one counted die with this natural face adds to the term (value, or 0/1 success)."""
-    value = spec.clamp(face)
-    if spec.success is None:
-        return value
-    return 1 if spec.success[0] <= value <= spec.success[1] else 0
+def _contributions(spec: DiceSpec) -> list[int]:
+    """What one counted die adds to the term for each natural face 1..sides (its value, 0 if
+    a keep/drop by value removes it, or its successes): one comprehension a step, so the
+    work per face stays what ``_term`` charges."""
+    m = spec.sides
+    if spec.fate:
+        values = [-1, 0, 1]
+    else:
+        low = 1 if spec.min_face is None else spec.min_face
+        high = m if spec.max_face is None else spec.max_face
+        values = [min(max(f, low), high) for f in range(1, m + 1)]
+    if spec.counting:
+        s0, s1 = spec.success if spec.success is not None else (1, 0)
+        f0, f1 = spec.failure if spec.failure is not None else (1, 0)
+        scores = [(s0 <= v <= s1) - (f0 <= v <= f1) for v in values]
+        for a, b in spec.more_successes:
+            scores = [n + (a <= v <= b) for n, v in zip(scores, values, strict=True)]
+    else:
+        scores = values
+    if spec.selects and spec.keep is None:  # one keep/drop by value (checked by _unsupported)
+        action, sels = spec.selects[0]
+        keep = action == "k"
+        scores = [
+            n if any(a <= v <= b for _, a, b in sels) is keep else 0
+            for n, v in zip(scores, values, strict=True)
+        ]
+    return scores
+
+
+def _unsupported(spec: DiceSpec) -> str | None:
+    """Why exact odds cannot follow this term, or None."""
+    exploding = _hits(spec.explode, spec.sides) is not None
+    if spec.selects and spec.keep is None:
+        by_value = len(spec.selects) == 1 and all(k == "v" for k, _, _ in spec.selects[0][1])
+        if not by_value:
+            return "several keep/drop operations or keep middle"
+        if exploding:
+            return "exploding dice with keep/drop"
+    if spec.keep is not None and exploding:
+        return "exploding dice with keep/drop"
+    if spec.reroll_add is not None:
+        return "reroll-and-add (ra)"
+    if spec.explode_mode in ("compound", "both") and exploding and (spec.counting or spec.selects):
+        return "compounding explosions with keep/drop or successes"
+    return None
 
 
 def _term_cost(spec: DiceSpec) -> int:
@@ -109,13 +163,11 @@ def _term_cost(spec: DiceSpec) -> int:
     span = spec.maximum - spec.minimum + 1
     explode = _hits(spec.explode, spec.sides)
     if spec.keep is not None:
-        if explode is not None:
-            return MAX_ODDS_COST + 1  # variable-size pools: not supported
         return spec.sides * (n + 1) * span * (n + 1) // 2 + spec.sides
     slot_span = max(1, span // n)
     cost = spec.sides
     if explode is not None:
-        cost += MAX_EXPLOSIONS * ((explode[1] - explode[0] + 1) * slot_span + spec.sides)
+        cost += spec.explode_cap * ((explode[1] - explode[0] + 1) * slot_span + spec.sides)
     # The big-integer power is cheap; decoding its ``span`` digits is what costs.
     return cost + span * (1 + n.bit_length())
 
@@ -204,7 +256,7 @@ def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
     weights = _face_weights(spec)
     if spec.keep is not None:
         return _keep(spec, weights, meter)
-    contrib = [_contribution(spec, f) for f in range(1, m + 1)]
+    contrib = _contributions(spec)
     slot: Weights = {}
     for h, w in zip(contrib, weights, strict=True):
         slot[h] = slot.get(h, 0) + w
@@ -213,7 +265,14 @@ def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
         denom = sum(weights)
         booms = explode[1] - explode[0] + 1
         power = 1  # denominator of ``slot`` relative to one roll, as levels stack up
-        for _ in range(MAX_EXPLOSIONS):
+        levels = spec.explode_cap
+        penetrate = spec.explode_mode in ("penetrate", "both")
+        if penetrate:  # every die below the first is an explosion's: one less
+            contrib = [h - 1 for h in contrib]
+            slot = {h - 1: w for h, w in slot.items()}
+        for level in range(levels):
+            if penetrate and level == levels - 1:
+                contrib = [h + 1 for h in contrib]  # the first die is not an explosion's
             power *= denom
             # One dict update and product per (exploding face, deeper entry) and per other
             # face (measured: about 2 steps each, plus the product).
@@ -235,9 +294,13 @@ def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
     """Keep/drop by dynamic programming over the distinct values, best first."""
     n = spec.count
     by_value: dict[int, int] = {}
-    for f in range(1, spec.sides + 1):
-        v = spec.clamp(f)
-        by_value[v] = by_value.get(v, 0) + weights[f - 1]
+    values = (
+        [f - 2 for f in (1, 2, 3)]
+        if spec.fate
+        else [spec.clamp(f) for f in range(1, spec.sides + 1)]
+    )
+    for v, w in zip(values, weights, strict=True):
+        by_value[v] = by_value.get(v, 0) + w
     highest_first = spec.keep in ("kh", "dl")
     kept = spec.keep_n if spec.keep in ("kh", "kl") else n - spec.keep_n
     # Every weight stays below sum(weights)**n: that bounds the size of each product. Each
@@ -247,9 +310,7 @@ def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
     states: dict[tuple[int, int], int] = {(0, 0): 1}
     for v in sorted(by_value, reverse=highest_first):
         wv = by_value[v]
-        h = v
-        if spec.success is not None:
-            h = 1 if spec.success[0] <= v <= spec.success[1] else 0
+        h = spec.score(v) if spec.counting else v  # once per distinct value
         meter.charge(len(states))
         meter.charge(sum(n - j + 1 for j, _ in states) * per_inner)
         new: dict[tuple[int, int], int] = {}
@@ -265,6 +326,42 @@ def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
                 binom = binom * (rem - c) // (c + 1)
         states = new
     return {s: w for (j, s), w in states.items() if j == n}
+
+
+_COMPARE = COMPARE
+
+
+def _compare(op: str, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
+    """Pass (1) / fail (0) of ``a <op> b``, pair by pair."""
+    per_pair = 3 + _product_steps(_words(_total(a, meter)), _words(_total(b, meter)))
+    meter.charge(len(a) * len(b) * per_pair)
+    holds = _COMPARE[op]
+    out: Weights = {}
+    for ka, wa in a.items():
+        for kb, wb in b.items():
+            k = int(holds(ka, kb))
+            out[k] = out.get(k, 0) + wa * wb
+    return out
+
+
+def _set(spec: SetSpec, items: list[Weights], meter: OddsMeter) -> Weights:
+    """A set's kept total, by enumerating every combination of its items' totals."""
+    combos = 1
+    for item in items:
+        combos *= len(item)
+        if combos > MAX_ODDS_COST:
+            raise DiceError(_TOO_COSTLY)
+    bits = sum(_words(_total(item, meter)) for item in items)
+    meter.charge(combos * (10 + 4 * spec.size + bits))
+    partial: dict[tuple[int, ...], int] = {(): 1}
+    for item in items:
+        partial = {(*key, k): w * wk for key, w in partial.items() for k, wk in item.items()}
+    order = list(range(spec.size))
+    result: Weights = {}
+    for key, w in partial.items():
+        total = sum(key[i] for i in select(order, key, spec.selects))
+        result[total] = result.get(total, 0) + w
+    return result
 
 
 def _binary(op: int, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
@@ -293,7 +390,7 @@ def _term_bits(spec: DiceSpec) -> int:
     per_roll = (1 + (spec.reroll_cap if _hits(spec.reroll, spec.sides) else 0)) * max(
         1, spec.sides.bit_length()
     )
-    levels = 1 + (MAX_EXPLOSIONS if _hits(spec.explode, spec.sides) else 0)
+    levels = 1 + (spec.explode_cap if _hits(spec.explode, spec.sides) else 0)
     return spec.count * levels * per_roll
 
 
@@ -317,6 +414,22 @@ def odds_cost(expr: Expression) -> int:
         elif op == NEG:
             lo, hi, size, bits = stack[-1]
             stack[-1] = (-hi, -lo, size, bits)
+        elif op == SET:
+            assert isinstance(arg, SetSpec)
+            items = stack[len(stack) - arg.size :]
+            del stack[len(stack) - arg.size :]
+            combos = 1
+            for item in items:
+                combos = min(combos * item[2], MAX_ODDS_COST + 1)
+            bits = sum(item[3] for item in items)
+            cost += combos * (10 + 4 * arg.size) * (1 + bits // 64)
+            lo, hi = set_bounds(arg.selects, [(item[0], item[1]) for item in items])
+            stack.append((lo, hi, min(combos, hi - lo + 1), bits))
+        elif op == CMP:
+            bsize, abits = stack.pop()[2], stack[-1][3]
+            asize = stack[-1][2]
+            cost += asize * bsize * (1 + abits // 64)
+            stack[-1] = (0, 1, 2, abits)
         else:
             blo, bhi, bsize, bbits = stack.pop()
             alo, ahi, asize, abits = stack[-1]
@@ -343,8 +456,8 @@ def odds_cost(expr: Expression) -> int:
 def _compute(expr: Expression, meter: OddsMeter) -> tuple[tuple[int, Fraction], ...]:
     """The exact distribution, every operation charged to ``meter`` before it runs."""
     for _, arg in expr.eval_program:
-        if isinstance(arg, DiceSpec) and arg.keep is not None and _hits(arg.explode, arg.sides):
-            raise DiceError("exact odds are not available for exploding dice with keep/drop")
+        if isinstance(arg, DiceSpec) and (why := _unsupported(arg)) is not None:
+            raise DiceError(f"exact odds are not available for {why}")
     # The static estimate: a few steps an instruction, and it refuses the obviously huge
     # before any real work.
     if meter.precheck:
@@ -363,6 +476,15 @@ def _compute(expr: Expression, meter: OddsMeter) -> tuple[tuple[int, Fraction], 
         elif op == NEG:
             meter.charge(len(stack[-1]))
             stack[-1] = {-k: w for k, w in stack[-1].items()}
+        elif op == SET:
+            assert isinstance(arg, SetSpec)
+            items = stack[len(stack) - arg.size :]
+            del stack[len(stack) - arg.size :]
+            stack.append(_set(arg, items, meter))
+        elif op == CMP:
+            assert isinstance(arg, str)
+            b = stack.pop()
+            stack[-1] = _compare(arg, stack[-1], b, meter)
         else:
             b = stack.pop()
             if op == ADD:

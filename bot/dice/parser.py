@@ -1,17 +1,24 @@
 """Tokenizer and precedence-climbing parser for dice notation.
 
 The parser emits a postfix program instead of a tree: evaluation, exact odds and rendering all
-walk it with an explicit stack, so nothing recurses on user input except parentheses (at most
-``MAX_DEPTH`` levels). Every limit is checked here, before any die is rolled, and every
-subexpression's exact minimum and maximum is known statically, so no oversized number is ever
-built.
+walk it with an explicit stack, so nothing recurses on user input except parentheses and sets
+(at most ``MAX_DEPTH`` levels). Every limit is checked here, before any die is rolled, and every
+subexpression's minimum and maximum is bounded statically, so no oversized number is ever built.
+
+Spellings from other bots are read the way their bot of origin reads them where that can be
+told from the text (docs/dice.md, "Coming from another bot"): a modifier separated from its
+dice by a space is Dice Maiden's (``3d6 e6`` explodes once on 6 or more), ``p`` and ``k<3`` are
+Avrae's, ``!`` / ``!!`` / ``!p`` Roll20's. Where two bots disagree and the text cannot tell
+which one the player meant, the expression is refused with the spellings to type instead.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from bot.dice.errors import DiceError
 from bot.dice.limits import (
@@ -23,6 +30,7 @@ from bot.dice.limits import (
     MAX_MAGNITUDE,
     MAX_OPERATIONS,
     MAX_REROLLS,
+    MAX_SET_SIZE,
     MAX_SIDES,
 )
 
@@ -36,11 +44,51 @@ MUL = 5
 DIV = 6
 GROUP = 7  # rendering only: parentheses around the top of the stack
 LABEL = 8  # rendering only: arg is the label text, attached to the top of the stack
+SET = 9  # arg: SetSpec; pops its elements, pushes the sum of the kept ones
+CMP = 10  # arg: comparison operator; pops two values, pushes 1 (pass) or 0 (fail)
 
 Instruction = tuple[int, object]
+Mod = tuple[str, Any]  # (slot, value) of one modifier as written
 
 _BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/"}
 _NEVER = MAX_MAGNITUDE + 1  # an interval end no face can reach
+#: Comparison operators of totals, with the symbol shown in results.
+COMPARE_SYMBOL = {"==": "=", "!=": "≠", ">=": "≥", "<=": "≤", ">": ">", "<": "<"}
+
+#: Every modifier word, longest first so a run of letters splits greedily (``kh3dl1``).
+_WORDS = (
+    "adv",
+    "dis",
+    "min",
+    "max",
+    "kh",
+    "kl",
+    "km",
+    "dh",
+    "dl",
+    "ph",
+    "pl",
+    "rr",
+    "ro",
+    "ra",
+    "ie",
+    "ir",
+    "mi",
+    "ma",
+    "cs",
+    "cf",
+    "sa",
+    "sd",
+    "k",
+    "p",
+    "d",
+    "r",
+    "e",
+    "t",
+    "f",
+    "s",
+    "b",
+)
 
 _TOKEN = re.compile(
     r"""
@@ -48,14 +96,32 @@ _TOKEN = re.compile(
     |(?P<num>[0-9]+)
     |(?P<label>\[[^\]]*\])
     |(?P<comment>\#.*)
-    |(?P<word>adv|dis|kh|kl|dh|dl|rr|mi|ma|k|d|r|e)
-    |(?P<cmp>>=|<=|>|<|=)
-    |(?P<op>[-+*/()%])
+    |(?P<letters>[a-z]+)
+    |(?P<cmp>==|!=|>=|<=|>|<|=)
+    |(?P<bang>!!?p?)
+    |(?P<slash>//)
+    |(?P<op>[-+*/(){},%])
     """,
     re.ASCII | re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
 
-_KEEP_WORDS = {"kh": "kh", "kl": "kl", "dh": "dh", "dl": "dl", "k": "kh", "d": "dl"}
+# Keep/drop words: (action, selector kind) with k = keep, p = drop; h/l/m highest, lowest,
+# middle. ``k3`` keeps the highest 3 (Roll20, Dice Maiden); ``p3`` drops dice showing 3 (Avrae).
+_KEEP_WORDS = {
+    "kh": ("k", "h"),
+    "kl": ("k", "l"),
+    "km": ("k", "m"),
+    "k": ("k", "h"),
+    "dh": ("p", "h"),
+    "dl": ("p", "l"),
+    "d": ("p", "l"),
+    "ph": ("p", "h"),
+    "pl": ("p", "l"),
+    "p": ("p", "="),
+}
+
+Selector = tuple[str, int, int]  # ("h"|"l"|"m", n, 0) or ("v", low, high)
+Selection = tuple[str, tuple[Selector, ...]]  # ("k"|"p", selectors united)
 
 
 def _fmt(n: int) -> str:
@@ -75,7 +141,8 @@ class DiceSpec:
     """One dice term, e.g. ``4d6kh3``, with its modifiers resolved to face intervals.
 
     Conditions (explode, reroll, success) are closed intervals ``(low, high)`` of faces or
-    values; ``None`` means the modifier is absent.
+    values; ``None`` means the modifier is absent. ``keep``/``keep_n`` hold a single highest or
+    lowest keep/drop; anything else (several, selectors, middle) is in ``selects``.
     """
 
     count: int
@@ -84,15 +151,31 @@ class DiceSpec:
     keep: str | None = None  # "kh", "kl", "dh" or "dl"
     keep_n: int = 0
     reroll: tuple[int, int] | None = None
-    reroll_cap: int = 0  # 1 for r (once), MAX_REROLLS for rr
+    reroll_cap: int = 0  # 1 for r/ro (once), MAX_REROLLS for rr
     explode: tuple[int, int] | None = None
+    explode_cap: int = MAX_EXPLOSIONS  # 1 for Dice Maiden's "e" (once)
+    explode_mode: str = ""  # "" separate dice, "compound" (!!), "penetrate" (!p), "both"
+    reroll_add: tuple[int, int] | None = None  # ra: one extra die if any die matches
     min_face: int | None = None
     max_face: int | None = None
     success: tuple[int, int] | None = None
+    more_successes: tuple[tuple[int, int], ...] = ()  # each met one adds another success
+    failure: tuple[int, int] | None = None  # each met one takes a success away
+    selects: tuple[Selection, ...] = ()
+    fate: bool = False  # faces -1, 0, +1
+    crit_success: tuple[int, int] | None = None  # cs: display only
+    crit_failure: tuple[int, int] | None = None  # cf: display only
+    sort: str = ""  # "a" or "d": display only
     plain: bool = True
     worst_dice: int = 0
     minimum: int = 0
     maximum: int = 0
+    mods: tuple[Mod, ...] = ()  # as written, to extend (``(4d6)kh3``)
+
+    @property
+    def counting(self) -> bool:
+        """The term counts successes (and failures) instead of adding values."""
+        return self.success is not None or self.failure is not None
 
     def clamp(self, face: int) -> int:
         """The value a face counts as after ``mi``/``ma``."""
@@ -101,6 +184,28 @@ class DiceSpec:
         if self.max_face is not None and face > self.max_face:
             return self.max_face
         return face
+
+    def score(self, value: int) -> int:
+        """Successes (minus failures) one kept die of this value scores."""
+        n = 0
+        if self.success is not None and self.success[0] <= value <= self.success[1]:
+            n = 1
+            for lo, hi in self.more_successes:
+                if lo <= value <= hi:
+                    n += 1
+        if self.failure is not None and self.failure[0] <= value <= self.failure[1]:
+            n -= 1
+        return n
+
+
+@dataclass(frozen=True, slots=True)
+class SetSpec:
+    """A set ``(a, b, c)kh1``: ``size`` elements, the total of those the selection keeps."""
+
+    size: int
+    selects: tuple[Selection, ...]
+    suffix: str  # the selection as written canonically, e.g. "kh1"
+    braces: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +222,7 @@ class Expression:
     maximum: int
     max_dice: int
     fast: tuple[DiceSpec, int] | None  # single dice term plus a constant: rolled directly
+    compare: str | None = None  # the total is compared: 1 pass, 0 fail
 
     def __str__(self) -> str:
         return self.text
@@ -124,7 +230,7 @@ class Expression:
 
 def _interval(op: str, n: int) -> tuple[int, int]:
     """The closed interval of integers satisfying ``x <op> n``."""
-    if op == "=":
+    if op in ("=", "=="):
         return (n, n)
     if op == ">=":
         return (n, _NEVER)
@@ -136,14 +242,61 @@ def _interval(op: str, n: int) -> tuple[int, int]:
 
 
 def _cond_text(op: str, n: int) -> str:
-    return f"{n}" if op == "=" else f"{op}{n}"
+    return f"{n}" if op in ("=", "==") else f"{op}{n}"
+
+
+def _selector_text(action: str, sel: Selector) -> str:
+    kind, a, b = sel
+    if kind == "v":
+        if a == b:
+            cond = f"={a}"
+        elif b >= _NEVER:
+            cond = f">={a}"
+        else:
+            cond = f"<={b}"
+        return ("k" if action == "k" else "p") + cond
+    if action == "k":
+        return f"k{kind}{a}"
+    return f"d{kind}{a}"
+
+
+def selection_text(selects: tuple[Selection, ...]) -> str:
+    """Canonical text of keep/drop operations, e.g. ``kh3dl1``."""
+    return "".join(_selector_text(action, sel) for action, sels in selects for sel in sels)
+
+
+def kept_bounds(selects: tuple[Selection, ...], low: int, high: int) -> tuple[int, int]:
+    """How few and how many of ``low``..``high`` items survive the selections."""
+    for action, sels in selects:
+        ranked = [n for kind, n, _ in sels if kind != "v"]
+        by_value = any(kind == "v" for kind, _, _ in sels)
+        if action == "k":
+            top = high if by_value else min(high, sum(ranked))
+            bottom = 0 if by_value and not ranked else min(low, max(ranked, default=0))
+            low, high = bottom, top
+        else:
+            bottom = 0 if by_value else max(0, low - sum(ranked))
+            top = max(0, high - max(ranked, default=0))
+            low, high = bottom, top
+    return low, high
+
+
+def set_bounds(selects: tuple[Selection, ...], bounds: list[tuple[int, int]]) -> tuple[int, int]:
+    """Safe bounds of a set's total: the sum of between ``low`` and ``high`` of its items."""
+    low, high = kept_bounds(selects, len(bounds), len(bounds))
+    lows = sorted(b[0] for b in bounds)
+    highs = sorted((b[1] for b in bounds), reverse=True)
+    lo = sum(x for x in lows[:high] if x < 0) if lows[0] < 0 else sum(lows[:low])
+    hi = sum(x for x in highs[:high] if x > 0) if highs[0] > 0 else sum(highs[:low])
+    return lo, hi
 
 
 class _Parser:
-    """One parse of one string; tokens are (kind, lowercased text, 1-based position)."""
+    """One parse of one string; tokens are (kind, lowercased text, 1-based position, spaced),
+    ``spaced`` telling whether whitespace came right before the token."""
 
     def __init__(self, source: str) -> None:
-        self.tokens: list[tuple[str, str, int]] = []
+        self.tokens: list[tuple[str, str, int, bool]] = []
         self.comment: str | None = None
         self._tokenize(source)
         self.i = 0
@@ -157,30 +310,93 @@ class _Parser:
         pos = 0
         n = len(source)
         match = _TOKEN.match
+        spaced = False
         while pos < n:
             m = match(source, pos)
             if m is None:
                 ch = source[pos]
                 if ch == "[":
                     raise DiceError(f"the [label] at position {pos + 1} is never closed with ]")
+                if ch == "." and self.tokens and self.tokens[-1][1] == "f":
+                    if source[pos : pos + 2] == ".2" and not source[pos + 2 : pos + 3].isdigit():
+                        pos += 2  # rpg-dice-roller's dF.2 is the standard Fate die: dF
+                        continue
+                    raise DiceError(
+                        f"'.' at position {pos + 1}: only standard Fate dice (dF, dF.2) are "
+                        "supported"
+                    )
+                if ch == ".":
+                    raise DiceError(f"'.' at position {pos + 1}: only whole numbers are supported")
+                if ch == ";":
+                    raise DiceError("several rolls (separated by ;) are not possible here")
                 raise DiceError(f"unexpected character {_describe_char(ch)} at position {pos + 1}")
             kind = m.lastgroup or ""
             text = m.group()
             if kind == "comment":
                 self.comment = text[1:].strip() or None
                 break
+            if kind == "slash":
+                rest = source[m.end() :].lstrip()
+                if rest[:1].isdigit() or rest[:1] in ("(", "d", "D", "-", "+"):
+                    kind, text = "op", "/"  # Avrae's // (integer division) is our /
+                else:
+                    self.comment = rest.strip() or None  # "// fire": a comment
+                    break
+            if (
+                kind == "bang"
+                and text == "!"
+                and spaced
+                and source[m.end() : m.end() + 1]
+                in (
+                    " ",
+                    "\t",
+                    "",
+                )
+            ):
+                # Dice Maiden: "4d6 ! Damage roll" is a comment.
+                self.comment = source[m.end() :].strip() or None
+                break
             if kind == "label":
-                self.tokens.append((kind, text[1:-1].strip(), pos + 1))
+                self.tokens.append((kind, text[1:-1].strip(), pos + 1, spaced))
+            elif kind == "letters":
+                self._split_word(text.lower(), pos, spaced)
             elif kind != "ws":
-                self.tokens.append((kind, text.lower(), pos + 1))
+                self.tokens.append((kind, text.lower(), pos + 1, spaced))
+            spaced = kind == "ws"
             pos = m.end()
+
+    def _split_word(self, letters: str, pos: int, spaced: bool) -> None:
+        """Split a run of letters into known words, longest first (``kh3`` has no run; ``khdl``
+        is kh + dl); an unknown run is blamed from its first letter."""
+        at = 0
+        out: list[tuple[str, str, int, bool]] = []
+        while at < len(letters):
+            for word in _WORDS:
+                if letters.startswith(word, at):
+                    out.append(("word", word, pos + at + 1, spaced and at == 0))
+                    at += len(word)
+                    break
+            else:
+                shown = letters if len(letters) <= 20 else letters[:19] + "…"
+                hint = ""
+                if letters in ("cod", "wod", "sr", "df", "wh", "yz", "ed", "ex", "sp", "snm"):
+                    hint = " (Dice Maiden's game-system shortcuts are not supported)"
+                elif letters in ("nr", "ul"):
+                    hint = " (Dice Maiden's display options are not supported)"
+                elif letters.startswith("dd"):
+                    hint = " (write the dice out, e.g. 1d3*10+1d4)"
+                if not hint and spaced and len(letters) > 2:
+                    hint = " (start a comment with #)"
+                raise DiceError(f"unknown word '{shown}' at position {pos + 1}{hint}")
+        self.tokens.extend(out)
 
     # --- token helpers -------------------------------------------------------------------
 
-    def _peek(self) -> tuple[str, str, int] | None:
-        return self.tokens[self.i] if self.i < len(self.tokens) else None
+    def _peek(self, ahead: int = 0) -> tuple[str, str, int, bool] | None:
+        j = self.i + ahead
+        return self.tokens[j] if j < len(self.tokens) else None
 
-    def _unexpected(self, tok: tuple[str, str, int] | None, wanted: str) -> DiceError:
+    def _unexpected(self, tok: tuple[str, str, int, bool] | None, wanted: str) -> DiceError:
         if tok is None:
             return DiceError(f"the expression ends too early: expected {wanted}")
         shown = tok[1] if tok[0] != "label" else "[label]"
@@ -216,15 +432,36 @@ class _Parser:
     def parse(self) -> Expression:
         if not self.tokens:
             raise DiceError("there is no dice expression to roll: try 1d20+5")
+        self._dice_maiden_advantage()
+        start = len(self.prog)
         lo, hi = self._sum(0)
+        compare: str | None = None
         tok = self._peek()
+        if tok is not None and tok[0] == "cmp":
+            compare = self._comparison(tok, start)
+            lo, hi = 0, 1
+            tok = self._peek()
         if tok is not None:
             if tok[1] == ")":
                 raise DiceError(f"unmatched ')' at position {tok[2]}")
             if tok[1] in ("adv", "dis"):
                 raise DiceError(
-                    f"put {tok[1]} right after a single d20 or on its own: "
+                    f"put {tok[1]} right after a single die or on its own: "
                     f"{tok[1]}+5 or 1d20 {tok[1]}+5"
+                )
+            if tok[0] == "cmp":
+                raise DiceError(
+                    f"only one comparison per roll (the second is at position {tok[2]})"
+                )
+            if tok[0] == "num" and tok[3]:
+                raise DiceError(
+                    f"unexpected number at position {tok[2]}: to roll several times write "
+                    "6#4d6 (or 6 4d6 at the start), to separate rolls use ;"
+                )
+            if tok[0] == "word" and tok[3]:
+                raise DiceError(
+                    f"unexpected '{tok[1]}' at position {tok[2]}: put modifiers right after "
+                    "their dice, and start a comment with #"
                 )
             raise self._unexpected(tok, "an operator (+ - * /) or the end")
         program = tuple(self.prog)
@@ -252,7 +489,59 @@ class _Parser:
             maximum=hi,
             max_dice=self.dice,
             fast=fast,
+            compare=compare,
         )
+
+    def _dice_maiden_advantage(self) -> None:
+        """Dice Maiden's ``+d20`` / ``-d20`` at the start: advantage / disadvantage."""
+        first, second, third = self._peek(), self._peek(1), self._peek(2)
+        if (
+            first is not None
+            and first[1] in ("+", "-")
+            and second is not None
+            and second[1] == "d"
+            and not second[3]
+            and third is not None
+            and not third[3]
+        ):
+            if third[1] == "20":
+                self.tokens[self.i : self.i + 3] = [
+                    ("word", "adv" if first[1] == "+" else "dis", first[2], first[3])
+                ]
+            elif third[1] == "%":
+                raise DiceError(
+                    f"{first[1]}d% is Dice Maiden's percentile "
+                    f"{'advantage' if first[1] == '+' else 'disadvantage'}: write it out, e.g. "
+                    f"(2d10{'kl1' if first[1] == '+' else 'kh1'}-1)*10+1d10"
+                )
+
+    def _comparison(self, tok: tuple[str, str, int, bool], start: int) -> str:
+        """A comparison of totals (``1d20+5 >= 15``): 1 if it holds, 0 if not."""
+        op = tok[1]
+        if op == "=":
+            raise DiceError(
+                f"'=' at position {tok[2]}: write == to compare the total (a single = counts "
+                "dice, right after them: 4d6=6)"
+            )
+        lone = self.prog[start:]
+        if (
+            len(lone) == 1
+            and lone[0][0] == DICE
+            and isinstance(lone[0][1], DiceSpec)
+            and (lone[0][1].count > 1 or lone[0][1].keep is not None)
+            and op not in ("==", "!=")
+        ):
+            spec = lone[0][1]
+            raise DiceError(
+                f"{spec.text} {op} … could count dice or compare the total: write "
+                f"{spec.text}{op}N (no space) to count the dice that are {op}N, or "
+                f"({spec.text}) {op} N to compare the total"
+            )
+        self.i += 1
+        self._count_op()
+        self._sum(0)
+        self.prog.append((CMP, op))
+        return op
 
     def _sum(self, depth: int) -> tuple[int, int]:
         lo, hi = self._product(depth)
@@ -270,7 +559,9 @@ class _Parser:
 
     def _product(self, depth: int) -> tuple[int, int]:
         lo, hi = self._unary(depth)
-        while (tok := self._peek()) is not None and tok[1] in ("*", "/"):
+        while (tok := self._peek()) is not None and tok[1] in ("*", "/", "%"):
+            if tok[1] == "%":
+                raise DiceError(f"'%' at position {tok[2]}: the remainder is not supported")
             self.i += 1
             self._count_op()
             start = len(self.prog)
@@ -308,22 +599,22 @@ class _Parser:
         tok = self._peek()
         if tok is None:
             raise self._unexpected(tok, "a number, dice or '('")
-        kind, text, _ = tok
-        if text == "(":
+        kind, text, _, _ = tok
+        if text in ("(", "{"):
             if depth >= MAX_DEPTH:
                 raise DiceError(f"too many nested parentheses: the limit is {MAX_DEPTH}")
             self.i += 1
-            lo, hi = self._sum(depth + 1)
-            close = self._peek()
-            if close is None or close[1] != ")":
-                raise self._unexpected(close, "')'")
-            self.i += 1
-            self.prog.append((GROUP, None))
+            lo, hi = self._group(depth, text)
         elif kind == "num":
             self.i += 1
             value = self._int(text)
             nxt = self._peek()
             if nxt is not None and nxt[1] == "d":
+                if nxt[3]:
+                    raise DiceError(
+                        f"'{value} d' at position {tok[2]}: write {value}d… without a space for "
+                        f"{value} dice added up, or {value}#d… to roll {value} times"
+                    )
                 self.i += 1
                 lo, hi = self._dice(value)
             else:
@@ -335,7 +626,7 @@ class _Parser:
         elif text in ("adv", "dis"):
             self.i += 1
             keep = ("kh" if text == "adv" else "kl", 1)
-            lo, hi = self._add_term(self._build(2, 20, {"keep": keep}))
+            lo, hi = self._add_term(self._build(2, 20, [("keep", keep)]))
         else:
             raise self._unexpected(tok, "a number, dice or '('")
         while (lab := self._peek()) is not None and lab[0] == "label":
@@ -347,14 +638,105 @@ class _Parser:
                 self.prog.append((LABEL, lab[1]))
         return lo, hi
 
+    def _group(self, depth: int, opener: str) -> tuple[int, int]:
+        """``( … )`` groups; with commas (or braces) it is a set whose elements keep/drop
+        select, as in Avrae ``(1d4, 2+2, 3d6kl1)kh1`` and Roll20 ``{4d10*2, 5d6+10}k1``."""
+        closer = ")" if opener == "(" else "}"
+        bounds: list[tuple[int, int]] = []
+        starts: list[int] = []
+        comma = False
+        while True:
+            tok = self._peek()
+            if tok is not None and tok[1] == closer and (comma or opener == "{") and bounds:
+                break
+            starts.append(len(self.prog))
+            bounds.append(self._sum(depth + 1))
+            if len(bounds) > MAX_SET_SIZE:
+                raise DiceError(f"too many items in a set: the limit is {MAX_SET_SIZE}")
+            tok = self._peek()
+            if tok is not None and tok[1] == ",":
+                self.i += 1
+                comma = True
+                continue
+            break
+        close = self._peek()
+        if close is None or close[1] != closer:
+            raise self._unexpected(close, f"'{closer}'")
+        self.i += 1
+        selects = self._selections()
+        nxt = self._peek()
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and (comma or opener == "{"):
+            raise DiceError(
+                f"'{closer}{nxt[1]}' at position {nxt[2]}: counting the items of a set is not "
+                f"supported; to compare the total put a space before {nxt[1]}"
+            )
+        if not comma:
+            segment = self.prog[starts[0] :]
+            if selects:
+                lone = [ins for ins in segment if ins[0] == DICE]
+                if len(segment) - sum(ins[0] == GROUP for ins in segment) == 1 and lone:
+                    # (10d6kh5)kl2, {4d6}k1: a lone dice term takes the operations (Avrae,
+                    # Roll20), after its own keep/drop
+                    spec = lone[0][1]
+                    assert isinstance(spec, DiceSpec)
+                    del self.prog[starts[0] :]
+                    self.terms.pop()
+                    self.dice -= spec.worst_dice
+                    # Applied after the term's own keep/drop, never united with them.
+                    extra: list[Mod] = [("break", None)]
+                    extra += [("select", (a, sel)) for a, sels in selects for sel in sels]
+                    folded = self._rebuild(spec, extra)
+                    inner = f"({spec.text})" if opener == "(" else "{" + spec.text + "}"
+                    text = inner + selection_text(selects)
+                    return self._add_term(dataclasses.replace(folded, text=text))
+            else:
+                self.prog.append((GROUP, None))
+                return bounds[0]
+        suffix = selection_text(selects)
+        if not selects:
+            selects = (("k", (("h", len(bounds), 0),)),)  # {a, b}: the sum of all
+        self._count_op()
+        for action, sels in selects:
+            for sel in sels:
+                if sel[0] != "v" and not 1 <= sel[1] <= len(bounds) - (action == "p"):
+                    what = "keep" if action == "k" else "drop"
+                    raise DiceError(
+                        f"{selection_text(((action, (sel,)),))}: a set of {len(bounds)} can "
+                        f"{what} 1 to {len(bounds) - (action == 'p')} items"
+                    )
+        lo, hi = set_bounds(selects, bounds)
+        spec = SetSpec(len(bounds), selects, suffix, opener == "{")
+        self.prog.append((SET, spec))
+        return self._check(lo, hi)
+
+    def _selections(self) -> tuple[Selection, ...]:
+        """Keep/drop operations right after a set: ``kh1``, ``k>3``, ``p<2``…"""
+        picks: list[tuple[str, Selector]] = []
+        while (tok := self._peek()) is not None and tok[0] == "word" and tok[1] in _KEEP_WORDS:
+            after = self._peek(1)
+            if tok[1] == "d" and after is not None and after[1] in ("(", "{"):
+                raise DiceError(
+                    f"'d(' at position {tok[2]}: the number of dice and of sides must be "
+                    "plain numbers, e.g. 3d6"
+                )
+            self.i += 1
+            _, pick = self._keep(tok[1], tok[3])
+            assert isinstance(pick, tuple)
+            picks.append(pick)
+        return _merge(picks)
+
     def _dice(self, count: int) -> tuple[int, int]:
         tok = self._peek()
+        fate = False
         if tok is not None and tok[1] == "%":
             self.i += 1
             sides = 100
+        elif tok is not None and tok[1] == "f" and tok[0] == "word":
+            self.i += 1
+            sides, fate = 3, True
         else:
             sides = self._number("the number of sides after 'd' (e.g. d20)")
-        name = f"{count}d{sides}"
+        name = f"{count}d{'F' if fate else sides}"
         if count < 1:
             raise DiceError(f"{name}: roll at least one die")
         if count > MAX_DICE:
@@ -363,143 +745,309 @@ class _Parser:
             raise DiceError(f"{name}: a die needs at least one side")
         if sides > MAX_SIDES:
             raise DiceError(f"{name}: dice can have at most {_fmt(MAX_SIDES)} sides")
-        mods: dict[str, tuple[str, int]] = {}
-        while (tok := self._peek()) is not None and tok[0] in ("word", "cmp"):
-            kind, word, _ = tok
+        mods: list[Mod] = []
+        if fate:
+            mods.append(("fate", ("=", 1)))
+        while (tok := self._peek()) is not None and tok[0] in ("word", "cmp", "bang"):
+            kind, word, _, spaced = tok
+            if kind == "cmp" and word == "!=" and not spaced:
+                # rpg-dice-roller's d6!=6 explodes on 6; Avrae's 1d20!=1 compares the total.
+                raise DiceError(
+                    f"'!=' at position {tok[2]} is read differently by bots: write !6 (or e6) "
+                    "to explode on 6, or put a space before != to compare the total"
+                )
+            if kind == "cmp" and (spaced or word == "=="):
+                break  # a comparison of totals, not a success count
             self.i += 1
             if kind == "cmp":
-                slot, value = "success", (word, self._number(f"a number after '{word}'"))
+                mods.append(("success", (word, self._number(f"a number after '{word}'"))))
             elif word in _KEEP_WORDS:
-                nxt = self._peek()
-                n = self._number("") if nxt is not None and nxt[0] == "num" else 1
-                slot, value = "keep", (_KEEP_WORDS[word], n)
+                mods.append(self._keep(word, spaced))
             elif word in ("adv", "dis"):
-                if count != 1 or sides != 20 or "keep" in mods:
-                    raise DiceError(f"{word} only applies to a single d20, as in 1d20 {word}+5")
+                if count != 1 or mods:
+                    raise DiceError(
+                        f"{word} only applies to a single die, as in 1d20 {word}+5 or 1d8{word}"
+                    )
                 count = 2
-                slot, value = "keep", ("kh" if word == "adv" else "kl", 1)
-            elif word in ("r", "rr", "e"):
-                nxt = self._peek()
-                op = "="
-                if nxt is not None and nxt[0] == "cmp":
-                    op = nxt[1]
-                    self.i += 1
-                elif word == "e" and (nxt is None or nxt[0] != "num"):
-                    op = "max"
-                if op == "max":
-                    n = sides
-                    op = "="
-                else:
-                    n = self._number(f"a face number after '{word}', e.g. {word}1 or {word}<3")
-                slot, value = ("explode" if word == "e" else "reroll"), (op, n)
-                if word == "rr":
-                    value = ("rr" + op, n)
-            else:  # mi / ma
-                slot = "min" if word == "mi" else "max"
-                value = ("=", self._number(f"a face number after '{word}', e.g. {word}2"))
-            if slot in mods:
-                raise DiceError(f"{name}: only one {slot} modifier per dice term")
-            mods[slot] = value
+                name = f"2d{sides}"
+                mods.append(("keep", ("kh" if word == "adv" else "kl", 1)))
+            elif word in ("r", "rr", "ro", "ir"):
+                mods.append(self._reroll(word, spaced, sides))
+            elif word in ("e", "ie") or kind == "bang":
+                mods.append(self._explode(word, spaced, sides))
+            elif word == "ra":
+                op, n = self._condition(word, None)
+                mods.append(("reroll_add", (op, n)))
+            elif word in ("mi", "ma", "min", "max"):
+                slot = "min" if word.startswith("mi") else "max"
+                mods.append(
+                    (slot, ("=", self._number(f"a face number after '{word}', e.g. {word}2")))
+                )
+            elif word == "t":
+                mods.append(("target", (">=", self._number("a target after 't', e.g. t8"))))
+            elif word == "f":
+                op, n = self._condition(word, None, "<=" if spaced else "=")
+                mods.append(("failure", (op, n)))
+            elif word in ("cs", "cf"):
+                op, n = self._condition(word, None)
+                mods.append(("crit_success" if word == "cs" else "crit_failure", (op, n)))
+            elif word in ("s", "sa", "sd"):
+                mods.append(("sort", ("d" if word == "sd" else "a", 0)))
+            elif word == "b":
+                raise DiceError(
+                    f"'b' at position {tok[2]}: Dice Maiden's botch count is not supported; "
+                    "count failures with f1 (e.g. 4d6>=5f1)"
+                )
+            else:
+                raise self._unexpected(tok, "a modifier")
         return self._add_term(self._build(count, sides, mods))
 
-    def _build(self, count: int, sides: int, mods: dict[str, tuple[str, int]]) -> DiceSpec:
+    def _condition(self, word: str, default: int | None, bare: str = "=") -> tuple[str, int]:
+        """``<cmp>N`` or ``N`` (exactly N, or ``bare``) after a modifier word."""
+        nxt = self._peek()
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] not in ("==", "!="):
+            self.i += 1
+            return nxt[1], self._number(f"a number after '{word}{nxt[1]}'")
+        if nxt is not None and nxt[0] == "num" and not nxt[3]:
+            self.i += 1
+            return bare, self._int(nxt[1])
+        if default is not None:
+            return "=", default
+        raise self._unexpected(nxt, f"a face number after '{word}', e.g. {word}1 or {word}<3")
+
+    def _keep(self, word: str, spaced: bool) -> Mod:
+        action, kind = _KEEP_WORDS[word]
+        nxt = self._peek()
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] not in ("==", "!="):
+            if word not in ("k", "p", "d"):
+                at = self.tokens[self.i - 1][2]
+                raise DiceError(
+                    f"'{word}{nxt[1]}' at position {at}: write k{nxt[1]}N to keep or "
+                    f"p{nxt[1]}N to drop the dice that are {nxt[1]}N"
+                )
+            self.i += 1
+            op = nxt[1]
+            n = self._number(f"a number after '{word}{op}'")
+            lo, hi = _interval(op, n)
+            return ("select", (action, ("v", lo, hi)))
+        if nxt is not None and nxt[0] == "num" and not nxt[3]:
+            self.i += 1
+            n = self._int(nxt[1])
+        else:
+            if kind == "=":
+                raise self._unexpected(nxt, "what to drop after 'p', e.g. p1, ph1, pl1 or p<3")
+            n = 1
+        if kind == "=":
+            return ("select", (action, ("v", n, n)))
+        return ("select", (action, (kind, n, 0)))
+
+    def _reroll(self, word: str, spaced: bool, sides: int) -> Mod:
+        if word == "ir" or (word == "r" and spaced):
+            # Dice Maiden: r2 rerolls dice <= 2 once, ir2 again and again.
+            op, n = self._condition(word, None, "<=")
+            return ("reroll", (("rr" if word == "ir" else "r") + op, n))
+        op, n = self._condition(word, None)
+        return ("reroll", (("rr" if word == "rr" else "r") + op, n))
+
+    def _explode(self, word: str, spaced: bool, sides: int) -> Mod:
+        dice_maiden = word == "ie" or (word == "e" and spaced)
+        op, n = self._condition(word, sides, ">=" if dice_maiden else "=")
+        mode = {"!!": "compound", "!p": "penetrate", "!!p": "both"}.get(word, "")
+        once = word == "e" and spaced  # Dice Maiden's e explodes once, ie indefinitely
+        return ("explode", (op, n, mode, once))
+
+    def _rebuild(self, spec: DiceSpec, extra: list[Mod]) -> DiceSpec:
+        return self._build(spec.count, spec.sides, [*spec.mods, *extra])
+
+    def _build(self, count: int, sides: int, mods: list[Mod]) -> DiceSpec:
         """Validate a dice term's modifiers and compute its bounds and worst-case dice."""
-        name = f"{count}d{sides}"
+        fate = any(slot == "fate" for slot, _ in mods)
+        name = f"{count}d{'F' if fate else sides}"
         text = name
-        reroll = explode = success = None
+        lo_face, hi_face = (-1, 1) if fate else (1, sides)
+        seen: set[str] = set()
+        reroll = explode = success = failure = reroll_add = None
+        crit_s = crit_f = None
+        more: list[tuple[int, int]] = []
         reroll_cap = 0
+        explode_cap = MAX_EXPLOSIONS
+        mode = ""
         min_face = max_face = None
-        if "reroll" in mods:
-            op, n = mods["reroll"]
-            repeat = op.startswith("rr")
-            op = op[2:] if repeat else op
-            reroll = _interval(op, n)
-            reroll_cap = MAX_REROLLS if repeat else 1
-            if repeat and reroll[0] <= 1 and reroll[1] >= sides:
-                raise DiceError(
-                    f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever"
-                )
-            text += ("rr" if repeat else "r") + _cond_text(op, n)
-        if "explode" in mods:
-            op, n = mods["explode"]
-            explode = _interval(op, n)
-            if explode[0] <= 1 and explode[1] >= sides:
-                raise DiceError(
-                    f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop"
-                )
-            text += "e" + _cond_text(op, n)
-        if "min" in mods:
-            min_face = mods["min"][1]
-            if not 1 <= min_face <= sides:
-                raise DiceError(f"{name}mi{min_face}: the minimum must be a face from 1 to {sides}")
-            text += f"mi{min_face}"
-        if "max" in mods:
-            max_face = mods["max"][1]
-            if not 1 <= max_face <= sides:
-                raise DiceError(f"{name}ma{max_face}: the maximum must be a face from 1 to {sides}")
-            if min_face is not None and max_face < min_face:
-                raise DiceError(f"{name}: the maximum (ma) is below the minimum (mi)")
-            text += f"ma{max_face}"
-        keep: str | None = None
-        keep_n = 0
-        if "keep" in mods:
-            keep, keep_n = mods["keep"]
-            if keep in ("kh", "kl"):
-                if keep_n < 1:
-                    raise DiceError(f"{name}{keep}{keep_n}: keep at least one die")
-                if keep_n > count:
+        sort = ""
+        picks: list[tuple[str, Selector]] = []
+        more_text: list[str] = []
+        texts: dict[str, str] = {}
+        keep_simple: tuple[str, int] | None = None
+        for slot, value in mods:
+            if slot == "fate":
+                continue
+            if slot == "select":
+                assert isinstance(value, tuple)
+                picks.append(value)
+                continue
+            if slot == "break":
+                picks.append(("|", ("v", 0, 0)))
+                continue
+            if slot == "keep":
+                assert isinstance(value, tuple)
+                word, n = value
+                picks.append(("k" if word[0] == "k" else "p", (word[1], n, 0)))
+                continue
+            if slot == "target":
+                if "success" in seen:
+                    more.append(_interval(*value))
+                    more_text.append(f"t{value[1]}")
+                    continue
+                slot = "success"
+            if slot in seen:
+                raise DiceError(f"{name}: only one {slot.replace('_', ' ')} modifier per dice term")
+            seen.add(slot)
+            if fate and slot in ("reroll", "explode", "min", "max", "reroll_add"):
+                raise DiceError(f"{name}: Fate dice can't be rerolled, exploded or clamped")
+            if slot == "reroll":
+                op, n = value
+                repeat = op.startswith("rr")
+                op = op[2:] if repeat else op[1:]
+                reroll = _interval(op, n)
+                reroll_cap = MAX_REROLLS if repeat else 1
+                texts[slot] = ("rr" if repeat else "r") + _cond_text(op, n)
+                if repeat and reroll[0] <= 1 and reroll[1] >= sides:
                     raise DiceError(
-                        f"{name}{keep}{keep_n}: you can keep at most {_fmt(count)} "
-                        f"{'die' if count == 1 else 'dice'}"
+                        f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever"
                     )
-            elif keep_n >= count:
-                raise DiceError(
-                    f"{name}{keep}{keep_n}: you can drop at most {_fmt(count - 1)} "
-                    f"{'die' if count == 2 else 'dice'}"
-                )
-            text += f"{keep}{keep_n}"
-        if "success" in mods:
-            op, n = mods["success"]
-            success = _interval(op, n)
-            text += f"{op}{n}"
+            elif slot == "explode":
+                op, n, mode, once = value
+                explode = _interval(op, n)
+                explode_cap = 1 if once else MAX_EXPLOSIONS
+                sign = {"compound": "!!", "penetrate": "!p", "both": "!!p"}.get(mode, "e")
+                texts[slot] = f" e{n}" if once else sign + _cond_text(op, n)
+                if explode[0] <= 1 and explode[1] >= sides and not once:
+                    raise DiceError(
+                        f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop"
+                    )
+            elif slot == "reroll_add":
+                op, n = value
+                reroll_add = _interval(op, n)
+                texts[slot] = "ra" + _cond_text(op, n)
+            elif slot == "min":
+                min_face = value[1]
+                if not 1 <= min_face <= sides:
+                    raise DiceError(
+                        f"{name}mi{min_face}: the minimum must be a face from 1 to {sides}"
+                    )
+            elif slot == "max":
+                max_face = value[1]
+                if not 1 <= max_face <= sides:
+                    raise DiceError(
+                        f"{name}ma{max_face}: the maximum must be a face from 1 to {sides}"
+                    )
+            elif slot == "success":
+                op, n = value
+                success = _interval(op, n)
+                texts[slot] = f"{op}{n}"
+            elif slot == "failure":
+                op, n = value
+                failure = _interval(op, n)
+                texts[slot] = "f" + _cond_text(op, n)
+            elif slot == "crit_success":
+                crit_s = _interval(*value)
+                texts[slot] = "cs" + _cond_text(*value)
+            elif slot == "crit_failure":
+                crit_f = _interval(*value)
+                texts[slot] = "cf" + _cond_text(*value)
+            elif slot == "sort":
+                sort = value[0]
+        if min_face is not None and max_face is not None and max_face < min_face:
+            raise DiceError(f"{name}: the maximum (ma) is below the minimum (mi)")
+        # Canonical text, in the order the term is worked out.
+        text += texts.get("reroll", "") + texts.get("explode", "") + texts.get("reroll_add", "")
+        if min_face is not None:
+            text += f"mi{min_face}"
+        if max_face is not None:
+            text += f"ma{max_face}"
+        selects = _merge(picks)
+        for action, sels in selects:
+            for kind, n, _ in sels:
+                if kind == "v":
+                    continue
+                if action == "k":
+                    if n < 1:
+                        raise DiceError(f"{name}k{kind}{n}: keep at least one die")
+                    if n > count:
+                        raise DiceError(
+                            f"{name}k{kind}{n}: you can keep at most {_fmt(count)} "
+                            f"{'die' if count == 1 else 'dice'}"
+                        )
+                elif n >= count:
+                    raise DiceError(
+                        f"{name}d{kind}{n}: you can drop at most {_fmt(count - 1)} "
+                        f"{'die' if count == 2 else 'dice'}"
+                    )
+        if len(selects) == 1 and len(selects[0][1]) == 1 and selects[0][1][0][0] in ("h", "l"):
+            action, ((kind, n, _),) = selects[0]
+            keep_simple = (("k" if action == "k" else "d") + kind, n)
+        text += selection_text(selects)
+        if more and success is None:
+            raise DiceError(f"{name}: a second success target needs a first one")
+        text += texts.get("success", "") + "".join(more_text) + texts.get("failure", "")
+        text += texts.get("crit_success", "") + texts.get("crit_failure", "")
+        if sort:
+            text += "sd" if sort == "d" else "s"
 
         def hits(interval: tuple[int, int] | None) -> bool:
-            return interval is not None and interval[0] <= sides and interval[1] >= 1
+            return interval is not None and interval[0] <= hi_face and interval[1] >= lo_face
 
-        rolls_per_slot = 1 + (MAX_EXPLOSIONS if hits(explode) else 0)
+        booms = explode_cap if hits(explode) else 0
+        rolls_per_slot = 1 + booms
         dice_per_roll = 1 + (reroll_cap if hits(reroll) else 0)
-        worst = count * rolls_per_slot * dice_per_roll
-        # Bounds: every value lies in [vlo, vhi]; the pool holds count..pool_max counted dice.
-        vlo = 1 if min_face is None else min_face
-        vhi = sides if max_face is None else max_face
-        pool_max = count * rolls_per_slot
-        if keep in ("kh", "kl"):
-            kept_min, kept_max = keep_n, keep_n
-        elif keep is not None:
-            kept_min, kept_max = count - keep_n, pool_max - keep_n
+        added = 1 if hits(reroll_add) else 0
+        worst = (count * rolls_per_slot + added) * dice_per_roll
+        # Bounds: every counted value lies in [vlo, vhi]; the pool holds pool_min..pool_max.
+        vlo = lo_face if min_face is None else min_face
+        vhi = hi_face if max_face is None else max_face
+        if explode is not None and mode in ("penetrate", "both") and booms:
+            vlo = min(vlo, 0)
+        if mode in ("compound", "both") and booms:
+            vhi = vhi * rolls_per_slot
+            pool_min, pool_max = count, count + added
         else:
-            kept_min, kept_max = count, pool_max
-        if success is not None:
-            lo, hi = 0, kept_max
+            pool_min, pool_max = count, count * rolls_per_slot + added
+        kept_min, kept_max = kept_bounds(selects, pool_min, pool_max)
+        if success is not None or failure is not None:
+            per_hi = 0 if success is None else 1 + len(more)
+            per_lo = -1 if failure is not None else 0
+            lo, hi = kept_max * per_lo, kept_max * per_hi
         else:
-            lo, hi = kept_min * vlo, kept_max * vhi
-        plain = len(mods) == 0
+            lo = min(kept_min * vlo, kept_max * vlo)
+            hi = max(kept_min * vhi, kept_max * vhi)
+        plain = not mods
         return DiceSpec(
             count=count,
             sides=sides,
             text=text,
-            keep=keep,
-            keep_n=keep_n,
+            keep=keep_simple[0] if keep_simple else None,
+            keep_n=keep_simple[1] if keep_simple else 0,
             reroll=reroll,
             reroll_cap=reroll_cap,
             explode=explode,
+            explode_cap=explode_cap,
+            explode_mode=mode,
+            reroll_add=reroll_add,
             min_face=min_face,
             max_face=max_face,
             success=success,
+            more_successes=tuple(more),
+            failure=failure,
+            selects=selects,
+            fate=fate,
+            crit_success=crit_s,
+            crit_failure=crit_f,
+            sort=sort,
             plain=plain,
             worst_dice=worst,
             minimum=lo,
             maximum=hi,
+            mods=tuple(mods),
         )
 
     def _add_term(self, spec: DiceSpec) -> tuple[int, int]:
@@ -512,6 +1060,23 @@ class _Parser:
         self.terms.append(spec)
         self.prog.append((DICE, spec))
         return spec.minimum, spec.maximum
+
+
+def _merge(picks: list[tuple[str, Selector]]) -> tuple[Selection, ...]:
+    """Consecutive keeps (or drops) unite their selections, as in Avrae: ``kh1kl1`` keeps
+    the highest and the lowest; a keep then a drop apply one after the other."""
+    out: list[tuple[str, list[Selector]]] = []
+    fresh = True
+    for action, sel in picks:
+        if action == "|":
+            fresh = True
+            continue
+        if out and out[-1][0] == action and not fresh:
+            out[-1][1].append(sel)
+        else:
+            out.append((action, [sel]))
+        fresh = False
+    return tuple((action, tuple(sels)) for action, sels in out)
 
 
 def canonical_text(program: tuple[Instruction, ...]) -> str:
@@ -529,6 +1094,15 @@ def canonical_text(program: tuple[Instruction, ...]) -> str:
             stack[-1] = "(" + stack[-1] + ")"
         elif op == LABEL:
             stack[-1] = f"{stack[-1]} [{arg}]"
+        elif op == SET:
+            assert isinstance(arg, SetSpec)
+            items = stack[len(stack) - arg.size :]
+            del stack[len(stack) - arg.size :]
+            inner = ", ".join(items)
+            stack.append(("{" + inner + "}" if arg.braces else f"({inner})") + arg.suffix)
+        elif op == CMP:
+            right = stack.pop()
+            stack[-1] = f"{stack[-1]} {arg} {right}"
         else:
             right = stack.pop()
             stack[-1] = stack[-1] + _BINARY_SYMBOL[op] + right
@@ -552,4 +1126,9 @@ def parse(expression: str) -> Expression:
             f"that expression is too long ({_fmt(len(expression))} characters; "
             f"the limit is {_fmt(MAX_LENGTH)})"
         )
+    if _REPEAT.match(expression):
+        raise DiceError("several rolls (6#4d6) are not possible here: one roll at a time")
     return _parse_cached(expression)
+
+
+_REPEAT = re.compile(r"\s*\d+#(?=\s*\S)")

@@ -9,23 +9,28 @@ likely.
 
 from __future__ import annotations
 
+import operator
 import random
 import struct
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from bot.dice.errors import DiceError
-from bot.dice.limits import MAX_EXPLOSIONS
 from bot.dice.parser import (
     ADD,
+    CMP,
     CONST,
     DICE,
     DIV,
     LABEL,
     MUL,
     NEG,
+    SET,
     SUB,
     DiceSpec,
     Expression,
+    Selection,
+    SetSpec,
     parse,
 )
 
@@ -39,6 +44,9 @@ FROM_EXPLOSION = 32  # this die was added by an explosion
 CLAMPED_MIN = 64  # raised to the ``mi`` minimum
 CLAMPED_MAX = 128  # lowered to the ``ma`` maximum
 SUCCESS = 256  # met the success target
+ADDED = 512  # added by ``ra`` (reroll and add)
+FOLDED = 1024  # a compounding explosion (!!): its value is added to the die it came from
+FAILURE = 2048  # met the failure target (takes a success away)
 
 FLAG_NAMES: tuple[tuple[int, str], ...] = (
     (KEPT, "kept"),
@@ -50,6 +58,9 @@ FLAG_NAMES: tuple[tuple[int, str], ...] = (
     (CLAMPED_MIN, "clamped_min"),
     (CLAMPED_MAX, "clamped_max"),
     (SUCCESS, "success"),
+    (ADDED, "added"),
+    (FOLDED, "folded"),
+    (FAILURE, "failure"),
 )
 
 _TWO64 = 1 << 64
@@ -152,11 +163,22 @@ def _natural(terms: tuple[TermResult, ...], face: int) -> bool:
 
 
 class RollResult(NamedTuple):
-    """The immutable outcome of one roll: every die, every subtotal, the total."""
+    """The immutable outcome of one roll: every die, every subtotal, the total.
+
+    A comparison of totals (``1d20+5 >= 15``) has total 1 (pass) or 0 (fail) and
+    ``compared`` holds both sides; ``sets`` holds which items each set kept, in order.
+    """
 
     parsed: Expression
     total: int
     terms: tuple[TermResult, ...]
+    sets: tuple[tuple[bool, ...], ...] = ()
+    compared: tuple[int, int] | None = None
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the comparison held; None without one."""
+        return None if self.compared is None else self.total == 1
 
     @property
     def expression(self) -> str:
@@ -215,7 +237,14 @@ class RollResult(NamedTuple):
                     "dice": dice,
                 }
             )
+        extra: dict[str, Any] = {}
+        if self.sets:
+            extra["sets"] = [list(kept) for kept in self.sets]
+        if self.compared is not None:
+            extra["compared"] = list(self.compared)
+            extra["passed"] = self.passed
         return {
+            **extra,
             "expression": self.parsed.text,
             "total": self.total,
             "labels": list(self.parsed.labels),
@@ -226,12 +255,41 @@ class RollResult(NamedTuple):
         }
 
 
+def select(
+    order: list[int], values: list[int] | tuple[int, ...], selects: tuple[Selection, ...]
+) -> list[int]:
+    """The indices (from ``order``, in roll order) that keep/drop operations leave kept.
+
+    Each operation selects among the dice still kept; consecutive keeps (or drops) unite
+    their selectors (Avrae). Ties go by roll order.
+    """
+    kept = order
+    for action, sels in selects:
+        chosen: set[int] = set()
+        for kind, a, b in sels:
+            if kind == "v":
+                chosen.update(i for i in kept if a <= values[i] <= b)
+            elif kind == "h":
+                chosen.update(sorted(kept, key=lambda i: (-values[i], i))[:a])
+            elif kind == "l":
+                chosen.update(sorted(kept, key=lambda i: (values[i], i))[:a])
+            else:  # middle: as many dropped below as above, one more above if odd
+                ranked = sorted(kept, key=lambda i: (values[i], i))
+                start = max(0, (len(ranked) - a) // 2)
+                chosen.update(ranked[start : start + a])
+        keep = action == "k"
+        kept = [i for i in kept if (i in chosen) is keep]
+    return kept
+
+
 def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     """Roll one dice term: rerolls, explosions, clamps, then keep/drop, then successes."""
     sides = spec.sides
     initial = _draw(rng, sides, spec.count)
     if spec.plain:
         return TermResult(spec, initial, initial, None, None, sum(initial))
+    if spec.fate:
+        initial = tuple(f - 2 for f in initial)
     faces: list[int] = []
     values: list[int] = []
     flags: list[int] = []
@@ -239,6 +297,9 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     ra, rb = spec.reroll if spec.reroll is not None else (1, 0)
     cap = spec.reroll_cap
     ea, eb = spec.explode if spec.explode is not None else (1, 0)
+    explode_cap = spec.explode_cap
+    penetrate = spec.explode_mode in ("penetrate", "both")
+    compound = spec.explode_mode in ("compound", "both")
     lo = spec.min_face
     hi = spec.max_face
     for first in initial:
@@ -246,6 +307,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
         origin = 0
         source = -1
         explosions = 0
+        head = -1
         while True:
             rerolls = 0
             while ra <= face <= rb and rerolls < cap:
@@ -254,7 +316,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 flags.append(REROLLED | origin)
                 sources.append(source)
                 source = len(faces) - 1
-                origin = (origin & FROM_EXPLOSION) | REPLACEMENT
+                origin = (origin & (FROM_EXPLOSION | FOLDED)) | REPLACEMENT
                 face = _draw1(rng, sides)
                 rerolls += 1
             value = face
@@ -265,45 +327,82 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
             if hi is not None and value > hi:
                 value = hi
                 flag |= CLAMPED_MAX
-            boom = ea <= face <= eb and explosions < MAX_EXPLOSIONS
+            if penetrate and origin & FROM_EXPLOSION:
+                value -= 1  # penetrating dice: each explosion counts one less
+            boom = ea <= face <= eb and explosions < explode_cap
             if boom:
                 flag |= EXPLODED
             faces.append(face)
             values.append(value)
             flags.append(flag)
             sources.append(source)
+            if head < 0:
+                head = len(faces) - 1
+            elif compound:
+                values[head] += value
             if not boom:
                 break
             explosions += 1
             source = len(faces) - 1
-            origin = FROM_EXPLOSION
+            origin = FROM_EXPLOSION | (FOLDED if compound else 0)
             face = _draw1(rng, sides)
-    counted = [i for i, fl in enumerate(flags) if not fl & REROLLED]
-    if spec.keep is not None:
+    counted = [i for i, fl in enumerate(flags) if not fl & (REROLLED | FOLDED)]
+    if spec.reroll_add is not None:
+        aa, ab = spec.reroll_add
+        match = next((i for i in counted if aa <= faces[i] <= ab), None)
+        if match is not None:
+            face = _draw1(rng, sides)
+            value = spec.clamp(face)
+            flag = ADDED
+            if value != face:
+                flag |= CLAMPED_MIN if value > face else CLAMPED_MAX
+            faces.append(face)
+            values.append(value)
+            flags.append(flag)
+            sources.append(match)
+            counted.append(len(faces) - 1)
+    if spec.keep is not None:  # one highest/lowest keep or drop: a single sort
         k = spec.keep_n
-        if spec.keep in ("kh", "dh"):
-            order = sorted(counted, key=lambda i: (-values[i], i))
-        else:
-            order = sorted(counted, key=lambda i: (values[i], i))
+        high = spec.keep in ("kh", "dh")
+        order = sorted(
+            counted, key=(lambda i: (-values[i], i)) if high else (lambda i: (values[i], i))
+        )
         kept = order[:k] if spec.keep in ("kh", "kl") else order[k:]
-        for i in order:
+    elif spec.selects:
+        kept = select(counted, values, spec.selects)
+    else:
+        kept = counted
+    if spec.selects:
+        for i in counted:
             flags[i] |= DROPPED
         for i in kept:
             flags[i] ^= DROPPED | KEPT
     else:
-        kept = counted
         for i in kept:
             flags[i] |= KEPT
-    if spec.success is not None:
-        sa, sb = spec.success
+    if spec.counting:
         subtotal = 0
         for i in kept:
-            if sa <= values[i] <= sb:
+            score = spec.score(values[i])
+            if score > 0:
                 flags[i] |= SUCCESS
-                subtotal += 1
+            elif score < 0:
+                flags[i] |= FAILURE
+            subtotal += score
     else:
         subtotal = sum(values[i] for i in kept)
     return TermResult(spec, tuple(faces), tuple(values), tuple(flags), tuple(sources), subtotal)
+
+
+#: What each comparison of totals tests.
+COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
+}
 
 
 def roll(expression: str | Expression, rng: random.Random) -> RollResult:
@@ -315,6 +414,8 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
         return RollResult(expr, term.subtotal + fast[1], (term,))
     stack: list[int] = []
     terms: list[TermResult] = []
+    sets: list[tuple[bool, ...]] = []
+    compared: tuple[int, int] | None = None
     for op, arg in expr.eval_program:
         if op == DICE:
             assert isinstance(arg, DiceSpec)
@@ -326,6 +427,18 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
             stack.append(arg)
         elif op == NEG:
             stack[-1] = -stack[-1]
+        elif op == SET:
+            assert isinstance(arg, SetSpec)
+            items = stack[len(stack) - arg.size :]
+            del stack[len(stack) - arg.size :]
+            chosen = set(select(list(range(arg.size)), items, arg.selects))
+            sets.append(tuple(i in chosen for i in range(arg.size)))
+            stack.append(sum(items[i] for i in chosen))
+        elif op == CMP:
+            assert isinstance(arg, str)
+            right = stack.pop()
+            compared = (stack[-1], right)
+            stack[-1] = int(COMPARE[arg](stack[-1], right))
         else:
             right = stack.pop()
             if op == ADD:
@@ -338,4 +451,4 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
                 if right == 0:  # unreachable: the parser refuses divisors that can be 0
                     raise DiceError("division by zero")
                 stack[-1] //= right
-    return RollResult(expr, stack[-1], tuple(terms))
+    return RollResult(expr, stack[-1], tuple(terms), tuple(sets), compared)

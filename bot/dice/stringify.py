@@ -11,12 +11,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from bot.dice.parser import CONST, DICE, GROUP, LABEL, NEG, DiceSpec
+from bot.dice.parser import (
+    CMP,
+    COMPARE_SYMBOL,
+    CONST,
+    DICE,
+    GROUP,
+    LABEL,
+    NEG,
+    SET,
+    DiceSpec,
+    SetSpec,
+)
 from bot.dice.roller import (
+    ADDED,
     CLAMPED_MAX,
     CLAMPED_MIN,
     DROPPED,
     EXPLODED,
+    FAILURE,
+    FOLDED,
+    FROM_EXPLOSION,
     REROLLED,
     SUCCESS,
     RollResult,
@@ -30,8 +45,9 @@ _BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / "}
 #: plain text keeps "-".
 _MD_MINUS = "−"
 _MD_SPECIAL = re.compile(r"([\\*_~`|>#\[\]()])")
+_FATE = {-1: "−", 0: "0", 1: "+"}
 
-DieFormat = Callable[[int, int, int, int], str]  # (face, value, flags, sides) -> text
+DieFormat = Callable[[int, int, int, DiceSpec], str]  # (face, value, flags, spec) -> text
 
 
 def _md_escape(text: str) -> str:
@@ -39,75 +55,201 @@ def _md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
-def _md_die(face: int, value: int, flags: int, sides: int) -> str:
+def _extreme(face: int, spec: DiceSpec) -> bool:
+    """Bold this face: a natural 1 or maximum, or Roll20's cs/cf ranges when given."""
+    if spec.fate:
+        return False
+    if spec.crit_success is not None or spec.crit_failure is not None:
+        for span in (spec.crit_success, spec.crit_failure):
+            if span is not None and span[0] <= face <= span[1]:
+                return True
+        return False
+    return face in (1, spec.sides)
+
+
+def _penetrated(flags: int, spec: DiceSpec) -> bool:
+    """A penetrating explosion's die (counts one less than its face)."""
+    return bool(flags & FROM_EXPLOSION) and spec.explode_mode in ("penetrate", "both")
+
+
+def _face_text(face: int, spec: DiceSpec) -> str:
+    return _FATE[face] if spec.fate else str(face)
+
+
+def _md_die(face: int, value: int, flags: int, spec: DiceSpec) -> str:
+    shown = _face_text(face, spec)
     if flags & (DROPPED | REROLLED):
-        return f"~~{face}~~"
-    text = f"**{face}**" if face in (1, sides) else str(face)
-    if flags & (CLAMPED_MIN | CLAMPED_MAX):
+        return f"~~{shown}~~"
+    text = f"**{shown}**" if _extreme(face, spec) else shown
+    if flags & FOLDED:
+        text = "+" + text
+    if flags & ADDED:
+        text = "+" + text
+    if flags & (CLAMPED_MIN | CLAMPED_MAX) or _penetrated(flags, spec):
         text += f"→{value}"
     if flags & EXPLODED:
         text += "!"
     if flags & SUCCESS:
         text += "✓"
+    if flags & FAILURE:
+        text += "✗"
     return text
 
 
-def _plain_die(face: int, value: int, flags: int, sides: int) -> str:
+def _plain_die(face: int, value: int, flags: int, spec: DiceSpec) -> str:
+    shown = "-" if spec.fate and face < 0 else _face_text(face, spec)
     if flags & (DROPPED | REROLLED):
-        return f"{face}x"
-    text = str(face)
-    if flags & (CLAMPED_MIN | CLAMPED_MAX):
+        return f"{shown}x"
+    text = shown
+    if flags & (FOLDED | ADDED):
+        text = "+" + text
+    if flags & (CLAMPED_MIN | CLAMPED_MAX) or _penetrated(flags, spec):
         text += f"->{value}"
     if flags & EXPLODED:
         text += "!"
     if flags & SUCCESS:
         text += "*"
+    if flags & FAILURE:
+        text += "-"
     return text
 
 
-def _dice_list(term: TermResult, fmt: DieFormat, shown: int | None) -> str:
-    sides = term.spec.sides
-    n = len(term.faces)
-    k = n if shown is None else min(n, shown)
-    if term.flags is None:
-        parts = [fmt(f, f, 0, sides) for f in term.faces[:k]]
-    else:
-        parts = [fmt(term.faces[i], term.values[i], term.flags[i], sides) for i in range(k)]
-    if k < n:
-        parts.append(f"… {n - k} more {'die' if n - k == 1 else 'dice'}" if k else f"{n} dice")
-    return ", ".join(parts)
-
-
-def _body(
-    result: RollResult,
-    fmt: DieFormat | None,
-    escape: Callable[[str], str],
-    shown: int | None,
-    minus: str = "-",
-) -> str:
-    """The expression with each term's dice, e.g. ``1d20 (12) + 5``; fmt None omits dice."""
-    stack: list[str] = []
-    terms = iter(result.terms)
-    for op, arg in result.parsed.program:
-        if op == CONST:
-            stack.append(str(arg))
-        elif op == DICE:
-            assert isinstance(arg, DiceSpec)
-            term = next(terms)
-            if fmt is None:
-                stack.append(arg.text)
-            else:
-                stack.append(f"{arg.text} ({_dice_list(term, fmt, shown)})")
-        elif op == NEG:
-            stack[-1] = minus + stack[-1]
-        elif op == GROUP:
-            stack[-1] = "(" + stack[-1] + ")"
-        elif op == LABEL:
-            stack[-1] = f"{stack[-1]} [{escape(str(arg))}]"
+def _die_texts(term: TermResult, fmt: DieFormat) -> list[str]:
+    """Every die of a term as text, in roll order (sorted if the term asks for it)."""
+    spec = term.spec
+    if term.flags is None:  # unmodified dice: the common, large case, formatted inline
+        if fmt is _md_die:
+            top = spec.sides
+            texts = [f"**{f}**" if f == 1 or f == top else str(f) for f in term.faces]
         else:
-            right = stack.pop()
-            stack[-1] = stack[-1] + _BINARY[op].replace("-", minus) + right
-    return stack[-1]
+            texts = [str(f) for f in term.faces]
+    else:
+        values, flags = term.values, term.flags
+        texts = [fmt(f, values[i], flags[i], spec) for i, f in enumerate(term.faces)]
+    if spec.sort:
+        order = sorted(range(len(texts)), key=lambda i: term.values[i], reverse=spec.sort == "d")
+        texts = [texts[i] for i in order]
+    return texts
+
+
+class _Layout:
+    """A result laid out once: the text around each term's dice list and every die's text,
+    so any number of shown dice per term costs one join, and its length is arithmetic."""
+
+    def __init__(
+        self,
+        result: RollResult,
+        fmt: DieFormat,
+        escape: Callable[[str], str],
+        minus: str = "-",
+    ) -> None:
+        self.pieces: list[str | int] = []  # text, or the index of a term's dice list
+        self.dice: list[list[str]] = []
+        self.prefix: list[list[int]] = []  # prefix[t][k]: length of the first k dice joined
+        stack: list[list[str | int]] = []
+        terms = iter(result.terms)
+        sets = iter(result.sets)
+        for op, arg in result.parsed.program:
+            if op == CONST:
+                stack.append([str(arg)])
+            elif op == DICE:
+                assert isinstance(arg, DiceSpec)
+                texts = _die_texts(next(terms), fmt)
+                index = len(self.dice)
+                self.dice.append(texts)
+                acc = [0]
+                total = 0
+                for k, t in enumerate(texts):
+                    total += len(t) + (2 if k else 0)
+                    acc.append(total)
+                self.prefix.append(acc)
+                stack.append([arg.text, index])
+            elif op == NEG:
+                stack[-1] = [minus, *stack[-1]]
+            elif op == GROUP:
+                stack[-1] = ["(", *stack[-1], ")"]
+            elif op == LABEL:
+                stack[-1] = [*stack[-1], f" [{escape(str(arg))}]"]
+            elif op == SET:
+                assert isinstance(arg, SetSpec)
+                kept = next(sets, ())
+                items = stack[len(stack) - arg.size :]
+                del stack[len(stack) - arg.size :]
+                out: list[str | int] = ["{" if arg.braces else "("]
+                for j, item in enumerate(items):
+                    if j:
+                        out.append(", ")
+                    if j < len(kept) and not kept[j]:  # an item the set dropped
+                        if fmt is not _md_die:
+                            out.extend([*item, "x"])
+                        elif any(isinstance(p, int) or "~~" in p for p in item):
+                            out.extend([*item, " (dropped)"])  # ~~ cannot nest
+                        else:
+                            out.extend(["~~", *item, "~~"])
+                    else:
+                        out.extend(item)
+                out.append(("}" if arg.braces else ")") + arg.suffix)
+                stack.append(out)
+            elif op == CMP:
+                right = stack.pop()
+                stack[-1] = [*stack[-1], f" {arg} ", *right]
+            else:
+                right = stack.pop()
+                stack[-1] = [*stack[-1], _BINARY[op].replace("-", minus), *right]
+        self.pieces = stack[-1]
+        self.fixed = sum(len(p) for p in self.pieces if isinstance(p, str))
+
+    def _tail(self, index: int, shown: int) -> str:
+        n = len(self.dice[index])
+        if shown >= n:
+            return ""
+        rest = n - shown
+        if shown:
+            return f", … {rest} more {'die' if rest == 1 else 'dice'}"
+        return f"{n} dice"
+
+    def length(self, shown: int | None) -> int:
+        """Length of :meth:`text` for ``shown``, without building it."""
+        total = self.fixed
+        for index, texts in enumerate(self.dice):
+            k = len(texts) if shown is None else min(shown, len(texts))
+            total += 3 + self.prefix[index][k] + len(self._tail(index, k))
+        return total
+
+    def text(self, shown: int | None) -> str:
+        """The expression with at most ``shown`` dice per list (None: all)."""
+        out: list[str] = []
+        for piece in self.pieces:
+            if isinstance(piece, str):
+                out.append(piece)
+                continue
+            texts = self.dice[piece]
+            k = len(texts) if shown is None else min(shown, len(texts))
+            out.append(" (" + ", ".join(texts[:k]) + self._tail(piece, k) + ")")
+        return "".join(out)
+
+    def bare(self) -> str:
+        """The expression without any dice lists."""
+        return "".join(p for p in self.pieces if isinstance(p, str))
+
+
+def _number(value: int, minus: str) -> str:
+    return str(value).replace("-", minus)
+
+
+def _ending(result: RollResult, minus: str = "-") -> str:
+    if result.compared is not None:
+        left, right = result.compared
+        op = result.parsed.compare or "=="
+        verdict = "pass" if result.total else "fail"
+        return f" → {_number(left, minus)} {COMPARE_SYMBOL[op]} {_number(right, minus)}: {verdict}"
+    return f" = {_number(result.total, minus)}"
+
+
+def _short(result: RollResult, minus: str = "-") -> str:
+    if result.compared is not None:
+        return "pass" if result.total else "fail"
+    return _number(result.total, minus)
 
 
 def _render(
@@ -119,36 +261,29 @@ def _render(
 ) -> str:
     if max_length < 1:
         raise ValueError("max_length must be at least 1")
-    total_text = str(result.total).replace("-", minus)
-    total = f" = {total_text}"
+    total = _ending(result)
     comment = f" # {escape(result.comment)}" if result.comment else ""
-
-    def line(body: str, with_comment: bool = True) -> str:
-        return body + total + (comment if with_comment else "")
-
-    full = line(_body(result, fmt, escape, None, minus))
-    if len(full) <= max_length:
-        return full
-    # Largest number of dice per term that fits, by binary search.
-    most = max((len(t.faces) for t in result.terms), default=0)
-    lo, hi, best = 0, most - 1, None
+    layout = _Layout(result, fmt, escape)
+    room = max_length - len(total) - len(comment)
+    if layout.length(None) <= room:
+        return layout.text(None) + total + comment
+    # Largest number of dice per term that fits, by binary search on arithmetic lengths.
+    most = max((len(t) for t in layout.dice), default=0)
+    lo, hi, best = 0, most - 1, -1
     while lo <= hi:
         mid = (lo + hi) // 2
-        text = line(_body(result, fmt, escape, mid, minus))
-        if len(text) <= max_length:
-            best, lo = text, mid + 1
+        if layout.length(mid) <= room:
+            best, lo = mid, mid + 1
         else:
             hi = mid - 1
-    if best is not None:
-        return best
-    for candidate in (
-        line(_body(result, None, escape, None, minus)),
-        line(_body(result, None, escape, None, minus), with_comment=False),
-        total_text,
-    ):
+    if best >= 0:
+        return layout.text(best) + total + comment
+    bare = layout.bare()
+    for candidate in (bare + total + comment, bare + total, _short(result, minus)):
         if len(candidate) <= max_length:
             return candidate
-    return total_text[: max_length - 1] + "…" if max_length > 1 else "…"
+    short = _short(result, minus)
+    return short[: max_length - 1] + "…" if max_length > 1 else "…"
 
 
 def render_markdown(result: RollResult, max_length: int = DISCORD_LIMIT) -> str:

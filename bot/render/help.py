@@ -155,13 +155,26 @@ _DICE_PAGES: tuple[tuple[str, str], ...] = (
         "`label:` on `/roll` gives the roll a title.",
     ),
     (
+        "Sets, pools, several rolls",
+        "`(1d4, 2+2, 3d6kl1)kh1`, `{4d10*2, 5d6+10}k1`: the best of several results\n"
+        "`4d6k<3`, `4d6p>4`: keep (drop) the dice below 3 (above 4); `4d6km2`: the middle 2\n"
+        "`3d6!`, `3d6!!`, `3d6!p`: explode, compound, penetrate; `2d6ro1`, `2d6ra1`\n"
+        "`4dF`: Fate dice; `10d10>=8f1`, `5d10 t8 f1`: successes minus failures\n"
+        "`1d20+5 >= 15`: pass or fail\n"
+        "`6#4d6kh3` (or `6 4d6 k3`), `1d20+5 [attack]; 2d6 [damage]`: several rolls, each with "
+        "its own total\n\n"
+        "From Dice Maiden: `+d20` is advantage, and a modifier after a space is read its way "
+        "(`3d6 e6` explodes once). Where bots disagree (`2d6 >= 7`) you are asked which you "
+        "mean. All of it: docs/dice.md.",
+    ),
+    (
         "Reading the result",
         "`4d6kh3 (**6**, 4, ~~1~~, 3) = 13`\n"
         "Every die is listed in roll order. Dice that don't count (dropped, or replaced by a "
         "reroll) are struck through; highest faces and 1s are bold; `!` marks a die that "
         "exploded, `→` a face changed by `mi`/`ma`, `✓` a success.\n\n"
         "**Limits**, checked before rolling: 1,000 characters, 1,000 dice (counting every "
-        "possible explosion and reroll), dice of 1 to 10,000 sides.\n\n"
+        "possible explosion, reroll and repeat), dice of 1 to 10,000 sides, 20 rolls.\n\n"
         "`/odds roll dice:2d6+1 at_least:8` gives the exact chances of any expression.",
     ),
 )

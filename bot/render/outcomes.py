@@ -343,6 +343,10 @@ def _fallback(row: RollView, outcome: dict[str, Any]) -> str:
         total = None
     if total is not None:
         parts.append(f"**Total: {style.number(total)}**")
+    totals = outcome.get("totals")  # several rolls in one /roll (issue 20)
+    if isinstance(totals, list) and all(isinstance(t, int) for t in totals):
+        shown = ", ".join(style.number(t) for t in totals[:MAX_FACES])
+        parts.append(f"**Totals: {shown}**")
     result = outcome.get("result")
     if isinstance(result, str):
         parts.append(result.replace("_", " "))

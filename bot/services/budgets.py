@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.dice import Expression
+from bot.dice.batch import Batch
 from bot.dice.limits import MAX_ODDS_COST
 from bot.errors import UserError
 from bot.services.context import Caller
@@ -55,9 +56,9 @@ def _wall() -> float:
     return time.time()
 
 
-def dice_work(expression: Expression) -> int:
-    """A roll's work: its worst-case dice, every explosion and reroll counted (the parser's
-    static bound, ``Expression.max_dice``), at least 1."""
+def dice_work(expression: Expression | Batch) -> int:
+    """A roll's work: its worst-case dice, every explosion, reroll and repeat counted (the
+    parser's static bound, ``max_dice``), at least 1."""
     return max(1, expression.max_dice)
 
 

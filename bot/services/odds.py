@@ -218,6 +218,14 @@ def dice_odds(expression: str, at_least: int | None = None) -> OddsReport:
 def _dice_odds(expression: str, at_least: int | None, meter: OddsMeter | None = None) -> OddsReport:
     parsed = parse(expression)
     totals = exact_odds(parsed, meter)
+    if parsed.compare is not None:  # 1d20+5 >= 15: the total is 1 (pass) or 0 (fail)
+        passed = totals.get(1, Fraction(0))
+        return OddsReport(
+            " ".join(expression.split()),
+            (("Pass", passed), ("Fail", 1 - passed)),
+            passed,
+            "Chance to pass",
+        )
     success = None
     if at_least is not None:
         success = sum((p for total, p in totals.items() if total >= at_least), Fraction(0))

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.dice import RollResult, parse, roll
+from bot.dice import RollResult, parse_many, roll_many
 from bot.services import budgets, ledger, secrecy
 from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
@@ -21,7 +21,7 @@ class DiceRoll:
     """A recorded generic roll."""
 
     roll_id: int
-    result: RollResult
+    results: tuple[RollResult, ...]  # one per roll: repeats (6#4d6) and rolls separated by ;
     label: str | None
     visibility: Visibility = Visibility.PUBLIC
     #: SHA-256 commitment of a hidden roll (shown on its public stub).
@@ -30,6 +30,13 @@ class DiceRoll:
     #: The public number printed as ``#N`` and the row's chain link (issue 15).
     number: int = 0
     chain: str = ""
+    #: Canonical notation of everything rolled, e.g. ``6#4d6kh3`` or ``1d20+5; 2d6``.
+    notation: str = ""
+
+    @property
+    def result(self) -> RollResult:
+        """The first (usually only) roll."""
+        return self.results[0]
 
     @property
     def gm_targets(self) -> secrecy.GmTargets:
@@ -48,14 +55,17 @@ async def roll_dice(
     visibility: Visibility | str | None = Visibility.PUBLIC,
     command: str = "roll",
 ) -> DiceRoll:
-    """Parse (limits checked before any die), roll and record one expression.
+    """Parse (limits checked before any die), roll and record one command's rolls.
+
+    Several rolls (``6#4d6kh3``, ``1d20+5; 2d6``) are one ledger row: every term keeps the
+    index of its roll, and the outcome lists each total.
 
     In a campaign's channel the row is filed under that campaign, so /history finds it.
     ``visibility`` None means the campaign's default for ``command`` ("roll" or "gm-roll");
     hidden rolls are recorded with their commitment (services/secrecy.py).
     """
-    parsed = parse(expression)  # a DiceError here changes nothing
-    budgets.charge(caller, budgets.dice_work(parsed))  # and so does OverBudget
+    batch = parse_many(expression)  # a DiceError here changes nothing
+    budgets.charge(caller, budgets.dice_work(batch))  # and so does OverBudget
     label = " ".join(label.split()) if label else None
     async with core_transaction(db) as session:
         campaign: CampaignView | None = None
@@ -67,7 +77,29 @@ async def roll_dice(
         if command == "gm-roll":
             secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
         chosen = secrecy.resolve_visibility(visibility, campaign, command)
-        result = roll(parsed, rng)
+        results = roll_many(batch, rng)
+        if len(results) == 1:
+            result = results[0]
+            record = result.to_record()
+            dice = record["terms"]
+            outcome: dict[str, object] = {
+                "total": result.total,
+                "label": label,
+                "expression": result.expression,
+            }
+            if result.compared is not None:
+                outcome["passed"] = result.passed
+        else:
+            dice = [
+                {**term, "roll": index}
+                for index, rolled in enumerate(results)
+                for term in rolled.to_record()["terms"]
+            ]
+            outcome = {
+                "totals": [r.total for r in results],
+                "label": label,
+                "expression": batch.text,
+            }
         recorded = await secrecy.record_roll_in(
             session,
             ledger.NewRoll(
@@ -80,8 +112,8 @@ async def roll_dice(
                 ),
                 kind=ledger.Kind.ROLL,
                 request=request,
-                dice=result.to_record()["terms"],
-                outcome={"total": result.total, "label": label, "expression": result.expression},
+                dice=dice,
+                outcome=outcome,
                 visibility=chosen,
                 campaign_id=campaign.id if campaign else None,
             ),
@@ -90,11 +122,12 @@ async def roll_dice(
             raise DuplicateInteraction(recorded.number)
     return DiceRoll(
         recorded.id,
-        result,
+        results,
         label,
         chosen,
         recorded.commitment,
         campaign,
         recorded.number,
         recorded.chain,
+        batch.text,
     )

@@ -24,7 +24,7 @@ SEEDS = range(8)
         ("1d20+5", 1, 20, 5),
         ("1d20 - 2", 1, 20, -2),
         ("d%", 1, 100, 0),
-        ("  3 d 8  ", 3, 8, 0),
+        ("  3d 8  ", 3, 8, 0),
     ],
 )
 def test_plain_dice(draw, seed, expression, count, sides, offset):

@@ -35,6 +35,36 @@ MODIFIERS = st.sampled_from(
         "e1",
         "kh99",
         "mi0",
+        # Issue 20's spellings.
+        "k<3",
+        "k>4",
+        "k=2",
+        "p>3",
+        "p1",
+        "ph1",
+        "pl1",
+        "km2",
+        "!",
+        "!!",
+        "!p",
+        "!!p>4",
+        "ro1",
+        "ra1",
+        " e6",
+        " e",
+        " ie5",
+        " r2",
+        " ir1",
+        " t4",
+        " f1",
+        "t6",
+        "f1",
+        "cs>5",
+        "cf<2",
+        "sd",
+        "s",
+        "min2",
+        "max5",
     ]
 )
 ATOMS = st.one_of(
@@ -46,9 +76,13 @@ ATOMS = st.one_of(
         st.sampled_from(["1", "2", "4", "6", "10", "20", "%", "100", "0", "10001"]),
         st.lists(MODIFIERS, max_size=3),
     ),
-    st.sampled_from(["adv", "dis", "d20", "(1d20)", "()", "[x]"]),
+    st.sampled_from(["adv", "dis", "d20", "(1d20)", "()", "[x]", "+d20", "-d20", "1d8adv"]),
+    st.sampled_from(["4dF", "2dFkh1", "(1d6, 2d4)kh1", "{1d6, 3}k1", "(1d4, 1d6, 2)p<3"]),
+    st.sampled_from(["((3d6kh2)kl1)", "(2d6)kh1", "{4d6}k2", "(1, -2, 3)kl2", "(1d6,)"]),
 )
-OPS = st.sampled_from(["+", "-", "*", "/", " + ", "- -", "(", ")", "", " [fire] ", "#c"])
+OPS = st.sampled_from(
+    ["+", "-", "*", "/", " + ", "- -", "(", ")", "", " [fire] ", "#c", " >= ", " == ", ", "]
+)
 
 
 @st.composite
@@ -98,7 +132,10 @@ def test_near_valid_expressions_evaluate_or_raise_dice_error(text: str, seed: in
 
 
 @given(
-    st.lists(st.sampled_from(["1d6", "2d20kh1", "3", "(", ")", "+", "*", "-", "/"]), max_size=60),
+    st.lists(
+        st.sampled_from(["1d6", "2d20kh1", "3", "(", ")", "+", "*", "-", "/", ",", "kh1", "{"]),
+        max_size=60,
+    ),
     st.integers(0, 100),
 )
 def test_token_soup(tokens: list[str], seed: int) -> None:

@@ -204,7 +204,7 @@ async def test_help_topics_and_their_pages_work_at_the_offline_table() -> None:
     assert "one of players, gms, system, dice, secret, fortune" in _after(out, "help /help")[1]
     dice = _after(out, "alice> /help topic:dice")
     assert dice[0] == "  ── #table · only alice can see this · pbp-dice ──"
-    assert dice[-2:] == ["  ┃ — Page 1 of 5", "  [1] Previous (disabled)   [2] Next"]
+    assert dice[-2:] == ["  ┃ — Page 1 of 6", "  [1] Previous (disabled)   [2] Next"]
     turned = _after(out, 'alice> click "Next"')
     assert turned[0] == "  ── #table · only alice can see this · pbp-dice · updated ──"
-    assert "  ┃ — Page 2 of 5" in turned
+    assert "  ┃ — Page 2 of 6" in turned

@@ -51,9 +51,7 @@ def test_the_documented_example_is_what_the_service_hashes() -> None:
     assert hashlib.sha256(who_bytes).hexdigest() == who
     assert hashlib.sha256(documented).hexdigest() == digest
     assert (
-        cm.who_encoding(
-            123456789012345678, "Sybilla", "/check ability:WIT secret:blind", "a1" * 32
-        )
+        cm.who_encoding(123456789012345678, "Sybilla", "/check ability:WIT secret:blind", "a1" * 32)
         == who_bytes
     )
     identity = cm.Identity(

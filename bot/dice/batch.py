@@ -1,0 +1,126 @@
+"""Several rolls in one command: repeats (``6#4d6kh3``, Dice Maiden's ``6 4d6 k3``) and rolls
+separated by ``;`` (``1d20+5 [attack]; 2d6+3 [damage]``), each with its own total and labels.
+
+The static limits hold for the whole command: at most ``MAX_ROLLS`` results and ``MAX_DICE``
+dice counting every repeat, explosion and reroll, all checked before any die is rolled.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import re
+from dataclasses import dataclass
+
+from bot.dice.errors import DiceError
+from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
+from bot.dice.parser import Expression, parse
+from bot.dice.roller import RollResult, roll
+
+# "6#4d6kh3" (no space before #: "20 # note" stays a comment on 20).
+_HASH_REPEAT = re.compile(r"\s*(\d+)#(?=\s*\S)")
+# Dice Maiden: a leading number and a space repeat what follows ("6 4d6", "2 d6", "3 +d20"),
+# unless an operator follows ("3 + 4", "3 * 2"); "+d"/"-d" right after the space is its
+# advantage spelling, so "3 +d20" is three rolls with advantage.
+_SPACE_REPEAT = re.compile(r"\s*(\d+)\s+(?=[^\s+\-*/)<>=!#;,\[%]|[+-][dD])")
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One command's rolls: each expression with how many times to roll it."""
+
+    parts: tuple[tuple[Expression, int], ...]
+
+    @property
+    def count(self) -> int:
+        """How many results the command shows."""
+        return sum(n for _, n in self.parts)
+
+    @property
+    def text(self) -> str:
+        """Canonical notation of the whole command."""
+        return "; ".join(f"{n}#{e.text}" if n > 1 else e.text for e, n in self.parts)
+
+    @property
+    def max_dice(self) -> int:
+        """The worst-case dice of the whole command, every repeat counted (limits.py)."""
+        return sum(n * expr.max_dice for expr, n in self.parts)
+
+    @property
+    def single(self) -> Expression | None:
+        """The expression when the command is one plain roll."""
+        return self.parts[0][0] if len(self.parts) == 1 and self.parts[0][1] == 1 else None
+
+
+def _split(text: str) -> list[str]:
+    """Split on ``;`` outside [labels]."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        elif ch == ";" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _repeat(segment: str) -> tuple[int, str]:
+    for pattern in (_HASH_REPEAT, _SPACE_REPEAT):
+        m = pattern.match(segment)
+        if m is not None:
+            n = int(m.group(1)[:12])
+            if not 1 <= n <= MAX_ROLLS:
+                raise DiceError(f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once")
+            return n, segment[m.end() :]
+    return 1, segment
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_many_cached(text: str) -> Batch:
+    segments = _split(text)
+    if len(segments) > 1 and not segments[-1].strip():
+        segments.pop()  # a trailing ';'
+    parts: list[tuple[Expression, int]] = []
+    dice = 0
+    for index, segment in enumerate(segments, start=1):
+        if not segment.strip():
+            raise DiceError(f"roll {index} is empty: write something between the ;")
+        n, rest = _repeat(segment)
+        try:
+            expr = parse(rest)
+        except DiceError as error:
+            if len(segments) == 1:
+                raise
+            raise DiceError(f"roll {index}: {error}") from None
+        parts.append((expr, n))
+        dice += n * expr.max_dice
+        if sum(k for _, k in parts) > MAX_ROLLS:
+            raise DiceError(f"too many rolls at once: the limit is {MAX_ROLLS}")
+        if dice > MAX_DICE:
+            raise DiceError(
+                f"too many dice: these rolls could roll up to {dice:,} dice counting every "
+                f"repeat, explosion and reroll; the limit is {MAX_DICE:,}"
+            )
+    return Batch(tuple(parts))
+
+
+def parse_many(text: str) -> Batch:
+    """Parse one command's rolls; DiceError (nothing rolled) on anything wrong."""
+    if not isinstance(text, str):
+        raise DiceError("a dice expression must be text")
+    if len(text) > MAX_LENGTH:
+        raise DiceError(
+            f"that expression is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,})"
+        )
+    return _parse_many_cached(text)
+
+
+def roll_many(batch: Batch | str, rng: random.Random) -> tuple[RollResult, ...]:
+    """Roll every part of ``batch`` in order, repeats one after the other."""
+    parsed = batch if isinstance(batch, Batch) else parse_many(batch)
+    return tuple(roll(expr, rng) for expr, n in parsed.parts for _ in range(n))

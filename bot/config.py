@@ -32,6 +32,9 @@ class Settings(BaseSettings):
     shard_ids: Annotated[list[int] | None, NoDecode] = None
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
+    #: The game clock's safety-net poll, in seconds. A process wakes itself for the jobs it
+    #: schedules and at start-up; the poll only finds jobs another process made for its guilds.
+    scheduler_poll_seconds: float = Field(default=3600.0, ge=1, le=86400)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -22,17 +22,6 @@ from tests.bot.conftest import (
 HOUR = 3600.0
 
 
-def _request_message(table: Table) -> Any:
-    for message in reversed(table.table.history()):
-        if message.embeds and (message.embeds[0].title or "").startswith("Roll request #"):
-            if message.components or "Group result" in message_text(message):
-                return message
-    for message in reversed(table.table.history()):
-        if message.embeds and (message.embeds[0].title or "").startswith("Roll request #"):
-            return message
-    raise AssertionError("no roll request message in #table")
-
-
 def _first_request_message(table: Table) -> Any:
     for message in table.table.history():
         if message.embeds and (message.embeds[0].title or "").startswith("Roll request #"):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, or_, select, true, update
+from sqlalchemy import ColumnElement, and_, literal_column, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -88,7 +88,10 @@ class Shards:
         """Jobs this process may claim: its guilds' (by Discord's formula) and guildless ones."""
         if self.ids is None or self.count <= 1:
             return true()
-        shard = _J.c.guild_id.op(">>")(22).op("%")(self.count)
+        # Constants inlined: PostgreSQL has ``bigint >> integer``, not ``>> bigint``.
+        shard = _J.c.guild_id.op(">>")(literal_column("22")).op("%")(
+            literal_column(str(int(self.count)))
+        )
         return or_(_J.c.guild_id.is_(None), shard.in_(self.ids))
 
     def owns(self, guild_id: int | None) -> bool:
@@ -202,6 +205,10 @@ async def _record_failure(db: Database, job: Job, now: datetime, error: BaseExce
         )
 
 
+class _LostClaim(Exception):
+    """Rolls back a job whose ``done`` stamp another process set first."""
+
+
 @dataclass(frozen=True, slots=True)
 class Ran:
     """One job run: what it was and what its handler asks the bot to post."""
@@ -239,8 +246,12 @@ async def run_due(
                 except Exception as exc:  # recorded below, after the rollback
                     failed = (job, exc)
                     raise
-                if await _finish_in(session, job, now):
-                    ran.append(Ran(job, notice))
+                if not await _finish_in(session, job, now):
+                    # Someone else finished it (cannot happen under the row lock): undo ours.
+                    raise _LostClaim()
+                ran.append(Ran(job, notice))
+        except _LostClaim:
+            continue
         except Exception as exc:
             if failed is None:
                 raise  # the claim itself failed: the database, not a job

@@ -202,3 +202,54 @@ async def test_a_deadline_passing_while_the_bot_is_stopped_runs_once_at_start(
     await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
     assert len([t for t in _texts(table) if "closed at its deadline" in t]) == 1
     await table.bot.close_database()
+
+
+def _reminders(table: Table) -> list[str]:
+    return [t for t in _texts(table) if "reminder:" in t]
+
+
+async def test_one_reminder_per_player_still_to_roll_as_each_chose(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    dm = await table.carol.slash(table.table, "me notify", how="dm")
+    assert dm.ephemeral and "direct message" in dm.response.content
+    await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability="DEX",
+        characters="Ann, Bo, Cy",
+        deadline="1d",
+        remind="12h",
+    )
+    await table.env.advance_time(12 * HOUR - 1)
+    table.dice(15)
+    await table.alice.click(_first_request_message(table), label="Roll")  # a second before
+    await table.env.advance_time(2)
+    pings = _reminders(table)
+    assert len(pings) == 1  # Bo, in the channel; Ann had rolled; Cy chose DMs
+    assert table.bob.mention in pings[0] and "Bo" in pings[0]
+    assert "/channels/" in pings[0]  # a jump link to the request
+    assert table.alice.mention not in pings[0]
+    dms = [message_text(m) for m in table.carol.user.dm_channel.history()]
+    assert len(dms) == 1 and "reminder:" in dms[0] and "Cy" in dms[0]
+    assert not [m for m in table.alice.user.dm_channel.history()]
+    await table.env.advance_time(6 * HOUR)  # still open: no second reminder
+    assert len(_reminders(table)) == 1
+    assert len(list(table.carol.user.dm_channel.history())) == 1
+
+
+async def test_no_reminder_to_an_opted_out_player_nor_after_completion(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    off = await table.bob.slash(table.table, "me notify", how="off")
+    assert off.ephemeral and "No more reminders" in off.response.content
+    await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Bo", remind="1h"
+    )
+    await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Ann", remind="1h"
+    )
+    table.dice(15)
+    buttons = [m for m in table.table.history() if m.components]
+    await table.alice.click(buttons[-1], label="Roll")  # completes request #2
+    await table.env.advance_time(2 * HOUR)
+    assert _reminders(table) == []
+    assert not list(table.bob.user.dm_channel.history())

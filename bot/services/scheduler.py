@@ -240,15 +240,18 @@ async def run_due(
                 job = await _claim_in(session, now, shards)
                 if job is None:
                     break
+                # Stamped first, in the same transaction: the handler sees its own job as
+                # done (a handler that schedules the next job under the same key makes a new
+                # one), and a failing handler rolls the stamp back with its effects.
+                if not await _finish_in(session, job, now):
+                    # Someone else finished it (cannot happen under the row lock): undo ours.
+                    raise _LostClaim()
                 try:
                     handler = _HANDLERS[job.kind]
                     notice = await handler(session, job, context)
                 except Exception as exc:  # recorded below, after the rollback
                     failed = (job, exc)
                     raise
-                if not await _finish_in(session, job, now):
-                    # Someone else finished it (cannot happen under the row lock): undo ours.
-                    raise _LostClaim()
                 ran.append(Ran(job, notice))
         except _LostClaim:
             continue

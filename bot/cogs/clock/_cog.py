@@ -61,6 +61,7 @@ class ClockCog(commands.Cog):
 
     @tasks.loop(seconds=30)
     async def poll(self) -> None:
+        self._wake_at = None  # this pass sees every job committed before it
         ran = await self.run_once()
         # Sleep until the next job of ours is due, at most the poll interval (a job another
         # process made for our guilds), at least a second (unless this pass hit its batch
@@ -78,7 +79,6 @@ class ClockCog(commands.Cog):
                 due = self._wake_at
             if due is not None:
                 wait = min(cap, max(1.0, (due - self.bot.clock.now()).total_seconds()))
-        self._wake_at = None
         self.poll.change_interval(seconds=self._since_last_iteration() + wait)
 
     def _since_last_iteration(self) -> float:

@@ -391,7 +391,6 @@ class ScheduledJob(Base):
         CheckConstraint(_in("state", JOB_STATES), name="state"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("attempts >= 0", name="attempts"),
-        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

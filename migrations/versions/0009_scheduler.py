@@ -54,7 +54,6 @@ def upgrade() -> None:
         sa.CheckConstraint("length(kind) >= 1", name=op.f("ck_scheduled_jobs_kind")),
         sa.CheckConstraint("attempts >= 0", name=op.f("ck_scheduled_jobs_attempts")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_scheduled_jobs")),
-        sqlite_autoincrement=True,
     )
     op.create_index("ix_scheduled_jobs_state_due_at", "scheduled_jobs", ["state", "due_at"])
     op.create_index("ix_scheduled_jobs_key", "scheduled_jobs", ["key"])

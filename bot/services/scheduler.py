@@ -156,39 +156,40 @@ def _due(now: datetime, shards: Shards) -> ColumnElement[bool]:
     return and_(_J.c.state == "pending", _J.c.due_at <= now, shards.clause())
 
 
-async def _claim_in(session: AsyncSession, now: datetime, shards: Shards) -> Job | None:
-    """Lock the next due job of ours that nobody else holds (PostgreSQL: others skip it)."""
-    row = (
+async def _claim_in(session: AsyncSession, now: datetime, shards: Shards, count: int) -> list[Job]:
+    """Lock the next due jobs of ours that nobody else holds (PostgreSQL: others skip them)."""
+    rows = (
         await session.execute(
             select(_J)
             .where(_due(now, shards))
             .order_by(_J.c.due_at, _J.c.id)
-            .limit(1)
+            .limit(count)
             .with_for_update(skip_locked=True)
         )
-    ).first()
-    if row is None:
-        return None
-    m = row._mapping
-    return Job(
-        id=m["id"],
-        kind=m["kind"],
-        key=m["key"],
-        payload=dict(m["payload"] or {}),
-        guild_id=m["guild_id"],
-        due_at=m["due_at"],
-        attempts=m["attempts"],
-    )
+    ).all()
+    return [
+        Job(
+            id=m["id"],
+            kind=m["kind"],
+            key=m["key"],
+            payload=dict(m["payload"] or {}),
+            guild_id=m["guild_id"],
+            due_at=m["due_at"],
+            attempts=m["attempts"],
+        )
+        for m in (row._mapping for row in rows)
+    ]
 
 
-async def _finish_in(session: AsyncSession, job: Job, now: datetime) -> bool:
+async def _finish_in(session: AsyncSession, jobs: list[Job], now: datetime) -> bool:
+    """Stamp the claimed jobs done; False if any was no longer pending."""
     done = await session.execute(
         update(_J)
-        .where(_J.c.id == job.id, _J.c.state == "pending")
+        .where(_J.c.id.in_([j.id for j in jobs]), _J.c.state == "pending")
         .values(state="done", done_at=now, attempts=_J.c.attempts + 1)
         .returning(_J.c.id)
     )
-    return done.first() is not None
+    return len(done.all()) == len(jobs)
 
 
 async def _record_failure(db: Database, job: Job, now: datetime, error: BaseException) -> None:
@@ -217,6 +218,18 @@ class Ran:
     notice: object | None
 
 
+#: Jobs claimed and run per transaction: one commit for many small jobs. A failing job rolls
+#: back its batch, whose jobs then run one per transaction, so it delays nobody else for long.
+BATCH = 50
+
+
+class _JobFailed(Exception):
+    def __init__(self, job: Job, error: Exception) -> None:
+        super().__init__(str(error))
+        self.job = job
+        self.error = error
+
+
 async def run_due(
     db: Database,
     now: datetime,
@@ -225,41 +238,54 @@ async def run_due(
     shards: Shards | None = None,
     limit: int = 500,
 ) -> list[Ran]:
-    """Run up to ``limit`` due jobs, one transaction each; the ones that ran, in order.
+    """Run up to ``limit`` due jobs; the ones that ran, in order.
 
-    A job whose kind has no handler, or whose handler raises, is retried later and given up
-    after :data:`MAX_ATTEMPTS`; the others go on.
+    Jobs are claimed and run :data:`BATCH` per transaction: their effects and their ``done``
+    stamps commit together. A job whose kind has no handler, or whose handler raises, rolls
+    back its batch; those jobs are then run one per transaction, and the failing one is retried
+    later and given up after :data:`MAX_ATTEMPTS`.
     """
     shards = shards or Shards()
     context = JobContext(now=now, rng=rng)
     ran: list[Ran] = []
-    for _ in range(limit):
-        failed: tuple[Job, BaseException] | None = None
+    singles = 0  # after a failed batch: how many claims to make one at a time
+    while len(ran) < limit:
+        count = 1 if singles else min(BATCH, limit - len(ran))
+        done: list[Ran] = []
         try:
             async with transaction(db) as session:
-                job = await _claim_in(session, now, shards)
-                if job is None:
+                jobs = await _claim_in(session, now, shards, count)
+                if not jobs:
                     break
-                # Stamped first, in the same transaction: the handler sees its own job as
-                # done (a handler that schedules the next job under the same key makes a new
-                # one), and a failing handler rolls the stamp back with its effects.
-                if not await _finish_in(session, job, now):
-                    # Someone else finished it (cannot happen under the row lock): undo ours.
-                    raise _LostClaim()
-                try:
-                    handler = _HANDLERS[job.kind]
-                    notice = await handler(session, job, context)
-                except Exception as exc:  # recorded below, after the rollback
-                    failed = (job, exc)
-                    raise
-                ran.append(Ran(job, notice))
+                # Stamped first, in the same transaction: a handler sees its own job as
+                # done (one that schedules the next job under the same key makes a new one),
+                # and a failing handler rolls the stamps back with every effect.
+                if not await _finish_in(session, jobs, now):
+                    raise _LostClaim()  # someone else finished one (not under the row locks)
+                for job in jobs:
+                    try:
+                        handler = _HANDLERS[job.kind]
+                        done.append(Ran(job, await handler(session, job, context)))
+                    except Exception as exc:
+                        raise _JobFailed(job, exc) from exc
         except _LostClaim:
+            singles = max(singles, count)
             continue
-        except Exception as exc:
-            if failed is None:
-                raise  # the claim itself failed: the database, not a job
-            log.warning("scheduled job %s (%s) failed: %s", failed[0].id, failed[0].kind, exc)
-            await _record_failure(db, failed[0], now, exc)
+        except _JobFailed as failed:
+            if count > 1:
+                singles = count  # run this batch's jobs one by one to find the failing one
+                continue
+            log.warning(
+                "scheduled job %s (%s) failed: %s",
+                failed.job.id,
+                failed.job.kind,
+                type(failed.error).__name__,
+            )
+            await _record_failure(db, failed.job, now, failed.error)
+            singles = max(0, singles - 1)
+            continue
+        ran.extend(done)
+        singles = max(0, singles - len(done))
     return ran
 
 

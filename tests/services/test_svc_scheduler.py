@@ -180,3 +180,20 @@ def test_manual_clock_moves_only_when_told() -> None:
     assert clock.now() == T0
     clock.advance(90)
     assert clock.now() == T0 + timedelta(seconds=90)
+
+
+async def test_a_failing_job_in_a_batch_delays_none_of_the_others(db: Database) -> None:
+    await _schedule(db, 120, T0)
+    async with transaction(db) as session:
+        await scheduler.schedule_in(session, "test.boom", T0, {}, guild_id=None)
+    await _schedule(db, 5, T0)  # after the failing one, in the same batch
+    ran = await scheduler.run_due(db, T0, random.Random(1))
+    assert len(ran) == 125 and len({r.job.id for r in ran}) == 125
+    assert await _count(db, "ran:") == 125 and await _count(db, "boom:") == 0
+    async with transaction(db) as session:
+        boom = (
+            await session.execute(
+                select(scheduled_jobs).where(scheduled_jobs.c.kind == "test.boom")
+            )
+        ).one()
+    assert boom.state == "pending" and boom.attempts == 1 and boom.due_at > T0

@@ -516,6 +516,9 @@ async def _complete_if_done_in(
     ).first()
     if won is None:
         return False
+    # Everyone has answered: the deadline and reminder have nothing left to do.
+    await scheduler.cancel_in(session, deadline_key(request_id), utcnow())
+    await scheduler.cancel_in(session, remind_key(request_id), utcnow())
     view = await load_in(session, request_id)
     verdict = view.verdict
     assert verdict is not None

@@ -3,6 +3,8 @@ deadlines through a whole round, one order per channel, restarts, the ledger."""
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import select
 
 from bot.app import PbpBot, create_bot
@@ -136,3 +138,38 @@ async def test_next_by_the_player_or_gm_only_and_hold_keeps_the_place(table: Tab
     assert "▶ **Bo**" in message_text(shown.response)
     not_gm = await table.alice.slash(table.table, "turns end")
     assert not_gm.ephemeral and "Only the campaign's GM" in not_gm.response.content
+
+
+async def test_pen_and_dagger_initiative_orders_by_success_level_then_face(table: Table) -> None:
+    from bot.rules.pen_and_dagger.table import SuccessLevel
+
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Ann", {"DEX": 14})
+    await make_character(table, table.bob, "Bo", {"DEX": 14})
+    await make_character(table, table.carol, "Cy", {"DEX": 8})
+    table.dice(11, 12, 20)
+    started = await table.gm.slash(
+        table.table, "turns start", characters="Ann, Bo, Cy", order="initiative"
+    )
+    text = message_text(started.response)
+    names = {level.display_name: level for level in SuccessLevel}
+    found = re.findall(
+        r"\*\*(\w+)\*\* \(<@\d+>\) · DEX attempt: d20 \*\*(\d+)\*\* → ([\w ]+)", text
+    )
+    assert [name for name, _, _ in found] and len(found) == 3
+    keys = [(names[level.strip()], int(face)) for _, face, level in found]
+    assert keys == sorted(keys, reverse=True)  # level first, then the face
+    assert {int(face) for _, face, _ in found} == {11, 12, 20}
+
+
+async def test_threshold_initiative_is_d20_plus_the_modifier(table: Table) -> None:
+    await start_campaign(table, "threshold")
+    await make_character(table, table.alice, "Ann", {"DEX": 2})
+    await make_character(table, table.bob, "Bo", {"DEX": -1})
+    table.dice(10, 12)
+    started = await table.gm.slash(
+        table.table, "turns start", characters="Ann, Bo", order="initiative"
+    )
+    text = message_text(started.response)
+    assert "d20 **10** +2 DEX = **12**" in text and "d20 **12** -1 DEX = **11**" in text
+    assert text.index("**Ann**") < text.index("**Bo**")

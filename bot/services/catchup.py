@@ -148,7 +148,7 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
 
         # Open choices on my rolls: a kept natural 20 not yet kept or traded (fortune buttons).
         choice_stmt = (
-            select(_L.c.number, _L.c.character_name, _L.c.created_at, _L.c.outcome)
+            select(_L)
             .where(
                 _L.c.campaign_id == campaign.id,
                 _L.c.user_id == caller.user_id,
@@ -158,13 +158,16 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
             .order_by(_L.c.id.desc())
             .limit(SCAN)
         )
-        for choice_row in await session.execute(choice_stmt):
-            outcome = choice_row.outcome
-            if isinstance(outcome, dict) and outcome.get("trade_available"):
+        for choice_row in (await session.execute(choice_stmt)).all():
+            roll = ledger_svc.view_of(choice_row)
+            # Only a roll the caller may see: a blind roll's natural 20 is the GM's secret.
+            if not can_see(roll, caller.user_id, gm):
+                continue
+            if isinstance(roll.outcome, dict) and roll.outcome.get("trade_available"):
                 items.append(
                     Item(
-                        choice_row.created_at,
-                        f"Roll #{choice_row.number} ({choice_row.character_name}): a natural "
+                        roll.created_at,
+                        f"Roll #{roll.number} ({roll.character_name}): a natural "
                         "20 waits for your choice, keep it or trade it for a fortune die (the "
                         "buttons under that roll)",
                     )

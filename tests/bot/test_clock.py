@@ -253,3 +253,30 @@ async def test_no_reminder_to_an_opted_out_player_nor_after_completion(table: Ta
     await table.env.advance_time(2 * HOUR)
     assert _reminders(table) == []
     assert not list(table.bob.user.dm_channel.history())
+
+
+async def test_a_hidden_dc_request_closed_at_its_deadline_tells_only_the_gm(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability="DEX",
+        characters="Ann, Bo",
+        hidden_dc=15,
+        deadline="6h",
+        default="roll",
+    )
+    table.dice(17)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    table.dice(4)
+    await table.env.advance_time(6 * HOUR)
+    for viewer in (table.alice, table.bob, table.carol):
+        seen = "\n".join(message_text(m) for m in table.table.history(viewer=viewer))
+        assert "closed at its deadline" in seen and "d20 **4** +2 DEX = **6**" in seen
+        for word in ("Success", "Failure", "DC 15"):
+            assert word not in seen
+    gm_seen = "\n".join(message_text(m) for m in table.gm_channel.history(viewer=table.gm))
+    assert "closed at its deadline" in gm_seen and "reveal with /gm request reveal" in gm_seen
+    assert "DC 15" in gm_seen and "Group Success: 1 of 2 succeeded" in gm_seen
+    revealed = await table.gm.slash(table.table, "gm request reveal")
+    assert "Group Success: 1 of 2 succeeded" in message_text(revealed.response)

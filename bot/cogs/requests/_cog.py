@@ -39,6 +39,9 @@ from bot.tree import answer_error
 log = logging.getLogger(__name__)
 
 
+#: A request's number: its id, an INTEGER column (and within Discord's integer range).
+RequestNumber = app_commands.Range[int, 1, 2**31 - 1]
+
 request_group = app_commands.Group(
     name="request",
     description="Ask players to roll, each with their own character",
@@ -194,7 +197,7 @@ async def request_roll(
 @request_group.command(name="status", description="GM: who has not rolled yet (and the results)")
 @app_commands.describe(request="The request's number (default: the latest)")
 async def request_status(
-    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+    interaction: discord.Interaction[Any], request: RequestNumber | None = None
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
@@ -206,7 +209,7 @@ async def request_status(
 @request_group.command(name="reveal", description="GM: reveal a hidden DC and who passed")
 @app_commands.describe(request="The request's number (default: the latest unrevealed)")
 async def request_reveal(
-    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+    interaction: discord.Interaction[Any], request: RequestNumber | None = None
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.reveal(bot.db, caller_from(interaction), request)
@@ -236,7 +239,7 @@ def _duration(text: str | None, what: str) -> timedelta | None:
 async def request_extend(
     interaction: discord.Interaction[Any],
     by: app_commands.Range[str, 1, 20],
-    request: app_commands.Range[int, 1] | None = None,
+    request: RequestNumber | None = None,
 ) -> None:
     bot = bot_of(interaction)
     span = parse_duration(by, what="extension")
@@ -254,7 +257,7 @@ async def request_extend(
 @request_group.command(name="close", description="GM: close a request now, applying its default")
 @app_commands.describe(request="The request's number (default: the latest open one)")
 async def request_close(
-    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+    interaction: discord.Interaction[Any], request: RequestNumber | None = None
 ) -> None:
     bot = bot_of(interaction)
     closed = await requests.close(

@@ -13,26 +13,29 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import exists, func, or_, select
+from sqlalchemy import exists, or_, select
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
-from bot.db.models import characters, ledger, pending_modifiers, turn_orders
+from bot.db.models import characters, pending_modifiers, turn_orders
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.services import ledger as ledger_svc
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
 from bot.services.context import Caller
 from bot.services.groups import campaign_in
+from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
 
-_L = ledger
 _R = roll_requests
 _T = roll_request_targets
 #: What is waiting now (a roll to make, my turn) comes first.
 NOW = datetime.max.replace(tzinfo=UTC)
-#: Rows looked at per kind: a catch-up is a summary, not the log (/history is).
+#: Ledger rows looked at, and per query: a catch-up is a summary, not the log (/history is).
 SCAN = 200
+PAGE = 100
+#: Requests looked at (each is loaded with its targets).
+REQUESTS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,20 +71,13 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         gm = viewer_is_gm(campaign, caller)
-        last = (
-            await session.execute(
-                select(func.max(_L.c.id)).where(
-                    _L.c.campaign_id == campaign.id,
-                    _L.c.user_id == caller.user_id,
-                    _L.c.interaction_id.isnot(None),
-                )
-            )
-        ).scalar_one_or_none()
         since: datetime | None = None
-        if last is not None:
-            since = (
-                await session.execute(select(_L.c.created_at).where(_L.c.id == last))
-            ).scalar_one()
+        for row in await ledger_svc.latest_rolls_in(
+            session, campaign.id, user_id=caller.user_id, limit=PAGE
+        ):
+            if row.interaction_id is not None:  # a command or click of mine
+                since = row.created_at
+                break
         mine = {
             int(r.id): str(r.name)
             for r in await session.execute(
@@ -98,11 +94,19 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
             select(_R.c.id)
             .where(_R.c.campaign_id == campaign.id)
             .order_by(_R.c.id.desc())
-            .limit(SCAN)
+            .limit(REQUESTS)
         )
         if not gm:
             stmt = stmt.where(
                 exists().where(_T.c.request_id == _R.c.id, _T.c.user_id == caller.user_id)
+            )
+        if since is not None:  # open ones, and those completed or revealed since
+            stmt = stmt.where(
+                or_(
+                    _R.c.completed_at.is_(None),
+                    _R.c.completed_at > since,
+                    _R.c.revealed_at > since,
+                )
             )
         found: list[Any] = list((await session.execute(stmt)).scalars())
         request_ids = [int(i) for i in found]
@@ -137,41 +141,40 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                 )
 
         # Ledger rows since: turns that reached me, reveals, rolls I may or may not see.
-        rows_stmt = (
-            select(_L).where(_L.c.campaign_id == campaign.id).order_by(_L.c.id.desc()).limit(SCAN)
-        )
-        if since is not None:
-            rows_stmt = rows_stmt.where(or_(_L.c.created_at > since, _L.c.revealed_at > since))
-        for row in (await session.execute(rows_stmt)).all():
-            view_row = ledger_svc.view_of(row)
-            items.extend(_ledger_items(view_row, caller, gm, since, set(mine.values())))
-
-        # Open choices on my rolls: a kept natural 20 not yet kept or traded (fortune buttons).
-        choice_stmt = (
-            select(_L)
-            .where(
-                _L.c.campaign_id == campaign.id,
-                _L.c.user_id == caller.user_id,
-                _L.c.kind.in_(("attempt", "luck")),
-                ~exists().where(fortune_choices.c.roll_id == _L.c.id),
+        rows: list[ledger_svc.RollView] = []
+        before: int | None = None
+        for _ in range(SCAN // PAGE):
+            page = await ledger_svc.latest_rolls_in(
+                session, campaign.id, limit=PAGE, before_id=before
             )
-            .order_by(_L.c.id.desc())
-            .limit(SCAN)
+            rows += page
+            # A row older than my last action may still have been revealed since: look back
+            # a little past it (SCAN rows at most).
+            if len(page) < PAGE or (since is not None and page[-1].created_at <= since):
+                break
+            before = page[-1].id
+        # Open choices on my rolls: a kept natural 20 not yet kept or traded (fortune buttons).
+        my_rolls = await ledger_svc.latest_rolls_in(
+            session, campaign.id, user_id=caller.user_id, kinds=("attempt", "luck"), limit=PAGE
         )
-        for choice_row in (await session.execute(choice_stmt)).all():
-            roll = ledger_svc.view_of(choice_row)
-            # Only a roll the caller may see: a blind roll's natural 20 is the GM's secret.
-            if not can_see(roll, caller.user_id, gm):
-                continue
-            if isinstance(roll.outcome, dict) and roll.outcome.get("trade_available"):
-                items.append(
-                    Item(
-                        roll.created_at,
-                        f"Roll #{roll.number} ({roll.character_name}): a natural "
-                        "20 waits for your choice, keep it or trade it for a fortune die (the "
-                        "buttons under that roll)",
+        chosen: set[int] = set(
+            (
+                await session.execute(
+                    select(fortune_choices.c.roll_id).where(
+                        fortune_choices.c.roll_id.in_([r.id for r in my_rolls])
                     )
                 )
+            ).scalars()
+        )
+        choices = [
+            r
+            for r in my_rolls
+            if r.id not in chosen
+            and isinstance(r.outcome, dict)
+            and r.outcome.get("trade_available")
+            # Only a roll the caller may see: a blind roll's natural 20 is the GM's secret.
+            and can_see(r, caller.user_id, gm)
+        ]
 
         # Carry-overs waiting on my characters (threshold ruling 4).
         if mine:
@@ -208,6 +211,21 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                         f"<#{order.channel_id}>",
                     )
                 )
+    # Outside the transaction (it may ask Discord): only rows from places the caller can read.
+    readable = await readable_channels(caller, [*rows, *choices], campaign)
+    names = set(mine.values())
+    for row in rows:
+        if row.channel_id in readable:
+            items.extend(_ledger_items(row, caller, gm, since, names))
+    for roll in choices:
+        if roll.channel_id in readable:
+            items.append(
+                Item(
+                    roll.created_at,
+                    f"Roll #{roll.number} ({roll.character_name}): a natural 20 waits for your "
+                    "choice, keep it or trade it for a fortune die (the buttons under that roll)",
+                )
+            )
     items.sort(key=lambda i: i.at, reverse=True)
     return CatchUp(campaign.guild_id, since, gm, tuple(items))
 

@@ -272,7 +272,9 @@ async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) 
     message does not exist, so /verify never calls a stub gone that it merely could not read.
     """
     try:
-        channel = client.get_channel(stub.channel_id) or await client.fetch_channel(stub.channel_id)
+        channel = client.get_channel(stub.channel_id) or await client.fetch_channel(
+            stub.channel_id
+        )
         if not isinstance(channel, discord.abc.Messageable):
             raise StubUnreadable()
         message = await channel.fetch_message(stub.message_id)

@@ -66,7 +66,9 @@ async def gm_roll(
     await deliver(
         interaction,
         full=roll_embed(name, rolled),
-        stub=stub_embed(name, label or "dice", rolled.number, rolled.visibility, rolled.commitment),
+        stub=stub_embed(
+            name, label or "dice", rolled.number, rolled.visibility, rolled.commitment
+        ),
         visibility=rolled.visibility,
         gm_targets=rolled.gm_targets,
         roll_id=rolled.roll_id,

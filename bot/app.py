@@ -8,6 +8,7 @@ import logging
 import pkgutil
 import random
 import secrets
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -21,6 +22,7 @@ from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
 from bot.services import bot_state
 from bot.services.budgets import Budgets, Rate
+from bot.services.clock import Clock
 from bot.tree import PbpTree
 
 log = logging.getLogger(__name__)
@@ -37,6 +39,14 @@ def extension_names() -> list[str]:
     )
 
 
+class DiscordClock:
+    """The game clock of the running bot: discord.py's ``utcnow``, which SimCord virtualizes,
+    so tests move deadlines with ``env.advance_time`` instead of sleeping."""
+
+    def now(self) -> datetime:
+        return discord.utils.utcnow()
+
+
 class PbpBot(commands.AutoShardedBot):
     """The pbp-dice bot: settings, the random source and the database travel with it."""
 
@@ -48,6 +58,7 @@ class PbpBot(commands.AutoShardedBot):
         sync_commands: bool = True,
         ops: Operations | None = None,
         freeze_heap: bool = False,
+        clock: Clock | None = None,
         **client_options: Any,
     ) -> None:
         options: dict[str, Any] = {
@@ -66,6 +77,8 @@ class PbpBot(commands.AutoShardedBot):
         super().__init__(**options)
         self.settings = settings
         self.rng = rng
+        #: The one source of "now" for deadlines, reminders and turns (bot/services/clock.py).
+        self.clock: Clock = clock if clock is not None else DiscordClock()
         self.sync_commands = sync_commands
         #: Freeze the start-up heap once set up (bot/ops/heap.py): the running bot, not tests.
         self.freeze_heap = freeze_heap

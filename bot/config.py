@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     budget_guild_burst: float = Field(default=30_000, gt=0)
     budget_guild_per_second: float = Field(default=300, gt=0)
     shutdown_grace_seconds: float = Field(default=10.0, ge=0, le=600)
+    #: The game clock's safety-net poll, in seconds. A process wakes itself for the jobs it
+    #: schedules and at start-up; the poll only finds jobs another process made for its guilds.
+    scheduler_poll_seconds: float = Field(default=3600.0, ge=1, le=86400)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -405,6 +405,93 @@ class BotState(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+#: A scheduled job's states: waiting, run (its effects committed with this stamp), given up.
+JOB_STATES: tuple[str, ...] = ("pending", "done", "failed", "cancelled")
+
+
+class ScheduledJob(Base):
+    """A durable job of the game clock (bot/services/scheduler.py): a request's deadline or
+    reminder, a turn's deadline. Created in the transaction of what it belongs to; run by
+    whichever shard process claims it first, its effects and ``done`` in one transaction.
+
+    ``guild_id`` places it on a shard (Discord's ``(guild_id >> 22) % shard_count``);
+    ``key`` names what it belongs to (``request:7:deadline``), to move or cancel it.
+    """
+
+    __tablename__ = "scheduled_jobs"
+    __table_args__ = (
+        Index("ix_scheduled_jobs_state_due_at", "state", "due_at"),
+        Index("ix_scheduled_jobs_key", "key"),
+        CheckConstraint(_in("state", JOB_STATES), name="state"),
+        CheckConstraint("length(kind) >= 1", name="kind"),
+        CheckConstraint("attempts >= 0", name="attempts"),
+    )
+
+    id: Mapped[int] = mapped_column(BigId, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    key: Mapped[str | None] = mapped_column(String(80))
+    payload: Mapped[Any] = mapped_column(JSON)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    state: Mapped[str] = mapped_column(String(10), default="pending")
+    attempts: Mapped[int] = mapped_column(SmallInteger, default=0)
+    #: The exception's class name of the last failed attempt (never its message: it may quote
+    #: a hidden roll).
+    last_error: Mapped[str | None] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+#: How a player wants the game clock's pings: in the channel, by direct message, or not at all.
+NOTIFY_MODES: tuple[str, ...] = ("channel", "dm", "off")
+
+
+class NotifySetting(Base):
+    """A player's ``/me notify`` choice (absent: ``channel``)."""
+
+    __tablename__ = "notify_settings"
+    __table_args__ = (CheckConstraint(_in("mode", NOTIFY_MODES), name="mode"),)
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    mode: Mapped[str] = mapped_column(String(8))
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class TurnOrder(Base):
+    """A round of turns in one campaign channel or thread (``/turns``); at most one open per
+    channel. ``entries`` is the order, each ``{"character_id", "name", "user_id", "roll"}``;
+    ``held`` the positions skipped this round at their players' request."""
+
+    __tablename__ = "turn_orders"
+    __table_args__ = (
+        Index(
+            "uq_turn_orders_one_open",
+            "channel_id",
+            unique=True,
+            sqlite_where=text("ended_at IS NULL"),
+            postgresql_where=text("ended_at IS NULL"),
+        ),
+        CheckConstraint("position >= 0", name="position"),
+        CheckConstraint("round >= 1", name="round"),
+        CheckConstraint("turn_seconds IS NULL OR turn_seconds >= 60", name="turn_seconds"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    order_kind: Mapped[str] = mapped_column(String(12))
+    entries: Mapped[Any] = mapped_column(JSON)
+    held: Mapped[Any] = mapped_column(JSON)
+    position: Mapped[int] = mapped_column(SmallInteger, default=0)
+    round: Mapped[int] = mapped_column(Integer, default=1)
+    turn_seconds: Mapped[int | None] = mapped_column(Integer)
+    turn_started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
 #: The tables, typed as :class:`Table` for Core statements in the services' hot paths.
 campaigns = cast(Table, Campaign.__table__)
 characters = cast(Table, Character.__table__)
@@ -417,3 +504,6 @@ ledger_chains = cast(Table, LedgerChain.__table__)
 ledger_salts = cast(Table, LedgerSalt.__table__)
 ledger_stubs = cast(Table, LedgerStub.__table__)
 bot_state = cast(Table, BotState.__table__)
+scheduled_jobs = cast(Table, ScheduledJob.__table__)
+notify_settings = cast(Table, NotifySetting.__table__)
+turn_orders = cast(Table, TurnOrder.__table__)

@@ -41,6 +41,10 @@ class RollRequest(Base):
         ),
         CheckConstraint("dc IS NULL OR (dc >= 1 AND dc <= 100)", name="dc"),
         CheckConstraint("NOT dc_hidden OR dc IS NOT NULL", name="hidden_needs_dc"),
+        CheckConstraint(
+            "default_action IS NULL OR default_action IN ('roll', 'skip', 'fail')",
+            name="default_action",
+        ),
         NEVER_REUSE_IDS,
     )
 
@@ -70,6 +74,11 @@ class RollRequest(Base):
     group_roll_id: Mapped[int | None] = mapped_column(
         BigInteger, ForeignKey("ledger.id", ondelete="SET NULL")
     )
+    #: The game clock (issue 17): when the request closes, and what happens then to whoever
+    #: has not rolled (``roll``, ``skip`` or ``fail``); a reminder time, if any.
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    default_action: Mapped[str | None] = mapped_column(String(8))
+    remind_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class RollRequestTarget(Base):
@@ -92,6 +101,11 @@ class RollRequestTarget(Base):
     )
     #: The roll's summary (dice, modifiers, total, result) for re-rendering the message.
     result: Mapped[Any] = mapped_column(JSON, nullable=True)
+    #: Set when the deadline's default answered for this character (``roll``, ``skip`` or
+    #: ``fail``) instead of its player.
+    defaulted: Mapped[str | None] = mapped_column(String(8))
+    #: When the one reminder of this target was sent (or found unneeded), so never twice.
+    reminded_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class AbilityGeneration(Base):

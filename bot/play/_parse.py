@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from discord import AppCommandOptionType, AppCommandType, app_commands
 
-META_WORDS = ("help", "who", "switch", "quit", "exit")
+META_WORDS = ("help", "who", "switch", "wait", "quit", "exit")
 
 
 class PlayError(Exception):
@@ -44,7 +44,7 @@ class Click:
 
 @dataclass(frozen=True)
 class Meta:
-    """`help`, `who`, `switch NAME`, `quit`: the table's own commands."""
+    """`help`, `who`, `switch NAME`, `wait 2h`, `quit`: the table's own commands."""
 
     word: str
     argument: str = ""
@@ -87,6 +87,8 @@ def parse_line(line: str) -> Action | None:
             raise PlayError(f"`{word}` is the table's own command; type it without a name.")
         if word == "switch" and not argument:
             raise PlayError("Switch to whom? For example: switch bob")
+        if word == "wait" and not argument:
+            raise PlayError("Wait how long? For example: wait 2h (the game clock moves on)")
         return Meta("quit" if word == "exit" else word, argument)
     raise PlayError(
         f"Not understood: {text!r}. Type a slash command (/roll dice:1d20), "

@@ -22,6 +22,7 @@ from simcord.backend.models import Message
 from simcord.results import InteractionResult, ResponseMessage
 
 from bot.app import PbpBot
+from bot.errors import UserError
 from bot.play._parse import (
     Action,
     Click,
@@ -35,6 +36,7 @@ from bot.play._parse import (
 )
 from bot.play._print import Shown, buttons, indent, render
 from bot.play._world import BOT_NAME, World
+from bot.services.clock import format_duration, parse_duration
 from bot.tree import user_message
 
 TABLE_HELP = """\
@@ -47,7 +49,7 @@ Act as anyone: start a line with their name, or `switch` to them.
   gm #gm> /roll dice:1d20         run a command in #gm instead of #table
   alice> /character show name:?an ask the bot's autocomplete what fits "an"
 Options are written name:value; quote a value that holds a colon: label:"a: b".
-Table commands: help [command], who, switch NAME, quit (or Ctrl-D).
+Table commands: help [command], who, switch NAME, wait 2h (time passes), quit (or Ctrl-D).
 Tab completes commands and options; Ctrl-C drops the line you are typing."""
 
 log = logging.getLogger(__name__)
@@ -146,6 +148,9 @@ class Session:
         self.write(f"  {message}")
 
     async def _run(self, action: Action) -> bool:
+        if isinstance(action, Meta) and action.word == "wait":
+            await self._wait(action.argument)
+            return True
         if isinstance(action, Meta):
             return self._meta(action)
         actor = self._actor(action.person)
@@ -183,6 +188,39 @@ class Session:
         return "At the table: " + ", ".join(self.world.people) + "."
 
     # ------------------------------------------------------------------ meta commands
+
+    async def _wait(self, argument: str) -> None:
+        """`wait 2h`: the simulated clock moves on; show what the game clock posted meanwhile
+        (deadlines, reminders, turns passing)."""
+        try:
+            span = parse_duration(argument, what="wait")
+        except UserError as error:
+            raise PlayError(str(error)) from None
+        before = self._snapshot()
+        await self.world.env.advance_time(span.total_seconds())
+        self._say(f"⏱ {format_duration(span)} later")
+        self._print_changes(before)
+
+    def _print_changes(self, before: _Snapshot) -> None:
+        backend = self.world.env.backend
+        names = self.world.names()
+        after = self._snapshot().prints
+        changed = sorted(
+            (key for key, print_ in after.items() if before.prints.get(key) != print_),
+            key=lambda key: key[1],
+        )
+        for channel_id, message_id in changed:
+            message = backend.messages[channel_id][message_id]
+            shown = Shown(
+                where=self._where(message),
+                author=self.world.name_of(message.author_id),
+                content=message.content,
+                embeds=message.embeds,
+                components=message.components,
+                updated=(channel_id, message_id) in before.prints,
+            )
+            for line in indent(render(shown, names, ansi=self.ansi)):
+                self.write(line)
 
     def _meta(self, action: Meta) -> bool:
         if action.word == "quit":

@@ -6,6 +6,8 @@ the DC and the group verdict appear only in the GM's view.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import discord
 
 from bot.db.models import RuleSystem
@@ -13,7 +15,7 @@ from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
 from bot.services.checks import SYSTEM_NAMES
-from bot.services.requests import RequestView
+from bot.services.requests import ROLLED_BY_DEFAULT, Reminder, RequestView
 from bot.services.secrecy import GM_CHANNEL_HINT
 
 
@@ -48,6 +50,28 @@ def _target_line(request: RequestView, *, gm_view: bool) -> str:
     return f"{what} {request.dc}{suffix}"
 
 
+#: What each default does, in the GM's words on the message.
+DEFAULT_WORDS = {
+    "roll": "whoever has not rolled rolls by default",
+    "skip": "whoever has not rolled is left out",
+    "fail": "whoever has not rolled counts as failed",
+}
+
+
+def _stamp(when: datetime) -> str:
+    """A Discord timestamp: shown in each reader's time zone, with "in 2 hours"."""
+    epoch = int(when.timestamp())
+    return f"<t:{epoch}:f> (<t:{epoch}:R>)"
+
+
+def deadline_line(request: RequestView) -> str:
+    """ "Deadline: ... · then ..." while open; empty without a deadline."""
+    if request.deadline_at is None or request.complete:
+        return ""
+    then = DEFAULT_WORDS.get(request.default_action or "skip", "")
+    return f"Deadline: {_stamp(request.deadline_at)}; then {then}"
+
+
 def request_content(request: RequestView) -> str:
     """The message text: pings the requested players once, when the request is posted."""
     players = " ".join(dict.fromkeys(f"<@{t.user_id}>" for t in request.targets))
@@ -67,6 +91,7 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
                 if request.shared_roll is not None
                 else ""
             ),
+            deadline_line(request),
         )
         if line
     ]
@@ -75,10 +100,16 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
     title = f"Roll request #{request.id}" + (" (GM view)" if gm_view else "")
     embed = style.new_embed(title, "\n".join(lines), colour)
     for target in request.targets:
-        if target.summary is None:
+        if target.defaulted == "skip":
+            text = f"<@{target.user_id}> · no roll by the deadline: left out"
+        elif target.defaulted == "fail":
+            text = f"<@{target.user_id}> · no roll by the deadline: counts as failed"
+        elif target.summary is None:
             text = f"<@{target.user_id}> · waiting for their roll"
         else:
             text = f"<@{target.user_id}> · {roll_line(target.summary, show_result=show)}"
+            if target.defaulted == "roll":
+                text += f" · *{ROLLED_BY_DEFAULT}*"
         style.add_field(embed, escape(target.character_name), text)
     if verdict is not None:
         if show:
@@ -120,3 +151,24 @@ def gm_undelivered_text(request: RequestView) -> str:
         "GMs could not be reached by direct message. Nothing is lost: the GM can see it with "
         f"/gm request status request:{request.id}. {GM_CHANNEL_HINT}"
     )
+
+
+def closed_text(request: RequestView, how: str) -> str:
+    """Posted when the deadline (or the GM) closes a request: who the default answered for."""
+    by_default = [t for t in request.targets if t.defaulted]
+    if not by_default:
+        return f"Roll request #{request.id} closed {how}."
+    what = {"roll": "rolled by default", "skip": "left out", "fail": "counted as failed"}
+    names = ", ".join(
+        f"{escape(t.character_name)} ({what.get(t.defaulted or '', t.defaulted)})"
+        for t in by_default
+    )
+    return f"Roll request #{request.id} closed {how}. No roll from: {names}."
+
+
+def reminder_text(request: RequestView, reminder: Reminder, link: str | None) -> str:
+    """The one reminder a player gets (in the channel, or by DM) while their roll is due."""
+    names = ", ".join(escape(n) for n in reminder.character_names)
+    when = f" before {_stamp(request.deadline_at)}" if request.deadline_at else ""
+    where = f": {link}" if link else f" (roll request #{request.id})"
+    return f"<@{reminder.user_id}>, reminder: the GM is waiting for {names} to roll{when}{where}"

@@ -9,6 +9,12 @@ the other: the last one sees every other answer and completes the request, exact
 
 With a hidden DC the players see dice and totals, never pass/fail, until the GM reveals:
 their ledger rows are ``blind`` and get ``revealed_at`` when the GM reveals.
+
+The game clock (issue 17): a request may have a deadline and a default for whoever has not
+rolled by then (``roll`` with their stored stats, ``skip`` them, or count them as ``fail``ed),
+and a reminder time. Both are scheduled jobs (bot/services/scheduler.py) created in the
+request's own transaction; the deadline job applies the default and completes the request,
+exactly once, under the same row lock as a click.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import random
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row, delete, func, select, update
@@ -28,10 +34,11 @@ from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import characters, ledger
+from bot.services import characters, ledger, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.clock import MAX_DURATION
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed, NotFound
 from bot.services.groups import (
@@ -56,6 +63,25 @@ from bot.services.serialize import to_jsonable
 _R = roll_requests
 _T = roll_request_targets
 
+#: What happens at the deadline to a character who has not rolled.
+DEFAULT_ACTIONS: tuple[str, ...] = ("roll", "skip", "fail")
+#: A deadline given without a default holds the action, as forum games do: ``skip``.
+DEFAULT_ACTION = "skip"
+#: The words on the message and in the ledger for a roll the deadline made.
+ROLLED_BY_DEFAULT = "rolled by default at the deadline"
+DEADLINE_JOB = "request.deadline"
+REMIND_JOB = "request.remind"
+
+
+def deadline_key(request_id: int) -> str:
+    """The scheduler key of a request's deadline job."""
+    return f"request:{request_id}:deadline"
+
+
+def remind_key(request_id: int) -> str:
+    """The scheduler key of a request's reminder job."""
+    return f"request:{request_id}:remind"
+
 
 @dataclass(frozen=True, slots=True)
 class TargetView:
@@ -64,11 +90,13 @@ class TargetView:
     character_name: str
     user_id: int
     summary: RollSummary | None
+    #: Set when the deadline's default answered instead of the player: roll, skip or fail.
+    defaulted: str | None = None
 
     @property
     def answered(self) -> bool:
-        """True once the player has clicked "Roll"."""
-        return self.summary is not None
+        """True once the player has clicked "Roll" (or the deadline answered for them)."""
+        return self.summary is not None or self.defaulted is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +120,10 @@ class RequestView:
     targets: tuple[TargetView, ...]
     #: A skill each target adds if their sheet has it (d20 check "Group Checks", issue 16).
     proficiency: str | None = None
+    deadline_at: datetime | None = None
+    default_action: str | None = None
+    remind_at: datetime | None = None
+    guild_id: int | None = None
 
     @property
     def hidden(self) -> bool:
@@ -114,7 +146,22 @@ class RequestView:
         if not self.complete:
             return None
         rolled = [(t.character_name, t.summary) for t in self.targets if t.summary is not None]
+        # Issue 17: a ``fail`` default counts the character as failed; ``skip`` leaves them out.
+        rolled += [
+            (t.character_name, FAILED_BY_DEFAULT) for t in self.targets if t.defaulted == "fail"
+        ]
         return group_verdict(self.system, rolled, self.dc)
+
+
+#: What a character counted as failed by the deadline's default shows.
+FAILED_BY_DEFAULT = RollSummary(
+    dice=(),
+    kept=0,
+    modifiers=(),
+    total=None,
+    result="Failed: no roll by the deadline",
+    passed=False,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,10 +197,15 @@ def _request_view(row: Row[Any], targets: list[Row[Any]]) -> RequestView:
                 t.character_name,
                 t.user_id,
                 None if t.result is None else RollSummary.from_json(t.result),
+                t.defaulted,
             )
             for t in targets
         ),
         proficiency=m["proficiency"],
+        deadline_at=m["deadline_at"],
+        default_action=m["default_action"],
+        remind_at=m["remind_at"],
+        guild_id=m["guild_id"],
     )
 
 
@@ -188,10 +240,26 @@ async def create(
     difficulty: str | None = None,
     save: bool = False,
     proficiency: str | None = None,
+    now: datetime | None = None,
+    deadline: timedelta | None = None,
+    default: str | None = None,
+    remind: timedelta | None = None,
 ) -> RequestView:
-    """GM: store a request for the named characters (or the party) to roll ``ability``."""
+    """GM: store a request for the named characters (or the party) to roll ``ability``.
+
+    ``deadline`` / ``remind`` (from ``now``, the game clock's time) schedule the deadline's
+    default and the reminder in the same transaction as the request.
+    """
     if dc is not None and hidden_dc is not None:
         raise InvalidValue("Give either dc (shown to everyone) or hidden_dc (GM only), not both.")
+    if default is not None and default not in DEFAULT_ACTIONS:
+        raise InvalidValue("default must be roll, skip or fail.")
+    if default is not None and deadline is None:
+        raise InvalidValue("A default needs a deadline: add deadline:<duration>, like 24h.")
+    if deadline is not None and remind is not None and remind >= deadline:
+        raise InvalidValue("The reminder must come before the deadline.")
+    if (deadline is not None or remind is not None) and now is None:
+        raise ValueError("a deadline or reminder needs the game clock's now")
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, "request rolls")
@@ -228,10 +296,32 @@ async def create(
                     dc_hidden=hidden_dc is not None,
                     request=request,
                     created_at=utcnow(),
+                    deadline_at=None if deadline is None or now is None else now + deadline,
+                    default_action=None if deadline is None else default or DEFAULT_ACTION,
+                    remind_at=None if remind is None or now is None else now + remind,
                 )
                 .returning(_R.c.id)
             )
         ).scalar_one()
+        payload = {"request_id": int(request_id)}
+        if deadline is not None and now is not None:
+            await scheduler.schedule_in(
+                session,
+                DEADLINE_JOB,
+                now + deadline,
+                payload,
+                guild_id=campaign.guild_id,
+                key=deadline_key(request_id),
+            )
+        if remind is not None and now is not None:
+            await scheduler.schedule_in(
+                session,
+                REMIND_JOB,
+                now + remind,
+                payload,
+                guild_id=campaign.guild_id,
+                key=remind_key(request_id),
+            )
         await session.execute(
             _T.insert(),
             [
@@ -296,12 +386,14 @@ async def answer(
     request: str,
     *,
     message_id: int | None = None,
+    now: datetime | None = None,
 ) -> Answer:
     """A player's click: roll their requested character's part once, and record it.
 
     Only the players of requested characters may roll, each character once; the roll uses
     the character's stored stats. The last answer computes the group outcome.
     ``message_id``: the clicked message, remembered if posting could not store it.
+    ``now``: the game clock's time; a click at or after the deadline is refused.
     """
     async with transaction(db) as session:
         # Lock the request first: two players answering the last two targets at once must
@@ -310,6 +402,11 @@ async def answer(
         # BEGIN IMMEDIATE already serialises; FOR UPDATE is not emitted there.)
         await session.execute(select(_R.c.id).where(_R.c.id == request_id).with_for_update())
         before = await load_in(session, request_id)
+        if before.deadline_at is not None and now is not None and now >= before.deadline_at:
+            raise NotAllowed(
+                f"Roll request #{request_id} closed at its deadline, so this roll no longer "
+                "counts. Ask the GM if you still want to roll."
+            )
         mine = (
             await session.execute(
                 select(_T.c.id, _T.c.character_id, _T.c.character_name, _T.c.answered_at)
@@ -341,44 +438,70 @@ async def answer(
         if target.character_id is None:
             raise NotFound(f"{escape(target.character_name)} no longer exists, so cannot roll.")
         campaign = await get_campaign_in(session, before.campaign_id)
-        character = await characters.load_character_in(session, target.character_id)
-        spec = MemberSpec(
-            before.ability, before.dc, before.difficulty, before.is_save, before.proficiency
-        )
-        if campaign.system is RuleSystem.ROLL_UNDER:
-            shared, rolled_it = await _shared_roll_in(session, rng, request_id)
-            outcome = shared_save(character, before.ability, shared)
-            # The one d20 is stored in the row of the player who rolled it (/stats counts
-            # each die once, for its roller); the others compare with it.
-            dice = dice_of(outcome) if rolled_it else []
-        else:
-            outcome = await roll_member_in(session, rng, campaign, character, spec)
-            dice = dice_of(outcome)
-        visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
-        member_row = await record_in(
+        name, summary = await _roll_target_in(
             session,
-            ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
-                kind=member_kind(campaign, spec),
-                request=request,
-                dice=dice,
-                outcome=to_jsonable(outcome),
-                visibility=visibility,
-                campaign_id=campaign.id,
-                character_id=character.id,
-                character_name=character.name,
-            ),
+            rng,
+            campaign,
+            before,
+            target.id,
+            target.character_id,
+            origin(caller, with_interaction=True),
+            request,
         )
-        await store_carry_over_in(session, character, outcome, member_row.id)
-        summary = summarize(outcome)
-        await session.execute(
-            update(_T)
-            .where(_T.c.id == target.id)
-            .values(roll_id=member_row.id, result=summary.to_json())
-        )
+        visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
         completed_now = await _complete_if_done_in(session, caller, request_id, visibility)
         after = await load_in(session, request_id)
-    return Answer(after, character.name, summary, completed_now, campaign)
+    return Answer(after, name, summary, completed_now, campaign)
+
+
+async def _roll_target_in(
+    session: AsyncSession,
+    rng: random.Random,
+    campaign: CampaignView,
+    before: RequestView,
+    target_id: int,
+    character_id: int,
+    row_origin: ledger.Origin,
+    request: str,
+) -> tuple[str, RollSummary]:
+    """Roll one target's part with the character's stored stats and record it: what a click
+    does, and what a ``roll`` default does at the deadline (one code path for both)."""
+    character = await characters.load_character_in(session, character_id)
+    spec = MemberSpec(
+        before.ability, before.dc, before.difficulty, before.is_save, before.proficiency
+    )
+    if campaign.system is RuleSystem.ROLL_UNDER:
+        shared, rolled_it = await _shared_roll_in(session, rng, before.id)
+        outcome = shared_save(character, before.ability, shared)
+        # The one d20 is stored in the row of the player who rolled it (/stats counts
+        # each die once, for its roller); the others compare with it.
+        dice = dice_of(outcome) if rolled_it else []
+    else:
+        outcome = await roll_member_in(session, rng, campaign, character, spec)
+        dice = dice_of(outcome)
+    visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
+    member_row = await record_in(
+        session,
+        ledger.NewRoll(
+            origin=row_origin,
+            kind=member_kind(campaign, spec),
+            request=request,
+            dice=dice,
+            outcome=to_jsonable(outcome),
+            visibility=visibility,
+            campaign_id=campaign.id,
+            character_id=character.id,
+            character_name=character.name,
+        ),
+    )
+    await store_carry_over_in(session, character, outcome, member_row.id)
+    summary = summarize(outcome)
+    await session.execute(
+        update(_T)
+        .where(_T.c.id == target_id)
+        .values(roll_id=member_row.id, result=summary.to_json())
+    )
+    return character.name, summary
 
 
 async def _complete_if_done_in(
@@ -403,6 +526,9 @@ async def _complete_if_done_in(
     ).first()
     if won is None:
         return False
+    # Everyone has answered: the deadline and reminder have nothing left to do.
+    await scheduler.cancel_in(session, deadline_key(request_id), utcnow())
+    await scheduler.cancel_in(session, remind_key(request_id), utcnow())
     view = await load_in(session, request_id)
     verdict = view.verdict
     assert verdict is not None
@@ -509,3 +635,216 @@ async def reveal(
                 await ledger.stamp_revealed_in(session, roll_id)
         revealed = await load_in(session, chosen)
     return campaign, revealed
+
+
+# --- the game clock: deadlines, their defaults, reminders (issue 17) ---------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """A request the deadline (or the GM's close) completed: post its verdict."""
+
+    request: RequestView
+    campaign: CampaignView
+    #: "at its deadline" or "by the GM".
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """One player to remind of a request, the way they chose (``channel`` or ``dm``)."""
+
+    user_id: int
+    mode: str
+    character_names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reminders:
+    """The reminders of one request, sent once each."""
+
+    request: RequestView
+    reminders: tuple[Reminder, ...]
+
+
+def _owner_caller(view: RequestView) -> Caller:
+    """The GM who asked, in the request's channel: whom a row the clock records is from."""
+    return Caller(user_id=view.gm_user_id, channel_id=view.channel_id, guild_id=view.guild_id)
+
+
+async def _apply_default_in(
+    session: AsyncSession, rng: random.Random, request_id: int, now: datetime, action: str
+) -> bool:
+    """Answer for every character who has not rolled, by ``action``; complete the request.
+
+    The caller holds the request's row lock. ``roll`` rolls exactly as the click would (same
+    code path, stored stats) and marks the roll "rolled by default at the deadline" in the
+    ledger; ``skip`` and ``fail`` record no roll. Returns whether this completed it.
+    """
+    view = await load_in(session, request_id)
+    if view.complete:
+        return False
+    campaign = await get_campaign_in(session, view.campaign_id)
+    open_rows = (
+        await session.execute(
+            select(_T.c.id, _T.c.character_id, _T.c.user_id)
+            .where(_T.c.request_id == request_id, _T.c.answered_at.is_(None))
+            .order_by(_T.c.position)
+        )
+    ).all()
+    for row in open_rows:
+        chosen = action
+        if action == "roll" and row.character_id is None:
+            chosen = "skip"  # a deleted character has no stats to roll with
+        await session.execute(
+            update(_T).where(_T.c.id == row.id).values(answered_at=now, defaulted=chosen)
+        )
+        if chosen == "roll":
+            assert row.character_id is not None
+            await _roll_target_in(
+                session,
+                rng,
+                campaign,
+                view,
+                row.id,
+                row.character_id,
+                ledger.Origin(
+                    channel_id=view.channel_id, user_id=int(row.user_id), guild_id=view.guild_id
+                ),
+                f"{ROLLED_BY_DEFAULT} (roll request #{request_id})",
+            )
+    visibility = Visibility.BLIND if view.hidden else Visibility.PUBLIC
+    return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility)
+
+
+async def _on_deadline(
+    session: AsyncSession, job: scheduler.Job, context: scheduler.JobContext
+) -> Closed | None:
+    """The deadline job: apply the request's default and complete it, once."""
+    request_id = int(job.payload["request_id"])
+    locked = await session.execute(
+        select(_R.c.id, _R.c.default_action).where(_R.c.id == request_id).with_for_update()
+    )
+    row = locked.first()
+    if row is None:
+        return None  # the request was deleted with its campaign
+    action = row.default_action or DEFAULT_ACTION
+    if not await _apply_default_in(session, context.rng, request_id, context.now, action):
+        return None  # everyone had rolled already
+    view = await load_in(session, request_id)
+    campaign = await get_campaign_in(session, view.campaign_id)
+    return Closed(view, campaign, "at its deadline")
+
+
+async def _on_remind(
+    session: AsyncSession, job: scheduler.Job, context: scheduler.JobContext
+) -> Reminders | None:
+    """The reminder job: one reminder per player still to roll, unless they opted out."""
+    request_id = int(job.payload["request_id"])
+    await session.execute(select(_R.c.id).where(_R.c.id == request_id).with_for_update())
+    try:
+        view = await load_in(session, request_id)
+    except NotFound:
+        return None
+    if view.complete:
+        return None
+    due = (
+        await session.execute(
+            update(_T)
+            .where(
+                _T.c.request_id == request_id,
+                _T.c.answered_at.is_(None),
+                _T.c.reminded_at.is_(None),
+            )
+            .values(reminded_at=context.now)
+            .returning(_T.c.user_id, _T.c.character_name, _T.c.position)
+        )
+    ).all()
+    names: dict[int, list[str]] = {}
+    for row in sorted(due, key=lambda r: r.position):
+        names.setdefault(int(row.user_id), []).append(str(row.character_name))
+    modes = await notify.modes_in(session, names)
+    out = tuple(
+        Reminder(user, modes[user], tuple(chars))
+        for user, chars in names.items()
+        if modes[user] != "off"
+    )
+    return Reminders(view, out) if out else None
+
+
+scheduler.register(DEADLINE_JOB, _on_deadline)
+scheduler.register(REMIND_JOB, _on_remind)
+
+
+async def _pick_open_in(
+    session: AsyncSession, campaign: CampaignView, request_id: int | None
+) -> int:
+    """The named request, or the latest still open, of this campaign (locked)."""
+    if request_id is None:
+        stmt = (
+            select(_R.c.id)
+            .where(_R.c.campaign_id == campaign.id, _R.c.completed_at.is_(None))
+            .order_by(_R.c.id.desc())
+            .limit(1)
+        )
+        found = (await session.execute(stmt)).scalar_one_or_none()
+        if found is None:
+            raise NotFound("No open roll request in this campaign.")
+        request_id = int(found)
+    else:
+        request_id = await _pick_in(session, campaign, request_id, hidden_only=False)
+    await session.execute(select(_R.c.id).where(_R.c.id == request_id).with_for_update())
+    return request_id
+
+
+async def extend(
+    db: Database, caller: Caller, request_id: int | None, by: timedelta, now: datetime
+) -> RequestView:
+    """GM: move an open request's deadline later by ``by`` (at most 30 days from now)."""
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "extend a roll request")
+        chosen = await _pick_open_in(session, campaign, request_id)
+        view = await load_in(session, chosen)
+        if view.complete:
+            raise InvalidValue(f"Roll request #{chosen} is already complete.")
+        if view.deadline_at is None:
+            raise InvalidValue(
+                f"Roll request #{chosen} has no deadline to extend; close it with "
+                f"/gm request close request:{chosen} when you want."
+            )
+        new_deadline = max(view.deadline_at, now) + by
+        if new_deadline - now > MAX_DURATION:
+            raise InvalidValue("A deadline can be at most 30 days away.")
+        await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=new_deadline))
+        if not await scheduler.move_in(session, deadline_key(chosen), new_deadline):
+            # Its job already ran (it completes the request in the same transaction, so
+            # this cannot happen for an open request) or was never made: make one.
+            await scheduler.schedule_in(
+                session,
+                DEADLINE_JOB,
+                new_deadline,
+                {"request_id": chosen},
+                guild_id=campaign.guild_id,
+                key=deadline_key(chosen),
+            )
+        return await load_in(session, chosen)
+
+
+async def close(
+    db: Database, rng: random.Random, caller: Caller, request_id: int | None, now: datetime
+) -> Closed:
+    """GM: close an open request now, applying its default (``skip`` if it had none)."""
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "close a roll request")
+        chosen = await _pick_open_in(session, campaign, request_id)
+        view = await load_in(session, chosen)
+        if view.complete:
+            raise InvalidValue(f"Roll request #{chosen} is already complete.")
+        # From now on a click is refused as after a deadline; the scheduled jobs go.
+        await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=now))
+        await scheduler.cancel_in(session, deadline_key(chosen), now)
+        await scheduler.cancel_in(session, remind_key(chosen), now)
+        await _apply_default_in(session, rng, chosen, now, view.default_action or DEFAULT_ACTION)
+        return Closed(await load_in(session, chosen), campaign, "by the GM")

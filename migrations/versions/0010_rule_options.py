@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010_rule_options"
-down_revision: str | None = "0008_ledger_salts"
+down_revision: str | None = "0009_scheduler"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -5,7 +5,7 @@ die (a natural 20 or a natural 1 against an ordinary face) and, where the roller
 one, in a fortune choice (keep, trade, reroll). After the hidden roll a member not entitled
 to it (the roller of a blind roll, the GM for a self roll, the character's player for a GM's
 roll, another player for a gm roll) runs every command that shows table state: /history
-(with kind filters), /stats, /odds check, /party show, /character show, /fortune show,
+(with kind filters), /stats, /odds check, /party show, /character show, /catchup, /fortune show,
 /gm clear-modifier and /campaign export (the GM), option autocomplete; then the character
 makes a public check. Everything that member can read (command answers, ephemeral or not,
 the channels they can open, their DMs, the export file) must be the same in every world, once
@@ -312,6 +312,7 @@ async def play(
                 ("odds check", {"ability": ability, **dc}),
                 ("party show", {}),
                 ("character show", {"name": "Ayla"}),
+                ("catchup", {}),  # issue 17: what did I miss
             ]
             if system == "pen-and-dagger":
                 asks.append(("fortune show", {"character": "Ayla"}))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from datetime import timedelta
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -20,8 +21,10 @@ from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice
 from bot.cogs._respond import answer, update_message
+from bot.cogs.clock._cog import wake
 from bot.errors import UserError
 from bot.render.requests import (
+    closed_text,
     gm_undelivered_text,
     request_content,
     request_embed,
@@ -30,12 +33,16 @@ from bot.render.requests import (
 )
 from bot.services import requests
 from bot.services.campaigns import CampaignView
+from bot.services.clock import format_duration, parse_duration
 from bot.services.requests import RequestView
 from bot.services.secrecy import GmTargets
 from bot.tree import answer_error
 
 log = logging.getLogger(__name__)
 
+
+#: A request's number: its id, an INTEGER column (and within Discord's integer range).
+RequestNumber = app_commands.Range[int, 1, 2**31 - 1]
 
 request_group = app_commands.Group(
     name="request",
@@ -80,9 +87,10 @@ class RequestRollButton(
                 self.request_id,
                 f"Roll button of roll request #{self.request_id}",
                 message_id=interaction.message.id if interaction.message else None,
+                now=bot.clock.now(),
             )
             await update_message(
-                interaction, embed=request_embed(answered.request), view=_view_for(answered.request)
+                interaction, embed=request_embed(answered.request), view=view_for(answered.request)
             )
         except Exception as error:  # one error path, as for commands
             await answer_error(interaction, error)
@@ -91,7 +99,7 @@ class RequestRollButton(
             await _tell_gm(interaction, answered.campaign, answered.request)
 
 
-def _view_for(request: RequestView) -> discord.ui.View | None:
+def view_for(request: RequestView) -> discord.ui.View | None:
     """The button while someone still has to roll; none once everyone has."""
     if request.complete:
         return None
@@ -129,6 +137,9 @@ async def _tell_gm(
     difficulty="Threshold: a difficulty tier instead of dc",
     save="d20 check: a saving throw instead of an ability check",
     proficiency="A skill, e.g. Survival: each character who has it adds it",
+    deadline="How long players have, like 90m, 24h, 2d or 1d12h (at most 30d)",
+    default="At the deadline, whoever has not rolled: roll for them, skip them, or fail them",
+    remind="Remind whoever has not rolled after this long, like 12h",
 )
 @app_commands.autocomplete(ability=ac.ability)
 async def request_roll(
@@ -140,6 +151,9 @@ async def request_roll(
     difficulty: DifficultyChoice | None = None,
     save: bool = False,
     proficiency: app_commands.Range[str, 1, 64] | None = None,
+    deadline: app_commands.Range[str, 1, 20] | None = None,
+    default: Literal["roll", "skip", "fail"] | None = None,
+    remind: app_commands.Range[str, 1, 20] | None = None,
 ) -> None:
     bot = bot_of(interaction)
     request = await requests.create(
@@ -153,7 +167,12 @@ async def request_roll(
         difficulty=difficulty.replace("-", " ") if difficulty else None,
         save=save,
         proficiency=proficiency,
+        now=bot.clock.now(),
+        deadline=_duration(deadline, "deadline"),
+        default=default,
+        remind=_duration(remind, "reminder"),
     )
+    wake(bot, request.remind_at or request.deadline_at)
     view = discord.ui.View(timeout=None)
     view.add_item(RequestRollButton(request.id))
     try:
@@ -183,7 +202,7 @@ async def request_roll(
 @request_group.command(name="status", description="GM: who has not rolled yet (and the results)")
 @app_commands.describe(request="The request's number (default: the latest)")
 async def request_status(
-    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+    interaction: discord.Interaction[Any], request: RequestNumber | None = None
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
@@ -197,7 +216,7 @@ async def request_status(
 )
 @app_commands.describe(request="The request's number (default: the latest unrevealed)")
 async def request_reveal(
-    interaction: discord.Interaction[Any], request: app_commands.Range[int, 1] | None = None
+    interaction: discord.Interaction[Any], request: RequestNumber | None = None
 ) -> None:
     bot = bot_of(interaction)
     _, found = await requests.reveal(bot.db, caller_from(interaction), request)
@@ -208,7 +227,66 @@ async def request_reveal(
         if isinstance(channel, discord.abc.Messageable):
             try:
                 await channel.get_partial_message(found.message_id).edit(
-                    embed=request_embed(found), view=_view_for(found)
+                    embed=request_embed(found), view=view_for(found)
                 )
             except discord.HTTPException:
                 log.warning("could not update request #%s in place", found.id)
+
+
+def _duration(text: str | None, what: str) -> timedelta | None:
+    return None if text is None else parse_duration(text, what=what)
+
+
+@request_group.command(name="extend", description="GM: give players more time on a request")
+@app_commands.describe(
+    request="The request's number (default: the latest open one)",
+    by="How much longer, like 12h or 1d",
+)
+async def request_extend(
+    interaction: discord.Interaction[Any],
+    by: app_commands.Range[str, 1, 20],
+    request: RequestNumber | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    span = parse_duration(by, what="extension")
+    found = await requests.extend(bot.db, caller_from(interaction), request, span, bot.clock.now())
+    wake(bot, found.deadline_at)
+    assert found.deadline_at is not None
+    epoch = int(found.deadline_at.timestamp())
+    await answer(
+        interaction,
+        f"Roll request #{found.id}: deadline extended by {format_duration(span)}, "
+        f"to <t:{epoch}:f> (<t:{epoch}:R>).",
+    )
+    # Then (a REST call: only once answered) the request's own message shows it.
+    await _refresh(interaction, found)
+
+
+@request_group.command(name="close", description="GM: close a request now, applying its default")
+@app_commands.describe(request="The request's number (default: the latest open one)")
+async def request_close(
+    interaction: discord.Interaction[Any], request: RequestNumber | None = None
+) -> None:
+    bot = bot_of(interaction)
+    closed = await requests.close(
+        bot.db, bot.rng, caller_from(interaction), request, bot.clock.now()
+    )
+    found = closed.request
+    await answer(interaction, closed_text(found, closed.how), embed=request_embed(found))
+    await _refresh(interaction, found)
+    if found.hidden:
+        await _tell_gm(interaction, closed.campaign, found)
+
+
+async def _refresh(interaction: discord.Interaction[Any], found: RequestView) -> None:
+    """Update the request's own message in place (its deadline line, its button)."""
+    if found.message_id is None:
+        return
+    channel = bot_of(interaction).get_channel(found.channel_id)
+    if isinstance(channel, discord.abc.Messageable):
+        try:
+            await channel.get_partial_message(found.message_id).edit(
+                embed=request_embed(found), view=view_for(found)
+            )
+        except discord.HTTPException:
+            log.warning("could not update request #%s in place", found.id)

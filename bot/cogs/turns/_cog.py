@@ -1,0 +1,114 @@
+"""Turn order commands, and the post a per-turn deadline makes when the turn passes by itself.
+
+Each change answers publicly in the channel with the order; the player whose turn begins gets
+one ping, their way (``/me notify``): a mention in that message, a DM, or nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Literal
+
+import discord
+from discord import app_commands
+
+from bot.cogs._common import bot_of, caller_from
+from bot.cogs.clock._cog import wake
+from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
+from bot.services import turns
+from bot.services.clock import parse_duration
+from bot.services.turns import TurnEvent
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
+
+log = logging.getLogger(__name__)
+
+turns_group = app_commands.Group(
+    name="turns", description="Turn order: whose turn it is", guild_only=True
+)
+
+
+def _link(event: TurnEvent) -> str:
+    return f"https://discord.com/channels/{event.order.guild_id}/{event.order.channel_id}"
+
+
+async def _dm(bot: PbpBot, event: TurnEvent) -> None:
+    """The DM of a player who chose DMs; a closed DM is logged (the channel line names them)."""
+    if event.ping_mode != "dm" or event.order.ended_at is not None:
+        return
+    user_id = event.order.current.user_id
+    try:
+        user = bot.get_user(user_id) or await bot.fetch_user(user_id)
+        await user.send(dm_text(event, _link(event)))
+    except discord.HTTPException:
+        log.info("turn order #%s: DM to the current player refused", event.order.id)
+
+
+async def _answer(interaction: discord.Interaction[Any], event: TurnEvent) -> None:
+    bot = bot_of(interaction)
+    await interaction.response.send_message(
+        event_text(event), embed=order_embed(event.order), allowed_mentions=ping_mentions(event)
+    )
+    await _dm(bot, event)
+    wake(bot, event.order.deadline_at)
+
+
+async def deliver_turn(bot: PbpBot, event: TurnEvent) -> None:
+    """Post a change the game clock made (a turn whose time was up)."""
+    channel = bot.get_channel(event.order.channel_id)
+    if not isinstance(channel, discord.abc.Messageable):
+        log.warning("turn order #%s: channel gone", event.order.id)
+        return
+    await channel.send(
+        event_text(event), embed=order_embed(event.order), allowed_mentions=ping_mentions(event)
+    )
+    await _dm(bot, event)
+
+
+@turns_group.command(name="start", description="GM: start a turn order in this channel")
+@app_commands.describe(
+    characters="Names or @mentions, comma-separated; empty for the whole party",
+    order="listed (as named), initiative (each rolls the system's check) or random",
+    deadline="Per turn: it passes by itself after this long, like 24h",
+)
+async def turns_start(
+    interaction: discord.Interaction[Any],
+    characters: app_commands.Range[str, 1, 1000] | None = None,
+    order: Literal["listed", "initiative", "random"] = "listed",
+    deadline: app_commands.Range[str, 1, 20] | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    seconds = None
+    if deadline is not None:
+        seconds = int(parse_duration(deadline, what="turn deadline").total_seconds())
+    event = await turns.start(
+        bot.db, bot.rng, caller_from(interaction), characters, order, seconds, bot.clock.now()
+    )
+    await _answer(interaction, event)
+
+
+@turns_group.command(name="show", description="The turn order here, and whose turn it is")
+async def turns_show(interaction: discord.Interaction[Any]) -> None:
+    view = await turns.show(bot_of(interaction).db, caller_from(interaction))
+    await interaction.response.send_message(embed=order_embed(view), ephemeral=True)
+
+
+@turns_group.command(name="next", description="End the current turn (its player or a GM)")
+async def turns_next(interaction: discord.Interaction[Any]) -> None:
+    bot = bot_of(interaction)
+    await _answer(
+        interaction, await turns.next_turn(bot.db, caller_from(interaction), bot.clock.now())
+    )
+
+
+@turns_group.command(name="hold", description="Skip me this round; I keep my place")
+async def turns_hold(interaction: discord.Interaction[Any]) -> None:
+    bot = bot_of(interaction)
+    await _answer(interaction, await turns.hold(bot.db, caller_from(interaction), bot.clock.now()))
+
+
+@turns_group.command(name="end", description="GM: end the turn order here")
+async def turns_end(interaction: discord.Interaction[Any]) -> None:
+    bot = bot_of(interaction)
+    await _answer(interaction, await turns.end(bot.db, caller_from(interaction), bot.clock.now()))

@@ -1,0 +1,53 @@
+"""How each player wants the game clock's pings (``/me notify``): channel, DM, or off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import select
+
+from bot.db.engine import Database
+from bot.db.models import NOTIFY_MODES, notify_settings
+from bot.db.types import utcnow
+from bot.services._sql import Executor, insert_for, transaction
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue
+
+#: Without a choice a player is pinged in the channel, where the game is.
+DEFAULT_MODE = "channel"
+
+
+async def set_mode(db: Database, caller: Caller, mode: str) -> str:
+    """Store the caller's choice; returns it."""
+    if mode not in NOTIFY_MODES:
+        raise InvalidValue("Choose channel, dm or off.")
+    async with transaction(db) as session:
+        now = utcnow()
+        await session.execute(
+            insert_for(session, notify_settings)
+            .values(user_id=caller.user_id, mode=mode, updated_at=now)
+            .on_conflict_do_update(
+                index_elements=["user_id"], set_={"mode": mode, "updated_at": now}
+            )
+        )
+    return mode
+
+
+async def get_mode(db: Database, user_id: int) -> str:
+    """A player's choice, or the default."""
+    async with transaction(db) as session:
+        return (await modes_in(session, [user_id]))[user_id]
+
+
+async def modes_in(session: Executor, user_ids: Iterable[int]) -> dict[int, str]:
+    """In a caller's transaction: each player's choice (the default where none)."""
+    wanted = list(dict.fromkeys(user_ids))
+    found: dict[int, str] = {u: DEFAULT_MODE for u in wanted}
+    if wanted:
+        rows = await session.execute(
+            select(notify_settings.c.user_id, notify_settings.c.mode).where(
+                notify_settings.c.user_id.in_(wanted)
+            )
+        )
+        found.update({int(r.user_id): str(r.mode) for r in rows})
+    return found

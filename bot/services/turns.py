@@ -1,0 +1,470 @@
+"""Turn order (``/turns``): a round over the party, one open order per channel or thread.
+
+An order is a row (bot/db/models.py ``turn_orders``) holding the characters in order, whose turn
+it is, the round and who holds this round. Every change is a ledger row (kind ``turn``), so
+the order's history is as tamper-evident as the rolls. A per-turn deadline is a scheduled job
+(bot/services/scheduler.py) keyed to the order, moved on every change in the same transaction;
+when it runs the turn passes automatically.
+
+Initiative uses each system's own check, and every die shows:
+- d20 check: d20 + DEX modifier (ruling 1's floor((score − 10) / 2)); ties by DEX modifier;
+- Pen & Dagger: a DEX attempt, ordered by success level, then by the kept face;
+- threshold: d20 + the DEX modifier as stored;
+- roll-under: AGI − d20 (the margin under the score); ties are re-rolled, every die kept.
+Remaining ties keep the order the characters were named in.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.engine import Database
+from bot.db.models import RuleSystem, Visibility, turn_orders
+from bot.rules.common import roll_d20
+from bot.rules.d20_check import ability_modifier
+from bot.rules.pen_and_dagger.attempts import AttemptOutcome
+from bot.services import ledger, notify, scheduler
+from bot.services._sql import transaction
+from bot.services.access import is_gm, require_gm
+from bot.services.campaigns import CampaignView
+from bot.services.characters import CharacterView
+from bot.services.checks import CheckOptions, plan_check
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NotAllowed, NotFound
+from bot.services.groups import campaign_in, origin, record_in, resolve_targets_in
+
+_O = turn_orders
+ORDERS: tuple[str, ...] = ("listed", "initiative", "random")
+TURN_JOB = "turn.deadline"
+#: The ability each system's initiative uses.
+INITIATIVE_ABILITY: dict[RuleSystem, str] = {
+    RuleSystem.D20_CHECK: "DEX",
+    RuleSystem.PEN_AND_DAGGER: "DEX",
+    RuleSystem.THRESHOLD: "DEX",
+    RuleSystem.ROLL_UNDER: "AGI",
+}
+
+
+def turn_key(order_id: int) -> str:
+    """The scheduler key of an order's turn deadline."""
+    return f"turns:{order_id}:turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One character in the order; ``roll`` shows its initiative with every die ("" if none)."""
+
+    character_id: int
+    name: str
+    user_id: int
+    roll: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "character_id": self.character_id,
+            "name": self.name,
+            "user_id": self.user_id,
+            "roll": self.roll,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnsView:
+    """An order as stored."""
+
+    id: int
+    campaign_id: int
+    guild_id: int
+    channel_id: int
+    order_kind: str
+    entries: tuple[Entry, ...]
+    held: frozenset[int]
+    position: int
+    round: int
+    turn_seconds: int | None
+    turn_started_at: datetime
+    ended_at: datetime | None
+
+    @property
+    def current(self) -> Entry:
+        """Whose turn it is."""
+        return self.entries[self.position]
+
+    @property
+    def deadline_at(self) -> datetime | None:
+        """When the current turn passes by itself (None: no per-turn deadline)."""
+        if self.turn_seconds is None or self.ended_at is not None:
+            return None
+        return self.turn_started_at + timedelta(seconds=self.turn_seconds)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEvent:
+    """A change to post: what happened, the order after it, and how to ping whose turn it is
+    (``channel``, ``dm`` or ``off``; None when nobody is to be pinged, as after an end)."""
+
+    what: str
+    order: TurnsView
+    ping_mode: str | None
+    #: The character whose turn passed or who held, for the message.
+    actor: str = ""
+
+
+def _view(row: Any) -> TurnsView:
+    m = row._mapping
+    return TurnsView(
+        id=m["id"],
+        campaign_id=m["campaign_id"],
+        guild_id=m["guild_id"],
+        channel_id=m["channel_id"],
+        order_kind=m["order_kind"],
+        entries=tuple(
+            Entry(int(e["character_id"]), str(e["name"]), int(e["user_id"]), str(e["roll"]))
+            for e in m["entries"]
+        ),
+        held=frozenset(int(p) for p in m["held"]),
+        position=m["position"],
+        round=m["round"],
+        turn_seconds=m["turn_seconds"],
+        turn_started_at=m["turn_started_at"],
+        ended_at=m["ended_at"],
+    )
+
+
+# --- initiative (pure, given the dice) ---------------------------------------------------------
+
+
+def _score(character: CharacterView, campaign: CampaignView, ability: str) -> int:
+    for name, value in character.scores.items():
+        if name.casefold() == ability.casefold():
+            return value
+    raise InvalidValue(
+        f"{character.name} has no {ability} score, which initiative uses in this system: set "
+        f"it with /character set ability:{ability} value:<number>, or use order:listed."
+    )
+
+
+def roll_initiative(
+    campaign: CampaignView, members: list[CharacterView], rng: random.Random
+) -> list[Entry]:
+    """The members in initiative order, each with its roll shown die by die."""
+    system = campaign.system
+    ability = INITIATIVE_ABILITY[system]
+    keyed: list[tuple[tuple[int, ...], int, Entry]] = []
+    if system is RuleSystem.ROLL_UNDER:
+        return _roll_under_initiative(campaign, members, rng, ability)
+    for index, character in enumerate(members):
+        if system is RuleSystem.PEN_AND_DAGGER:
+            _score(character, campaign, ability)
+            outcome = plan_check(campaign, character, CheckOptions(ability=ability)).roll(rng)
+            if not isinstance(outcome, AttemptOutcome):
+                raise TypeError("a Pen & Dagger check is an attempt")
+            level, kept = int(outcome.level), int(outcome.kept)
+            dice = " ".join(f"**{d}**" for d in outcome.dice)
+            name = outcome.level.display_name
+            text = f"{ability} attempt: d20 {dice} → {name}"
+            keyed.append(
+                ((level, kept), index, Entry(character.id, character.name, character.user_id, text))
+            )
+            continue
+        score = _score(character, campaign, ability)
+        modifier = ability_modifier(score) if system is RuleSystem.D20_CHECK else score
+        face = roll_d20(rng)
+        total = face + modifier
+        text = f"d20 **{face}** {modifier:+d} {ability} = **{total}**"
+        keyed.append(
+            ((total, modifier), index, Entry(character.id, character.name, character.user_id, text))
+        )
+    keyed.sort(key=lambda k: (tuple(-v for v in k[0]), k[1]))
+    return [entry for _, _, entry in keyed]
+
+
+def _roll_under_initiative(
+    campaign: CampaignView, members: list[CharacterView], rng: random.Random, ability: str
+) -> list[Entry]:
+    scores = {c.id: _score(c, campaign, ability) for c in members}
+    faces: dict[int, list[int]] = {c.id: [] for c in members}
+    margins: dict[int, list[int]] = {c.id: [] for c in members}
+    pending = [c.id for c in members]
+    while pending:
+        for cid in pending:
+            face = roll_d20(rng)
+            faces[cid].append(face)
+            margins[cid].append(scores[cid] - face)
+        # Re-roll only those still tied with someone on every roll so far.
+        by_margins: dict[tuple[int, ...], list[int]] = {}
+        for cid in pending:
+            by_margins.setdefault(tuple(margins[cid]), []).append(cid)
+        pending = [cid for group in by_margins.values() if len(group) > 1 for cid in group]
+        if any(len(margins[c]) > 50 for c in pending):  # a broken die source, not a rule
+            break
+    index = {c.id: i for i, c in enumerate(members)}
+
+    def sort_key(c: CharacterView) -> tuple[Any, ...]:
+        return (tuple(-m for m in margins[c.id]), index[c.id])
+
+    out = []
+    for c in sorted(members, key=sort_key):
+        parts = [f"{scores[c.id]} − d20 **{f}** = **{scores[c.id] - f}**" for f in faces[c.id]]
+        text = f"{ability} " + " · tie, re-rolled: ".join(parts)
+        out.append(Entry(c.id, c.name, c.user_id, text))
+    return out
+
+
+# --- changes ---------------------------------------------------------------------------------
+
+
+async def _open_in(session: AsyncSession, caller: Caller, *, lock: bool = True) -> TurnsView:
+    stmt = select(_O).where(_O.c.channel_id == caller.channel_id, _O.c.ended_at.is_(None))
+    row = (await session.execute(stmt.with_for_update() if lock else stmt)).first()
+    if row is None:
+        raise NotFound("No turn order here: the GM starts one with /turns start.")
+    return _view(row)
+
+
+async def _record_in(
+    session: AsyncSession, caller: Caller | None, view: TurnsView, what: str, dice: list[int]
+) -> None:
+    """The change as a ledger row: public, in the campaign's chain."""
+    row_origin = (
+        origin(caller, with_interaction=True)
+        if caller is not None
+        else ledger.Origin(
+            channel_id=view.channel_id, user_id=view.current.user_id, guild_id=view.guild_id
+        )
+    )
+    await record_in(
+        session,
+        ledger.NewRoll(
+            origin=row_origin,
+            kind="turn",
+            request=f"turn order #{view.id}: {what}",
+            dice=dice,
+            outcome={
+                "event": what,
+                "order": [e.name for e in view.entries],
+                "rolls": [e.roll for e in view.entries],
+                "round": view.round,
+                "turn": view.current.name if view.ended_at is None else None,
+                "held": sorted(view.held),
+            },
+            visibility=Visibility.PUBLIC,
+            campaign_id=view.campaign_id,
+        ),
+    )
+
+
+async def _store_in(session: AsyncSession, view: TurnsView, **values: Any) -> TurnsView:
+    await session.execute(update(_O).where(_O.c.id == view.id).values(**values))
+    row = (await session.execute(select(_O).where(_O.c.id == view.id))).one()
+    return _view(row)
+
+
+async def _schedule_turn_in(session: AsyncSession, view: TurnsView, now: datetime) -> None:
+    """Move (or make) the current turn's deadline job; cancel it once the order ended."""
+    key = turn_key(view.id)
+    deadline = view.deadline_at
+    if deadline is None:
+        await scheduler.cancel_in(session, key, now)
+        return
+    if not await scheduler.move_in(session, key, deadline):
+        await scheduler.schedule_in(
+            session,
+            TURN_JOB,
+            deadline,
+            {"order_id": view.id},
+            guild_id=view.guild_id,
+            key=key,
+        )
+
+
+async def _event_in(
+    session: AsyncSession, view: TurnsView, what: str, actor: str = ""
+) -> TurnEvent:
+    if view.ended_at is not None:
+        return TurnEvent(what, view, None, actor)
+    mode = (await notify.modes_in(session, [view.current.user_id]))[view.current.user_id]
+    return TurnEvent(what, view, mode, actor)
+
+
+async def start(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    characters_text: str | None,
+    order: str,
+    turn_seconds: int | None,
+    now: datetime,
+) -> TurnEvent:
+    """GM: a new round over the named characters (or the party) in this channel."""
+    if order not in ORDERS:
+        raise InvalidValue("order must be listed, initiative or random.")
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "start a turn order")
+        taken = select(_O.c.id).where(_O.c.channel_id == caller.channel_id, _O.c.ended_at.is_(None))
+        if (await session.execute(taken)).first() is not None:
+            raise InvalidValue(
+                "This channel already has a turn order: /turns show, or /turns end it first."
+            )
+        members = await resolve_targets_in(session, campaign, characters_text)
+        if order == "initiative":
+            entries = roll_initiative(campaign, members, rng)
+        else:
+            if order == "random":
+                members = list(members)
+                rng.shuffle(members)
+            entries = [Entry(c.id, c.name, c.user_id) for c in members]
+        order_id = (
+            await session.execute(
+                _O.insert()
+                .values(
+                    campaign_id=campaign.id,
+                    guild_id=campaign.guild_id,
+                    channel_id=caller.channel_id,
+                    order_kind=order,
+                    entries=[e.to_json() for e in entries],
+                    held=[],
+                    position=0,
+                    round=1,
+                    turn_seconds=turn_seconds,
+                    turn_started_at=now,
+                    created_at=now,
+                )
+                .returning(_O.c.id)
+            )
+        ).scalar_one()
+        view = _view((await session.execute(select(_O).where(_O.c.id == order_id))).one())
+        dice = [int(d) for e in entries for d in _dice_in(e.roll)]
+        await _record_in(session, caller, view, f"started ({order})", dice)
+        await _schedule_turn_in(session, view, now)
+        return await _event_in(session, view, "started")
+
+
+def _dice_in(text: str) -> list[str]:
+    """The d20 faces shown in an initiative line (the ``d20 **n**`` parts)."""
+    return _FACES.findall(text)
+
+
+_FACES = re.compile(r"d20 \*\*(\d+)\*\*")
+
+
+async def show(db: Database, caller: Caller) -> TurnsView:
+    """The open order of this channel."""
+    async with transaction(db) as session:
+        await campaign_in(session, caller)
+        return await _open_in(session, caller, lock=False)
+
+
+def _next_position(view: TurnsView) -> tuple[int, int, frozenset[int]]:
+    """The next position not held this round; a new round clears the holds."""
+    position, round_, held = view.position, view.round, set(view.held)
+    for _ in range(2 * len(view.entries) + 1):
+        position += 1
+        if position >= len(view.entries):
+            position, round_, held = 0, round_ + 1, set()
+        if position not in held:
+            return position, round_, frozenset(held)
+    return 0, round_ + 1, frozenset()
+
+
+async def _pass_in(
+    session: AsyncSession,
+    caller: Caller | None,
+    view: TurnsView,
+    now: datetime,
+    what: str,
+    *,
+    hold: bool = False,
+) -> TurnEvent:
+    actor = view.current.name
+    base = view
+    if hold:
+        base = TurnsView(**{**_fields(view), "held": view.held | {view.position}})
+    position, round_, held = _next_position(base)
+    after = await _store_in(
+        session,
+        view,
+        position=position,
+        round=round_,
+        held=sorted(held),
+        turn_started_at=now,
+    )
+    await _record_in(session, caller, after, f"{what} ({actor})", [])
+    await _schedule_turn_in(session, after, now)
+    return await _event_in(session, after, what, actor)
+
+
+def _fields(view: TurnsView) -> dict[str, Any]:
+    return {name: getattr(view, name) for name in TurnsView.__dataclass_fields__}
+
+
+async def next_turn(db: Database, caller: Caller, now: datetime) -> TurnEvent:
+    """The current player (or a GM) ends the turn: the next character's begins."""
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        view = await _open_in(session, caller)
+        if caller.user_id != view.current.user_id and not is_gm(campaign, caller):
+            raise NotAllowed(
+                f"It is {view.current.name}'s turn: only their player or a GM can pass it."
+            )
+        return await _pass_in(session, caller, view, now, "turn done")
+
+
+async def hold(db: Database, caller: Caller, now: datetime) -> TurnEvent:
+    """A player: skip my character this round, keeping the place for the next one."""
+    async with transaction(db) as session:
+        await campaign_in(session, caller)
+        view = await _open_in(session, caller)
+        mine = [i for i, e in enumerate(view.entries) if e.user_id == caller.user_id]
+        if not mine:
+            raise NotAllowed("None of your characters is in this turn order.")
+        if view.position in mine:
+            return await _pass_in(session, caller, view, now, "holds", hold=True)
+        later = [i for i in mine if i > view.position and i not in view.held]
+        if not later:
+            raise InvalidValue("Your turn this round is over already; hold again next round.")
+        after = await _store_in(session, view, held=sorted(view.held | {later[0]}))
+        actor = after.entries[later[0]].name
+        await _record_in(session, caller, after, f"holds ({actor})", [])
+        return TurnEvent("holds", after, None, actor)
+
+
+async def end(db: Database, caller: Caller, now: datetime) -> TurnEvent:
+    """GM: end the order of this channel."""
+    async with transaction(db) as session:
+        campaign = await campaign_in(session, caller)
+        require_gm(campaign, caller, "end a turn order")
+        view = await _open_in(session, caller)
+        after = await _store_in(session, view, ended_at=now)
+        await _record_in(session, caller, after, "ended", [])
+        await _schedule_turn_in(session, after, now)
+        return TurnEvent("ended", after, None)
+
+
+async def _on_turn_deadline(
+    session: AsyncSession, job: scheduler.Job, context: scheduler.JobContext
+) -> TurnEvent | None:
+    """The turn's time is up: it passes automatically (the job moves with every change, so
+    a due one always belongs to the current turn)."""
+    row = (
+        await session.execute(
+            select(_O).where(_O.c.id == int(job.payload["order_id"])).with_for_update()
+        )
+    ).first()
+    if row is None:
+        return None
+    view = _view(row)
+    if view.ended_at is not None or view.deadline_at is None or view.deadline_at > context.now:
+        return None
+    return await _pass_in(session, None, view, context.now, "time is up")
+
+
+scheduler.register(TURN_JOB, _on_turn_deadline)

@@ -261,9 +261,9 @@ def _render(
 ) -> str:
     if max_length < 1:
         raise ValueError("max_length must be at least 1")
-    total = _ending(result)
+    total = _ending(result, minus)
     comment = f" # {escape(result.comment)}" if result.comment else ""
-    layout = _Layout(result, fmt, escape)
+    layout = _Layout(result, fmt, escape, minus)
     room = max_length - len(total) - len(comment)
     if layout.length(None) <= room:
         return layout.text(None) + total + comment

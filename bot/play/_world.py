@@ -84,6 +84,9 @@ class World:
             users=users,
             roles={self.gm_role.id: self.gm_role.name},
             channels={self.table.id: "table", self.gm_channel.id: "gm"},
+            # Relative times ("in 12 hours") count from the table's simulated clock, which
+            # `wait` moves (SimCord drives discord.py's utcnow, the bot's game clock too).
+            now=lambda: discord.utils.utcnow().timestamp(),
         )
 
     def name_of(self, user_id: int) -> str:

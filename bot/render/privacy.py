@@ -51,7 +51,12 @@ def _server_text(server: ServerData) -> str:
             f"• Roll requests: {server.requests_made} made as GM, "
             f"{server.requests_received} addressed to your characters."
         )
+    if server.turn_orders:
+        lines.append(f"• {server.turn_orders} turn orders (`/turns`) that list your characters.")
     return "\n".join(lines)
+
+
+_NOTIFY = {"channel": "a ping in the channel", "dm": "a direct message", "off": "none"}
 
 
 def stored_embed(data: StoredData, server_names: Mapping[int, str]) -> discord.Embed:
@@ -64,11 +69,18 @@ def stored_embed(data: StoredData, server_names: Mapping[int, str]) -> discord.E
         )
     embed = style.new_embed(
         "What pbp-dice stores about you",
-        "Per server. No macros and no personal settings exist in this bot. "
+        "Per server. The bot has no macros. "
         f"`/privacy delete` erases it (in a direct message: everywhere). Details: `{DOC_URL}` "
         "in the bot's source.",
         style.INFO,
     )
+    if data.notify is not None:
+        style.add_field(
+            embed,
+            "For every server",
+            f"Reminders and turn pings: {_NOTIFY.get(data.notify, data.notify)} (`/me notify`; "
+            "erased by `/privacy delete` in a direct message)",
+        )
     for server in data.servers[: style.FIELDS_LIMIT]:
         if server.guild_id is None:
             name = "Direct messages"

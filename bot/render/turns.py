@@ -9,6 +9,7 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.services.clock import format_duration
+from bot.services.commitments import TOMBSTONE_ID
 from bot.services.turns import TurnEvent, TurnsView
 
 ORDER_WORDS = {"listed": "as listed", "initiative": "by initiative", "random": "at random"}
@@ -21,7 +22,8 @@ def order_embed(view: TurnsView) -> discord.Embed:
         mark = "▶" if i == view.position and view.ended_at is None else f"{i + 1}."
         held = " *(holds this round)*" if i in view.held else ""
         roll = f" · {entry.roll}" if entry.roll else ""
-        lines.append(f"{mark} **{escape(entry.name)}** (<@{entry.user_id}>){roll}{held}")
+        player = "an erased player" if entry.user_id == TOMBSTONE_ID else f"<@{entry.user_id}>"
+        lines.append(f"{mark} **{escape(entry.name)}** ({player}){roll}{held}")
     title = f"Turn order · round {view.round}" + (" (ended)" if view.ended_at else "")
     embed = style.new_embed(title, style.clip("\n".join(lines), style.DESCRIPTION_LIMIT))
     footer = f"order {ORDER_WORDS.get(view.order_kind, view.order_kind)}"
@@ -39,7 +41,8 @@ def format_duration_seconds(seconds: int) -> str:
 def whose_turn(view: TurnsView, mode: str | None) -> str:
     """"It is @player's turn (Name)": a mention only for a player who wants channel pings."""
     entry = view.current
-    who = f"<@{entry.user_id}>'s" if mode == "channel" else "their player's"
+    erased = entry.user_id == TOMBSTONE_ID
+    who = f"<@{entry.user_id}>'s" if mode == "channel" and not erased else "their player's"
     line = f"Round {view.round}: it is {who} turn with **{escape(entry.name)}**."
     deadline = view.deadline_at
     if deadline is not None:

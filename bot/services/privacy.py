@@ -32,6 +32,8 @@ from bot.db.models import (
     characters,
     ledger,
     ledger_salts,
+    notify_settings,
+    turn_orders,
 )
 from bot.db.party_models import ability_generations, roll_request_targets, roll_requests
 from bot.services import commitments as cm
@@ -80,18 +82,22 @@ class ServerData:
     fortune_choices: int = 0
     requests_made: int = 0
     requests_received: int = 0
+    #: Turn orders (``/turns``) that list one of the user's characters.
+    turn_orders: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class StoredData:
-    """Everything, per server; the bot has no macros and no per-user settings."""
+    """Everything, per server, and the one setting kept for every server: how reminders and
+    turn pings reach the user (``/me notify``; None: never set). The bot has no macros."""
 
     user_id: int
     servers: tuple[ServerData, ...]
+    notify: str | None = None
 
     @property
     def empty(self) -> bool:
-        return not self.servers
+        return not self.servers and self.notify is None
 
 
 async def _rows(session: Executor, stmt: Any) -> list[Any]:
@@ -188,13 +194,28 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
         )
         for guild, count in await _rows(session, received):
             server(guild)["requests_received"] = int(count)
+        orders = select(turn_orders.c.guild_id, turn_orders.c.entries).where(
+            _in_scope(turn_orders, guild_id)
+        )
+        for guild, entries in await _rows(session, orders):
+            if any(_listed(entry, user_id) for entry in entries or ()):
+                entry = server(guild)
+                entry["turn_orders"] = entry.get("turn_orders", 0) + 1
+        notify = await session.scalar(
+            select(notify_settings.c.mode).where(notify_settings.c.user_id == user_id)
+        )
     out = []
     for guild in sorted(servers, key=lambda g: (g is None, g or 0)):
         values = servers[guild]
         values["characters"] = tuple(values.get("characters", ()))
         values["known_gm_in"] = tuple(sorted(values.get("known_gm_in", ())))
         out.append(ServerData(**values))
-    return StoredData(user_id, tuple(out))
+    return StoredData(user_id, tuple(out), notify)
+
+
+def _listed(entry: Any, user_id: int) -> bool:
+    """Whether a turn order's entry is the user's character."""
+    return isinstance(entry, dict) and entry.get("user_id") == user_id
 
 
 # --- /privacy delete -------------------------------------------------------------------------
@@ -605,6 +626,33 @@ async def erase_user(
                     .values(gm_user_ids=[g for g in campaign.gm_user_ids if g != user_id])
                 )
                 other += 1
+        # Turn orders name each entry's character and player: theirs become the tombstone
+        # (the order keeps its place, so the others' turns go on).
+        for order in await _rows(
+            session,
+            select(turn_orders.c.id, turn_orders.c.campaign_id, turn_orders.c.entries).where(
+                _in_scope(turn_orders, guild_id)
+            ),
+        ):
+            match = known(order.campaign_id, display=False)
+            entries = [
+                {**entry, "user_id": cm.TOMBSTONE_ID, "name": cm.TOMBSTONE}
+                if _listed(entry, user_id)
+                or (isinstance(entry, dict) and match(str(entry.get("name", ""))))
+                else entry
+                for entry in order.entries or ()
+            ]
+            if entries != list(order.entries or ()):
+                await session.execute(
+                    update(turn_orders).where(turn_orders.c.id == order.id).values(entries=entries)
+                )
+                other += 1
+        if guild_id is None:
+            # The one setting kept for every server goes with an erasure everywhere.
+            result = await session.execute(
+                delete(notify_settings).where(notify_settings.c.user_id == user_id)
+            )
+            other += result.rowcount or 0  # type: ignore[attr-defined]
     return Erased(len(character_ids), rolls, other, older, tuple(sorted(known.all())))
 
 

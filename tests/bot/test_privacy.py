@@ -120,3 +120,30 @@ async def test_asking_without_confirming_changes_nothing(table: Table) -> None:
     assert asked.response is not None and "Erase your data" in asked.response.content
     await table.env.restart_bot()  # the question is never answered (it times out)
     assert await _everything(table) == before
+
+
+async def test_turn_orders_and_the_notify_setting_are_erased_too(table: Table) -> None:
+    # The game clock's tables (issue 17) hold a player's id, character name and a setting.
+    await start_campaign(table, "roll-under")
+    await make_character(table, table.alice, "Sybilla", {"AGI": 10})
+    await make_character(table, table.bob, "Brannoc", {"AGI": 9})
+    await table.alice.slash(table.table, "me notify", how="dm")
+    started = await table.gm.slash(table.table, "turns start", characters="Sybilla, Brannoc")
+    assert started.response is not None and not started.ephemeral
+    shown = await table.alice.slash(table.table, "privacy show")
+    text = message_text(shown.response)
+    assert "1 turn orders" in text and "a direct message" in text
+    in_server = await table.alice.slash(table.table, "privacy delete")
+    await table.alice.click(in_server.response, label="Erase my data")
+    everything = await _everything(table)
+    assert "Sybilla" not in everything, [v for v in everything.splitlines() if "Sybilla" in v]
+    stored = await privacy.stored_data(table.bot.db, table.alice.user.id)
+    assert stored.servers == () and stored.notify == "dm"
+    # Brannoc's turn goes on: the order keeps its place, the erased entry shows the tombstone.
+    shown = await table.bob.slash(table.table, "turns show")
+    order = message_text(shown.response)
+    assert "**Brannoc**" in order and "**\\[erased\\]** (an erased player)" in order
+    asked = await table.alice.user.slash("privacy delete")
+    await table.alice.user.click(asked.response, label="Erase my data")
+    assert (await privacy.stored_data(table.bot.db, table.alice.user.id)).empty
+    assert str(table.alice.user.id) not in await _everything(table)

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 MARKER = re.compile(r"<!--\s*play:(.*?)-->")
-TYPED = re.compile(r"^(?:[a-z][\w-]*(?: #[\w-]+)?> |#|(?:help|who|switch|quit)\b)")
+TYPED = re.compile(r"^(?:[a-z][\w-]*(?: #[\w-]+)?> |#|(?:help|who|switch|wait|quit)\b)")
 ELIDED = "  …"
 VARIES = (
     (re.compile(r"\blog [0-9a-f]{12}\b"), "log <chain head>"),

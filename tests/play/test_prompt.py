@@ -69,7 +69,9 @@ class Terminal:
         os.close(slave)
         self.pending = b""
 
-    def read_until(self, token: str, timeout: float = 60) -> str:
+    # Generous: only a failing run waits this long, and on a loaded 2-core CI box the table's
+    # start-up (migrations, SimCord's world) has taken over a minute.
+    def read_until(self, token: str, timeout: float = 300) -> str:
         wanted = token.encode()
         end = time.monotonic() + timeout
         while wanted not in self.pending:

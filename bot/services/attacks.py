@@ -25,7 +25,7 @@ from bot.db.models import RuleSystem, Visibility, characters
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
-from bot.services import ledger, secrecy
+from bot.services import budgets, ledger, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
@@ -277,6 +277,10 @@ async def _perform(
     as_gm: bool = False,
 ) -> AttackResult:
     expression = _damage_expression(options.damage)  # a bad expression changes nothing
+    if expression is not None:
+        # As /roll: the damage's worst case, twice (a critical rolls every die again); an
+        # OverBudget here changes nothing either.
+        budgets.charge(caller, 2 * budgets.dice_work(expression))
     async with core_transaction(db) as session:
         campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm)
         target = None

@@ -378,33 +378,40 @@ def _salt_rows_after(row: RollView, changed: dict[str, Any]) -> list[dict[str, A
 class _Names:
     """The person's names, and where each may be looked for.
 
-    A character's name only in its own campaign's rows (and in rows of no campaign, or of a
-    deleted one), and a display name only in the person's own rows and the score generations
-    they took part in: otherwise a player could name a character, or set a nickname, after
-    someone else's character and erase it from everyone's log.
+    A character's name only in its own campaign's rows (for a deleted campaign's rows, which
+    lost their campaign: only in rows of the same place, ``scope_id``, where the person's own
+    rows carry that name), and a display name only in the person's own rows and the score
+    generations they took part in: otherwise a player could name a character, or set a
+    nickname, after someone else's character and erase it from everyone's log.
     """
 
     user_id: int
     by_campaign: dict[int | None, set[str]]
+    #: Names on the person's own rows that lost their campaign, by the rows' place.
+    by_scope: dict[int, set[str]]
     display: set[str]
     #: Ledger ids of the score generations the person took part in (as player or GM).
     generations: set[int]
-    _cache: dict[tuple[int | None, bool], _Matcher] = field(default_factory=dict)
+    _cache: dict[tuple[int | None, int | None, bool], _Matcher] = field(default_factory=dict)
 
-    def __call__(self, campaign_id: int | None, *, display: bool) -> _Matcher:
-        key = (campaign_id, display)
+    def __call__(
+        self, campaign_id: int | None, *, display: bool, scope_id: int | None = None
+    ) -> _Matcher:
+        scope = scope_id if campaign_id is None else None
+        key = (campaign_id, scope, display)
         found = self._cache.get(key)
         if found is None:
-            names = set(self.by_campaign.get(campaign_id, set()))
             if campaign_id is None:
-                names = set().union(*self.by_campaign.values())
+                names = set(self.by_scope.get(scope, set())) if scope is not None else set()
+            else:
+                names = set(self.by_campaign.get(campaign_id, set()))
             if display:
                 names |= self.display
             found = self._cache[key] = _Matcher(self.user_id, names)
         return found
 
     def all(self) -> set[str]:
-        return set().union(self.display, *self.by_campaign.values())
+        return set().union(self.display, *self.by_campaign.values(), *self.by_scope.values())
 
 
 async def _names_of(
@@ -419,14 +426,21 @@ async def _names_of(
         .where(characters.c.user_id == user_id, _in_scope(campaigns, guild_id))
     )
     found = await _rows(session, stmt)
-    # A character deleted since: the names their own rolls were made with.
-    stmt = select(ledger.c.campaign_id, ledger.c.character_name).where(
+    # A character deleted since: the names their own rolls were made with (by place, for
+    # rows whose campaign is gone).
+    by_scope: dict[int, set[str]] = {}
+    stmt = select(ledger.c.campaign_id, ledger.c.scope_id, ledger.c.character_name).where(
         ledger.c.user_id == user_id,
         ledger.c.character_name.is_not(None),
         ledger.c.character_id.is_(None),
         _in_scope(ledger, guild_id),
     )
-    found += await _rows(session, stmt)
+    for campaign_id, scope_id, name in await _rows(session, stmt):
+        if campaign_id is None:
+            if name != cm.TOMBSTONE and scope_id is not None:
+                by_scope.setdefault(int(scope_id), set()).add(name)
+        else:
+            found.append((campaign_id, name))
     stmt = (
         select(roll_requests.c.campaign_id, roll_request_targets.c.character_name)
         .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
@@ -450,7 +464,7 @@ async def _names_of(
         if roll_id is not None and (gm_id == user_id or user_id in players):
             generations.add(int(roll_id))
     display = {n for n in extra if n and n.strip() and n != cm.TOMBSTONE}
-    return _Names(user_id, by_campaign, display, generations)
+    return _Names(user_id, by_campaign, by_scope, display, generations)
 
 
 async def _erase_ledger(
@@ -473,7 +487,8 @@ async def _erase_ledger(
             todo = []
             for row in page:
                 display = row.user_id == user_id or row.id in names.generations
-                changes = _changes(row, user_id, names(row.campaign_id, display=display))
+                match = names(row.campaign_id, display=display, scope_id=row.scope_id)
+                changes = _changes(row, user_id, match)
                 if changes:
                     todo.append((row, changes))
             if not todo:

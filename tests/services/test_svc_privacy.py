@@ -344,3 +344,47 @@ async def test_a_nickname_or_character_named_after_someone_else_erases_nothing_o
     async with db.sessionmaker() as session:
         targets = list(await session.scalars(select(roll_request_targets.c.character_name)))
     assert sorted(targets) == sorted([cm.TOMBSTONE, QUILL])
+
+
+async def test_a_name_from_another_campaign_never_erases_rolls_of_no_campaign(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    # Bob's roll in a channel with no campaign names his character; Alice names a character
+    # of hers the same in another campaign, then asks to be erased: Bob's words stay.
+    await play(db, pd_campaign)
+    await rolls.roll_dice(
+        db,
+        Faces(),
+        caller(BOB, channel=CHANNEL + 50),
+        "1d20",
+        label=f"{QUILL} attacks",
+        request="/roll dice:1d20",
+    )
+    other = await campaigns_svc.setup_campaign(db, GUILD, CHANNEL + 1, RuleSystem.PEN_AND_DAGGER)
+    await create_character(db, other.id, ALICE, QUILL)
+    bob_rows = await rows_of(db, BOB)
+    await privacy.erase_user(db, ALICE, GUILD, names=[ALICE_SHOWN])
+    assert await rows_of(db, BOB) == bob_rows
+
+
+async def test_attack_damage_is_charged_to_the_work_budget(db: Database) -> None:
+    # issue 22: "a loop of /roll 1000d20kh500" is refused; the same dice as an attack's damage
+    # must not get round the budget.
+    from dataclasses import replace
+
+    from bot.services import attacks, budgets
+
+    campaign = await campaigns_svc.setup_campaign(
+        db, GUILD, CHANNEL, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE]
+    )
+    hero = await create_character(db, campaign.id, ALICE, "Jade")
+    await set_score(db, hero.id, "STR", 12)
+    tight = budgets.Budgets(budgets.Rate(50, 0.0001), budgets.Rate(1e9, 1))
+    spent = replace(caller(ALICE), budget=tight)
+    await rolls.roll_dice(db, Faces(), spent, "1000d20kh500", request="/roll")
+    before = await rows_of(db, ALICE)
+    with pytest.raises(budgets.OverBudget):
+        await attacks.perform_attack(
+            db, Faces(), spent, attacks.AttackOptions(ac=1, damage="1000d20kh500"), "/attack"
+        )
+    assert await rows_of(db, ALICE) == before  # refused: nothing recorded

@@ -15,6 +15,7 @@ from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
 from bot.services.checks import SYSTEM_NAMES
+from bot.services.groups import NOBODY_ROLLED
 from bot.services.requests import ROLLED_BY_DEFAULT, Reminder, RequestView
 from bot.services.secrecy import GM_CHANNEL_HINT
 
@@ -112,7 +113,8 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
                 text += f" · *{ROLLED_BY_DEFAULT}*"
         style.add_field(embed, escape(target.character_name), text)
     if verdict is not None:
-        if show:
+        # Nobody rolled: no pass/fail exists to hide, only who was left out (shown above).
+        if show or verdict == NOBODY_ROLLED:
             style.add_field(embed, "Group result", f"**{verdict.text}**")
         else:
             style.add_field(embed, "Group result", "Everyone has rolled; the GM will reveal.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.app import PbpBot, create_bot
@@ -117,6 +118,41 @@ async def test_skip_leaves_out_and_fail_counts_failed(table: Table) -> None:
     texts = [message_text(m) for m in table.table.history() if "Roll request #2" in message_text(m)]
     assert any("Group Failure: 1 of 3 succeeded" in t for t in texts)
     assert any(t.count("counts as failed") == 2 for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("system", "ability", "options"),
+    [
+        ("d20-check", "DEX", {"dc": 12}),
+        ("d20-check", "DEX", {"hidden_dc": 12}),
+        ("threshold", "DEX", {"dc": 10}),
+        ("roll-under", "AGI", {}),
+        ("pen-and-dagger", "DEX", {}),
+    ],
+)
+async def test_everyone_skipped_means_no_group_result(
+    table: Table, system: str, ability: str, options: dict[str, int]
+) -> None:
+    # Nobody rolled by the deadline and the default is skip: nobody is left to count, so the
+    # request says so instead of "Group Success: 0 of 0 succeeded (0 needed)".
+    await start_campaign(table, system)
+    for player, name in ((table.alice, "Ann"), (table.bob, "Bo")):
+        await make_character(table, player, name, {ability: 12})
+    posted = await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability=ability,
+        characters="Ann, Bo",
+        deadline="2h",
+        default="skip",
+        **options,
+    )
+    assert posted.response is not None and not posted.ephemeral
+    await table.env.advance_time(2 * HOUR + 60)
+    text = message_text(_first_request_message(table))
+    assert text.count("no roll by the deadline: left out") == 2
+    assert "Nobody rolled: no group result." in text
+    assert "succeeded" not in text and "Success" not in text and "Pass:" not in text
 
 
 async def test_bad_durations_are_refused_and_nothing_is_kept(table: Table) -> None:

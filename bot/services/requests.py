@@ -723,11 +723,19 @@ async def _on_deadline(
     """The deadline job: apply the request's default and complete it, once."""
     request_id = int(job.payload["request_id"])
     locked = await session.execute(
-        select(_R.c.id, _R.c.default_action).where(_R.c.id == request_id).with_for_update()
+        select(_R.c.id, _R.c.default_action, _R.c.deadline_at, _R.c.completed_at, _R.c.guild_id)
+        .where(_R.c.id == request_id)
+        .with_for_update()
     )
     row = locked.first()
     if row is None:
         return None  # the request was deleted with its campaign
+    if row.deadline_at is None or row.deadline_at > context.now:
+        # Run before the request's deadline (its job was moved early, say by a retry racing
+        # an /extend): closing now would cut the players' time. Wait for the deadline.
+        if row.deadline_at is not None and row.completed_at is None:
+            await _deadline_job_in(session, request_id, row.deadline_at, row.guild_id)
+        return None
     action = row.default_action or DEFAULT_ACTION
     if not await _apply_default_in(session, context.rng, request_id, context.now, action):
         return None  # everyone had rolled already
@@ -772,8 +780,29 @@ async def _on_remind(
     return Reminders(view, out) if out else None
 
 
-scheduler.register(DEADLINE_JOB, _on_deadline)
-scheduler.register(REMIND_JOB, _on_remind)
+async def _deadline_job_in(
+    session: AsyncSession, request_id: int, due: datetime, guild_id: int | None
+) -> None:
+    """Move the request's pending deadline job to ``due``, or make one if none is pending
+    (its job already ran early, or was never made)."""
+    if not await scheduler.move_in(session, deadline_key(request_id), due):
+        await scheduler.schedule_in(
+            session,
+            DEADLINE_JOB,
+            due,
+            {"request_id": request_id},
+            guild_id=guild_id,
+            key=deadline_key(request_id),
+        )
+
+
+def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
+    """The request row a request job locks (the scheduler locks it before the job row)."""
+    return _R, int(payload["request_id"])
+
+
+scheduler.register(DEADLINE_JOB, _on_deadline, owner=_owner)
+scheduler.register(REMIND_JOB, _on_remind, owner=_owner)
 
 
 async def _pick_open_in(
@@ -817,17 +846,7 @@ async def extend(
         if new_deadline - now > MAX_DURATION:
             raise InvalidValue("A deadline can be at most 30 days away.")
         await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=new_deadline))
-        if not await scheduler.move_in(session, deadline_key(chosen), new_deadline):
-            # Its job already ran (it completes the request in the same transaction, so
-            # this cannot happen for an open request) or was never made: make one.
-            await scheduler.schedule_in(
-                session,
-                DEADLINE_JOB,
-                new_deadline,
-                {"request_id": chosen},
-                guild_id=campaign.guild_id,
-                key=deadline_key(chosen),
-            )
+        await _deadline_job_in(session, chosen, new_deadline, campaign.guild_id)
         return await load_in(session, chosen)
 
 

@@ -3,10 +3,11 @@ jobs that fell due while the bot was stopped. Time moves only by ``env.advance_t
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
@@ -201,6 +202,37 @@ async def test_extend_moves_the_deadline_and_close_applies_the_default_now(table
     assert not _first_request_message(table).components
     await table.env.advance_time(5 * HOUR)  # the cancelled deadline never runs
     assert not [t for t in _texts(table) if "closed at its deadline" in t]
+
+
+async def test_a_deadline_job_run_early_leaves_an_extended_request_open(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability="DEX",
+        characters="Ann, Bo",
+        dc=12,
+        deadline="2h",
+        default="fail",
+    )
+    await table.gm.slash(table.table, "gm request extend", by="1d")
+    # The deadline job due in a minute, as a retry racing the extend used to leave it: the
+    # job runs early, and must not close the request before its deadline.
+    async with table.bot.db.engine.begin() as conn:
+        await conn.execute(
+            update(scheduled_jobs)
+            .where(scheduled_jobs.c.state == "pending")
+            .values(due_at=table.bot.clock.now() + timedelta(minutes=1))
+        )
+    await table.env.advance_time(HOUR)
+    assert not [t for t in _texts(table) if "closed at its deadline" in t]
+    assert "0 of 2 rolled" in message_text(_first_request_message(table))
+    table.dice(15)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    await table.env.advance_time(26 * HOUR)  # past the extended deadline: closes, once
+    assert len([t for t in _texts(table) if "closed at its deadline" in t]) == 1
+    text = message_text(_first_request_message(table))
+    assert "Group Success: 1 of 2 succeeded" in text and text.count("counts as failed") == 1
 
 
 async def test_a_deadline_passing_while_the_bot_is_stopped_runs_once_at_start(

@@ -260,6 +260,7 @@ async def create(
         raise InvalidValue("The reminder must come before the deadline.")
     if (deadline is not None or remind is not None) and now is None:
         raise ValueError("a deadline or reminder needs the game clock's now")
+    at = utcnow() if now is None else now
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, "request rolls")
@@ -295,7 +296,7 @@ async def create(
                     difficulty=spec.difficulty,
                     dc_hidden=hidden_dc is not None,
                     request=request,
-                    created_at=utcnow(),
+                    created_at=at,
                     deadline_at=None if deadline is None or now is None else now + deadline,
                     default_action=None if deadline is None else default or DEFAULT_ACTION,
                     remind_at=None if remind is None or now is None else now + remind,
@@ -393,8 +394,10 @@ async def answer(
     Only the players of requested characters may roll, each character once; the roll uses
     the character's stored stats. The last answer computes the group outcome.
     ``message_id``: the clicked message, remembered if posting could not store it.
-    ``now``: the game clock's time; a click at or after the deadline is refused.
+    ``now``: the game clock's time (the answer's and completion's stamps); a click at or
+    after the deadline is refused.
     """
+    at = utcnow() if now is None else now
     async with transaction(db) as session:
         # Lock the request first: two players answering the last two targets at once must
         # run one after the other, or under PostgreSQL's READ COMMITTED each counts the
@@ -425,7 +428,7 @@ async def answer(
             await session.execute(
                 update(_T)
                 .where(_T.c.id == target.id, _T.c.answered_at.is_(None))
-                .values(answered_at=utcnow())
+                .values(answered_at=at)
                 .returning(_T.c.id)
             )
         ).first()
@@ -449,7 +452,9 @@ async def answer(
             request,
         )
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
-        completed_now = await _complete_if_done_in(session, caller, request_id, visibility)
+        completed_now = await _complete_if_done_in(
+            session, caller, request_id, visibility, at
+        )
         after = await load_in(session, request_id)
     return Answer(after, name, summary, completed_now, campaign)
 
@@ -505,7 +510,7 @@ async def _roll_target_in(
 
 
 async def _complete_if_done_in(
-    session: AsyncSession, caller: Caller, request_id: int, visibility: Visibility
+    session: AsyncSession, caller: Caller, request_id: int, visibility: Visibility, now: datetime
 ) -> bool:
     waiting = (
         await session.execute(
@@ -520,15 +525,15 @@ async def _complete_if_done_in(
         await session.execute(
             update(_R)
             .where(_R.c.id == request_id, _R.c.completed_at.is_(None))
-            .values(completed_at=utcnow())
+            .values(completed_at=now)
             .returning(_R.c.id)
         )
     ).first()
     if won is None:
         return False
     # Everyone has answered: the deadline and reminder have nothing left to do.
-    await scheduler.cancel_in(session, deadline_key(request_id), utcnow())
-    await scheduler.cancel_in(session, remind_key(request_id), utcnow())
+    await scheduler.cancel_in(session, deadline_key(request_id), now)
+    await scheduler.cancel_in(session, remind_key(request_id), now)
     view = await load_in(session, request_id)
     verdict = view.verdict
     assert verdict is not None
@@ -600,9 +605,12 @@ async def status(
 
 
 async def reveal(
-    db: Database, caller: Caller, request_id: int | None = None
+    db: Database, caller: Caller, request_id: int | None = None, now: datetime | None = None
 ) -> tuple[CampaignView, RequestView]:
-    """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once."""
+    """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once.
+
+    ``now``: the game clock's time, stamped as the reveal's."""
+    at = utcnow() if now is None else now
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, f"reveal a hidden {_target_word(campaign)}")
@@ -617,7 +625,7 @@ async def reveal(
             await session.execute(
                 update(_R)
                 .where(_R.c.id == chosen, _R.c.revealed_at.is_(None))
-                .values(revealed_at=utcnow())
+                .values(revealed_at=at)
                 .returning(_R.c.id)
             )
         ).first()
@@ -632,7 +640,7 @@ async def reveal(
         # in this same transaction: the request is revealed with all its rows or not at all.
         for roll_id in [*roll_ids, *([group_id] if group_id is not None else [])]:
             with contextlib.suppress(AlreadyRevealed):  # a row revealed alone by /gm reveal
-                await ledger.stamp_revealed_in(session, roll_id)
+                await ledger.stamp_revealed_in(session, roll_id, at)
         revealed = await load_in(session, chosen)
     return campaign, revealed
 
@@ -714,7 +722,7 @@ async def _apply_default_in(
                 f"{ROLLED_BY_DEFAULT} (roll request #{request_id})",
             )
     visibility = Visibility.BLIND if view.hidden else Visibility.PUBLIC
-    return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility)
+    return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility, now)
 
 
 async def _on_deadline(

@@ -12,6 +12,7 @@ from sqlalchemy import select, update
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.models import ledger, scheduled_jobs
+from bot.db.party_models import roll_request_targets, roll_requests
 from tests.bot.conftest import (
     SEED,
     ScriptedRandom,
@@ -348,3 +349,40 @@ async def test_a_hidden_dc_request_closed_at_its_deadline_tells_only_the_gm(tabl
     assert "DC 15" in gm_seen and "Group Success: 1 of 2 succeeded" in gm_seen
     revealed = await table.gm.slash(table.table, "gm request reveal")
     assert "Group Success: 1 of 2 succeeded" in message_text(revealed.response)
+
+
+async def test_a_requests_times_are_the_game_clocks(table: Table) -> None:
+    # Issue 17: one clock. Created, answered, completed and revealed are the game clock's
+    # times (here SimCord's virtual time, far from the wall clock), like the deadline.
+    await _party(table, "d20-check", {"DEX": 14})
+    start = table.bot.clock.now()
+    await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Ann, Bo", hidden_dc=12
+    )
+    await table.env.advance_time(HOUR)
+    table.dice(15, 4)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    await table.env.advance_time(HOUR)
+    await table.bob.click(_first_request_message(table), label="Roll")
+    await table.env.advance_time(HOUR)
+    revealed = await table.gm.slash(table.table, "gm request reveal")
+    assert revealed.response is not None and not revealed.ephemeral
+    async with table.bot.db.engine.connect() as conn:
+        request = (await conn.execute(select(roll_requests))).one()
+        answers = (
+            await conn.execute(
+                select(roll_request_targets.c.answered_at).order_by(
+                    roll_request_targets.c.position
+                )
+            )
+        ).scalars()
+        stamps = (
+            await conn.execute(select(ledger.c.revealed_at).where(ledger.c.visibility == "blind"))
+        ).scalars()
+        answered, revealed_rows = list(answers), list(stamps)
+    hour = timedelta(hours=1)
+    assert request.created_at == start
+    assert answered == [start + hour, start + 2 * hour]
+    assert request.completed_at == start + 2 * hour
+    assert request.revealed_at == start + 3 * hour
+    assert len(revealed_rows) == 3 and set(revealed_rows) == {start + 3 * hour}

@@ -69,6 +69,11 @@ DEFAULT_ACTIONS: tuple[str, ...] = ("roll", "skip", "fail")
 DEFAULT_ACTION = "skip"
 #: The words on the message and in the ledger for a roll the deadline made.
 ROLLED_BY_DEFAULT = "rolled by default at the deadline"
+#: The same, for a roll the default made when the GM closed the request early.
+ROLLED_BY_GM_CLOSE = "rolled by default when the GM closed the request"
+#: ``defaulted`` of a target the default rolled for at the GM's close (``roll``: at the
+#: deadline), so the message and ledger say which.
+GM_CLOSE_ROLL = "gm-roll"
 DEADLINE_JOB = "request.deadline"
 REMIND_JOB = "request.remind"
 
@@ -90,8 +95,19 @@ class TargetView:
     character_name: str
     user_id: int
     summary: RollSummary | None
-    #: Set when the deadline's default answered instead of the player: roll, skip or fail.
+    #: Set when the deadline's default answered instead of the player: roll, skip or fail
+    #: (or gm-roll: rolled by the default when the GM closed the request).
     defaulted: str | None = None
+
+    @property
+    def rolled_by_default(self) -> str | None:
+        """How the default rolled for this character, in the player's words (None: it did
+        not)."""
+        if self.defaulted == "roll":
+            return ROLLED_BY_DEFAULT
+        if self.defaulted == GM_CLOSE_ROLL:
+            return ROLLED_BY_GM_CLOSE
+        return None
 
     @property
     def answered(self) -> bool:
@@ -452,9 +468,7 @@ async def answer(
             request,
         )
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
-        completed_now = await _complete_if_done_in(
-            session, caller, request_id, visibility, at
-        )
+        completed_now = await _complete_if_done_in(session, caller, request_id, visibility, at)
         after = await load_in(session, request_id)
     return Answer(after, name, summary, completed_now, campaign)
 
@@ -681,13 +695,20 @@ def _owner_caller(view: RequestView) -> Caller:
 
 
 async def _apply_default_in(
-    session: AsyncSession, rng: random.Random, request_id: int, now: datetime, action: str
+    session: AsyncSession,
+    rng: random.Random,
+    request_id: int,
+    now: datetime,
+    action: str,
+    *,
+    by_gm: bool = False,
 ) -> bool:
     """Answer for every character who has not rolled, by ``action``; complete the request.
 
     The caller holds the request's row lock. ``roll`` rolls exactly as the click would (same
-    code path, stored stats) and marks the roll "rolled by default at the deadline" in the
-    ledger; ``skip`` and ``fail`` record no roll. Returns whether this completed it.
+    code path, stored stats) and marks the roll "rolled by default at the deadline" (``by_gm``:
+    "when the GM closed the request") in the ledger; ``skip`` and ``fail`` record no roll.
+    Returns whether this completed it.
     """
     view = await load_in(session, request_id)
     if view.complete:
@@ -700,12 +721,17 @@ async def _apply_default_in(
             .order_by(_T.c.position)
         )
     ).all()
+    marker = ROLLED_BY_GM_CLOSE if by_gm else ROLLED_BY_DEFAULT
     for row in open_rows:
         chosen = action
         if action == "roll" and row.character_id is None:
             chosen = "skip"  # a deleted character has no stats to roll with
         await session.execute(
-            update(_T).where(_T.c.id == row.id).values(answered_at=now, defaulted=chosen)
+            update(_T)
+            .where(_T.c.id == row.id)
+            .values(
+                answered_at=now, defaulted=GM_CLOSE_ROLL if by_gm and chosen == "roll" else chosen
+            )
         )
         if chosen == "roll":
             assert row.character_id is not None
@@ -719,7 +745,7 @@ async def _apply_default_in(
                 ledger.Origin(
                     channel_id=view.channel_id, user_id=int(row.user_id), guild_id=view.guild_id
                 ),
-                f"{ROLLED_BY_DEFAULT} (roll request #{request_id})",
+                f"{marker} (roll request #{request_id})",
             )
     visibility = Visibility.BLIND if view.hidden else Visibility.PUBLIC
     return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility, now)
@@ -873,5 +899,7 @@ async def close(
         await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=now))
         await scheduler.cancel_in(session, deadline_key(chosen), now)
         await scheduler.cancel_in(session, remind_key(chosen), now)
-        await _apply_default_in(session, rng, chosen, now, view.default_action or DEFAULT_ACTION)
+        await _apply_default_in(
+            session, rng, chosen, now, view.default_action or DEFAULT_ACTION, by_gm=True
+        )
         return Closed(await load_in(session, chosen), campaign, "by the GM")

@@ -386,3 +386,28 @@ async def test_a_requests_times_are_the_game_clocks(table: Table) -> None:
     assert request.completed_at == start + 2 * hour
     assert request.revealed_at == start + 3 * hour
     assert len(revealed_rows) == 3 and set(revealed_rows) == {start + 3 * hour}
+
+
+async def test_a_roll_the_gms_close_made_says_so_not_at_the_deadline(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability="DEX",
+        characters="Ann, Bo",
+        dc=12,
+        deadline="1d",
+        default="roll",
+    )
+    table.dice(15)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    table.dice(18)  # Bo's, rolled by the default when the GM closes
+    closed = await table.gm.slash(table.table, "gm request close")
+    assert closed.response is not None and "closed by the GM" in closed.response.content
+    assert "Bo (rolled by default)" in closed.response.content
+    text = message_text(_first_request_message(table))
+    assert "**20** → **Success** · *rolled by default when the GM closed the request*" in text
+    assert "at the deadline" not in text
+    rows = await _ledger_requests(table.bot)
+    assert sum("rolled by default when the GM closed the request" in r for r in rows) == 1
+    assert not [r for r in rows if "at the deadline" in r]

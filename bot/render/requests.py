@@ -15,7 +15,8 @@ from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
 from bot.services.checks import SYSTEM_NAMES
-from bot.services.requests import ROLLED_BY_DEFAULT, Reminder, RequestView
+from bot.services.groups import NOBODY_ROLLED
+from bot.services.requests import GM_CLOSE_ROLL, Reminder, RequestView
 from bot.services.secrecy import GM_CHANNEL_HINT
 
 
@@ -108,11 +109,12 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
             text = f"<@{target.user_id}> · waiting for their roll"
         else:
             text = f"<@{target.user_id}> · {roll_line(target.summary, show_result=show)}"
-            if target.defaulted == "roll":
-                text += f" · *{ROLLED_BY_DEFAULT}*"
+            if target.rolled_by_default:
+                text += f" · *{target.rolled_by_default}*"
         style.add_field(embed, escape(target.character_name), text)
     if verdict is not None:
-        if show:
+        # Nobody rolled: no pass/fail exists to hide, only who was left out (shown above).
+        if show or verdict == NOBODY_ROLLED:
             style.add_field(embed, "Group result", f"**{verdict.text}**")
         else:
             style.add_field(embed, "Group result", "Everyone has rolled; the GM will reveal.")
@@ -158,7 +160,12 @@ def closed_text(request: RequestView, how: str) -> str:
     by_default = [t for t in request.targets if t.defaulted]
     if not by_default:
         return f"Roll request #{request.id} closed {how}."
-    what = {"roll": "rolled by default", "skip": "left out", "fail": "counted as failed"}
+    what = {
+        "roll": "rolled by default",
+        GM_CLOSE_ROLL: "rolled by default",
+        "skip": "left out",
+        "fail": "counted as failed",
+    }
     names = ", ".join(
         f"{escape(t.character_name)} ({what.get(t.defaulted or '', t.defaulted)})"
         for t in by_default

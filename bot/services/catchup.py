@@ -23,7 +23,7 @@ from bot.services import ledger as ledger_svc
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
 from bot.services.context import Caller
-from bot.services.groups import campaign_in
+from bot.services.groups import NOBODY_ROLLED, campaign_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
 
@@ -61,7 +61,7 @@ def _verdict(view: requests_svc.RequestView, gm: bool) -> str:
     verdict = view.verdict
     if verdict is None:
         return ""
-    if view.hidden and not gm:
+    if view.hidden and not gm and verdict != NOBODY_ROLLED:
         return "everyone has rolled; the GM will reveal the result"
     return verdict.text
 

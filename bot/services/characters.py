@@ -421,8 +421,12 @@ async def set_score(db: Database, character_id: int, ability: str, value: int) -
             what = "modifier" if campaign.system is RuleSystem.THRESHOLD else "score"
             raise InvalidValue(f"{canonical} {what} must be between {low} and {high}.")
         if campaign.system is RuleSystem.PEN_AND_DAGGER and value > FIRST_LEVEL_MAX_SCORE:
+            # The character row's lock, held until the score is written: a concurrent
+            # /character level 1 waits and then sees this score (see set_level).
             level: int = (
-                await session.execute(select(_C.c.level).where(_C.c.id == character_id))
+                await session.execute(
+                    select(_C.c.level).where(_C.c.id == character_id).with_for_update()
+                )
             ).scalar_one()
             if level == 1:
                 raise InvalidValue(
@@ -509,8 +513,16 @@ def _check_level(level: int) -> None:
 async def set_level(db: Database, character_id: int, level: int) -> CharacterView:
     """Set the character's level (1-20); Pen & Dagger refuses level 1 above the cap of 19."""
     _check_level(level)
-    if level == 1:
-        async with transaction(db) as session:
+    async with transaction(db) as session:
+        # The cap's check and the level's write in one transaction, under the character
+        # row's lock (PostgreSQL FOR UPDATE; SQLite's write lock), which set_score takes too:
+        # a score over the cap written meanwhile is seen here, or sees level 1 and is refused.
+        locked = await session.execute(
+            select(_C.c.id).where(_C.c.id == character_id).with_for_update()
+        )
+        if locked.first() is None:
+            raise NotFound("That character no longer exists.")
+        if level == 1:
             campaign = await _campaign_of_in(session, character_id)
             if campaign.system is RuleSystem.PEN_AND_DAGGER:
                 character = await load_character_in(session, character_id)
@@ -522,7 +534,8 @@ async def set_level(db: Database, character_id: int, level: int) -> CharacterVie
                         f"At 1st level no ability score can exceed {FIRST_LEVEL_MAX_SCORE}, and "
                         f"{character.name} has {', '.join(over)}. Nothing changed."
                     )
-    return await _update(db, character_id, level=level)
+        await session.execute(update(_C).where(_C.c.id == character_id).values(level=level))
+        return await load_character_in(session, character_id)
 
 
 #: The largest Null bonus a character can have (a typo's 50 is refused).

@@ -148,10 +148,17 @@ class Verdict:
     text: str
 
 
+#: A group with no member left (a request whose every character was skipped at the deadline):
+#: no system's group rule has anything to count, so there is no group result at all.
+NOBODY_ROLLED = Verdict(None, "Nobody rolled: no group result.")
+
+
 def group_verdict(
     system: RuleSystem, members: Sequence[tuple[str, RollSummary]], dc: int | None
 ) -> Verdict:
     """The group outcome of everyone's rolls, per the campaign system's rule."""
+    if not members:
+        return NOBODY_ROLLED
     passed = [name for name, s in members if s.passed]
     failed = [name for name, s in members if s.passed is False]
     if system is RuleSystem.ROLL_UNDER:

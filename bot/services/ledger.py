@@ -589,6 +589,15 @@ async def chain_head_in(session: Executor, key: str) -> str | None:
     return None if found is None else str(found)
 
 
+async def lock_campaign_chain_in(session: Executor, campaign_id: int) -> None:
+    """Hold the campaign chain's row lock until commit (PostgreSQL ``FOR UPDATE``; SQLite's
+    BEGIN IMMEDIATE already holds the write lock): for a decision that reads the latest rows
+    and then appends, so no other append to the campaign lands between the read and the
+    write. No-op if the campaign has no roll yet (then there is nothing to read either)."""
+    stmt = select(ledger_chains.c.key).where(ledger_chains.c.key == f"campaign:{campaign_id}")
+    await session.execute(stmt.with_for_update())
+
+
 async def chain_size_in(session: Executor, key: str) -> int:
     """How many rows a chain holds (its last number; 0 if none): the size of a walk of it."""
     stmt = select(ledger_chains.c.last_number).where(ledger_chains.c.key == key)

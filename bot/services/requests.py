@@ -69,6 +69,11 @@ DEFAULT_ACTIONS: tuple[str, ...] = ("roll", "skip", "fail")
 DEFAULT_ACTION = "skip"
 #: The words on the message and in the ledger for a roll the deadline made.
 ROLLED_BY_DEFAULT = "rolled by default at the deadline"
+#: The same, for a roll the default made when the GM closed the request early.
+ROLLED_BY_GM_CLOSE = "rolled by default when the GM closed the request"
+#: ``defaulted`` of a target the default rolled for at the GM's close (``roll``: at the
+#: deadline), so the message and ledger say which.
+GM_CLOSE_ROLL = "gm-roll"
 DEADLINE_JOB = "request.deadline"
 REMIND_JOB = "request.remind"
 
@@ -90,8 +95,19 @@ class TargetView:
     character_name: str
     user_id: int
     summary: RollSummary | None
-    #: Set when the deadline's default answered instead of the player: roll, skip or fail.
+    #: Set when the deadline's default answered instead of the player: roll, skip or fail
+    #: (or gm-roll: rolled by the default when the GM closed the request).
     defaulted: str | None = None
+
+    @property
+    def rolled_by_default(self) -> str | None:
+        """How the default rolled for this character, in the player's words (None: it did
+        not)."""
+        if self.defaulted == "roll":
+            return ROLLED_BY_DEFAULT
+        if self.defaulted == GM_CLOSE_ROLL:
+            return ROLLED_BY_GM_CLOSE
+        return None
 
     @property
     def answered(self) -> bool:
@@ -260,6 +276,7 @@ async def create(
         raise InvalidValue("The reminder must come before the deadline.")
     if (deadline is not None or remind is not None) and now is None:
         raise ValueError("a deadline or reminder needs the game clock's now")
+    at = utcnow() if now is None else now
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, "request rolls")
@@ -295,7 +312,7 @@ async def create(
                     difficulty=spec.difficulty,
                     dc_hidden=hidden_dc is not None,
                     request=request,
-                    created_at=utcnow(),
+                    created_at=at,
                     deadline_at=None if deadline is None or now is None else now + deadline,
                     default_action=None if deadline is None else default or DEFAULT_ACTION,
                     remind_at=None if remind is None or now is None else now + remind,
@@ -393,8 +410,10 @@ async def answer(
     Only the players of requested characters may roll, each character once; the roll uses
     the character's stored stats. The last answer computes the group outcome.
     ``message_id``: the clicked message, remembered if posting could not store it.
-    ``now``: the game clock's time; a click at or after the deadline is refused.
+    ``now``: the game clock's time (the answer's and completion's stamps); a click at or
+    after the deadline is refused.
     """
+    at = utcnow() if now is None else now
     async with transaction(db) as session:
         # Lock the request first: two players answering the last two targets at once must
         # run one after the other, or under PostgreSQL's READ COMMITTED each counts the
@@ -425,7 +444,7 @@ async def answer(
             await session.execute(
                 update(_T)
                 .where(_T.c.id == target.id, _T.c.answered_at.is_(None))
-                .values(answered_at=utcnow())
+                .values(answered_at=at)
                 .returning(_T.c.id)
             )
         ).first()
@@ -449,7 +468,7 @@ async def answer(
             request,
         )
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
-        completed_now = await _complete_if_done_in(session, caller, request_id, visibility)
+        completed_now = await _complete_if_done_in(session, caller, request_id, visibility, at)
         after = await load_in(session, request_id)
     return Answer(after, name, summary, completed_now, campaign)
 
@@ -505,7 +524,7 @@ async def _roll_target_in(
 
 
 async def _complete_if_done_in(
-    session: AsyncSession, caller: Caller, request_id: int, visibility: Visibility
+    session: AsyncSession, caller: Caller, request_id: int, visibility: Visibility, now: datetime
 ) -> bool:
     waiting = (
         await session.execute(
@@ -520,15 +539,15 @@ async def _complete_if_done_in(
         await session.execute(
             update(_R)
             .where(_R.c.id == request_id, _R.c.completed_at.is_(None))
-            .values(completed_at=utcnow())
+            .values(completed_at=now)
             .returning(_R.c.id)
         )
     ).first()
     if won is None:
         return False
     # Everyone has answered: the deadline and reminder have nothing left to do.
-    await scheduler.cancel_in(session, deadline_key(request_id), utcnow())
-    await scheduler.cancel_in(session, remind_key(request_id), utcnow())
+    await scheduler.cancel_in(session, deadline_key(request_id), now)
+    await scheduler.cancel_in(session, remind_key(request_id), now)
     view = await load_in(session, request_id)
     verdict = view.verdict
     assert verdict is not None
@@ -600,9 +619,12 @@ async def status(
 
 
 async def reveal(
-    db: Database, caller: Caller, request_id: int | None = None
+    db: Database, caller: Caller, request_id: int | None = None, now: datetime | None = None
 ) -> tuple[CampaignView, RequestView]:
-    """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once."""
+    """GM: reveal a hidden DC (the latest unrevealed by default) and its pass/fail, once.
+
+    ``now``: the game clock's time, stamped as the reveal's."""
+    at = utcnow() if now is None else now
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, f"reveal a hidden {_target_word(campaign)}")
@@ -617,7 +639,7 @@ async def reveal(
             await session.execute(
                 update(_R)
                 .where(_R.c.id == chosen, _R.c.revealed_at.is_(None))
-                .values(revealed_at=utcnow())
+                .values(revealed_at=at)
                 .returning(_R.c.id)
             )
         ).first()
@@ -632,7 +654,7 @@ async def reveal(
         # in this same transaction: the request is revealed with all its rows or not at all.
         for roll_id in [*roll_ids, *([group_id] if group_id is not None else [])]:
             with contextlib.suppress(AlreadyRevealed):  # a row revealed alone by /gm reveal
-                await ledger.stamp_revealed_in(session, roll_id)
+                await ledger.stamp_revealed_in(session, roll_id, at)
         revealed = await load_in(session, chosen)
     return campaign, revealed
 
@@ -673,13 +695,20 @@ def _owner_caller(view: RequestView) -> Caller:
 
 
 async def _apply_default_in(
-    session: AsyncSession, rng: random.Random, request_id: int, now: datetime, action: str
+    session: AsyncSession,
+    rng: random.Random,
+    request_id: int,
+    now: datetime,
+    action: str,
+    *,
+    by_gm: bool = False,
 ) -> bool:
     """Answer for every character who has not rolled, by ``action``; complete the request.
 
     The caller holds the request's row lock. ``roll`` rolls exactly as the click would (same
-    code path, stored stats) and marks the roll "rolled by default at the deadline" in the
-    ledger; ``skip`` and ``fail`` record no roll. Returns whether this completed it.
+    code path, stored stats) and marks the roll "rolled by default at the deadline" (``by_gm``:
+    "when the GM closed the request") in the ledger; ``skip`` and ``fail`` record no roll.
+    Returns whether this completed it.
     """
     view = await load_in(session, request_id)
     if view.complete:
@@ -692,12 +721,17 @@ async def _apply_default_in(
             .order_by(_T.c.position)
         )
     ).all()
+    marker = ROLLED_BY_GM_CLOSE if by_gm else ROLLED_BY_DEFAULT
     for row in open_rows:
         chosen = action
         if action == "roll" and row.character_id is None:
             chosen = "skip"  # a deleted character has no stats to roll with
         await session.execute(
-            update(_T).where(_T.c.id == row.id).values(answered_at=now, defaulted=chosen)
+            update(_T)
+            .where(_T.c.id == row.id)
+            .values(
+                answered_at=now, defaulted=GM_CLOSE_ROLL if by_gm and chosen == "roll" else chosen
+            )
         )
         if chosen == "roll":
             assert row.character_id is not None
@@ -711,10 +745,10 @@ async def _apply_default_in(
                 ledger.Origin(
                     channel_id=view.channel_id, user_id=int(row.user_id), guild_id=view.guild_id
                 ),
-                f"{ROLLED_BY_DEFAULT} (roll request #{request_id})",
+                f"{marker} (roll request #{request_id})",
             )
     visibility = Visibility.BLIND if view.hidden else Visibility.PUBLIC
-    return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility)
+    return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility, now)
 
 
 async def _on_deadline(
@@ -723,11 +757,19 @@ async def _on_deadline(
     """The deadline job: apply the request's default and complete it, once."""
     request_id = int(job.payload["request_id"])
     locked = await session.execute(
-        select(_R.c.id, _R.c.default_action).where(_R.c.id == request_id).with_for_update()
+        select(_R.c.id, _R.c.default_action, _R.c.deadline_at, _R.c.completed_at, _R.c.guild_id)
+        .where(_R.c.id == request_id)
+        .with_for_update()
     )
     row = locked.first()
     if row is None:
         return None  # the request was deleted with its campaign
+    if row.deadline_at is None or row.deadline_at > context.now:
+        # Run before the request's deadline (its job was moved early, say by a retry racing
+        # an /extend): closing now would cut the players' time. Wait for the deadline.
+        if row.deadline_at is not None and row.completed_at is None:
+            await _deadline_job_in(session, request_id, row.deadline_at, row.guild_id)
+        return None
     action = row.default_action or DEFAULT_ACTION
     if not await _apply_default_in(session, context.rng, request_id, context.now, action):
         return None  # everyone had rolled already
@@ -772,8 +814,29 @@ async def _on_remind(
     return Reminders(view, out) if out else None
 
 
-scheduler.register(DEADLINE_JOB, _on_deadline)
-scheduler.register(REMIND_JOB, _on_remind)
+async def _deadline_job_in(
+    session: AsyncSession, request_id: int, due: datetime, guild_id: int | None
+) -> None:
+    """Move the request's pending deadline job to ``due``, or make one if none is pending
+    (its job already ran early, or was never made)."""
+    if not await scheduler.move_in(session, deadline_key(request_id), due):
+        await scheduler.schedule_in(
+            session,
+            DEADLINE_JOB,
+            due,
+            {"request_id": request_id},
+            guild_id=guild_id,
+            key=deadline_key(request_id),
+        )
+
+
+def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
+    """The request row a request job locks (the scheduler locks it before the job row)."""
+    return _R, int(payload["request_id"])
+
+
+scheduler.register(DEADLINE_JOB, _on_deadline, owner=_owner)
+scheduler.register(REMIND_JOB, _on_remind, owner=_owner)
 
 
 async def _pick_open_in(
@@ -817,17 +880,7 @@ async def extend(
         if new_deadline - now > MAX_DURATION:
             raise InvalidValue("A deadline can be at most 30 days away.")
         await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=new_deadline))
-        if not await scheduler.move_in(session, deadline_key(chosen), new_deadline):
-            # Its job already ran (it completes the request in the same transaction, so
-            # this cannot happen for an open request) or was never made: make one.
-            await scheduler.schedule_in(
-                session,
-                DEADLINE_JOB,
-                new_deadline,
-                {"request_id": chosen},
-                guild_id=campaign.guild_id,
-                key=deadline_key(chosen),
-            )
+        await _deadline_job_in(session, chosen, new_deadline, campaign.guild_id)
         return await load_in(session, chosen)
 
 
@@ -846,5 +899,7 @@ async def close(
         await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=now))
         await scheduler.cancel_in(session, deadline_key(chosen), now)
         await scheduler.cancel_in(session, remind_key(chosen), now)
-        await _apply_default_in(session, rng, chosen, now, view.default_action or DEFAULT_ACTION)
+        await _apply_default_in(
+            session, rng, chosen, now, view.default_action or DEFAULT_ACTION, by_gm=True
+        )
         return Closed(await load_in(session, chosen), campaign, "by the GM")

@@ -8,7 +8,7 @@ The reroll is a new ledger row (kind ``d20-reroll``) linked to the original by i
 number; the original row is never changed (the ledger is append-only and hash-chained). It
 keeps the original's visibility, so a hidden roll's reroll stays hidden. A roll is rerolled at
 most once: only a player's latest check or save can be, and after a reroll the latest is the
-reroll itself.
+reroll itself (read under the campaign chain's lock, so concurrent /reroll see each other).
 """
 
 from __future__ import annotations
@@ -84,6 +84,10 @@ async def reroll(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
         _allowed(campaign)
+        # "A roll is rerolled at most once" is a read (the latest roll is not a reroll) then
+        # an append: two /reroll at once must not both read the same latest roll. The chain
+        # row is the lock every append to the campaign takes anyway; take it before reading.
+        await ledger.lock_campaign_chain_in(session, campaign.id)
         latest = await ledger.latest_rolls_in(
             session, campaign.id, limit=1, user_id=caller.user_id, kinds=_KINDS
         )

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, literal_column, or_, select, true, update
+from sqlalchemy import ColumnElement, Table, and_, literal_column, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -71,10 +71,21 @@ Handler = Callable[[AsyncSession, Job, JobContext], Awaitable[object | None]]
 
 _HANDLERS: dict[str, Handler] = {}
 
+#: The row a job belongs to (a roll request, a turn order): its table and primary key.
+Owner = Callable[[dict[str, Any]], tuple[Table, Any] | None]
+_OWNERS: dict[str, Owner] = {}
 
-def register(kind: str, handler: Handler) -> None:
-    """Make ``handler`` run the jobs of ``kind`` (services register theirs at import)."""
+
+def register(kind: str, handler: Handler, *, owner: Owner | None = None) -> None:
+    """Make ``handler`` run the jobs of ``kind`` (services register theirs at import).
+
+    ``owner``: the row the handler locks. The runner locks it BEFORE the job row, the order
+    every other writer uses (lock the request or turn order, then move or cancel its jobs);
+    the reverse order would deadlock a job run against an /extend on PostgreSQL.
+    """
     _HANDLERS[kind] = handler
+    if owner is not None:
+        _OWNERS[kind] = owner
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +167,44 @@ def _due(now: datetime, shards: Shards) -> ColumnElement[bool]:
     return and_(_J.c.state == "pending", _J.c.due_at <= now, shards.clause())
 
 
+async def _lock_owners_in(session: AsyncSession, candidates: Sequence[Any]) -> None:
+    """Lock the owner rows of the jobs about to be claimed: by table name, then key, so two
+    runners lock them in the same order too. (SQLite: no FOR UPDATE; BEGIN IMMEDIATE already
+    serialises.)"""
+    wanted: dict[str, tuple[Table, set[Any]]] = {}
+    for candidate in candidates:
+        owner = _OWNERS.get(candidate.kind)
+        found = owner(dict(candidate.payload or {})) if owner is not None else None
+        if found is not None:
+            table, key = found
+            wanted.setdefault(table.name, (table, set()))[1].add(key)
+    for name in sorted(wanted):
+        table, keys = wanted[name]
+        pk = next(iter(table.primary_key.columns))
+        await session.execute(
+            select(pk).where(pk.in_(sorted(keys))).order_by(pk).with_for_update()
+        )
+
+
 async def _claim_in(session: AsyncSession, now: datetime, shards: Shards, count: int) -> list[Job]:
-    """Lock the next due jobs of ours that nobody else holds (PostgreSQL: others skip them)."""
+    """Lock the next due jobs of ours that nobody else holds (PostgreSQL: others skip them),
+    each after its owner row (see :func:`register`)."""
+    candidates = (
+        await session.execute(
+            select(_J.c.id, _J.c.kind, _J.c.payload)
+            .where(_due(now, shards))
+            .order_by(_J.c.due_at, _J.c.id)
+            .limit(count)
+        )
+    ).all()
+    if not candidates:
+        return []
+    await _lock_owners_in(session, candidates)
+    # Read again under the owner locks: a job moved or cancelled meanwhile is no longer due.
     rows = (
         await session.execute(
             select(_J)
-            .where(_due(now, shards))
+            .where(_J.c.id.in_([c.id for c in candidates]), _due(now, shards))
             .order_by(_J.c.due_at, _J.c.id)
             .limit(count)
             .with_for_update(skip_locked=True)
@@ -201,8 +244,12 @@ async def _record_failure(db: Database, job: Job, now: datetime, error: BaseExce
     else:
         values["due_at"] = now + RETRY_AFTER * attempts
     async with transaction(db) as session:
+        # Only if nobody moved it meanwhile (an /extend between the rollback and now): the
+        # retry time must not overwrite a due time someone chose.
         await session.execute(
-            update(_J).where(_J.c.id == job.id, _J.c.state == "pending").values(**values)
+            update(_J)
+            .where(_J.c.id == job.id, _J.c.state == "pending", _J.c.due_at == job.due_at)
+            .values(**values)
         )
 
 

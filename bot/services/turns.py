@@ -462,9 +462,19 @@ async def _on_turn_deadline(
     if row is None:
         return None
     view = _view(row)
-    if view.ended_at is not None or view.deadline_at is None or view.deadline_at > context.now:
+    if view.ended_at is not None or view.deadline_at is None:
+        return None
+    if view.deadline_at > context.now:
+        # Run before the turn's time is up (its job was moved early): this job is stamped
+        # done, so schedule the turn's deadline again rather than lose it.
+        await _schedule_turn_in(session, view, context.now)
         return None
     return await _pass_in(session, None, view, context.now, "time is up")
 
 
-scheduler.register(TURN_JOB, _on_turn_deadline)
+def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
+    """The order row a turn job locks (the scheduler locks it before the job row)."""
+    return _O, int(payload["order_id"])
+
+
+scheduler.register(TURN_JOB, _on_turn_deadline, owner=_owner)

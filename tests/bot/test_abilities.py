@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections import Counter
 from typing import Any
 
 import pytest
 
+from bot.services import characters
+from bot.services.campaigns import campaign_for_channel
+from bot.services.errors import InvalidValue
 from tests.bot.conftest import (
     Table,
     answered_ephemeral,
@@ -182,3 +186,26 @@ async def test_character_set_refuses_over_19_at_level_1(table: Table) -> None:
     back = await table.alice.slash(table.table, "character level", value=1)
     assert back.ephemeral and back.response is not None
     assert "Ann has STR 25" in back.response.content
+
+
+async def test_level_1_and_a_score_over_its_cap_at_once_never_both_land(table: Table) -> None:
+    # Pen & Dagger: at 1st level no score exceeds 19. /character level 1 and /character set
+    # STR 25 at the same moment on a level-2 character: one of them is refused, never a
+    # level-1 character with STR 25.
+    await start_campaign(table, "pen-and-dagger")
+    await make_character(table, table.alice, "Ann", {"STR": 15})
+    await table.alice.slash(table.table, "character level", value=2)
+    campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
+    ann = await characters.get_character(table.bot.db, campaign.id, "Ann")
+    for attempt in range(5):
+        await characters.set_level(table.bot.db, ann.id, 2)
+        await characters.set_score(table.bot.db, ann.id, "STR", 15)
+        results = await asyncio.gather(
+            characters.set_level(table.bot.db, ann.id, 1),
+            characters.set_score(table.bot.db, ann.id, "STR", 25),
+            return_exceptions=True,
+        )
+        refused = [r for r in results if isinstance(r, InvalidValue)]
+        assert len(refused) == 1, (attempt, results)
+        after = await characters.get_character_by_id(table.bot.db, ann.id)
+        assert not (after.level == 1 and after.scores["STR"] > 19)

@@ -3,13 +3,16 @@ jobs that fell due while the bot was stopped. Time moves only by ``env.advance_t
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import select, update
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.models import ledger, scheduled_jobs
+from bot.db.party_models import roll_request_targets, roll_requests
 from tests.bot.conftest import (
     SEED,
     ScriptedRandom,
@@ -119,6 +122,41 @@ async def test_skip_leaves_out_and_fail_counts_failed(table: Table) -> None:
     assert any(t.count("counts as failed") == 2 for t in texts)
 
 
+@pytest.mark.parametrize(
+    ("system", "ability", "options"),
+    [
+        ("d20-check", "DEX", {"dc": 12}),
+        ("d20-check", "DEX", {"hidden_dc": 12}),
+        ("threshold", "DEX", {"dc": 10}),
+        ("roll-under", "AGI", {}),
+        ("pen-and-dagger", "DEX", {}),
+    ],
+)
+async def test_everyone_skipped_means_no_group_result(
+    table: Table, system: str, ability: str, options: dict[str, int]
+) -> None:
+    # Nobody rolled by the deadline and the default is skip: nobody is left to count, so the
+    # request says so instead of "Group Success: 0 of 0 succeeded (0 needed)".
+    await start_campaign(table, system)
+    for player, name in ((table.alice, "Ann"), (table.bob, "Bo")):
+        await make_character(table, player, name, {ability: 12})
+    posted = await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability=ability,
+        characters="Ann, Bo",
+        deadline="2h",
+        default="skip",
+        **options,
+    )
+    assert posted.response is not None and not posted.ephemeral
+    await table.env.advance_time(2 * HOUR + 60)
+    text = message_text(_first_request_message(table))
+    assert text.count("no roll by the deadline: left out") == 2
+    assert "Nobody rolled: no group result." in text
+    assert "succeeded" not in text and "Success" not in text and "Pass:" not in text
+
+
 async def test_bad_durations_are_refused_and_nothing_is_kept(table: Table) -> None:
     await _party(table, "d20-check", {"DEX": 14})
     for bad, words in (
@@ -165,6 +203,37 @@ async def test_extend_moves_the_deadline_and_close_applies_the_default_now(table
     assert not _first_request_message(table).components
     await table.env.advance_time(5 * HOUR)  # the cancelled deadline never runs
     assert not [t for t in _texts(table) if "closed at its deadline" in t]
+
+
+async def test_a_deadline_job_run_early_leaves_an_extended_request_open(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability="DEX",
+        characters="Ann, Bo",
+        dc=12,
+        deadline="2h",
+        default="fail",
+    )
+    await table.gm.slash(table.table, "gm request extend", by="1d")
+    # The deadline job due in a minute, as a retry racing the extend used to leave it: the
+    # job runs early, and must not close the request before its deadline.
+    async with table.bot.db.engine.begin() as conn:
+        await conn.execute(
+            update(scheduled_jobs)
+            .where(scheduled_jobs.c.state == "pending")
+            .values(due_at=table.bot.clock.now() + timedelta(minutes=1))
+        )
+    await table.env.advance_time(HOUR)
+    assert not [t for t in _texts(table) if "closed at its deadline" in t]
+    assert "0 of 2 rolled" in message_text(_first_request_message(table))
+    table.dice(15)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    await table.env.advance_time(26 * HOUR)  # past the extended deadline: closes, once
+    assert len([t for t in _texts(table) if "closed at its deadline" in t]) == 1
+    text = message_text(_first_request_message(table))
+    assert "Group Success: 1 of 2 succeeded" in text and text.count("counts as failed") == 1
 
 
 async def test_a_deadline_passing_while_the_bot_is_stopped_runs_once_at_start(
@@ -280,3 +349,65 @@ async def test_a_hidden_dc_request_closed_at_its_deadline_tells_only_the_gm(tabl
     assert "DC 15" in gm_seen and "Group Success: 1 of 2 succeeded" in gm_seen
     revealed = await table.gm.slash(table.table, "gm request reveal")
     assert "Group Success: 1 of 2 succeeded" in message_text(revealed.response)
+
+
+async def test_a_requests_times_are_the_game_clocks(table: Table) -> None:
+    # Issue 17: one clock. Created, answered, completed and revealed are the game clock's
+    # times (here SimCord's virtual time, far from the wall clock), like the deadline.
+    await _party(table, "d20-check", {"DEX": 14})
+    start = table.bot.clock.now()
+    await table.gm.slash(
+        table.table, "gm request roll", ability="DEX", characters="Ann, Bo", hidden_dc=12
+    )
+    await table.env.advance_time(HOUR)
+    table.dice(15, 4)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    await table.env.advance_time(HOUR)
+    await table.bob.click(_first_request_message(table), label="Roll")
+    await table.env.advance_time(HOUR)
+    revealed = await table.gm.slash(table.table, "gm request reveal")
+    assert revealed.response is not None and not revealed.ephemeral
+    async with table.bot.db.engine.connect() as conn:
+        request = (await conn.execute(select(roll_requests))).one()
+        answers = (
+            await conn.execute(
+                select(roll_request_targets.c.answered_at).order_by(
+                    roll_request_targets.c.position
+                )
+            )
+        ).scalars()
+        stamps = (
+            await conn.execute(select(ledger.c.revealed_at).where(ledger.c.visibility == "blind"))
+        ).scalars()
+        answered, revealed_rows = list(answers), list(stamps)
+    hour = timedelta(hours=1)
+    assert request.created_at == start
+    assert answered == [start + hour, start + 2 * hour]
+    assert request.completed_at == start + 2 * hour
+    assert request.revealed_at == start + 3 * hour
+    assert len(revealed_rows) == 3 and set(revealed_rows) == {start + 3 * hour}
+
+
+async def test_a_roll_the_gms_close_made_says_so_not_at_the_deadline(table: Table) -> None:
+    await _party(table, "d20-check", {"DEX": 14})
+    await table.gm.slash(
+        table.table,
+        "gm request roll",
+        ability="DEX",
+        characters="Ann, Bo",
+        dc=12,
+        deadline="1d",
+        default="roll",
+    )
+    table.dice(15)
+    await table.alice.click(_first_request_message(table), label="Roll")
+    table.dice(18)  # Bo's, rolled by the default when the GM closes
+    closed = await table.gm.slash(table.table, "gm request close")
+    assert closed.response is not None and "closed by the GM" in closed.response.content
+    assert "Bo (rolled by default)" in closed.response.content
+    text = message_text(_first_request_message(table))
+    assert "**20** → **Success** · *rolled by default when the GM closed the request*" in text
+    assert "at the deadline" not in text
+    rows = await _ledger_requests(table.bot)
+    assert sum("rolled by default when the GM closed the request" in r for r in rows) == 1
+    assert not [r for r in rows if "at the deadline" in r]

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from bot.services import ledger
+import asyncio
+import random
+
+from bot.services import ledger, rerolls
 from bot.services.campaigns import campaign_for_channel
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 
@@ -50,6 +55,35 @@ async def test_reroll_the_chosen_die_of_a_disadvantage_roll(table: Table) -> Non
     assert again.ephemeral and again.response is not None
     assert "already a reroll" in again.response.content
     assert len(await _rows(table)) == 2
+
+
+async def test_concurrent_rerolls_of_one_roll_reroll_it_once(table: Table) -> None:
+    # Four /reroll of the same roll at once (a double-tap, two devices): a die is rerolled
+    # once, so one succeeds and the others are told the latest roll is already a reroll.
+    await _campaign(table)
+    table.dice(17, 5)
+    await table.alice.slash(table.table, "check", ability="DEX", dc=12, disadvantage=True)
+
+    def caller(i: int) -> Caller:
+        return Caller(
+            user_id=table.alice.id,
+            channel_id=table.table.id,
+            guild_id=table.guild.id,
+            interaction_id=990000 + i,
+        )
+
+    results = await asyncio.gather(
+        *(
+            rerolls.reroll(table.bot.db, random.Random(i), caller(i), "second", "/reroll")
+            for i in range(4)
+        ),
+        return_exceptions=True,
+    )
+    done = [r for r in results if isinstance(r, rerolls.RerollResult)]
+    refused = [r for r in results if isinstance(r, InvalidValue)]
+    assert len(done) == 1 and len(refused) == 3
+    assert all("already a reroll" in str(r) for r in refused)
+    assert [r.kind for r in await _rows(table)] == ["d20-reroll", "check"]
 
 
 async def test_reroll_the_first_die_with_advantage(table: Table) -> None:

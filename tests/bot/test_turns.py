@@ -4,12 +4,13 @@ deadlines through a whole round, one order per channel, restarts, the ledger."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
-from bot.db.models import ledger
+from bot.db.models import ledger, scheduled_jobs
 from tests.bot.conftest import (
     SEED,
     ScriptedRandom,
@@ -117,6 +118,27 @@ async def test_a_per_turn_deadline_passes_each_turn_through_a_whole_round(
     await table.env.advance_time(5 * HOUR)
     assert len([t for t in _texts(table) if "Time is up" in t]) == 3
     await table.bot.close_database()
+
+
+async def test_a_turn_job_run_early_keeps_the_turn_and_its_deadline(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    for player, name in ((table.alice, "Ann"), (table.bob, "Bo")):
+        await make_character(table, player, name, {"DEX": 10})
+    await table.gm.slash(table.table, "turns start", characters="Ann, Bo", deadline="3h")
+    # The turn's job due in a minute (moved early, as a retry racing a change could): the
+    # clock's hourly poll runs it early; the turn must not pass before its 3h, nor lose its
+    # deadline.
+    async with table.bot.db.engine.begin() as conn:
+        await conn.execute(
+            update(scheduled_jobs)
+            .where(scheduled_jobs.c.state == "pending")
+            .values(due_at=table.bot.clock.now() + timedelta(minutes=1))
+        )
+    await table.env.advance_time(HOUR + 60)
+    assert not [t for t in _texts(table) if "Time is up" in t]
+    await table.env.advance_time(2 * HOUR)
+    passed = [t for t in _texts(table) if "Time is up" in t]
+    assert len(passed) == 1 and "Time is up for **Ann**" in passed[0]
 
 
 async def test_next_by_the_player_or_gm_only_and_hold_keeps_the_place(table: Table) -> None:

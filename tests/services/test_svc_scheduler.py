@@ -43,8 +43,21 @@ async def _boom(session: AsyncSession, job: scheduler.Job, context: scheduler.Jo
     raise Boom("handler failed")
 
 
+OWNED_ATTEMPTS: list[int] = []
+
+
+async def _owned(session: AsyncSession, job: scheduler.Job, context: scheduler.JobContext) -> str:
+    """A job that locks the row it belongs to, as a request's deadline locks the request."""
+    owner = job.payload["owner"]
+    OWNED_ATTEMPTS.append(job.id)  # kept even when the attempt rolls back
+    await session.execute(select(bot_state.c.key).where(bot_state.c.key == owner).with_for_update())
+    await session.execute(bot_state.insert().values(key=f"ran:{job.id}", value="x", updated_at=T0))
+    return "owned"
+
+
 scheduler.register("test.mark", _mark)
 scheduler.register("test.boom", _boom)
+scheduler.register("test.owned", _owned, owner=lambda payload: (bot_state, payload["owner"]))
 
 
 async def _schedule(db: Database, n: int, due: datetime, guild_id: int | None = None) -> None:
@@ -197,3 +210,42 @@ async def test_a_failing_job_in_a_batch_delays_none_of_the_others(db: Database) 
             )
         ).one()
     assert boom.state == "pending" and boom.attempts == 1 and boom.due_at > T0
+
+
+async def test_a_retry_never_overwrites_a_due_time_moved_meanwhile(db: Database) -> None:
+    # A handler failed; before its retry is recorded, the GM extends the deadline (the job
+    # moves a day on). The retry must not put it back to "in a minute".
+    async with transaction(db) as session:
+        await scheduler.schedule_in(session, "test.boom", T0, {}, guild_id=None, key="b")
+        row = (await session.execute(select(scheduled_jobs))).one()
+    job = scheduler.Job(row.id, row.kind, row.key, {}, None, row.due_at, row.attempts)
+    async with transaction(db) as session:
+        assert await scheduler.move_in(session, "b", T0 + timedelta(days=1)) == 1
+    await scheduler._record_failure(db, job, T0, Boom("handler failed"))
+    assert await scheduler.pending(db, "b") == [T0 + timedelta(days=1)]
+
+
+async def test_a_job_waits_for_its_owner_row_then_runs(db: Database) -> None:
+    # Lock order: the owner row (request, turn order), then its jobs, everywhere. A GM's
+    # /extend holds the request and then moves its deadline job; a runner that claimed the
+    # job first and then waited for the request deadlocked with it on PostgreSQL, and the
+    # job's attempt failed. Now the runner waits for the owner, then runs the job.
+    OWNED_ATTEMPTS.clear()
+    async with transaction(db) as session:
+        await session.execute(bot_state.insert().values(key="owner:1", value="x", updated_at=T0))
+        await scheduler.schedule_in(
+            session, "test.owned", T0, {"owner": "owner:1"}, guild_id=None, key="o:1"
+        )
+    async with transaction(db) as session:
+        stmt = select(bot_state.c.key).where(bot_state.c.key == "owner:1").with_for_update()
+        await session.execute(stmt)
+        runner = asyncio.create_task(scheduler.run_due(db, T0, random.Random(1)))
+        await asyncio.sleep(0.5)  # the runner is polling now, waiting for the owner row
+        # Still due after the move: the runner must run it once the owner is free.
+        assert await scheduler.move_in(session, "o:1", T0 - timedelta(minutes=1)) == 1
+    assert [r.notice for r in await runner] == ["owned"]
+    assert len(OWNED_ATTEMPTS) == 1  # one attempt: none broken by a deadlock and rerun
+    async with transaction(db) as session:
+        row = (await session.execute(select(scheduled_jobs))).one()
+    assert row.state == "done" and row.attempts == 1 and row.last_error is None
+    assert await _count(db, "ran:") == 1

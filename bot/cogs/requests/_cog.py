@@ -219,7 +219,7 @@ async def request_reveal(
     interaction: discord.Interaction[Any], request: RequestNumber | None = None
 ) -> None:
     bot = bot_of(interaction)
-    _, found = await requests.reveal(bot.db, caller_from(interaction), request)
+    _, found = await requests.reveal(bot.db, caller_from(interaction), request, bot.clock.now())
     await answer(interaction, reveal_text(found), embed=request_embed(found))
     # Then (a REST call: only once answered) the request itself shows pass/fail too.
     if found.message_id is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -16,9 +18,28 @@ MAX_SNOWFLAKE = 2**63 - 1
 BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
+def _system_now() -> datetime:
+    return datetime.now(UTC)
+
+
+_now: Callable[[], datetime] = _system_now
+
+
 def utcnow() -> datetime:
     """The current time, timezone-aware UTC (a callable default, never computed at import)."""
-    return datetime.now(UTC)
+    return _now()
+
+
+@contextmanager
+def stamped_by(now: Callable[[], datetime]) -> Iterator[None]:
+    """Rows stamped with ``now``'s time meanwhile: the offline table's simulated clock, which
+    its `wait` moves, so a roll's time and a deadline's are read on the same clock."""
+    global _now
+    previous, _now = _now, now
+    try:
+        yield
+    finally:
+        _now = previous
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import discord
+
+from bot.db.types import stamped_by
 from bot.play._parse import complete
 from bot.play._world import DEFAULT_GM, DEFAULT_PLAYERS, World, build_world
 
@@ -85,15 +88,17 @@ async def play(
         rng = random.Random(options.seed) if options.seed is not None else None
         bot = create_bot(settings, rng=rng)
         try:
-            async with simcord.run(bot, check_errors=False) as env:
-                world = build_world(env, options.gm, options.players)
-                session = Session(world, bot, write, ansi=ansi, echo=lines is not None)
-                if lines is not None:
-                    for line in lines:
-                        if not await session.run_line(line):
-                            break
-                else:
-                    await _prompt(session, world)
+            # One clock for the whole table: rows are stamped on SimCord's, like deadlines.
+            with stamped_by(discord.utils.utcnow):
+                async with simcord.run(bot, check_errors=False) as env:
+                    world = build_world(env, options.gm, options.players)
+                    session = Session(world, bot, write, ansi=ansi, echo=lines is not None)
+                    if lines is not None:
+                        for line in lines:
+                            if not await session.run_line(line):
+                                break
+                    else:
+                        await _prompt(session, world)
         finally:
             await bot.close_database()  # SimCord detaches the bot without closing it
         # A script fails when a line did; at the prompt a refused line was answered, and

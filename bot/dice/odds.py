@@ -152,6 +152,8 @@ def _unsupported(spec: DiceSpec) -> str | None:
         return "exploding dice with keep/drop"
     if spec.reroll_add is not None:
         return "reroll-and-add (ra)"
+    if spec.implode is not None:
+        return "imploding dice (im)"
     if spec.explode_mode in ("compound", "both") and exploding and (spec.counting or spec.selects):
         return "compounding explosions with keep/drop or successes"
     return None

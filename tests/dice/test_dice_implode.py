@@ -4,12 +4,13 @@ subtracts the new die, chained like the explosion it mirrors (issue 20)."""
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 
 from bot.dice import DiceError, exact_odds, parse, render_markdown, render_plain, roll
 from bot.dice.roller import FROM_IMPLOSION, IMPLODED
-from tests.dice.forced import Forced
+from tests.dice.forced import Forced, enumerate_outcomes
 
 
 def forced(expression: str, *faces: int):
@@ -72,9 +73,22 @@ def test_refusals(expression, message):
         parse(expression)
 
 
-def test_exact_odds_refused_by_name():
+@pytest.mark.parametrize(
+    ("expression", "sides"),
+    [("1d3im", 3), ("2d3im", 3), ("1d4im<2", 4), ("1d3imr1", 3), ("1d4imma3", 4), ("2d2im2", 2)],
+)
+def test_exact_odds_match_enumeration(expression, sides):
+    run = lambda rng: roll(expression, rng).total  # type: ignore[arg-type]  # noqa: E731
+    expected = enumerate_outcomes(run, sides, max_dice=24)
+    odds = exact_odds(expression)
+    assert odds == dict(expected)
+    assert sum(odds.values()) == Fraction(1)
+
+
+@pytest.mark.parametrize("expression", ["3d6imkh2", "4d6im1>=4"])
+def test_exact_odds_refused_by_name_with_keep_or_successes(expression):
     with pytest.raises(DiceError, match="exact odds are not available for imploding dice"):
-        exact_odds("1d6im")
+        exact_odds(expression)
 
 
 @pytest.mark.parametrize("expression", ["90d10000im<9999", "1d6im" * 300, "(1d2im," * 100])

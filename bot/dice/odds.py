@@ -139,9 +139,16 @@ def _contributions(spec: DiceSpec) -> list[int]:
     return scores
 
 
+def _chain(spec: DiceSpec, sides: int) -> tuple[int, int] | None:
+    """The faces that add another die: exploding (``!``) or imploding (``im``) ones."""
+    return _hits(spec.explode if spec.implode is None else spec.implode, sides)
+
+
 def _unsupported(spec: DiceSpec) -> str | None:
     """Why exact odds cannot follow this term, or None."""
-    exploding = _hits(spec.explode, spec.sides) is not None
+    if spec.implode is not None and (spec.counting or spec.selects):
+        return "imploding dice (im) with keep/drop or successes"
+    exploding = _chain(spec, spec.sides) is not None
     if spec.selects and spec.keep is None:
         by_value = len(spec.selects) == 1 and all(k == "v" for k, _, _ in spec.selects[0][1])
         if not by_value:
@@ -161,7 +168,7 @@ def _term_cost(spec: DiceSpec) -> int:
     """Upper estimate of the steps computing this term's distribution takes."""
     n = spec.count
     span = spec.maximum - spec.minimum + 1
-    explode = _hits(spec.explode, spec.sides)
+    explode = _chain(spec, spec.sides)
     if spec.keep is not None:
         return spec.sides * (n + 1) * span * (n + 1) // 2 + spec.sides
     slot_span = max(1, span // n)
@@ -260,7 +267,8 @@ def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
     slot: Weights = {}
     for h, w in zip(contrib, weights, strict=True):
         slot[h] = slot.get(h, 0) + w
-    explode = _hits(spec.explode, m)
+    explode = _chain(spec, m)
+    implode = spec.implode is not None
     if explode is not None:
         denom = sum(weights)
         booms = explode[1] - explode[0] + 1
@@ -270,9 +278,15 @@ def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
         if penetrate:  # every die below the first is an explosion's: one less
             contrib = [h - 1 for h in contrib]
             slot = {h - 1: w for h, w in slot.items()}
+        first = contrib
+        if implode:  # every die below the first is an implosion's: subtracted
+            contrib = [-h for h in contrib]
+            slot = {-h: w for h, w in slot.items()}
         for level in range(levels):
             if penetrate and level == levels - 1:
                 contrib = [h + 1 for h in contrib]  # the first die is not an explosion's
+            if implode and level == levels - 1:
+                contrib = first
             power *= denom
             # One dict update and product per (exploding face, deeper entry) and per other
             # face (measured: about 2 steps each, plus the product).
@@ -390,7 +404,7 @@ def _term_bits(spec: DiceSpec) -> int:
     per_roll = (1 + (spec.reroll_cap if _hits(spec.reroll, spec.sides) else 0)) * max(
         1, spec.sides.bit_length()
     )
-    levels = 1 + (spec.explode_cap if _hits(spec.explode, spec.sides) else 0)
+    levels = 1 + (spec.explode_cap if _chain(spec, spec.sides) else 0)
     return spec.count * levels * per_roll
 
 

@@ -72,6 +72,7 @@ _WORDS = (
     "ro",
     "ra",
     "ie",
+    "im",
     "ir",
     "mi",
     "ma",
@@ -155,6 +156,7 @@ class DiceSpec:
     explode: tuple[int, int] | None = None
     explode_cap: int = MAX_EXPLOSIONS  # 1 for Dice Maiden's "e" (once)
     explode_mode: str = ""  # "" separate dice, "compound" (!!), "penetrate" (!p), "both"
+    implode: tuple[int, int] | None = None  # im: roll again and subtract, chained like "!"
     reroll_add: tuple[int, int] | None = None  # ra: one extra die if any die matches
     min_face: int | None = None
     max_face: int | None = None
@@ -775,6 +777,9 @@ class _Parser:
                 mods.append(self._reroll(word, spaced, sides))
             elif word in ("e", "ie") or kind == "bang":
                 mods.append(self._explode(word, spaced, sides))
+            elif word == "im":
+                op, n = self._condition(word, 1)
+                mods.append(("implode", (op, n)))
             elif word == "ra":
                 op, n = self._condition(word, None)
                 mods.append(("reroll_add", (op, n)))
@@ -866,7 +871,7 @@ class _Parser:
         text = name
         lo_face, hi_face = (-1, 1) if fate else (1, sides)
         seen: set[str] = set()
-        reroll = explode = success = failure = reroll_add = None
+        reroll = explode = success = failure = reroll_add = implode = None
         crit_s = crit_f = None
         more: list[tuple[int, int]] = []
         reroll_cap = 0
@@ -902,7 +907,7 @@ class _Parser:
             if slot in seen:
                 raise DiceError(f"{name}: only one {slot.replace('_', ' ')} modifier per dice term")
             seen.add(slot)
-            if fate and slot in ("reroll", "explode", "min", "max", "reroll_add"):
+            if fate and slot in ("reroll", "explode", "implode", "min", "max", "reroll_add"):
                 raise DiceError(f"{name}: Fate dice can't be rerolled, exploded or clamped")
             if slot == "reroll":
                 op, n = value
@@ -924,6 +929,14 @@ class _Parser:
                 if explode[0] <= 1 and explode[1] >= sides and not once:
                     raise DiceError(
                         f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop"
+                    )
+            elif slot == "implode":
+                op, n = value
+                implode = _interval(op, n)
+                texts[slot] = "im" + _cond_text(op, n)
+                if implode[0] <= 1 and implode[1] >= sides:
+                    raise DiceError(
+                        f"{name}im{_cond_text(op, n)}: every face implodes, so it would never stop"
                     )
             elif slot == "reroll_add":
                 op, n = value
@@ -960,7 +973,8 @@ class _Parser:
         if min_face is not None and max_face is not None and max_face < min_face:
             raise DiceError(f"{name}: the maximum (ma) is below the minimum (mi)")
         # Canonical text, in the order the term is worked out.
-        text += texts.get("reroll", "") + texts.get("explode", "") + texts.get("reroll_add", "")
+        text += texts.get("reroll", "") + texts.get("explode", "") + texts.get("implode", "")
+        text += texts.get("reroll_add", "")
         if min_face is not None:
             text += f"mi{min_face}"
         if max_face is not None:
@@ -997,7 +1011,11 @@ class _Parser:
         def hits(interval: tuple[int, int] | None) -> bool:
             return interval is not None and interval[0] <= hi_face and interval[1] >= lo_face
 
+        if explode is not None and implode is not None:
+            raise DiceError(f"{name}: a term can explode or implode (im), not both")
         booms = explode_cap if hits(explode) else 0
+        if hits(implode):
+            booms = MAX_EXPLOSIONS
         rolls_per_slot = 1 + booms
         dice_per_roll = 1 + (reroll_cap if hits(reroll) else 0)
         added = 1 if hits(reroll_add) else 0
@@ -1007,6 +1025,8 @@ class _Parser:
         vhi = hi_face if max_face is None else max_face
         if explode is not None and mode in ("penetrate", "both") and booms:
             vlo = min(vlo, 0)
+        if booms and implode is not None:
+            vlo = -vhi  # an implosion die subtracts its face
         if mode in ("compound", "both") and booms:
             vhi = vhi * rolls_per_slot
             pool_min, pool_max = count, count + added
@@ -1032,6 +1052,7 @@ class _Parser:
             explode=explode,
             explode_cap=explode_cap,
             explode_mode=mode,
+            implode=implode,
             reroll_add=reroll_add,
             min_face=min_face,
             max_face=max_face,

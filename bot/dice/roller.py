@@ -47,6 +47,8 @@ SUCCESS = 256  # met the success target
 ADDED = 512  # added by ``ra`` (reroll and add)
 FOLDED = 1024  # a compounding explosion (!!): its value is added to the die it came from
 FAILURE = 2048  # met the failure target (takes a success away)
+IMPLODED = 4096  # this die imploded (im): it subtracted the next die
+FROM_IMPLOSION = 8192  # this die was rolled by an implosion: its face is subtracted
 
 FLAG_NAMES: tuple[tuple[int, str], ...] = (
     (KEPT, "kept"),
@@ -61,6 +63,8 @@ FLAG_NAMES: tuple[tuple[int, str], ...] = (
     (ADDED, "added"),
     (FOLDED, "folded"),
     (FAILURE, "failure"),
+    (IMPLODED, "imploded"),
+    (FROM_IMPLOSION, "from_implosion"),
 )
 
 _TWO64 = 1 << 64
@@ -300,6 +304,9 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     explode_cap = spec.explode_cap
     penetrate = spec.explode_mode in ("penetrate", "both")
     compound = spec.explode_mode in ("compound", "both")
+    if spec.implode is not None:  # the parser forbids explode and implode together
+        ea, eb = spec.implode
+    implode = spec.implode is not None
     lo = spec.min_face
     hi = spec.max_face
     for first in initial:
@@ -316,7 +323,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 flags.append(REROLLED | origin)
                 sources.append(source)
                 source = len(faces) - 1
-                origin = (origin & (FROM_EXPLOSION | FOLDED)) | REPLACEMENT
+                origin = (origin & (FROM_EXPLOSION | FOLDED | FROM_IMPLOSION)) | REPLACEMENT
                 face = _draw1(rng, sides)
                 rerolls += 1
             value = face
@@ -329,9 +336,11 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 flag |= CLAMPED_MAX
             if penetrate and origin & FROM_EXPLOSION:
                 value -= 1  # penetrating dice: each explosion counts one less
+            if origin & FROM_IMPLOSION:
+                value = -value  # an implosion die is subtracted
             boom = ea <= face <= eb and explosions < explode_cap
             if boom:
-                flag |= EXPLODED
+                flag |= IMPLODED if implode else EXPLODED
             faces.append(face)
             values.append(value)
             flags.append(flag)
@@ -344,7 +353,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 break
             explosions += 1
             source = len(faces) - 1
-            origin = FROM_EXPLOSION | (FOLDED if compound else 0)
+            origin = FROM_IMPLOSION if implode else FROM_EXPLOSION | (FOLDED if compound else 0)
             face = _draw1(rng, sides)
     counted = [i for i, fl in enumerate(flags) if not fl & (REROLLED | FOLDED)]
     if spec.reroll_add is not None:

@@ -32,6 +32,8 @@ from bot.dice.roller import (
     FAILURE,
     FOLDED,
     FROM_EXPLOSION,
+    FROM_IMPLOSION,
+    IMPLODED,
     REROLLED,
     SUCCESS,
     RollResult,
@@ -85,6 +87,10 @@ def _md_die(face: int, value: int, flags: int, spec: DiceSpec) -> str:
         text = "+" + text
     if flags & ADDED:
         text = "+" + text
+    if flags & FROM_IMPLOSION:
+        text = "−" + text
+    if flags & IMPLODED:
+        text += "¡"
     if flags & (CLAMPED_MIN | CLAMPED_MAX) or _penetrated(flags, spec):
         text += f"→{value}"
     if flags & EXPLODED:
@@ -103,6 +109,10 @@ def _plain_die(face: int, value: int, flags: int, spec: DiceSpec) -> str:
     text = shown
     if flags & (FOLDED | ADDED):
         text = "+" + text
+    if flags & FROM_IMPLOSION:
+        text = "-" + text
+    if flags & IMPLODED:
+        text += "i"
     if flags & (CLAMPED_MIN | CLAMPED_MAX) or _penetrated(flags, spec):
         text += f"->{value}"
     if flags & EXPLODED:

@@ -48,6 +48,8 @@ MODIFIERS = st.sampled_from(
         "!!",
         "!p",
         "!!p>4",
+        "im",
+        "im<3",
         "ro1",
         "ra1",
         " e6",

@@ -20,9 +20,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Table, delete, func, select, true, update
+from sqlalchemy import CursorResult, Result, Table, delete, func, select, true, update
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
@@ -104,6 +104,11 @@ class StoredData:
 
 async def _rows(session: Executor, stmt: Any) -> list[Any]:
     return list(await session.execute(stmt))
+
+
+def _changed(result: Result[Any]) -> int:
+    """Rows an UPDATE or DELETE changed (its result is a CursorResult, which counts them)."""
+    return cast(CursorResult[Any], result).rowcount or 0
 
 
 def _in_scope(table: Table, guild_id: int | None) -> Any:
@@ -550,7 +555,7 @@ async def erase_user(
             .where(fortune_choices.c.user_id == user_id, in_ledger_scope)
             .values(user_id=cm.TOMBSTONE_ID)
         )
-        other += result.rowcount or 0  # type: ignore[attr-defined]
+        other += _changed(result)
         requests_here = select(roll_requests.c.id).where(_in_scope(roll_requests, guild_id))
         result = await session.execute(
             update(roll_request_targets)
@@ -560,7 +565,7 @@ async def erase_user(
             )
             .values(user_id=cm.TOMBSTONE_ID, character_name=cm.TOMBSTONE)
         )
-        other += result.rowcount or 0  # type: ignore[attr-defined]
+        other += _changed(result)
         targets = (
             select(
                 roll_request_targets.c.id,
@@ -591,7 +596,7 @@ async def erase_user(
             .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, guild_id))
             .values(gm_user_id=cm.TOMBSTONE_ID)
         )
-        other += result.rowcount or 0  # type: ignore[attr-defined]
+        other += _changed(result)
         typed = select(
             roll_requests.c.id, roll_requests.c.request, roll_requests.c.campaign_id
         ).where(_in_scope(roll_requests, guild_id))
@@ -669,7 +674,7 @@ async def erase_user(
             result = await session.execute(
                 delete(notify_settings).where(notify_settings.c.user_id == user_id)
             )
-            other += result.rowcount or 0  # type: ignore[attr-defined]
+            other += _changed(result)
     return Erased(len(character_ids), rolls, other, older, tuple(sorted(known.all())))
 
 

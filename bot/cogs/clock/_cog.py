@@ -156,9 +156,12 @@ class ClockCog(commands.Cog):
         if channel is None:
             log.warning("request #%s closed, but its channel is gone", request.id)
             return
-        if request.message_id is not None:
+        # The channel kinds a campaign (or its thread) can be: each can edit a message by id.
+        if request.message_id is not None and isinstance(
+            channel, discord.TextChannel | discord.Thread | discord.VoiceChannel
+        ):
             try:
-                await channel.get_partial_message(request.message_id).edit(  # type: ignore[attr-defined]
+                await channel.get_partial_message(request.message_id).edit(
                     embed=request_embed(request), view=view_for(request)
                 )
             except discord.HTTPException:

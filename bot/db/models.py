@@ -211,6 +211,8 @@ class Character(Base):
     null_bonus: Mapped[int | None] = mapped_column(SmallInteger)
     #: d20 check: AC taken away by critical hits' damage ("Critical Hits & Fumbles").
     ac_loss: Mapped[int] = mapped_column(SmallInteger, default=0, server_default=text("0"))
+    #: The portrait posts show (issue 18, ``/character avatar``): an https image URL.
+    avatar_url: Mapped[str | None] = mapped_column(Text)
     is_active: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -86,6 +86,8 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
     if character.in_party:
         tags.append("in the party")
     embed = style.new_embed(escape(character.name), " · ".join(tags), style.NEUTRAL)
+    if character.avatar_url:
+        embed.set_thumbnail(url=character.avatar_url)
     scores = [
         score_line(system, a, character.scores[a])
         for a in campaign.ability_names

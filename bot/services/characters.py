@@ -103,6 +103,8 @@ class CharacterView:
     null_bonus: int | None = None
     #: d20 check: AC taken away by critical hits ("Critical Hits & Fumbles").
     ac_loss: int = 0
+    #: The portrait posts show (issue 18): an https image URL, or None.
+    avatar_url: str | None = None
 
     @property
     def fortune_max(self) -> int:
@@ -216,6 +218,7 @@ def _view(row: Row[Any], parts: _Parts) -> CharacterView:
         pending=_frozen(pending),
         null_bonus=m["null_bonus"],
         ac_loss=m["ac_loss"] or 0,
+        avatar_url=m["avatar_url"],
     )
 
 

@@ -17,7 +17,7 @@ from bot.cogs._respond import answer, defer
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
 from bot.services import export as exports
-from bot.services import secrecy, sheets
+from bot.services import posts, secrecy, sheets
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +225,15 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     )
     async def set_rerolls(self, interaction: discord.Interaction[Any], on: bool) -> None:
         await self._changed(interaction, rerolls=on)
+
+    @settings.command(name="post-mentions", description="Let /post ping the players it names")
+    @app_commands.describe(
+        on="True: a post's @player mentions ping them (never @everyone, @here or roles)"
+    )
+    async def set_post_mentions(self, interaction: discord.Interaction[Any], on: bool) -> None:
+        await posts.set_mentions(bot_of(interaction).db, caller_from(interaction), on)
+        said = "ping the players they mention" if on else "ping nobody"
+        await answer(interaction, f"Setting saved: posts now {said}.", ephemeral=True)
 
     @settings.command(name="tier", description="A difficulty tier's threshold (threshold system)")
     @app_commands.describe(

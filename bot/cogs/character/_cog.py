@@ -15,7 +15,7 @@ from bot.cogs._views import ConfirmView
 from bot.quoting import escape
 from bot.render.fortune import boon_text
 from bot.render.sheets import character_embed, character_list_text
-from bot.services import fortune_table, sheets
+from bot.services import fortune_table, posts, sheets
 from bot.services.characters import CharacterView
 
 Name = app_commands.Range[str, 1, 64]
@@ -213,6 +213,42 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         await answer(
             interaction, boon_text(result), allowed_mentions=discord.AllowedMentions.none()
         )
+
+    @app_commands.command(name="avatar", description="Set the portrait your posts show")
+    @app_commands.describe(
+        url="An https link to a PNG, JPEG, GIF or WebP image",
+        image="Or upload the image (at most 8 MB)",
+        clear="True: remove the portrait",
+        character="GM: whose portrait (default: your active character)",
+    )
+    @app_commands.autocomplete(character=ac.own_character)
+    @app_commands.guild_only()
+    async def avatar(
+        self,
+        interaction: discord.Interaction[Any],
+        url: app_commands.Range[str, 1, posts.MAX_AVATAR_URL] | None = None,
+        image: discord.Attachment | None = None,
+        clear: bool = False,
+        character: Name | None = None,
+    ) -> None:
+        if (url is not None) + (image is not None) + clear != 1:
+            await answer(
+                interaction,
+                "Give one of url:<https link>, image:<upload> or clear:true.",
+                ephemeral=True,
+            )
+            return
+        chosen: str | None = None
+        if url is not None:
+            chosen = posts.check_avatar_url(url)
+        elif image is not None:
+            chosen = posts.check_avatar_upload(
+                image.url, image.filename, image.content_type, image.size
+            )
+        found = await posts.set_avatar(
+            bot_of(interaction).db, caller_from(interaction), chosen, character
+        )
+        await self._saved(interaction, found, "Portrait saved" if chosen else "Portrait removed")
 
     @app_commands.command(name="delete", description="Delete a character (asks first)")
     @app_commands.describe(name="The character to delete; their rolls stay in the ledger")

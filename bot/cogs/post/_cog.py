@@ -1,0 +1,257 @@
+"""/post [text], /post-edit, /post-history: thin glue around bot/services/posts.py.
+
+Discord lets a command either run or hold subcommands, not both, so `/post` itself posts and
+its companions are `/post-edit` and `/post-history`.
+
+With Manage Webhooks (read from the interaction's ``app_permissions``, before any request) the
+post goes out through the channel's webhook under the character's name and portrait, and the
+poster is answered privately; without it the post is the command's public answer, an embed
+whose author is the character, and the channel is told once how to grant the permission.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs._common import bot_of, caller_from
+from bot.cogs._respond import answer, defer
+from bot.cogs.post._webhooks import Webhooks, hook_place
+from bot.db.post_models import MAX_POST_TEXT
+from bot.quoting import clip_text
+from bot.render import posts as view
+from bot.services import posts
+from bot.services.errors import NotAllowed, NotFound
+from bot.services.inline import InlineRolls
+from bot.tree import answer_error
+
+log = logging.getLogger(__name__)
+
+OnText = Callable[[discord.Interaction[Any], str], Awaitable[None]]
+#: Discord's limit on a modal's title.
+MODAL_TITLE_LIMIT = 45
+
+
+class PostModal(discord.ui.Modal):
+    """One paragraph field (up to 4,000 characters, Discord's maximum)."""
+
+    def __init__(self, title: str, on_text: OnText, default: str | None = None) -> None:
+        super().__init__(title=clip_text(title, MODAL_TITLE_LIMIT), timeout=1800)
+        self.text: discord.ui.TextInput[PostModal] = discord.ui.TextInput(
+            label="Text",
+            style=discord.TextStyle.paragraph,
+            max_length=MAX_POST_TEXT,
+            default=default,
+            placeholder="Write in character; [[1d20+5]] or [[check DEX]] rolls in place.",
+        )
+        self.add_item(self.text)
+        self._on_text = on_text
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        await self._on_text(interaction, self.text.value)
+
+    async def on_error(self, interaction: discord.Interaction[Any], error: Exception) -> None:
+        await answer_error(interaction, error)
+
+
+def _link(guild_id: int | None, channel_id: int, message_id: int) -> str:
+    return f"https://discord.com/channels/{guild_id or '@me'}/{channel_id}/{message_id}"
+
+
+class PostCog(commands.Cog):
+    """Posting as a character."""
+
+    def __init__(self) -> None:
+        self.webhooks = Webhooks()
+
+    # ------------------------------------------------------------------ /post
+
+    @app_commands.command(name="post", description="Post as your active character")
+    @app_commands.describe(
+        text="What your character says or does; [[1d20+5]] or [[check DEX]] rolls in place "
+        "(omit it to write a longer post in a form)"
+    )
+    @app_commands.guild_only()
+    async def post(
+        self,
+        interaction: discord.Interaction[Any],
+        text: app_commands.Range[str, 1, MAX_POST_TEXT] | None = None,
+    ) -> None:
+        if text is not None:
+            await self._publish(interaction, text)
+            return
+        # Refused now (no campaign, no character) rather than after the player wrote a page.
+        author = await posts.post_author(bot_of(interaction).db, caller_from(interaction))
+        modal = PostModal(f"Post as {author.name}", self._publish)
+        await interaction.response.send_modal(modal)
+
+    async def _publish(self, interaction: discord.Interaction[Any], text: str) -> None:
+        bot = bot_of(interaction)
+        caller = caller_from(interaction)
+        place, thread = hook_place(interaction.channel)
+        use_hook = place is not None and interaction.app_permissions.manage_webhooks
+        if use_hook:
+            await defer(interaction, ephemeral=True)
+        new = await posts.create_post(bot.db, caller, text, bot.rng)
+        author = new.author
+        if use_hook and place is not None and bot.user is not None:
+            try:
+                message = await self._send_by_hook(place, thread, bot.user, new)
+            except discord.Forbidden:
+                log.info("channel %s: webhook refused; posting an embed", caller.channel_id)
+            else:
+                await posts.attach_message(bot.db, new.id, message.id, message.webhook_id)
+                link = _link(caller.guild_id, caller.channel_id, message.id)
+                await answer(
+                    interaction,
+                    view.posted_text(author.name, link, new.number, new.rolls),
+                    ephemeral=True,
+                )
+                return
+        embed = view.fallback_embed(
+            author.name, author.avatar_url, new.text, new.rolls, allow_mentions=author.mentions
+        )
+        pings = view.mentioned_users(embed.description or "") if author.mentions else []
+        content = " ".join(pings) or None
+        mentions = view.mentions(author.mentions)
+        if use_hook:
+            # Deferred privately for the webhook that refused: the bot posts the embed itself.
+            channel = interaction.channel
+            assert isinstance(channel, discord.abc.Messageable)
+            sent = await channel.send(content, embed=embed, allowed_mentions=mentions)
+            await posts.attach_message(bot.db, new.id, sent.id, None)
+            link = _link(caller.guild_id, caller.channel_id, sent.id)
+            hint = await self._hint(interaction, caller.channel_id)
+            done = view.posted_text(author.name, link, new.number, new.rolls)
+            await answer(interaction, f"{done}\n{hint}" if hint else done, ephemeral=True)
+            return
+        message_id = await answer(interaction, content, embed=embed, allowed_mentions=mentions)
+        if message_id is None:
+            message_id = (await interaction.original_response()).id
+        await posts.attach_message(bot.db, new.id, message_id, None)
+        hint = await self._hint(interaction, caller.channel_id)
+        if hint:
+            await interaction.followup.send(hint, allowed_mentions=discord.AllowedMentions.none())
+
+    async def _send_by_hook(
+        self,
+        place: Any,
+        thread: discord.Thread | None,
+        me: discord.abc.User,
+        new: posts.NewPost,
+    ) -> discord.WebhookMessage:
+        author = new.author
+        content, embed = view.webhook_message(new.text, new.rolls, allow_mentions=author.mentions)
+        for attempt in (1, 2):
+            hook = await self.webhooks.for_channel(place, me)
+            try:
+                return await hook.send(
+                    content or discord.utils.MISSING,
+                    embed=embed or discord.utils.MISSING,
+                    username=view.webhook_username(author.name),
+                    avatar_url=author.avatar_url or discord.utils.MISSING,
+                    allowed_mentions=view.mentions(author.mentions),
+                    thread=thread or discord.utils.MISSING,
+                    wait=True,
+                )
+            except discord.NotFound:  # the webhook was deleted since: find or make another
+                self.webhooks.forget(place.id)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _hint(self, interaction: discord.Interaction[Any], channel_id: int) -> str | None:
+        """How to grant Manage Webhooks, the first time in this channel only."""
+        bot = bot_of(interaction)
+        if not await posts.claim_webhook_hint(bot.db, channel_id, interaction.guild_id):
+            return None
+        name = bot.user.name if bot.user is not None else "the bot"
+        return view.webhook_hint(name)
+
+    # ------------------------------------------------------------------ /post-edit
+
+    @app_commands.command(name="post-edit", description="Edit one of your posts (rolls stay)")
+    @app_commands.describe(message="The post's message link (Copy Message Link) or id")
+    @app_commands.guild_only()
+    async def post_edit(
+        self, interaction: discord.Interaction[Any], message: app_commands.Range[str, 1, 200]
+    ) -> None:
+        found = await posts.post_to_edit(bot_of(interaction).db, caller_from(interaction), message)
+
+        async def submitted(submit: discord.Interaction[Any], text: str) -> None:
+            await self._edit(submit, found, text)
+
+        modal = PostModal(f"Edit {found.character_name}'s post", submitted, default=found.text)
+        await interaction.response.send_modal(modal)
+
+    async def _edit(
+        self, interaction: discord.Interaction[Any], found: posts.StoredPost, text: str
+    ) -> None:
+        await defer(interaction, ephemeral=True)
+        bot = bot_of(interaction)
+        channel = bot.get_channel(found.channel_id) or interaction.channel
+        hook: discord.Webhook | None = None
+        thread: discord.Thread | None = None
+        if found.webhook_id is not None and found.message_id is not None:
+            # The webhook first: an edit Discord could not show is refused before it is kept.
+            place, thread = hook_place(channel)
+            if place is None or bot.user is None:
+                raise NotFound("That post's channel is gone.")
+            hook = await self.webhooks.for_channel(place, bot.user)
+            if hook.id != found.webhook_id:
+                raise NotAllowed(
+                    "That post's webhook was deleted, so Discord no longer lets it be edited."
+                )
+        edited = await posts.edit_post(bot.db, caller_from(interaction), found.id, text)
+        rolls = InlineRolls(edited.rolls)
+        if edited.message_id is None:
+            await answer(interaction, "Saved; that post's message was never sent.", ephemeral=True)
+            return
+        mentions = view.mentions(edited.mentions)
+        if hook is not None:
+            content, embed = view.webhook_message(text, rolls, allow_mentions=edited.mentions)
+            await hook.edit_message(
+                edited.message_id,
+                content=content,
+                embed=embed,
+                allowed_mentions=mentions,
+                thread=thread or discord.utils.MISSING,
+            )
+        else:
+            embed = view.fallback_embed(
+                edited.character_name,
+                edited.avatar_url,
+                text,
+                rolls,
+                allow_mentions=edited.mentions,
+            )
+            target = bot.get_partial_messageable(edited.channel_id, guild_id=interaction.guild_id)
+            await target.get_partial_message(edited.message_id).edit(
+                embed=embed, allowed_mentions=mentions
+            )
+        link = _link(interaction.guild_id, edited.channel_id, edited.message_id)
+        await answer(
+            interaction,
+            f"Edited (version {edited.version}): {link}. Its rolls are unchanged; "
+            "/post-history shows every version.",
+            ephemeral=True,
+        )
+
+    # ------------------------------------------------------------------ /post-history
+
+    @app_commands.command(name="post-history", description="Every version of a post (GM, author)")
+    @app_commands.describe(message="The post's message link (Copy Message Link) or id")
+    @app_commands.guild_only()
+    async def post_history(
+        self, interaction: discord.Interaction[Any], message: app_commands.Range[str, 1, 200]
+    ) -> None:
+        found = await posts.post_history(
+            bot_of(interaction).db, caller_from(interaction), message
+        )
+        await answer(interaction, embed=view.history_embed(found), ephemeral=True)
+

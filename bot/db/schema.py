@@ -6,8 +6,15 @@ tests import this module so autogenerate and cleanup always see all of them.
 
 from __future__ import annotations
 
-from bot.db import fortune_models, models, party_models, post_models
+from bot.db import fortune_models, macro_models, models, party_models, post_models
 
 metadata = models.Base.metadata
 
-__all__ = ["fortune_models", "metadata", "models", "party_models", "post_models"]
+__all__ = [
+    "fortune_models",
+    "macro_models",
+    "metadata",
+    "models",
+    "party_models",
+    "post_models",
+]

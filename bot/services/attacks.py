@@ -282,53 +282,82 @@ async def _perform(
         # OverBudget here changes nothing either.
         budgets.charge(caller, 2 * budgets.dice_work(expression))
     async with core_transaction(db) as session:
-        campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm)
-        target = None
-        if options.target:
-            target = await character_by_name_in(session, campaign.id, options.target)
-        ac_loss = target.ac_loss if target is not None else 0
-        attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
-        chosen = secrecy.resolve_visibility(visibility, campaign, command)
-        outcome = d20_check.roll_attack(attack, rng)
-        damage = _roll_damage(expression, outcome, rng)
-        lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
-        lost = min(lost, MAX_AC_LOSS - ac_loss)
-        name = attacker.name if attacker is not None else (monster_name or "Monster")
-        record = {
-            "attack": to_jsonable(outcome),
-            "ac_given": options.ac,
-            "ac_loss_before": ac_loss,
-            "damage": damage.to_record() if damage else None,
-            "target": target.name if target else None,
-            "target_id": target.id if target else None,
-            "ac_lost": lost,
-        }
-        recorded = await secrecy.record_roll_in(
+        return await _perform_in(
             session,
-            ledger.NewRoll(
-                origin=ledger.Origin(
-                    channel_id=caller.channel_id,
-                    user_id=caller.user_id,
-                    guild_id=caller.guild_id,
-                    interaction_id=caller.interaction_id,
-                    parent_channel_id=caller.parent_channel_id,
-                ),
-                kind=ledger.Kind.ATTACK,
-                request=request,
-                dice=list(outcome.dice),
-                outcome=record,
-                visibility=chosen,
-                campaign_id=campaign.id,
-                character_id=attacker.id if attacker else None,
-                character_name=name,
-            ),
+            rng,
+            caller,
+            options,
+            request,
+            expression,
+            visibility=visibility,
+            command=command,
+            character_name=character_name,
+            monster_name=monster_name,
+            as_gm=as_gm,
         )
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.number)
-        stored = False
-        if target is not None and lost and chosen is Visibility.PUBLIC:
-            await _lower_ac_in(session, target.id, lost)
-            stored = True
+
+
+async def _perform_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    options: AttackOptions,
+    request: str,
+    expression: Any,
+    *,
+    visibility: Visibility | str | None,
+    command: str,
+    character_name: str | None = None,
+    monster_name: str | None = None,
+    as_gm: bool = False,
+) -> AttackResult:
+    campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm)
+    target = None
+    if options.target:
+        target = await character_by_name_in(session, campaign.id, options.target)
+    ac_loss = target.ac_loss if target is not None else 0
+    attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
+    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    outcome = d20_check.roll_attack(attack, rng)
+    damage = _roll_damage(expression, outcome, rng)
+    lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
+    lost = min(lost, MAX_AC_LOSS - ac_loss)
+    name = attacker.name if attacker is not None else (monster_name or "Monster")
+    record = {
+        "attack": to_jsonable(outcome),
+        "ac_given": options.ac,
+        "ac_loss_before": ac_loss,
+        "damage": damage.to_record() if damage else None,
+        "target": target.name if target else None,
+        "target_id": target.id if target else None,
+        "ac_lost": lost,
+    }
+    recorded = await secrecy.record_roll_in(
+        session,
+        ledger.NewRoll(
+            origin=ledger.Origin(
+                channel_id=caller.channel_id,
+                user_id=caller.user_id,
+                guild_id=caller.guild_id,
+                interaction_id=caller.interaction_id,
+                parent_channel_id=caller.parent_channel_id,
+            ),
+            kind=ledger.Kind.ATTACK,
+            request=request,
+            dice=list(outcome.dice),
+            outcome=record,
+            visibility=chosen,
+            campaign_id=campaign.id,
+            character_id=attacker.id if attacker else None,
+            character_name=name,
+        ),
+    )
+    if recorded.duplicate:
+        raise DuplicateInteraction(recorded.number)
+    stored = False
+    if target is not None and lost and chosen is Visibility.PUBLIC:
+        await _lower_ac_in(session, target.id, lost)
+        stored = True
     return AttackResult(
         roll_id=recorded.id,
         campaign=campaign,
@@ -462,3 +491,29 @@ def odds_rows(report: AttackOddsReport) -> tuple[tuple[str, Fraction], ...]:
         rows += [("Fumble (natural 1)", odds.fumble), ("Weapon breaks", odds.weapon_breaks)]
         rows.append(("Critical lowers AC", odds.lowers_target_ac))
     return tuple(rows)
+
+
+def attack_work(options: AttackOptions) -> int:
+    """What an attack charges the budgets (as :func:`perform_attack`): its damage's worst
+    case, twice; refuses a bad damage expression before anything changes."""
+    expression = _damage_expression(options.damage)
+    return 0 if expression is None else 2 * budgets.dice_work(expression)
+
+
+async def attack_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    options: AttackOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = None,
+) -> AttackResult:
+    """:func:`perform_attack` in the caller's transaction, its work charged already
+    (:func:`attack_work`): the inline rolls of a post (bot/services/inline.py)."""
+    if options.attacker_bonus is not None:
+        raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
+    expression = _damage_expression(options.damage)
+    return await _perform_in(
+        session, rng, caller, options, request, expression, visibility=visibility, command="check"
+    )

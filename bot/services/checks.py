@@ -345,14 +345,23 @@ def d20_input(
 async def with_helper(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
     """The helper must be a character of the campaign (any player's); spelled as stored."""
     if not options.helper or caller.guild_id is None:
-        return options
+        return options  # no transaction on the hot path
     async with transaction(db) as session:
-        campaign = await campaign_for_channel_in(
-            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-        )
-        if campaign.system is not RuleSystem.D20_CHECK:
-            return options  # plan_check refuses the option, naming the system
-        found = await character_by_name_in(session, campaign.id, options.helper)
+        return await with_helper_in(session, caller, options)
+
+
+async def with_helper_in(
+    session: Executor, caller: Caller, options: CheckOptions
+) -> CheckOptions:
+    """:func:`with_helper` in the caller's transaction."""
+    if not options.helper or caller.guild_id is None:
+        return options
+    campaign = await campaign_for_channel_in(
+        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    )
+    if campaign.system is not RuleSystem.D20_CHECK:
+        return options  # plan_check refuses the option, naming the system
+    found = await character_by_name_in(session, campaign.id, options.helper)
     if options.helper_needs_proficiency:
         # "A character can only provide help if the task is one that he or she could attempt
         # alone": the engine's helped_input takes who could; here that is who has the skill.
@@ -462,27 +471,36 @@ async def with_dc_source(db: Database, caller: Caller, options: CheckOptions) ->
     8 + Mana modifier + proficiency bonus, all of ``options.source``.
     """
     if options.against is None and options.source is None:
+        return options  # no transaction on the hot path
+    async with transaction(db) as session:
+        return await with_dc_source_in(session, caller, options)
+
+
+async def with_dc_source_in(
+    session: Executor, caller: Caller, options: CheckOptions
+) -> CheckOptions:
+    """:func:`with_dc_source` in the caller's transaction."""
+    if options.against is None and options.source is None:
         return options
     if caller.guild_id is None:
         raise NoCampaign()
-    async with transaction(db) as session:
-        campaign = await campaign_for_channel_in(
-            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    campaign = await campaign_for_channel_in(
+        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    )
+    if campaign.system is not RuleSystem.D20_CHECK:
+        return options  # plan_save refuses the options, naming the system
+    if options.against is None or options.source is None:
+        raise InvalidValue(
+            "Give both against (melee, ranged or spell) and from (the attacker or caster)."
         )
-        if campaign.system is not RuleSystem.D20_CHECK:
-            return options  # plan_save refuses the options, naming the system
-        if options.against is None or options.source is None:
-            raise InvalidValue(
-                "Give both against (melee, ranged or spell) and from (the attacker or caster)."
-            )
-        if options.dc is not None:
-            raise InvalidValue("Give either dc or against and from (which compute it), not both.")
-        against = options.against.strip().casefold()
-        if against not in _AGAINST:
-            raise InvalidValue(
-                f"Unknown against {quote(options.against)}: use melee, ranged or spell."
-            )
-        source = await character_by_name_in(session, campaign.id, options.source)
+    if options.dc is not None:
+        raise InvalidValue("Give either dc or against and from (which compute it), not both.")
+    against = options.against.strip().casefold()
+    if against not in _AGAINST:
+        raise InvalidValue(
+            f"Unknown against {quote(options.against)}: use melee, ranged or spell."
+        )
+    source = await character_by_name_in(session, campaign.id, options.source)
     wanted = (
         d20_check.NULL_SAVE_ABILITY
         if against == "spell"
@@ -565,48 +583,73 @@ async def _perform(
     as_gm: bool = False,
 ) -> CheckResult:
     async with core_transaction(db) as session:
-        campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
-        chosen = secrecy.resolve_visibility(visibility, campaign, command)
-        carry_over: int | None = None
-        if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
-            # Plan first so a bad option refuses before anything changes, then consume the
-            # carry-over atomically (DELETE ... RETURNING): a modifier is used once, ruling 4.
-            ability = planner(campaign, character, 0).ability
-            carry_over = await pending.consume_pending_in(session, character.id, ability)
-        plan = planner(campaign, character, carry_over)
-        outcome = plan.roll(rng)
-        recorded = await secrecy.record_roll_in(
+        return await _perform_in(
             session,
-            ledger.NewRoll(
-                origin=ledger.Origin(
-                    channel_id=caller.channel_id,
-                    user_id=caller.user_id,
-                    guild_id=caller.guild_id,
-                    interaction_id=caller.interaction_id,
-                    parent_channel_id=caller.parent_channel_id,
-                ),
-                kind=plan.kind,
-                request=request,
-                dice=list(_dice_of(outcome)),
-                outcome=to_jsonable(outcome),
-                visibility=chosen,
-                campaign_id=campaign.id,
-                character_id=character.id,
-                character_name=character.name,
-            ),
+            rng,
+            caller,
+            request,
+            planner,
+            visibility=visibility,
+            command=command,
+            character_name=character_name,
+            as_gm=as_gm,
         )
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.number)
-        if (
-            isinstance(outcome, threshold.ThresholdOutcome)
-            and outcome.carry_over_next
-            and chosen is Visibility.PUBLIC
-        ):
-            # Issue 15: a hidden roll changes nothing others can observe until it is
-            # revealed, so its carry-over is stored by the reveal (pending.on_reveal_in).
-            await pending.set_pending_in(
-                session, character.id, plan.ability, outcome.carry_over_next, recorded.id
-            )
+
+
+async def _perform_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = "check",
+    character_name: str | None = None,
+    as_gm: bool = False,
+) -> CheckResult:
+    campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
+    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    carry_over: int | None = None
+    if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
+        # Plan first so a bad option refuses before anything changes, then consume the
+        # carry-over atomically (DELETE ... RETURNING): a modifier is used once, ruling 4.
+        ability = planner(campaign, character, 0).ability
+        carry_over = await pending.consume_pending_in(session, character.id, ability)
+    plan = planner(campaign, character, carry_over)
+    outcome = plan.roll(rng)
+    recorded = await secrecy.record_roll_in(
+        session,
+        ledger.NewRoll(
+            origin=ledger.Origin(
+                channel_id=caller.channel_id,
+                user_id=caller.user_id,
+                guild_id=caller.guild_id,
+                interaction_id=caller.interaction_id,
+                parent_channel_id=caller.parent_channel_id,
+            ),
+            kind=plan.kind,
+            request=request,
+            dice=list(_dice_of(outcome)),
+            outcome=to_jsonable(outcome),
+            visibility=chosen,
+            campaign_id=campaign.id,
+            character_id=character.id,
+            character_name=character.name,
+        ),
+    )
+    if recorded.duplicate:
+        raise DuplicateInteraction(recorded.number)
+    if (
+        isinstance(outcome, threshold.ThresholdOutcome)
+        and outcome.carry_over_next
+        and chosen is Visibility.PUBLIC
+    ):
+        # Issue 15: a hidden roll changes nothing others can observe until it is
+        # revealed, so its carry-over is stored by the reveal (pending.on_reveal_in).
+        await pending.set_pending_in(
+            session, character.id, plan.ability, outcome.carry_over_next, recorded.id
+        )
     return CheckResult(
         recorded.id,
         campaign,
@@ -711,6 +754,73 @@ async def perform_luck(
     """Roll a Pen & Dagger luck roll for the caller's active character and record it."""
     return await _perform(
         db,
+        rng,
+        caller,
+        request,
+        lambda c, ch, _carry: plan_luck(c, ch),
+        visibility=visibility,
+        command="luck",
+    )
+
+
+# The same rolls in a caller's transaction: the inline rolls of a post (bot/services/inline.py)
+# are several commands recorded together, all or none.
+
+
+async def check_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    options: CheckOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+) -> CheckResult:
+    """:func:`perform_check` in the caller's transaction."""
+    options = await with_helper_in(session, caller, options)
+    return await _perform_in(
+        session,
+        rng,
+        caller,
+        request,
+        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
+        visibility=visibility,
+    )
+
+
+async def save_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    options: CheckOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+) -> CheckResult:
+    """:func:`perform_save` in the caller's transaction."""
+    options = await with_dc_source_in(session, caller, options)
+    return await _perform_in(
+        session,
+        rng,
+        caller,
+        request,
+        lambda c, ch, _carry: plan_save(c, ch, options),
+        visibility=visibility,
+        command="save",
+    )
+
+
+async def luck_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    *,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+) -> CheckResult:
+    """:func:`perform_luck` in the caller's transaction."""
+    return await _perform_in(
+        session,
         rng,
         caller,
         request,

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.dice import RollResult, parse_many, roll_many
+from bot.dice.batch import Batch
 from bot.services import budgets, ledger, secrecy
-from bot.services._sql import core_transaction
+from bot.services._sql import Executor, core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
@@ -66,60 +67,85 @@ async def roll_dice(
     """
     batch = parse_many(expression)  # a DiceError here changes nothing
     budgets.charge(caller, budgets.dice_work(batch))  # and so does OverBudget
-    label = " ".join(label.split()) if label else None
     async with core_transaction(db) as session:
-        campaign: CampaignView | None = None
-        if caller.guild_id is not None:
-            with contextlib.suppress(NoCampaign):
-                campaign = await campaign_for_channel_in(
-                    session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-                )
-        if command == "gm-roll":
-            secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
-        chosen = secrecy.resolve_visibility(visibility, campaign, command)
-        results = roll_many(batch, rng)
-        if len(results) == 1:
-            result = results[0]
-            record = result.to_record()
-            dice = record["terms"]
-            outcome: dict[str, object] = {
-                "total": result.total,
-                "label": label,
-                "expression": result.expression,
-            }
-            if result.compared is not None:
-                outcome["passed"] = result.passed
-        else:
-            dice = [
-                {**term, "roll": index}
-                for index, rolled in enumerate(results)
-                for term in rolled.to_record()["terms"]
-            ]
-            outcome = {
-                "totals": [r.total for r in results],
-                "label": label,
-                "expression": batch.text,
-            }
-        recorded = await secrecy.record_roll_in(
+        return await roll_batch_in(
             session,
-            ledger.NewRoll(
-                origin=ledger.Origin(
-                    channel_id=caller.channel_id,
-                    user_id=caller.user_id,
-                    guild_id=caller.guild_id,
-                    interaction_id=caller.interaction_id,
-                    parent_channel_id=caller.parent_channel_id,
-                ),
-                kind=ledger.Kind.ROLL,
-                request=request,
-                dice=dice,
-                outcome=outcome,
-                visibility=chosen,
-                campaign_id=campaign.id if campaign else None,
-            ),
+            rng,
+            caller,
+            batch,
+            label=label,
+            request=request,
+            visibility=visibility,
+            command=command,
         )
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.number)
+
+
+async def roll_batch_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    batch: Batch,
+    *,
+    label: str | None = None,
+    request: str,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = "roll",
+) -> DiceRoll:
+    """:func:`roll_dice` in the caller's transaction, for a batch already parsed and charged
+    (the inline rolls of a post: bot/services/inline.py)."""
+    label = " ".join(label.split()) if label else None
+    campaign: CampaignView | None = None
+    if caller.guild_id is not None:
+        with contextlib.suppress(NoCampaign):
+            campaign = await campaign_for_channel_in(
+                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+            )
+    if command == "gm-roll":
+        secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
+    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    results = roll_many(batch, rng)
+    if len(results) == 1:
+        result = results[0]
+        record = result.to_record()
+        dice = record["terms"]
+        outcome: dict[str, object] = {
+            "total": result.total,
+            "label": label,
+            "expression": result.expression,
+        }
+        if result.compared is not None:
+            outcome["passed"] = result.passed
+    else:
+        dice = [
+            {**term, "roll": index}
+            for index, rolled in enumerate(results)
+            for term in rolled.to_record()["terms"]
+        ]
+        outcome = {
+            "totals": [r.total for r in results],
+            "label": label,
+            "expression": batch.text,
+        }
+    recorded = await secrecy.record_roll_in(
+        session,
+        ledger.NewRoll(
+            origin=ledger.Origin(
+                channel_id=caller.channel_id,
+                user_id=caller.user_id,
+                guild_id=caller.guild_id,
+                interaction_id=caller.interaction_id,
+                parent_channel_id=caller.parent_channel_id,
+            ),
+            kind=ledger.Kind.ROLL,
+            request=request,
+            dice=dice,
+            outcome=outcome,
+            visibility=chosen,
+            campaign_id=campaign.id if campaign else None,
+        ),
+    )
+    if recorded.duplicate:
+        raise DuplicateInteraction(recorded.number)
     return DiceRoll(
         recorded.id,
         results,

@@ -2,7 +2,7 @@
 and a character's portrait.
 
 Revision ID: 0012_posts
-Revises: 0010_rule_options
+Revises: 0011_macros
 Create Date: 2026-11-30
 
 ``characters.avatar_url`` is added with a plain ``ALTER TABLE`` (no table rebuild, see 0006)
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0012_posts"
-down_revision: str | None = "0010_rule_options"
+down_revision: str | None = "0011_macros"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,78 @@
+"""Inline rolls shown in their text: each `[[…]]` replaced by its total in bold, and one
+compact line per roll below (`#12 check DEX Stealth adv: d20 …`).
+
+Everything from the player (the text, each roll's source) is escaped, so `**@everyone**`
+shows as typed and pings nobody, and the whole fits the limit it is given (Discord's message
+content, 2,000 characters; an embed description, 4,096).
+"""
+
+from __future__ import annotations
+
+from bot.quoting import clip_text, escape
+from bot.render import style
+from bot.services.inline import InlineRoll, InlineRolls
+
+#: Discord's limit on a message's content.
+MESSAGE_LIMIT = 2000
+#: Each compact line at most (a long damage roll is cut, the number and total stay).
+LINE_LIMIT = 300
+
+
+def roll_line(roll: InlineRoll) -> str:
+    """`#12 check DEX Stealth adv: DEX (Stealth) check: d20 14 +3 DEX = 17`."""
+    source = escape(clip_text(" ".join(roll.span.source.split()), 80))
+    detail = escape(clip_text(roll.detail, LINE_LIMIT))
+    return f"`#{roll.number}` {source}: {detail}"
+
+
+def render_text(text: str, rolls: InlineRolls, *, limit: int = MESSAGE_LIMIT) -> str:
+    """``text`` with each rolled `[[…]]` as its bold total, then a line per roll.
+
+    The lines of the rolls always fit (they are what the ledger recorded); the prose is clipped
+    first when both do not.
+    """
+    lines = "\n".join(roll_line(r) for r in rolls.rolls)
+    room = limit - len(lines) - (2 if lines else 0)
+    if room < 0:  # twenty rolls with long details: shorten each line instead
+        share = max(20, limit // max(1, len(rolls.rolls)) - 1)
+        lines = "\n".join(clip_text(roll_line(r), share) for r in rolls.rolls)
+        lines = clip_text(lines, limit)
+        room = max(0, limit - len(lines) - 2)
+    parts: list[tuple[str, bool]] = []  # (text, is a bold total: kept whole or dropped)
+    position = 0
+    for roll in rolls.rolls:
+        parts.append((text[position : roll.span.start], False))
+        parts.append((f"**{escape(roll.total)}**", True))
+        position = roll.span.end
+    parts.append((text[position:], False))
+    body = _fit(parts, room).strip()
+    if not lines:
+        return style.clip(body, limit)
+    return f"{body}\n\n{lines}" if body else lines
+
+
+def _fit(parts: list[tuple[str, bool]], room: int) -> str:
+    """The parts escaped, cut to ``room`` characters with "…" (never inside an escape or a
+    bold total: a cut there would leave markdown open)."""
+    out: list[str] = []
+    used = 0
+    for raw, whole in parts:
+        piece = raw if whole else escape(raw)
+        if used + len(piece) <= room:
+            out.append(piece)
+            used += len(piece)
+            continue
+        left = room - used - 1  # room for "…"
+        if not whole and left > 0:
+            low, high = 0, len(raw)  # the longest prefix whose escaped form fits
+            while low < high:
+                middle = (low + high + 1) // 2
+                if len(escape(raw[:middle])) <= left:
+                    low = middle
+                else:
+                    high = middle - 1
+            out.append(escape(raw[:low]))
+        if room - used >= 1:
+            out.append("…")
+        break
+    return "".join(out)

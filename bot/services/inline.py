@@ -1,0 +1,292 @@
+"""Inline rolls: every `[[…]]` in a text rolled as the matching slash command would roll it.
+
+`[[1d20+5]]`, `[[roll 2d6+3 [fire]]]`, `[[check DEX Stealth adv]]`, `[[save WIS]]`,
+`[[attack longsword ac:15]]`, `[[luck]]` or a saved roll's name (`[[sneak]]`): the grammar is
+bot/services/roll_text.py. Each is rolled by the same service function as its command (the
+caller's active character in the channel's campaign, the campaign system's rules) and recorded
+in the ledger, public, in the CALLER's transaction: a post and its rolls are one transaction,
+so a bad roll anywhere leaves nothing recorded. Every roll is read and checked before any die
+is rolled, and the work budgets are charged once for all of them, as the commands would be.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, replace
+
+from bot.dice import DiceError, RollResult, parse_many, render_plain
+from bot.errors import UserError
+from bot.quoting import quote
+from bot.rules import d20_check, roll_under, threshold
+from bot.rules import pen_and_dagger as pd
+from bot.services import attacks, budgets, checks, ledger, macros, rolls
+from bot.services._sql import Executor
+from bot.services.attacks import AttackResult
+from bot.services.checks import CheckResult
+from bot.services.context import Caller
+from bot.services.roll_text import Command, RollText, RollTextError, parse_roll_text
+from bot.services.rolls import DiceRoll
+
+#: The most `[[…]]` one text may hold (a post is at most 4,000 characters).
+MAX_ROLLS = 20
+
+# `[[…]]` whose inside may hold one level of `[label]` (`[[roll 2d6+3 [fire]]]`), lazily.
+_SPAN = re.compile(r"\[\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\]")
+
+
+class InlineRollError(UserError):
+    """A bad inline roll: the message names it (`[[…]]`, its number) and why; nothing rolled."""
+
+
+@dataclass(frozen=True, slots=True)
+class InlineSpan:
+    """One `[[…]]`: where it is in the text (the whole brackets) and what is inside, stripped."""
+
+    start: int
+    end: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class InlineRoll:
+    """A recorded inline roll: its span, ledger row, public number and the service's outcome.
+
+    ``total`` is the short result shown in bold in place (``17``, ``Success (17 vs DC 15)``),
+    ``detail`` the compact dice line; both plain text (the renderer escapes them).
+    """
+
+    span: InlineSpan
+    ledger_id: int
+    number: int
+    outcome: object
+    total: str
+    detail: str
+    #: The command it ran (roll, check, save, attack, luck) and, for a macro, its name.
+    command: str = ""
+    macro: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InlineRolls:
+    """Every inline roll of a text, in order."""
+
+    rolls: tuple[InlineRoll, ...] = ()
+
+
+def find_rolls(text: str) -> list[InlineSpan]:
+    """Every `[[…]]` in ``text``, in order (an empty `[[ ]]` too: it is refused when rolled)."""
+    spans: list[InlineSpan] = []
+    for match in _SPAN.finditer(text):
+        spans.append(InlineSpan(match.start(), match.end(), match.group(1).strip()))
+    return spans
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    span: InlineSpan
+    parsed: RollText
+    macro: str | None
+    work: int
+
+
+def _name(index: int, span: InlineSpan) -> str:
+    return f"Inline roll {index} {quote('[[' + span.source + ']]', 80)}"
+
+
+def _refusal(index: int, span: InlineSpan, exc: Exception) -> InlineRollError:
+    why = str(exc).rstrip()
+    if why and why[-1] not in ".!?)":
+        why += "."
+    return InlineRollError(f"{_name(index, span)}: {why} Nothing was rolled.")
+
+
+async def _plan(session: Executor, caller: Caller, index: int, span: InlineSpan) -> _Planned:
+    """Read and check one `[[…]]` (a macro's stored text with any extra words appended)."""
+    macro: str | None = None
+    text = span.source
+    try:
+        word, _, extra = text.partition(" ")
+        if text and not macros.is_command_text(text):
+            found = await macros.find_macro_in(session, caller, word)
+            macro = found.name
+            text = f"{found.roll} {extra}".strip()
+        parsed = parse_roll_text(text)
+        work = 0
+        if parsed.command is Command.ROLL:
+            work = budgets.dice_work(parse_many(parsed.dice or ""))
+        elif parsed.command is Command.ATTACK and parsed.attack is not None:
+            work = attacks.attack_work(parsed.attack)
+    except (RollTextError, DiceError, UserError) as exc:
+        raise _refusal(index, span, exc) from None
+    return _Planned(span, parsed, macro, work)
+
+
+async def roll_text_in(
+    session: Executor,
+    caller: Caller,
+    text: str,
+    rng: random.Random,
+    *,
+    bound_to: str | None = None,
+) -> InlineRolls:
+    """Roll and record every `[[…]]` in ``text`` in the caller's transaction (see the module).
+
+    Raises :class:`InlineRollError` (a UserError) naming the first bad roll; the caller's
+    transaction must then roll back, and nothing is recorded. ``bound_to`` ("post 12", a
+    message link) is kept in each row's request, so /history shows what the roll belongs to.
+    Only the first roll carries the caller's interaction id (the ledger records an interaction
+    once: a retried interaction is a :class:`DuplicateInteraction`, as for any command).
+    """
+    spans = find_rolls(text)
+    if not spans:
+        return InlineRolls()
+    if len(spans) > MAX_ROLLS:
+        raise InlineRollError(
+            f"At most {MAX_ROLLS} inline rolls in one text ({len(spans)} here). Nothing was rolled."
+        )
+    planned = [await _plan(session, caller, i, span) for i, span in enumerate(spans, start=1)]
+    # As the commands: the work is charged before any die is rolled (an OverBudget changes
+    # nothing), once for the whole text.
+    budgets.charge(caller, sum(p.work for p in planned))
+    done: list[InlineRoll] = []
+    for index, plan in enumerate(planned, start=1):
+        who = caller if index == 1 else replace(caller, interaction_id=None)
+        request = _request(plan, bound_to)
+        try:
+            done.append(await _roll(session, who, rng, plan, request))
+        except UserError as exc:
+            # A check this campaign's system refuses, a character without the score: found
+            # only now; the caller's transaction rolls back the rolls before this one.
+            raise _refusal(index, plan.span, exc) from None
+    return InlineRolls(tuple(done))
+
+
+def _request(plan: _Planned, bound_to: str | None) -> str:
+    text = f"[[{plan.span.source}]]"
+    if plan.macro is not None:
+        text += f" = /{plan.parsed.text}"
+    if bound_to:
+        text += f" in {bound_to}"
+    return text[: ledger.MAX_REQUEST]
+
+
+async def _roll(
+    session: Executor, caller: Caller, rng: random.Random, plan: _Planned, request: str
+) -> InlineRoll:
+    parsed = plan.parsed
+    if parsed.command is Command.ROLL:
+        rolled = await rolls.roll_batch_in(
+            session, rng, caller, parse_many(parsed.dice or ""), label=parsed.label, request=request
+        )
+        total, detail = dice_summary(rolled)
+        return InlineRoll(
+            plan.span, rolled.roll_id, rolled.number, rolled, total, detail, "roll", plan.macro
+        )
+    if parsed.command is Command.ATTACK and parsed.attack is not None:
+        attack = await attacks.attack_in(
+            session, rng, caller, parsed.attack, request, visibility="public"
+        )
+        total, detail = attack_summary(attack, parsed.label)
+        return InlineRoll(
+            plan.span, attack.roll_id, attack.number, attack, total, detail, "attack", plan.macro
+        )
+    result: CheckResult
+    if parsed.command is Command.LUCK:
+        result = await checks.luck_in(session, rng, caller, request)
+    elif parsed.command is Command.SAVE and parsed.check is not None:
+        result = await checks.save_in(session, rng, caller, parsed.check, request)
+    elif parsed.check is not None:
+        result = await checks.check_in(session, rng, caller, parsed.check, request)
+    else:  # pragma: no cover - parse_roll_text always fills the options of its command
+        raise RollTextError("Nothing to roll.")
+    total, detail = check_summary(result)
+    return InlineRoll(
+        plan.span,
+        result.roll_id,
+        result.number,
+        result,
+        total,
+        detail,
+        str(parsed.command),
+        plan.macro,
+    )
+
+
+# --------------------------------------------------------------------------- short words
+
+
+def _number(value: int) -> str:
+    return f"−{-value}" if value < 0 else str(value)
+
+
+def _signed(value: int) -> str:
+    return f"+{value}" if value >= 0 else f"−{-value}"
+
+
+def _d20(dice: tuple[int, ...], kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
+    faces = str(kept) if len(dice) <= 1 else f"{', '.join(map(str, dice))} → {kept}"
+    terms = "".join(f" {_signed(v)} {name}" for name, v in modifiers)
+    return f"d20 {faces}{terms} = {_number(kept + sum(v for _, v in modifiers))}"
+
+
+def _dice_total(result: RollResult) -> str:
+    if result.compared is not None:
+        return "Pass" if result.passed else "Fail"
+    return _number(result.total)
+
+
+def dice_summary(rolled: DiceRoll) -> tuple[str, str]:
+    """A generic roll's total(s) and its dice (`2d6 (4, 2) + 3 [fire] = 9`)."""
+    total = ", ".join(_dice_total(r) for r in rolled.results)
+    detail = "; ".join(render_plain(r, max_length=300) for r in rolled.results)
+    return total, detail
+
+
+def check_summary(result: CheckResult) -> tuple[str, str]:
+    """A check's result in its system's words, and its dice with the modifiers by name."""
+    outcome = result.outcome
+    title = result.plan_title
+    if isinstance(outcome, pd.AttemptOutcome):
+        faces = ", ".join(map(str, outcome.dice))
+        rank = outcome.effective_rank.display_name
+        detail = f"{title}: d20 {faces} → {outcome.kept}, Rank {rank}"
+        if outcome.trade_available:
+            detail += " (natural 20: may be traded for a fortune die)"
+        return outcome.level.display_name, detail
+    if isinstance(outcome, pd.LuckOutcome):
+        words = "Lucky" if outcome.lucky else "Not lucky"
+        return words, f"{title}: d20 {outcome.die} (lucky on {pd.LUCKY_ON} or higher)"
+    if isinstance(outcome, roll_under.SaveOutcome):
+        name = outcome.ability.name if outcome.ability else "score"
+        total = f"{outcome.result.display} ({outcome.roll} vs {outcome.score})"
+        return total, f"{title}: d20 {outcome.roll} against {name} {outcome.score} (pass on ≤)"
+    if isinstance(outcome, threshold.ThresholdOutcome):
+        shown = "?" if outcome.threshold_hidden else str(outcome.threshold)
+        total = f"{outcome.result.display} ({_number(outcome.total)} vs {shown})"
+        detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
+        if outcome.carry_over_next:
+            detail += f"; {_signed(outcome.carry_over_next)} on the next {outcome.attribute} test"
+        return total, detail
+    assert isinstance(outcome, d20_check.CheckOutcome)
+    detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
+    if outcome.result is None:
+        return _number(outcome.total), detail
+    return f"{outcome.result_text} ({_number(outcome.total)} vs DC {outcome.dc})", detail
+
+
+def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str, str]:
+    """An attack's result (`Hit (17 vs AC 15), 7 damage`) and its dice."""
+    outcome = result.outcome
+    total = f"{outcome.result_text} ({_number(outcome.total)} vs AC {outcome.ac})"
+    if result.damage is not None:
+        total += f", {result.damage.total} damage"
+    what = f"{result.title} ({weapon})" if weapon else result.title
+    detail = f"{what}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
+    if result.damage is not None:
+        detail += f"; damage {render_plain(result.damage.roll, max_length=200)}"
+        if result.damage.again is not None:
+            detail += f", again {render_plain(result.damage.again, max_length=200)}"
+    if result.ac_lost:
+        detail += f"; target's AC −{result.ac_lost}"
+    return total, detail

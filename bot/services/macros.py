@@ -1,0 +1,219 @@
+"""Saved rolls (issue 18): `/macro save name:sneak roll:check DEX Stealth adv`, run later by
+`/macro run` or inline as `[[sneak]]`.
+
+A macro belongs to the caller's active character in the channel's campaign. Its text is what
+the player would type after a slash (bot/services/roll_text.py), checked when saved: an
+unknown command or option is refused with the offline table's hints, and so is an option or a
+command the campaign's system does not have. Running it rolls through the command's own
+service, so a macro rolls exactly as the command typed out would.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select
+
+from bot.db.engine import Database
+from bot.db.macro_models import macros
+from bot.db.models import RuleSystem
+from bot.dice import parse_many
+from bot.quoting import escape, quote
+from bot.services import checks
+from bot.services._sql import Executor, insert_for, transaction
+from bot.services.campaigns import SYSTEM_NAMES, CampaignView, campaign_for_channel_in
+from bot.services.characters import CharacterView, active_character_in
+from bot.services.context import Caller
+from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.services.roll_text import (
+    MAX_TEXT,
+    Command,
+    RollText,
+    command_word,
+    looks_like_notation,
+    parse_roll_text,
+)
+
+#: A character's saved rolls at most (Discord's autocomplete lists 25).
+MAX_MACROS = 25
+MAX_NAME = 32
+_NAME = re.compile(r"^[\w-]{1,32}$")
+
+_M = macros
+
+
+@dataclass(frozen=True, slots=True)
+class MacroView:
+    """A saved roll: its name as typed when saved, and its roll text."""
+
+    name: str
+    roll: str
+
+
+@dataclass(frozen=True, slots=True)
+class MacroList:
+    """A character's saved rolls, by name."""
+
+    character: str
+    macros: tuple[MacroView, ...]
+
+
+def is_command_text(text: str) -> bool:
+    """Whether ``text`` is a command or dice notation, not a saved roll's name."""
+    return looks_like_notation(text) or command_word(text) in set(Command)
+
+
+def _key(name: str) -> str:
+    return name.strip().casefold()
+
+
+async def _owner_in(session: Executor, caller: Caller) -> tuple[CampaignView, CharacterView]:
+    if caller.guild_id is None:
+        raise NoCampaign()
+    campaign = await campaign_for_channel_in(
+        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+    )
+    return campaign, await active_character_in(session, campaign.id, caller.user_id)
+
+
+def check_for_system(parsed: RollText, system: RuleSystem) -> None:
+    """Refuse a command or option ``system`` does not have, as its service would when rolled."""
+    name = SYSTEM_NAMES[system]
+    if parsed.command is Command.LUCK and system is not RuleSystem.PEN_AND_DAGGER:
+        raise InvalidValue(f"Luck rolls are a Pen & Dagger rule; this campaign plays {name}.")
+    if parsed.command is Command.ATTACK and system is not RuleSystem.D20_CHECK:
+        raise InvalidValue(f"Attack rolls are a d20 check rule; this campaign plays {name}.")
+    if parsed.check is None:
+        return
+    table = checks.CHECK_OPTIONS if parsed.command is Command.CHECK else checks.SAVE_OPTIONS
+    if system not in table:
+        raise InvalidValue(f"This campaign plays {name}, which has no saving throws: use check.")
+    allowed = table[system]
+    extra = [
+        "from" if option == "source" else option
+        for option in parsed.check.given()
+        if option not in allowed
+    ]
+    if extra:
+        has = ", ".join(sorted(allowed)) if allowed else "no options besides ability"
+        raise InvalidValue(
+            f"This campaign plays {name}, where /{parsed.command} has no {', '.join(extra)} "
+            f"(it takes {has})."
+        )
+
+
+def _check_name(name: str) -> str:
+    name = name.strip()
+    if not _NAME.match(name):
+        raise InvalidValue(
+            f"A saved roll's name is one word of letters, digits, - or _ (at most {MAX_NAME} "
+            f"characters), e.g. sneak; not {quote(name, MAX_NAME)}."
+        )
+    if is_command_text(name):
+        raise InvalidValue(
+            f"{quote(name)} is a command or dice notation: name the saved roll something else, "
+            "e.g. sneak."
+        )
+    return name
+
+
+async def save_macro(db: Database, caller: Caller, name: str, roll: str) -> MacroView:
+    """Save ``roll`` under ``name`` for the caller's active character, checked first."""
+    name = _check_name(name)
+    roll = " ".join(roll.split())
+    parsed = parse_roll_text(roll)  # unknown command or option: refused, nothing saved
+    if parsed.command is Command.ROLL:
+        parse_many(parsed.dice or "")  # a bad notation: refused now, not when run
+    async with transaction(db) as session:
+        campaign, character = await _owner_in(session, caller)
+        check_for_system(parsed, campaign.system)
+        if parsed.check is not None and parsed.check.ability:
+            campaign.ability(parsed.check.ability)  # an ability the campaign has
+        count = await session.scalar(
+            select(func.count()).select_from(_M).where(_M.c.character_id == character.id)
+        )
+        if (count or 0) >= MAX_MACROS:
+            raise InvalidValue(
+                f"{escape(character.name)} has {MAX_MACROS} saved rolls, the most there can be: "
+                "delete one with /macro delete first."
+            )
+        added = await session.scalar(
+            insert_for(session, _M)
+            .values(character_id=character.id, name=name, name_key=_key(name), roll=roll)
+            .on_conflict_do_nothing(index_elements=["character_id", "name_key"])
+            .returning(_M.c.id)
+        )
+        if added is None:
+            raise AlreadyExists(
+                f"{escape(character.name)} already has a saved roll called {quote(name)}: "
+                "delete it first with /macro delete, or pick another name."
+            )
+    return MacroView(name, roll)
+
+
+async def find_macro_in(session: Executor, caller: Caller, name: str) -> MacroView:
+    """In a caller's transaction: the active character's saved roll called ``name``."""
+    _, character = await _owner_in(session, caller)
+    row = (
+        await session.execute(
+            select(_M.c.name, _M.c.roll).where(
+                _M.c.character_id == character.id, _M.c.name_key == _key(name)
+            )
+        )
+    ).first()
+    if row is None:
+        raise NotFound(
+            f"{escape(character.name)} has no saved roll called {quote(name, MAX_NAME)}: "
+            "/macro list shows them; or type a command (roll, check, save, attack, luck) "
+            "or dice notation."
+        )
+    return MacroView(row.name, row.roll)
+
+
+async def macro_roll(db: Database, caller: Caller, name: str, extra: str | None = None) -> RollText:
+    """The saved roll ``name`` with ``extra`` appended, parsed: what /macro run rolls."""
+    async with transaction(db) as session:
+        found = await find_macro_in(session, caller, name)
+    text = f"{found.roll} {extra or ''}".strip()
+    if len(text) > MAX_TEXT:
+        raise InvalidValue(f"A roll is at most {MAX_TEXT} characters.")
+    return parse_roll_text(text)
+
+
+async def list_macros(db: Database, caller: Caller) -> MacroList:
+    """The active character's saved rolls, by name."""
+    async with transaction(db) as session:
+        _, character = await _owner_in(session, caller)
+        rows = (
+            await session.execute(
+                select(_M.c.name, _M.c.roll)
+                .where(_M.c.character_id == character.id)
+                .order_by(_M.c.name_key)
+            )
+        ).all()
+    return MacroList(character.name, tuple(MacroView(r.name, r.roll) for r in rows))
+
+
+async def delete_macro(db: Database, caller: Caller, name: str) -> MacroView:
+    """Delete the active character's saved roll ``name``; returns what it was."""
+    async with transaction(db) as session:
+        found = await find_macro_in(session, caller, name)
+        _, character = await _owner_in(session, caller)
+        await session.execute(
+            delete(_M).where(_M.c.character_id == character.id, _M.c.name_key == _key(name))
+        )
+    return found
+
+
+async def macro_names(db: Database, caller: Caller, typed: str) -> list[str]:
+    """Autocomplete: the caller's active character's saved rolls starting with ``typed``.
+
+    Only the caller's own (nobody else's names leak); none outside a campaign.
+    """
+    try:
+        listed = await list_macros(db, caller)
+    except (NoCampaign, NotFound):
+        return []
+    key = _key(typed)
+    return [m.name for m in listed.macros if m.name.casefold().startswith(key)][:25]

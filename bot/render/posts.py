@@ -49,9 +49,7 @@ def webhook_username(name: str) -> str:
 
 def mentions(allowed: bool) -> discord.AllowedMentions:
     """What a post may ping: the players it mentions if the GM allowed it, else nobody."""
-    return discord.AllowedMentions(
-        everyone=False, roles=False, users=allowed, replied_user=False
-    )
+    return discord.AllowedMentions(everyone=False, roles=False, users=allowed, replied_user=False)
 
 
 def post_body(text: str, rolls: InlineRolls, *, allow_mentions: bool, limit: int) -> str:

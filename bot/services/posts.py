@@ -18,6 +18,7 @@ import random
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import select, update
@@ -377,7 +378,11 @@ async def _find_in(session: Executor, caller: Caller, ref: str) -> StoredPost:
     row = (await session.execute(stmt)).first()
     if row is None:
         raise NotFound("That message is not a post of this campaign (posts are made with /post).")
-    text_row = (
+    return await _load_in(session, row)
+
+
+async def _load_in(session: Executor, row: Any) -> StoredPost:
+    text_row: str = (
         await session.execute(
             select(post_versions.c.text).where(
                 post_versions.c.post_id == row.id, post_versions.c.version == row.version
@@ -417,7 +422,7 @@ async def _find_in(session: Executor, caller: Caller, ref: str) -> StoredPost:
         user_id=int(row.user_id),
         character_name=str(row.character_name),
         avatar_url=avatar,
-        mentions=await mentions_allowed_in(session, campaign.id),
+        mentions=await mentions_allowed_in(session, int(row.campaign_id)),
         version=int(row.version),
         text=str(text_row),
         rolls=rolls,
@@ -488,7 +493,7 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
         await session.execute(
             update(posts).where(posts.c.id == post_id).values(version=version, edited_at=now)
         )
-    return await _stored_by_id(db, caller, post_id)
+    return await _stored_by_id(db, post_id)
 
 
 def _roll_change(before: list[str], after: list[str]) -> str:
@@ -505,12 +510,12 @@ def _roll_change(before: list[str], after: list[str]) -> str:
     )
 
 
-async def _stored_by_id(db: Database, caller: Caller, post_id: int) -> StoredPost:
+async def _stored_by_id(db: Database, post_id: int) -> StoredPost:
     async with transaction(db) as session:
-        message_id = (
-            await session.execute(select(posts.c.message_id).where(posts.c.id == post_id))
-        ).scalar_one()
-        return await _find_in(session, caller, str(message_id))
+        row = (await session.execute(select(posts).where(posts.c.id == post_id))).first()
+        if row is None:
+            raise NotFound("That post no longer exists.")
+        return await _load_in(session, row)
 
 
 @dataclass(frozen=True, slots=True)

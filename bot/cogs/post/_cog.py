@@ -55,7 +55,9 @@ class PostModal(discord.ui.Modal):
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         await self._on_text(interaction, self.text.value)
 
-    async def on_error(self, interaction: discord.Interaction[Any], error: Exception) -> None:
+    async def on_error(  # type: ignore[override]  # discord.py's Modal passes no item
+        self, interaction: discord.Interaction[Any], error: Exception, /
+    ) -> None:
         await answer_error(interaction, error)
 
 
@@ -250,8 +252,5 @@ class PostCog(commands.Cog):
     async def post_history(
         self, interaction: discord.Interaction[Any], message: app_commands.Range[str, 1, 200]
     ) -> None:
-        found = await posts.post_history(
-            bot_of(interaction).db, caller_from(interaction), message
-        )
+        found = await posts.post_history(bot_of(interaction).db, caller_from(interaction), message)
         await answer(interaction, embed=view.history_embed(found), ephemeral=True)
-

@@ -53,6 +53,8 @@ def _server_text(server: ServerData) -> str:
         )
     if server.turn_orders:
         lines.append(f"• {server.turn_orders} turn orders (`/turns`) that list your characters.")
+    if server.posts:
+        lines.append(f"• {server.posts} posts as your characters (`/post`), with their edits.")
     return "\n".join(lines)
 
 

@@ -36,6 +36,7 @@ from bot.db.models import (
     turn_orders,
 )
 from bot.db.party_models import ability_generations, roll_request_targets, roll_requests
+from bot.db.post_models import post_versions, posts
 from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
 from bot.services.ledger import RollView, salts_of, tombstone_in, view_of
@@ -86,6 +87,8 @@ class ServerData:
     requests_received: int = 0
     #: Turn orders (``/turns``) that list one of the user's characters.
     turn_orders: int = 0
+    #: Posts written as a character (``/post``), every version of their text kept.
+    posts: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +211,13 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
             if any(_listed(entry, user_id) for entry in entries or ()):
                 entry = server(guild)
                 entry["turn_orders"] = entry.get("turn_orders", 0) + 1
+        written = (
+            select(posts.c.guild_id, func.count())
+            .where(posts.c.user_id == user_id, _in_scope(posts, guild_id))
+            .group_by(posts.c.guild_id)
+        )
+        for guild, count in await _rows(session, written):
+            server(guild)["posts"] = int(count)
         notify = await session.scalar(
             select(notify_settings.c.mode).where(notify_settings.c.user_id == user_id)
         )
@@ -667,6 +677,27 @@ async def erase_user(
             if entries != list(order.entries or ()):
                 await session.execute(
                     update(turn_orders).where(turn_orders.c.id == order.id).values(entries=entries)
+                )
+                other += 1
+        # Their posts are their own words: deleted, every version and bound roll with them
+        # (the rolls stay in the log like any other, tombstoned above). Another player's post
+        # keeps its words, but a mention of them is erased.
+        result = await session.execute(
+            delete(posts).where(posts.c.user_id == user_id, _in_scope(posts, guild_id))
+        )
+        other += _changed(result)
+        mention = re.compile(rf"<@!?{user_id}>")
+        for version in await _rows(
+            session,
+            select(post_versions.c.id, post_versions.c.text).where(
+                post_versions.c.post_id.in_(select(posts.c.id).where(_in_scope(posts, guild_id))),
+                post_versions.c.text.contains(str(user_id)),
+            ),
+        ):
+            text = mention.sub(cm.TOMBSTONE, version.text)
+            if text != version.text:
+                await session.execute(
+                    update(post_versions).where(post_versions.c.id == version.id).values(text=text)
                 )
                 other += 1
         if guild_id is None:

@@ -273,3 +273,23 @@ async def test_names_and_texts_are_escaped_and_clipped(table: Table) -> None:
     assert not stored(table, first).mention_everyone
     # Longer than a message's 2,000 characters: the webhook sends it as an embed.
     assert second.content == "" and second.embeds[0].description == long.strip()
+
+
+async def test_erasure_deletes_her_posts_and_her_mentions_in_others(table: Table) -> None:
+    await setup_table(table)
+    await make_character(table, table.bob, "Bram", {"DEX": 12})
+    await table.alice.slash(table.table, "post", text="Ayla waves [[1d20]].")
+    await table.bob.slash(table.table, "post", text=f"Bram waves back at <@{table.alice.id}>.")
+    shown = await table.alice.slash(table.table, "privacy show")
+    assert shown.response is not None and "1 posts as your characters" in message_text(
+        shown.response
+    )
+    asked = await table.alice.slash(table.table, "privacy delete")
+    assert asked.response is not None
+    done = await table.alice.click(asked.response, label="Erase my data")
+    assert done.response is not None and "erased" in done.response.content
+    async with transaction(table.bot.db) as session:
+        left = (await session.execute(select(posts.c.user_id))).scalars().all()
+        texts = (await session.execute(select(post_versions.c.text))).scalars().all()
+    assert left == [table.bob.id]
+    assert texts == ["Bram waves back at [erased]."]

@@ -53,6 +53,8 @@ def _server_text(server: ServerData) -> str:
         )
     if server.turn_orders:
         lines.append(f"• {server.turn_orders} turn orders (`/turns`) that list your characters.")
+    if server.macros:
+        lines.append(f"• {server.macros} saved rolls (`/macro`) of your characters.")
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from typing import cast
 from sqlalchemy import CheckConstraint, ForeignKey, Integer, String, Table, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import NEVER_REUSE_IDS, Base
+from bot.db.models import Base
 from bot.db.types import UTCDateTime, utcnow
 
 
@@ -24,7 +24,6 @@ class Macro(Base):
         UniqueConstraint("character_id", "name_key"),
         CheckConstraint("length(name) >= 1 AND length(name) <= 32", name="name"),
         CheckConstraint("length(roll) >= 1 AND length(roll) <= 1000", name="roll"),
-        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -55,6 +55,8 @@ def _server_text(server: ServerData) -> str:
         lines.append(f"• {server.turn_orders} turn orders (`/turns`) that list your characters.")
     if server.posts:
         lines.append(f"• {server.posts} posts as your characters (`/post`), with their edits.")
+    if server.macros:
+        lines.append(f"• {server.macros} saved rolls (`/macro`) of your characters.")
     return "\n".join(lines)
 
 

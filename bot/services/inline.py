@@ -15,13 +15,14 @@ import random
 import re
 from dataclasses import dataclass, replace
 
+from bot.db.engine import Database
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import attacks, budgets, checks, ledger, macros, rolls
-from bot.services._sql import Executor
+from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
@@ -290,3 +291,24 @@ def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str
     if result.ac_lost:
         detail += f"; target's AC −{result.ac_lost}"
     return total, detail
+
+
+async def roll_text(
+    db: Database,
+    caller: Caller,
+    text: str,
+    rng: random.Random,
+    *,
+    bound_to: str | None = None,
+) -> InlineRolls:
+    """:func:`roll_text_in` in its own transaction (the message context-menu command).
+
+    A text without any `[[…]]` is refused: there is nothing to roll.
+    """
+    if not find_rolls(text):
+        raise InlineRollError(
+            "That message has no inline rolls: write them in double brackets, e.g. "
+            "[[1d20+5]], [[check DEX Stealth adv]] or [[sneak]] (a saved roll)."
+        )
+    async with core_transaction(db) as session:
+        return await roll_text_in(session, caller, text, rng, bound_to=bound_to)

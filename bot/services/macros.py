@@ -10,6 +10,8 @@ service, so a macro rolls exactly as the command typed out would.
 
 from __future__ import annotations
 
+import difflib
+import random
 import re
 from dataclasses import dataclass
 
@@ -20,10 +22,12 @@ from bot.db.macro_models import macros
 from bot.db.models import RuleSystem
 from bot.dice import parse_many
 from bot.quoting import escape, quote
-from bot.services import checks
+from bot.services import attacks, checks, ledger, rolls
 from bot.services._sql import Executor, insert_for, transaction
+from bot.services.attacks import AttackResult
 from bot.services.campaigns import SYSTEM_NAMES, CampaignView, campaign_for_channel_in
 from bot.services.characters import CharacterView, active_character_in
+from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 from bot.services.roll_text import (
@@ -34,6 +38,7 @@ from bot.services.roll_text import (
     looks_like_notation,
     parse_roll_text,
 )
+from bot.services.rolls import DiceRoll
 
 #: A character's saved rolls at most (Discord's autocomplete lists 25).
 MAX_MACROS = 25
@@ -163,8 +168,15 @@ async def find_macro_in(session: Executor, caller: Caller, name: str) -> MacroVi
         )
     ).first()
     if row is None:
+        names: list[str] = list(
+            (
+                await session.execute(select(_M.c.name).where(_M.c.character_id == character.id))
+            ).scalars()
+        )
+        close = difflib.get_close_matches(name.casefold(), [*Command, *names], n=1)
+        hint = f" Did you mean {close[0]}?" if close else ""
         raise NotFound(
-            f"{escape(character.name)} has no saved roll called {quote(name, MAX_NAME)}: "
+            f"{escape(character.name)} has no saved roll called {quote(name, MAX_NAME)}.{hint} "
             "/macro list shows them; or type a command (roll, check, save, attack, luck) "
             "or dice notation."
         )
@@ -217,3 +229,37 @@ async def macro_names(db: Database, caller: Caller, typed: str) -> list[str]:
         return []
     key = _key(typed)
     return [m.name for m in listed.macros if m.name.casefold().startswith(key)][:25]
+
+
+MacroResult = DiceRoll | CheckResult | AttackResult
+
+
+async def run_macro(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    name: str,
+    request: str,
+    *,
+    extra: str | None = None,
+) -> MacroResult:
+    """/macro run: the saved roll (``extra`` appended) through its command's own service.
+
+    Nothing is given for ``secret``, so the campaign's default for the command applies, as
+    when the command is typed without it.
+    """
+    parsed = await macro_roll(db, caller, name, extra)
+    request = f"{request} = /{parsed.text}"[: ledger.MAX_REQUEST]
+    if parsed.command is Command.ROLL:
+        return await rolls.roll_dice(
+            db, rng, caller, parsed.dice or "", label=parsed.label, request=request, visibility=None
+        )
+    if parsed.command is Command.ATTACK and parsed.attack is not None:
+        return await attacks.perform_attack(db, rng, caller, parsed.attack, request)
+    if parsed.command is Command.LUCK:
+        return await checks.perform_luck(db, rng, caller, request, visibility=None)
+    if parsed.check is None:  # pragma: no cover - parse_roll_text fills the check's options
+        raise InvalidValue("Nothing to roll.")
+    if parsed.command is Command.SAVE:
+        return await checks.perform_save(db, rng, caller, parsed.check, request, visibility=None)
+    return await checks.perform_check(db, rng, caller, parsed.check, request, visibility=None)

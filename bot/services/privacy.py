@@ -26,6 +26,7 @@ from sqlalchemy import CursorResult, Result, Table, delete, func, select, true, 
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
+from bot.db.macro_models import macros
 from bot.db.models import (
     campaigns,
     character_scores,
@@ -89,12 +90,14 @@ class ServerData:
     turn_orders: int = 0
     #: Posts written as a character (``/post``), every version of their text kept.
     posts: int = 0
+    #: Saved rolls (``/macro``) of the user's characters.
+    macros: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class StoredData:
     """Everything, per server, and the one setting kept for every server: how reminders and
-    turn pings reach the user (``/me notify``; None: never set). The bot has no macros."""
+    turn pings reach the user (``/me notify``; None: never set)."""
 
     user_id: int
     servers: tuple[ServerData, ...]
@@ -218,6 +221,18 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
         )
         for guild, count in await _rows(session, written):
             server(guild)["posts"] = int(count)
+        saved = (
+            select(campaigns.c.guild_id, func.count())
+            .select_from(
+                macros.join(characters, characters.c.id == macros.c.character_id).join(
+                    campaigns, campaigns.c.id == characters.c.campaign_id
+                )
+            )
+            .where(characters.c.user_id == user_id, _in_scope(campaigns, guild_id))
+            .group_by(campaigns.c.guild_id)
+        )
+        for guild, count in await _rows(session, saved):
+            server(guild)["macros"] = int(count)
         notify = await session.scalar(
             select(notify_settings.c.mode).where(notify_settings.c.user_id == user_id)
         )
@@ -553,8 +568,10 @@ async def erase_user(
         )
         character_ids: list[int] = list(await session.scalars(mine))
         if character_ids:
-            # Scores, proficiencies, saves and carry-overs go with them (ON DELETE CASCADE);
-            # the ledger's and requests' references become NULL.
+            # Their saved rolls first, explicitly (issue 18); scores, proficiencies, saves and
+            # carry-overs go with them (ON DELETE CASCADE); the ledger's and requests'
+            # references become NULL.
+            await session.execute(delete(macros).where(macros.c.character_id.in_(character_ids)))
             await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
         other = 0
         in_ledger_scope = fortune_choices.c.roll_id.in_(

@@ -41,7 +41,6 @@ def upgrade() -> None:
         sa.UniqueConstraint(
             "character_id", "name_key", name=op.f("uq_macros_character_id_name_key")
         ),
-        sqlite_autoincrement=True,
     )
 
 

@@ -37,34 +37,39 @@ from bot.services import checks, secrecy
 from bot.services.checks import CheckResult
 
 
+async def send_check(interaction: discord.Interaction[Any], result: CheckResult) -> None:
+    """Answer with a check, save or luck roll (also /macro run's answer)."""
+    # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
+    # one needs neither the GM's copy nor the roller's GM standing: not built.
+    hidden = result.visibility is not Visibility.PUBLIC
+    await deliver(
+        interaction,
+        full=check_embed(result),
+        stub=stub_embed(
+            result.character.name,
+            result.plan_title,
+            result.number,
+            result.visibility,
+            result.commitment,
+        ),
+        visibility=result.visibility,
+        gm_targets=result.gm_targets,
+        roll_id=result.roll_id,
+        number=result.number,
+        commitment=result.commitment,
+        # A GM's own blind roll is shown to them (they are who it is hidden for).
+        roller_is_gm=hidden
+        and secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
+        view=fortune_view_for(result),
+        gm_full=check_embed(result, gm_copy=True) if hidden else None,
+    )
+
+
 class ChecksCog(commands.Cog):
     """The core roll of each rule system."""
 
     async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
-        # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
-        # one needs neither the GM's copy nor the roller's GM standing: not built.
-        hidden = result.visibility is not Visibility.PUBLIC
-        await deliver(
-            interaction,
-            full=check_embed(result),
-            stub=stub_embed(
-                result.character.name,
-                result.plan_title,
-                result.number,
-                result.visibility,
-                result.commitment,
-            ),
-            visibility=result.visibility,
-            gm_targets=result.gm_targets,
-            roll_id=result.roll_id,
-            number=result.number,
-            commitment=result.commitment,
-            # A GM's own blind roll is shown to them (they are who it is hidden for).
-            roller_is_gm=hidden
-            and secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
-            view=fortune_view_for(result),
-            gm_full=check_embed(result, gm_copy=True) if hidden else None,
-        )
+        await send_check(interaction, result)
 
     @app_commands.command(
         name="check", description="Roll your active character's check in this campaign's system"

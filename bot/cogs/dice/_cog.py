@@ -13,7 +13,7 @@ from bot.cogs._delivery import deliver
 from bot.cogs._options import Secret
 from bot.render.dice import roll_embed
 from bot.render.secrecy import stub_embed
-from bot.services.rolls import roll_dice
+from bot.services.rolls import DiceRoll, roll_dice
 
 
 class DiceCog(commands.Cog):
@@ -42,16 +42,21 @@ class DiceCog(commands.Cog):
             request=request_text(interaction),
             visibility=secret,
         )
-        name = interaction.user.display_name
-        await deliver(
-            interaction,
-            full=roll_embed(name, rolled),
-            stub=stub_embed(
-                name, label or "dice", rolled.number, rolled.visibility, rolled.commitment
-            ),
-            visibility=rolled.visibility,
-            gm_targets=rolled.gm_targets,
-            roll_id=rolled.roll_id,
-            number=rolled.number,
-            commitment=rolled.commitment,
-        )
+        await send_roll(interaction, rolled)
+
+
+async def send_roll(interaction: discord.Interaction[Any], rolled: DiceRoll) -> None:
+    """Answer with a generic roll (also /macro run's answer)."""
+    name = interaction.user.display_name
+    await deliver(
+        interaction,
+        full=roll_embed(name, rolled),
+        stub=stub_embed(
+            name, rolled.label or "dice", rolled.number, rolled.visibility, rolled.commitment
+        ),
+        visibility=rolled.visibility,
+        gm_targets=rolled.gm_targets,
+        roll_id=rolled.roll_id,
+        number=rolled.number,
+        commitment=rolled.commitment,
+    )

@@ -1,0 +1,11 @@
+"""The message context-menu command "Roll the dice in this message" (issue 18)."""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from bot.cogs.inline._cog import InlineCog
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(InlineCog(bot))

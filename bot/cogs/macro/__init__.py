@@ -1,0 +1,11 @@
+"""/macro save | run | list | delete: saved rolls (issue 18)."""
+
+from __future__ import annotations
+
+from discord.ext import commands
+
+from bot.cogs.macro._cog import MacroCog
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(MacroCog())

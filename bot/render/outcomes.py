@@ -23,6 +23,7 @@ from bot.rules.common import Advantage
 from bot.services.checks import Outcome
 from bot.services.fortune_table import attempt_from_record, luck_from_record
 from bot.services.ledger import RollView
+from bot.services.posts import POST_EDIT_KIND, POST_KIND
 
 #: At most this many faces of a generic roll in one line (a 100d6 stays one line).
 MAX_FACES = 20
@@ -280,6 +281,17 @@ def _generate(data: dict[str, Any]) -> str | None:
     return "Scores: **" + ", ".join(str(t) for t in totals) + "**"
 
 
+def _post(data: dict[str, Any]) -> str | None:
+    """A post as a character (issue 18): its version, its rolls, the digest of its text."""
+    digest, rolls = data.get("sha256"), data.get("rolls")
+    if not isinstance(digest, str) or not isinstance(rolls, list):
+        return None
+    version = int(data.get("version") or 1)
+    head = "post" if version == 1 else f"post edited (version {version})"
+    bound = ", ".join(f"#{int(n)}" for n in rolls)
+    return f"{head} · rolls {bound or 'none'} · text sha256 {digest[:12]}"
+
+
 _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "reroll": _reroll,
     "trade": _trade,
@@ -290,6 +302,8 @@ _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "d20-reroll": _d20_reroll,
     "fortune": _fortune,
     "generate": _generate,
+    POST_KIND: _post,
+    POST_EDIT_KIND: _post,
 }
 
 

@@ -116,7 +116,7 @@ async def _prompt(session: Any, world: World) -> None:
     with _readline(session, world):
         while True:
             try:
-                line = _read_line(f"{session.current}> ")
+                line = _read_line(session.prompt)
             except EOFError:  # Ctrl-D: leave, as a shell does
                 write("")
                 return

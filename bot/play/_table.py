@@ -57,6 +57,41 @@ log = logging.getLogger(__name__)
 _SIMCORD_ERRORS = (SetupError, OptionError, BackendError)
 
 
+@dataclass
+class _Form:
+    """A modal the bot opened, being filled in line by line (Discord shows a form)."""
+
+    actor: MemberActor
+    shown: InteractionResult
+    #: (custom_id, label, paragraph?) of each text field, in order.
+    fields: list[tuple[str, str, bool]]
+    values: dict[str, str]
+    lines: list[str]
+
+    @property
+    def current(self) -> tuple[str, str, bool]:
+        return self.fields[len(self.values)]
+
+
+def _form_fields(modal: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """The text inputs of a modal payload (in action rows, or labelled components)."""
+    found: list[tuple[str, str, bool]] = []
+
+    def walk(component: dict[str, Any], label: str | None) -> None:
+        if component.get("type") == 4:  # a text input
+            name = component.get("label") or label or component["custom_id"]
+            found.append((component["custom_id"], str(name), component.get("style") == 2))
+        inner = component.get("component")
+        if isinstance(inner, dict):
+            walk(inner, component.get("label"))
+        for child in component.get("components") or ():
+            walk(child, label)
+
+    for component in modal.get("components") or ():
+        walk(component, None)
+    return found
+
+
 @dataclass(frozen=True)
 class _Snapshot:
     prints: dict[tuple[int, int], str]
@@ -102,11 +137,29 @@ class Session:
         self.current = world.gm_name
         #: Lines that failed: refused by the table or SimCord, or an unexpected bot error.
         self.errors = 0
+        #: A modal the bot opened: the next lines fill it in (see :meth:`_fill`).
+        self.form: _Form | None = None
+
+    @property
+    def prompt(self) -> str:
+        """What the interactive prompt shows: the person, or the form field being typed."""
+        if self.form is not None:
+            return f"{self.form.actor.name} … {self.form.current[1]}> "
+        return f"{self.current}> "
 
     # ------------------------------------------------------------------ entry point
 
     async def run_line(self, line: str) -> bool:
         """Run one line; False when the person asked to quit."""
+        if self.form is not None:
+            if self.echo:  # indented: what was typed into the form, not a line of the table
+                self.write(f"  ✎ {line.rstrip()}")
+            try:
+                await self._fill(line)
+            except _SIMCORD_ERRORS as error:
+                self.form = None
+                self._fail(str(error).splitlines()[0] if str(error) else type(error).__name__)
+            return True
         try:
             action = parse_line(line)
         except PlayError as error:
@@ -173,7 +226,55 @@ class Session:
         cursor = self.world.env.error_cursor
         result = await actor.slash(channel, invocation.path, **invocation.options)
         self._report(before, cursor, result)
+        if result.modal is not None:
+            self._open(actor, result)
         return True
+
+    # ------------------------------------------------------------------ forms (modals)
+
+    def _open(self, actor: MemberActor, shown: InteractionResult) -> None:
+        """The bot opened a form: say so; the next lines fill its fields in."""
+        modal = shown.modal or {}
+        fields = _form_fields(modal)
+        title = modal.get("title") or "a form"
+        if not fields:
+            self._say(f"▭ {title} (a form with nothing to type: it cannot be sent here)")
+            return
+        self.form = _Form(actor, shown, fields, {}, [])
+        self._say(f"▭ {BOT_NAME} opens a form for {actor.name}: “{title}”")
+        self._ask()
+
+    def _ask(self) -> None:
+        assert self.form is not None
+        _, label, paragraph = self.form.current
+        if paragraph:
+            self._say(f"  {label}: type it on the next lines, then a line with only “.” sends it")
+        else:
+            self._say(f"  {label}: type it on the next line")
+        self._say("  (“cancel” on a line of its own closes the form)")
+
+    async def _fill(self, line: str) -> None:
+        """One line typed into the open form; submitted once every field is filled."""
+        form = self.form
+        assert form is not None
+        if line.strip().lower() == "cancel" and not form.lines:
+            self.form = None
+            self._say("▭ form closed: nothing was sent.")
+            return
+        custom_id, _, paragraph = form.current
+        if paragraph and line.strip() != ".":
+            form.lines.append(line.rstrip("\n"))
+            return
+        form.values[custom_id] = "\n".join(form.lines) if paragraph else line.rstrip("\n")
+        form.lines = []
+        if len(form.values) < len(form.fields):
+            self._ask()
+            return
+        self.form = None
+        before = self._snapshot()
+        cursor = self.world.env.error_cursor
+        result = await form.actor.submit_modal(form.shown, dict(form.values))
+        self._report(before, cursor, result)
 
     # ------------------------------------------------------------------ actors
 
@@ -370,7 +471,7 @@ class Session:
             message = backend.messages[channel_id][message_id]
             shown = Shown(
                 where=self._where(message),
-                author=self.world.name_of(message.author_id),
+                author=self._author(message),
                 content=message.content,
                 embeds=message.embeds,
                 components=message.components,
@@ -387,6 +488,12 @@ class Session:
                 f"{BOT_NAME} did not respond (Discord shows: The application did not respond)."
             )
         self._incidents(cursor)
+
+    def _author(self, message: Message) -> str:
+        """Who a message shows as: a webhook's message, the name it was sent under."""
+        if message.webhook_id is not None and message.author_name:
+            return f"{message.author_name} (via {BOT_NAME})"
+        return self.world.name_of(message.author_id)
 
     def _incidents(self, cursor: int) -> None:
         for error in self.world.env.errors_since(cursor):

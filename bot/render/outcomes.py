@@ -287,7 +287,7 @@ def _post(data: dict[str, Any]) -> str | None:
     if not isinstance(digest, str) or not isinstance(rolls, list):
         return None
     version = int(data.get("version") or 1)
-    head = "post" if version == 1 else f"post edited (version {version})"
+    head = "in character" if version == 1 else f"version {version} of the text"
     bound = ", ".join(f"#{int(n)}" for n in rolls)
     return f"{head} · rolls {bound or 'none'} · text sha256 {digest[:12]}"
 

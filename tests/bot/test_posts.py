@@ -115,7 +115,8 @@ async def test_inline_rolls_are_bound_to_the_post_and_in_history(table: Table) -
     assert shown.response is not None
     listed = message_text(shown.response)
     assert f"**#{rows[2].number}**" in listed
-    assert f"post · in character · rolls #{rows[0].number}, #{rows[1].number} · text sha256" in listed
+    bound_line = f"post · in character · rolls #{rows[0].number}, #{rows[1].number} · text sha256"
+    assert bound_line in listed
 
 
 async def test_a_bad_inline_roll_refuses_the_whole_post(table: Table) -> None:

@@ -13,7 +13,9 @@ indented two spaces. The line just above the block says how to replay it, e.g.
 
 What is normalised, on both sides, and only that: hash-chain heads (`log 3f9a1c2b7d0e`) and
 64-hex digests (commitments, salts), which hold the wall-clock time or random salts from
-the operating system, so they differ on every run even with the same seed.
+the operating system, so they differ on every run even with the same seed; and links to
+channels and messages,
+whose ids change whenever a command is added to the bot.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ TYPED = re.compile(r"^(?:[a-z][\w-]*(?: #[\w-]+)?> |#|(?:help|who|switch|wait|qu
 ELIDED = "  …"
 VARIES = (
     (re.compile(r"\blog [0-9a-f]{12}\b"), "log <chain head>"),
+    # SimCord's snowflakes count every object it makes, the bot's commands included: a command
+    # added anywhere moves every id after it.
+    (re.compile(r"https://discord\.com/channels/\d+/\d+(/\d+)?"), "<discord link>"),
     (re.compile(r"\b[0-9a-f]{64}\b"), "<digest>"),
 )
 

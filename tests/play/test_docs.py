@@ -14,8 +14,7 @@ indented two spaces. The line just above the block says how to replay it, e.g.
 What is normalised, on both sides, and only that: hash-chain heads (`log 3f9a1c2b7d0e`) and
 64-hex digests (commitments, salts), which hold the wall-clock time or random salts from
 the operating system, so they differ on every run even with the same seed; and links to
-channels and messages,
-whose ids change whenever a command is added to the bot.
+channels and messages, whose ids change whenever a command is added to the bot.
 """
 
 from __future__ import annotations

@@ -47,33 +47,38 @@ def webhook_username(name: str) -> str:
     return clip_text(_FORBIDDEN.sub(_lookalike, flat), USERNAME_LIMIT)
 
 
-def mentions(allowed: bool) -> discord.AllowedMentions:
-    """What a post may ping: the players it mentions if the GM allowed it, else nobody."""
-    return discord.AllowedMentions(everyone=False, roles=False, users=allowed, replied_user=False)
+def mentions(body: str) -> discord.AllowedMentions:
+    """What a rendered post may ping: the players left mentionable in it (see
+    :func:`post_body`), never @everyone, @here or a role."""
+    users = [discord.Object(int(user)) for user in mentioned_users(body)]
+    return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
 
 
-def post_body(text: str, rolls: InlineRolls, *, allow_mentions: bool, limit: int) -> str:
-    """The post's text, rolls in place and their lines below, within ``limit`` characters."""
+def post_body(text: str, rolls: InlineRolls, *, pingable: frozenset[int], limit: int) -> str:
+    """The post's text, rolls in place and their lines below, within ``limit`` characters;
+    a mention of a player in ``pingable`` is left live, every other one escaped."""
     body = render_text(text, rolls, limit=limit)
-    if allow_mentions:
-        body = _ESCAPED_USER.sub(lambda m: f"<@{m[1]}{m[2]}>", body)
+    if pingable:
+        body = _ESCAPED_USER.sub(
+            lambda m: f"<@{m[1]}{m[2]}>" if int(m[2]) in pingable else m[0], body
+        )
     return body
 
 
 def mentioned_users(body: str) -> list[str]:
-    """The player mentions left live in a rendered body (each once, in order)."""
+    """The ids of the mentions left live in a rendered body (each once, in order)."""
     seen: dict[str, None] = {}
     for found in _USER.finditer(body):
-        seen.setdefault(f"<@{found[1]}>", None)
+        seen.setdefault(found[1], None)
     return list(seen)
 
 
 def webhook_message(
-    text: str, rolls: InlineRolls, *, allow_mentions: bool
+    text: str, rolls: InlineRolls, *, pingable: frozenset[int]
 ) -> tuple[str | None, discord.Embed | None]:
     """What the webhook sends: the text as content, or, longer than a message holds, as an
     embed's description (up to 4,096 characters)."""
-    full = post_body(text, rolls, allow_mentions=allow_mentions, limit=DESCRIPTION_LIMIT)
+    full = post_body(text, rolls, pingable=pingable, limit=DESCRIPTION_LIMIT)
     if len(full) <= CONTENT_LIMIT:
         return full, None
     embed = discord.Embed(description=full, colour=style.NEUTRAL)
@@ -81,11 +86,11 @@ def webhook_message(
 
 
 def fallback_embed(
-    name: str, avatar_url: str | None, text: str, rolls: InlineRolls, *, allow_mentions: bool
+    name: str, avatar_url: str | None, text: str, rolls: InlineRolls, *, pingable: frozenset[int]
 ) -> discord.Embed:
     """The post as the bot's own embed, its author the character (no Manage Webhooks)."""
     embed = discord.Embed(
-        description=post_body(text, rolls, allow_mentions=allow_mentions, limit=DESCRIPTION_LIMIT),
+        description=post_body(text, rolls, pingable=pingable, limit=DESCRIPTION_LIMIT),
         colour=style.NEUTRAL,
     )
     # An embed author's name shows no markdown and pings nobody: only clipped.

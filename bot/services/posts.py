@@ -136,10 +136,14 @@ async def set_avatar(
 # --- settings ----------------------------------------------------------------------------------
 
 
-async def mentions_allowed_in(session: Executor, campaign_id: int) -> bool:
-    """Whether the GM lets posts ping the players they mention."""
+async def pingable_in(session: Executor, campaign_id: int) -> frozenset[int]:
+    """The players a post may ping: none, unless the GM allowed it; then the campaign's
+    players (whoever has a character in it), never anyone else."""
     stmt = select(post_settings.c.mentions).where(post_settings.c.campaign_id == campaign_id)
-    return bool((await session.execute(stmt)).scalar_one_or_none())
+    if not (await session.execute(stmt)).scalar_one_or_none():
+        return frozenset()
+    players = select(characters.c.user_id).where(characters.c.campaign_id == campaign_id)
+    return frozenset(int(u) for u in (await session.execute(players.distinct())).scalars())
 
 
 async def set_mentions(db: Database, caller: Caller, on: bool) -> CampaignView:
@@ -192,7 +196,8 @@ class PostAuthor:
     character_id: int | None
     name: str
     avatar_url: str | None
-    mentions: bool
+    #: The players its mentions may ping (empty: nobody).
+    mentions: frozenset[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +250,7 @@ async def post_author(db: Database, caller: Caller) -> PostAuthor:
     async with transaction(db) as session:
         campaign = await _campaign_in(session, caller)
         character = await active_character_in(session, campaign.id, caller.user_id)
-        mentions = await mentions_allowed_in(session, campaign.id)
+        mentions = await pingable_in(session, campaign.id)
     return PostAuthor(character.id, character.name, character.avatar_url, mentions)
 
 
@@ -256,7 +261,7 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
     async with transaction(db) as session:
         campaign = await _campaign_in(session, caller)
         character = await active_character_in(session, campaign.id, caller.user_id)
-        mentions = await mentions_allowed_in(session, campaign.id)
+        mentions = await pingable_in(session, campaign.id)
         now = utcnow()
         post_id = int(
             (
@@ -361,7 +366,8 @@ class StoredPost:
     user_id: int
     character_name: str
     avatar_url: str | None
-    mentions: bool
+    #: The players its mentions may ping (empty: nobody).
+    mentions: frozenset[int]
     version: int
     text: str
     rolls: tuple[InlineRoll, ...]
@@ -422,7 +428,7 @@ async def _load_in(session: Executor, row: Any) -> StoredPost:
         user_id=int(row.user_id),
         character_name=str(row.character_name),
         avatar_url=avatar,
-        mentions=await mentions_allowed_in(session, int(row.campaign_id)),
+        mentions=await pingable_in(session, int(row.campaign_id)),
         version=int(row.version),
         text=str(text_row),
         rolls=rolls,

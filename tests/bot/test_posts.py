@@ -249,19 +249,29 @@ async def test_portraits_are_checked_and_bad_ones_change_nothing(table: Table) -
 
 async def test_mentions_ping_nobody_unless_the_gm_allows_players(table: Table) -> None:
     await setup_table(table)
-    text = f"Hey <@{table.bob.id}>, @everyone and <@&{table.gm_role.id}>, look!"
+    await make_character(table, table.bob, "Bram", {"DEX": 12})  # a player; carol is not
+    text = (
+        f"Hey <@{table.bob.id}> and <@{table.carol.id}>, "
+        f"@everyone and <@&{table.gm_role.id}>, look!"
+    )
     await table.alice.slash(table.table, "post", text=text)
     first = [m for m in table.table.history() if m.webhook_id is not None][-1]
     quiet = stored(table, first)
     assert quiet.ping_user_ids == [] and quiet.ping_role_ids == [] and not quiet.mention_everyone
+    refused = await table.alice.slash(table.table, "campaign set post-mentions", on=True)
+    assert refused.response is not None and "GM" in refused.response.content
     done = await table.gm.slash(table.table, "campaign set post-mentions", on=True)
     assert done.response is not None and "Setting saved" in done.response.content
     await table.alice.slash(table.table, "post", text=text)
     second = stored(table, [m for m in table.table.history() if m.webhook_id is not None][-1])
-    assert second.ping_user_ids == [table.bob.id]
+    assert second.ping_user_ids == [table.bob.id]  # the player only, not carol, no roles
     assert second.ping_role_ids == [] and not second.mention_everyone
-    refused = await table.alice.slash(table.table, "campaign set post-mentions", on=False)
-    assert refused.response is not None and "GM" in refused.response.content
+    # Without Manage Webhooks the embed names the pinged player in its content too.
+    allow_webhooks(table, False)
+    shown = await table.alice.slash(table.table, "post", text=text)
+    assert shown.response is not None and shown.response.content == f"<@{table.bob.id}>"
+    embed_post = table.env.backend.messages[table.table.id][shown.response.id]
+    assert embed_post.ping_user_ids == [table.bob.id]
 
 
 async def test_names_and_texts_are_escaped_and_clipped(table: Table) -> None:

@@ -104,8 +104,14 @@ class PostCog(commands.Cog):
         if use_hook and place is not None and bot.user is not None:
             try:
                 message = await self._send_by_hook(place, thread, bot.user, new)
-            except discord.Forbidden:
-                log.info("channel %s: webhook refused; posting an embed", caller.channel_id)
+            except discord.HTTPException as exc:
+                # Recorded already: shown as the bot's own embed rather than not at all.
+                log.info(
+                    "channel %s: webhook refused (%s %s); posting an embed",
+                    caller.channel_id,
+                    exc.status,
+                    exc.code,
+                )
             else:
                 await posts.attach_message(bot.db, new.id, message.id, message.webhook_id)
                 link = _link(caller.guild_id, caller.channel_id, message.id)
@@ -116,11 +122,12 @@ class PostCog(commands.Cog):
                 )
                 return
         embed = view.fallback_embed(
-            author.name, author.avatar_url, new.text, new.rolls, allow_mentions=author.mentions
+            author.name, author.avatar_url, new.text, new.rolls, pingable=author.mentions
         )
-        pings = view.mentioned_users(embed.description or "") if author.mentions else []
-        content = " ".join(pings) or None
-        mentions = view.mentions(author.mentions)
+        # An embed pings nobody: the players it may ping are named in the content as well.
+        pings = view.mentioned_users(embed.description or "")
+        content = " ".join(f"<@{user}>" for user in pings) or None
+        mentions = view.mentions(embed.description or "")
         if use_hook:
             # Deferred privately for the webhook that refused: the bot posts the embed itself.
             channel = interaction.channel
@@ -148,7 +155,7 @@ class PostCog(commands.Cog):
         new: posts.NewPost,
     ) -> discord.WebhookMessage:
         author = new.author
-        content, embed = view.webhook_message(new.text, new.rolls, allow_mentions=author.mentions)
+        content, embed = view.webhook_message(new.text, new.rolls, pingable=author.mentions)
         for attempt in (1, 2):
             hook = await self.webhooks.for_channel(place, me)
             try:
@@ -157,7 +164,7 @@ class PostCog(commands.Cog):
                     embed=embed or discord.utils.MISSING,
                     username=view.webhook_username(author.name),
                     avatar_url=author.avatar_url or discord.utils.MISSING,
-                    allowed_mentions=view.mentions(author.mentions),
+                    allowed_mentions=view.mentions(content or (embed and embed.description) or ""),
                     thread=thread or discord.utils.MISSING,
                     wait=True,
                 )
@@ -214,14 +221,13 @@ class PostCog(commands.Cog):
         if edited.message_id is None:
             await answer(interaction, "Saved; that post's message was never sent.", ephemeral=True)
             return
-        mentions = view.mentions(edited.mentions)
         if hook is not None:
-            content, embed = view.webhook_message(text, rolls, allow_mentions=edited.mentions)
+            content, embed = view.webhook_message(text, rolls, pingable=edited.mentions)
             await hook.edit_message(
                 edited.message_id,
                 content=content,
                 embed=embed,
-                allowed_mentions=mentions,
+                allowed_mentions=view.mentions(content or (embed and embed.description) or ""),
                 thread=thread or discord.utils.MISSING,
             )
         else:
@@ -230,11 +236,11 @@ class PostCog(commands.Cog):
                 edited.avatar_url,
                 text,
                 rolls,
-                allow_mentions=edited.mentions,
+                pingable=edited.mentions,
             )
             target = bot.get_partial_messageable(edited.channel_id, guild_id=interaction.guild_id)
             await target.get_partial_message(edited.message_id).edit(
-                embed=embed, allowed_mentions=mentions
+                embed=embed, allowed_mentions=view.mentions(embed.description or "")
             )
         link = _link(interaction.guild_id, edited.channel_id, edited.message_id)
         await answer(

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import discord
+from simcord.enums import ChannelType
 from sqlalchemy import func, select
 
 from bot.db.models import ledger
@@ -305,3 +306,46 @@ async def test_erasure_deletes_her_posts_and_her_mentions_in_others(table: Table
         texts = (await session.execute(select(post_versions.c.text))).scalars().all()
     assert left == [table.bob.id]
     assert texts == ["Bram waves back at [erased]."]
+
+
+async def test_a_post_in_a_thread_is_sent_into_the_thread(table: Table) -> None:
+    await setup_table(table)
+    made = table.env.backend.create_thread(
+        table.table.id, "scene 2", table.alice.id, type=ChannelType.PUBLIC_THREAD
+    )
+    thread = next(t for t in table.table.threads if t.id == made.id)
+    start = len(table.env.http_requests)
+    result = await table.alice.slash(thread, "post", text="Ayla, in the side scene.")
+    assert result.response is not None and "Posted as **Ayla**" in result.response.content
+    # Discord has no webhooks of threads: the parent channel's posts into the thread, by the
+    # thread_id of its execute request. (SimCord 3.2 shows such a message in the parent.)
+    (hook,) = table.env.backend.webhooks.values()
+    assert hook.channel_id == table.table.id
+    (sent,) = [
+        r
+        for r in table.env.http_requests[start:]
+        if r.method == "POST" and r.path.startswith(f"/webhooks/{hook.id}/")
+    ]
+    assert str(sent.params.get("thread_id")) == str(thread.id)
+
+
+async def test_no_form_opens_for_someone_without_a_character(table: Table) -> None:
+    await setup_table(table)
+    shown = await table.bob.slash(table.table, "post")
+    assert shown.modal is None and shown.response is not None and shown.response.ephemeral
+    assert "no active character" in shown.response.content
+
+
+async def test_a_bad_roll_sent_from_the_form_posts_nothing_either(table: Table) -> None:
+    await setup_table(table)
+    before = await counts(table)
+    shown = await table.alice.slash(table.table, "post")
+    assert shown.modal is not None
+    field = shown.modal["components"][0]["components"][0]
+    sent = await table.alice.submit_modal(
+        shown, {field["custom_id"]: "A long scene…\n[[check DEX]] and [[check LUCK]]"}
+    )
+    answer = sent.response or sent.followups[-1]
+    assert answer.ephemeral and "Nothing was rolled" in answer.content
+    assert await counts(table) == before
+    assert [m for m in table.table.history() if m.webhook_id is not None] == []

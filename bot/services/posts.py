@@ -41,7 +41,7 @@ from bot.services.access import is_gm, require_gm
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import CharacterView, active_character_in
 from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NotAllowed, NotFound
+from bot.services.errors import DuplicateInteraction, InvalidValue, NotAllowed, NotFound
 from bot.services.inline import InlineRoll, InlineRolls, InlineSpan, find_rolls, roll_text_in
 from bot.services.sheets import target_character
 
@@ -234,13 +234,14 @@ async def _campaign_in(session: Executor, caller: Caller) -> CampaignView:
     )
 
 
-def _origin(caller: Caller) -> ledger.Origin:
-    # No interaction id: the inline rolls' first row carries it (a retried interaction is
-    # then refused there, before this row).
+def _origin(caller: Caller, *, deduplicate: bool = False) -> ledger.Origin:
+    # The interaction id goes on one row only: the first inline roll's when there is one (a
+    # retried interaction is refused there), else the post's own.
     return ledger.Origin(
         channel_id=caller.channel_id,
         user_id=caller.user_id,
         guild_id=caller.guild_id,
+        interaction_id=caller.interaction_id if deduplicate else None,
         parent_channel_id=caller.parent_channel_id,
     )
 
@@ -286,7 +287,7 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
         recorded = await ledger.record_roll_in(
             session,
             ledger.NewRoll(
-                origin=_origin(caller),
+                origin=_origin(caller, deduplicate=not rolled.rolls),
                 kind=POST_KIND,
                 request=f"/post (post {post_id})",
                 dice=[],
@@ -296,6 +297,8 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
                 character_name=character.name,
             ),
         )
+        if recorded.duplicate:  # a retried interaction: this post exists already
+            raise DuplicateInteraction(recorded.id)
         await session.execute(
             update(posts).where(posts.c.id == post_id).values(ledger_id=recorded.id)
         )
@@ -475,7 +478,7 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
         recorded = await ledger.record_roll_in(
             session,
             ledger.NewRoll(
-                origin=_origin(caller),
+                origin=_origin(caller, deduplicate=True),
                 kind=POST_EDIT_KIND,
                 request=f"/post edit (post {post_id})",
                 dice=[],
@@ -490,6 +493,8 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
                 character_name=row.character_name,
             ),
         )
+        if recorded.duplicate:  # a retried interaction: this edit is kept already
+            raise DuplicateInteraction(recorded.id)
         now = utcnow()
         await session.execute(
             post_versions.insert().values(

@@ -208,3 +208,27 @@ async def test_help_topics_and_their_pages_work_at_the_offline_table() -> None:
     turned = _after(out, 'alice> click "Next"')
     assert turned[0] == "  ── #table · only alice can see this · pbp-dice · updated ──"
     assert "  ┃ — Page 2 of 6" in turned
+
+
+async def test_a_form_is_filled_line_by_line_and_cancel_closes_it() -> None:
+    status, out = await _run(
+        SETUP,
+        "alice> /character create name:Angus",
+        "alice> /post",
+        "cancel",
+        "alice> /post",
+        "Angus waves.",
+        "bob> /luck",  # inside the form: text, not a command
+        ".",
+        "carol> /luck",
+    )
+    assert status == 0
+    first = _after(out, "alice> /post")
+    assert first[0] == "  ▭ pbp-dice opens a form for alice: “Post as Angus”"
+    assert first[-2:] == ["  ✎ cancel", "  ▭ form closed: nothing was sent."]
+    second = out[out.index("alice> /post", out.index("alice> /post") + 1) + 1 :]
+    assert second[3:6] == ["  ✎ Angus waves.", "  ✎ bob> /luck", "  ✎ ."]
+    posted = second[second.index("  ── #table · Angus (via pbp-dice) ──") + 1 :]
+    assert posted[:2] == ["  Angus waves.", "  bob> /luck"]
+    # After the form the table reads commands again.
+    assert _after(out, "carol> /luck")[0] == "  ── #table · only carol can see this · pbp-dice ──"

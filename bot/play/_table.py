@@ -46,6 +46,7 @@ Act as anyone: start a line with their name, or `switch` to them.
   alice> /check ability:DEX advantage:true
   alice> click 1                  press button 1 of the latest message with buttons
   alice> click "Cancel"           press a button by its label
+  alice> /post                    opens a form: type its text, then a line with only "."
   gm #gm> /roll dice:1d20         run a command in #gm instead of #table
   alice> /character show name:?an ask the bot's autocomplete what fits "an"
 Options are written name:value; quote a value that holds a colon: label:"a: b".

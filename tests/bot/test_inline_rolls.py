@@ -223,6 +223,13 @@ async def test_the_context_menu_rolls_the_callers_own_message(table: Table) -> N
     recorded = await rows(table)
     assert len(recorded) == 2
     assert recorded[0].request == f"[[check DEX dc:10]] in message {message.jump_url}"
+    # Rolled once: a second try does not reroll until the dice please.
+    again = await table.alice.context_menu(table.table, MENU, message)
+    assert answered_ephemeral(again)
+    assert f"rolled already (roll #{recorded[0].number})" in final_answer(again).content
+    assert len(await rows(table)) == 2
+    other = await table.alice.send(table.table, "And again [[1d6]]")
+    assert not answered_ephemeral(await table.alice.context_menu(table.table, MENU, other))
 
 
 async def test_the_context_menu_refuses_another_members_message(table: Table) -> None:

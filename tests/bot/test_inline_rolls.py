@@ -203,8 +203,14 @@ async def test_user_text_is_escaped_and_clipped(table: Table) -> None:
     assert len(shown) <= MESSAGE_LIMIT
     assert "@everyone" not in shown and shown.startswith("\\*\\*@\u200beveryone\\*\\*")
     assert shown.endswith(f"`#{rolled.rolls[0].number}` 1d20: " + rolled.rolls[0].detail)
-    short = render_text("hi [[1d20]] <@123> **b**", rolled_again := rolled)
-    assert "<@123>" not in short and "\\*\\*b\\*\\*" in short and rolled_again
+    text = "*hi* [[1d20]] @everyone <@123> **b**"
+    rolled = await roll_inline(table, table.alice, text)
+    total = rolled.rolls[0].total
+    plain = render_text(text, rolled)
+    assert plain.startswith(f"\\*hi\\* **{total}** @\u200beveryone <@\u200b123> \\*\\*b")
+    # A post may keep its markdown; its mentions still ping nobody.
+    styled = render_text(text, rolled, markdown=True)
+    assert styled.startswith(f"*hi* **{total}** @\u200beveryone <@\u200b123> **b**")
 
 
 # --------------------------------------------------------------------------- context menu

@@ -16,10 +16,7 @@ import random
 import re
 from dataclasses import dataclass, replace
 
-from sqlalchemy import select
-
 from bot.db.engine import Database
-from bot.db.models import ledger as ledger_table
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
 from bot.quoting import quote
@@ -343,19 +340,10 @@ async def _earlier_in(session: Executor, caller: Caller, bound_to: str) -> int |
                 session, caller.guild_id, caller.channel_id, caller.parent_channel_id
             )
             campaign_id = campaign.id
-    suffix = bound_to.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    where = [
-        ledger_table.c.user_id == caller.user_id,
-        ledger_table.c.request.like(f"% in {suffix}", escape="\\"),
-    ]
-    if campaign_id is not None:
-        where.append(ledger_table.c.campaign_id == campaign_id)
-    else:
-        where += [
-            ledger_table.c.campaign_id.is_(None),
-            ledger_table.c.channel_id == caller.channel_id,
-        ]
-    found = await session.scalar(
-        select(ledger_table.c.number).where(*where).order_by(ledger_table.c.id).limit(1)
+    return await ledger.first_bound_number_in(
+        session,
+        user_id=caller.user_id,
+        bound_to=bound_to,
+        campaign_id=campaign_id,
+        channel_id=caller.channel_id,
     )
-    return None if found is None else int(found)

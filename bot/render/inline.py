@@ -8,9 +8,15 @@ content, 2,000 characters; an embed description, 4,096).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from bot.quoting import clip_text, escape
 from bot.render import style
 from bot.services.inline import InlineRoll, InlineRolls
+
+# As bot/quoting.py: @everyone, @here, <@id>, <@&id>, <#id>.
+_MENTION = re.compile(r"@(everyone|here)|<(@[!&]?|#)(\d+)>")
 
 #: Discord's limit on a message's content.
 MESSAGE_LIMIT = 2000
@@ -25,11 +31,14 @@ def roll_line(roll: InlineRoll) -> str:
     return f"`#{roll.number}` {source}: {detail}"
 
 
-def render_text(text: str, rolls: InlineRolls, *, limit: int = MESSAGE_LIMIT) -> str:
+def render_text(
+    text: str, rolls: InlineRolls, *, limit: int = MESSAGE_LIMIT, markdown: bool = False
+) -> str:
     """``text`` with each rolled `[[…]]` as its bold total, then a line per roll.
 
     The lines of the rolls always fit (they are what the ledger recorded); the prose is clipped
-    first when both do not.
+    first when both do not. ``markdown``: the prose keeps its markdown (a post's *italics*),
+    mentions are still defused; by default it is escaped entirely.
     """
     lines = "\n".join(roll_line(r) for r in rolls.rolls)
     room = limit - len(lines) - (2 if lines else 0)
@@ -45,19 +54,27 @@ def render_text(text: str, rolls: InlineRolls, *, limit: int = MESSAGE_LIMIT) ->
         parts.append((f"**{escape(roll.total)}**", True))
         position = roll.span.end
     parts.append((text[position:], False))
-    body = _fit(parts, room).strip()
+    body = _fit(parts, room, escape if not markdown else defuse_mentions).strip()
     if not lines:
         return style.clip(body, limit)
     return f"{body}\n\n{lines}" if body else lines
 
 
-def _fit(parts: list[tuple[str, bool]], room: int) -> str:
+def defuse_mentions(text: str) -> str:
+    """``text`` with its markdown, but no mention that pings (@everyone, @here, <@id>, <#id>)."""
+    return _MENTION.sub(
+        lambda m: f"@\u200b{m.group(1)}" if m.group(1) else f"<{m.group(2)}\u200b{m.group(3)}>",
+        text,
+    )
+
+
+def _fit(parts: list[tuple[str, bool]], room: int, show: Callable[[str], str]) -> str:
     """The parts escaped, cut to ``room`` characters with "…" (never inside an escape or a
     bold total: a cut there would leave markdown open)."""
     out: list[str] = []
     used = 0
     for raw, whole in parts:
-        piece = raw if whole else escape(raw)
+        piece = raw if whole else show(raw)
         if used + len(piece) <= room:
             out.append(piece)
             used += len(piece)
@@ -67,11 +84,11 @@ def _fit(parts: list[tuple[str, bool]], room: int) -> str:
             low, high = 0, len(raw)  # the longest prefix whose escaped form fits
             while low < high:
                 middle = (low + high + 1) // 2
-                if len(escape(raw[:middle])) <= left:
+                if len(show(raw[:middle])) <= left:
                     low = middle
                 else:
                     high = middle - 1
-            out.append(escape(raw[:low]))
+            out.append(show(raw[:low]))
         if room - used >= 1:
             out.append("…")
         break

@@ -11,6 +11,7 @@ is rolled, and the work budgets are charged once for all of them, as the command
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 from dataclasses import dataclass, replace
@@ -24,8 +25,10 @@ from bot.rules import pen_and_dagger as pd
 from bot.services import attacks, budgets, checks, ledger, macros, rolls
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import AttackResult
+from bot.services.campaigns import campaign_for_channel_in
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
+from bot.services.errors import NoCampaign
 from bot.services.roll_text import Command, RollText, RollTextError, parse_roll_text
 from bot.services.rolls import DiceRoll
 
@@ -300,10 +303,13 @@ async def roll_text(
     rng: random.Random,
     *,
     bound_to: str | None = None,
+    once: bool = False,
 ) -> InlineRolls:
     """:func:`roll_text_in` in its own transaction (the message context-menu command).
 
-    A text without any `[[…]]` is refused: there is nothing to roll.
+    A text without any `[[…]]` is refused: there is nothing to roll. With ``once``, a text
+    whose rolls were recorded already (bound to the same ``bound_to`` by the same person) is
+    refused: its dice are rolled once, not until they please (the earlier roll is named).
     """
     if not find_rolls(text):
         raise InlineRollError(
@@ -311,4 +317,33 @@ async def roll_text(
             "[[1d20+5]], [[check DEX Stealth adv]] or [[sneak]] (a saved roll)."
         )
     async with core_transaction(db) as session:
+        if once and bound_to:
+            earlier = await _earlier_in(session, caller, bound_to)
+            if earlier is not None:
+                raise InlineRollError(
+                    f"The dice in that message were rolled already (roll #{earlier}): a "
+                    "message's dice are rolled once. Nothing was rolled."
+                )
         return await roll_text_in(session, caller, text, rng, bound_to=bound_to)
+
+
+async def _earlier_in(session: Executor, caller: Caller, bound_to: str) -> int | None:
+    """The number of a row the caller recorded for ``bound_to`` already, if any.
+
+    In a campaign's channel the campaign's rows are searched (by its index); elsewhere the
+    channel's rows without a campaign.
+    """
+    campaign_id: int | None = None
+    if caller.guild_id is not None:
+        with contextlib.suppress(NoCampaign):
+            campaign = await campaign_for_channel_in(
+                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+            )
+            campaign_id = campaign.id
+    return await ledger.first_bound_number_in(
+        session,
+        user_id=caller.user_id,
+        bound_to=bound_to,
+        campaign_id=campaign_id,
+        channel_id=caller.channel_id,
+    )

@@ -203,8 +203,14 @@ async def test_user_text_is_escaped_and_clipped(table: Table) -> None:
     assert len(shown) <= MESSAGE_LIMIT
     assert "@everyone" not in shown and shown.startswith("\\*\\*@\u200beveryone\\*\\*")
     assert shown.endswith(f"`#{rolled.rolls[0].number}` 1d20: " + rolled.rolls[0].detail)
-    short = render_text("hi [[1d20]] <@123> **b**", rolled_again := rolled)
-    assert "<@123>" not in short and "\\*\\*b\\*\\*" in short and rolled_again
+    text = "*hi* [[1d20]] @everyone <@123> **b**"
+    rolled = await roll_inline(table, table.alice, text)
+    total = rolled.rolls[0].total
+    plain = render_text(text, rolled)
+    assert plain.startswith(f"\\*hi\\* **{total}** @\u200beveryone <@\u200b123> \\*\\*b")
+    # A post may keep its markdown; its mentions still ping nobody.
+    styled = render_text(text, rolled, markdown=True)
+    assert styled.startswith(f"*hi* **{total}** @\u200beveryone <@\u200b123> **b**")
 
 
 # --------------------------------------------------------------------------- context menu
@@ -223,6 +229,13 @@ async def test_the_context_menu_rolls_the_callers_own_message(table: Table) -> N
     recorded = await rows(table)
     assert len(recorded) == 2
     assert recorded[0].request == f"[[check DEX dc:10]] in message {message.jump_url}"
+    # Rolled once: a second try does not reroll until the dice please.
+    again = await table.alice.context_menu(table.table, MENU, message)
+    assert answered_ephemeral(again)
+    assert f"rolled already (roll #{recorded[0].number})" in final_answer(again).content
+    assert len(await rows(table)) == 2
+    other = await table.alice.send(table.table, "And again [[1d6]]")
+    assert not answered_ephemeral(await table.alice.context_menu(table.table, MENU, other))
 
 
 async def test_the_context_menu_refuses_another_members_message(table: Table) -> None:

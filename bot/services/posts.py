@@ -38,7 +38,7 @@ from bot.quoting import quote
 from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
 from bot.services.characters import CharacterView, active_character_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NotAllowed, NotFound
@@ -378,15 +378,18 @@ class StoredPost:
 
 
 async def _find_in(session: Executor, caller: Caller, ref: str) -> StoredPost:
+    """A post of this server by its message's link or id, from any of its channels (a GM may
+    look at a post's history from the GM channel)."""
     channel_id, message_id = parse_message_ref(ref)
-    campaign = await _campaign_in(session, caller)
+    if caller.guild_id is None:
+        raise NotAllowed("Posts are found on the server they were posted in.")
     stmt = select(posts).where(posts.c.message_id == message_id)
-    stmt = stmt.where(posts.c.campaign_id == campaign.id)
+    stmt = stmt.where(posts.c.guild_id == caller.guild_id)
     if channel_id is not None:
         stmt = stmt.where(posts.c.channel_id == channel_id)
-    row = (await session.execute(stmt)).first()
+    row = (await session.execute(stmt.order_by(posts.c.id.desc()).limit(1))).first()
     if row is None:
-        raise NotFound("That message is not a post of this campaign (posts are made with /post).")
+        raise NotFound("That message is not a post (posts are made with /post).")
     return await _load_in(session, row)
 
 
@@ -551,7 +554,7 @@ async def post_history(db: Database, caller: Caller, ref: str) -> PostHistory:
     """Every text a post showed: for the campaign's GMs and the post's author."""
     async with transaction(db) as session:
         found = await _find_in(session, caller, ref)
-        campaign = await _campaign_in(session, caller)
+        campaign = await get_campaign_in(session, found.campaign_id)
         if found.user_id != caller.user_id and not is_gm(campaign, caller):
             raise NotAllowed("A post's earlier versions are for the GM and its author.")
         rows = (

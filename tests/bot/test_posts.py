@@ -221,6 +221,11 @@ async def test_only_the_author_edits_and_history_is_for_the_gm_and_author(table:
     assert peek.response is not None and "for the GM and its author" in peek.response.content
     own = await table.alice.slash(table.table, "post-history", message=str(message.id))
     assert own.response is not None and own.response.embeds
+    # The GM may look from the GM channel, by the post's link.
+    link = f"https://discord.com/channels/{table.guild.id}/{table.table.id}/{message.id}"
+    from_gm = await table.gm.slash(table.gm_channel, "post-history", message=link)
+    assert from_gm.response is not None and from_gm.response.embeds
+    assert "Ayla strikes" in message_text(from_gm.response)
 
 
 async def test_portraits_are_checked_and_bad_ones_change_nothing(table: Table) -> None:

@@ -5,9 +5,11 @@ mentions that do not ping; names and texts escaped and clipped."""
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 from typing import Any
 
 import discord
+import pytest
 from simcord.enums import ChannelType
 from sqlalchemy import func, select
 
@@ -354,3 +356,30 @@ async def test_a_bad_roll_sent_from_the_form_posts_nothing_either(table: Table) 
     assert answer.ephemeral and "Nothing was rolled" in answer.content
     assert await counts(table) == before
     assert [m for m in table.table.history() if m.webhook_id is not None] == []
+
+
+async def test_a_webhook_refused_after_all_falls_back_to_the_bots_own_embed(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Discord said the bot may manage webhooks, then refused (a permission changed between).
+    await setup_table(table)
+    cog = table.bot.get_cog("PostCog")
+    assert cog is not None
+
+    async def refused(*_: Any) -> Any:
+        raise discord.Forbidden(
+            SimpleNamespace(status=403, reason="Forbidden"),
+            {"code": 50013, "message": "Missing Permissions"},
+        )
+
+    monkeypatch.setattr(cog.webhooks, "for_channel", refused)
+    result = await table.alice.slash(table.table, "post", text="Ayla, the hard way.")
+    assert result.response is not None and result.response.ephemeral
+    assert "Posted as **Ayla**" in result.response.content
+    assert "Manage Webhooks" in result.response.content  # said once, to the poster
+    (post,) = [m for m in table.table.history() if m.embeds and m.embeds[0].author.name]
+    assert (
+        post.embeds[0].author.name == "Ayla" and post.embeds[0].description == "Ayla, the hard way."
+    )
+    again = await table.alice.slash(table.table, "post", text="Ayla, again.")
+    assert again.response is not None and "Manage Webhooks" not in again.response.content

@@ -101,10 +101,12 @@ class PostCog(commands.Cog):
             await defer(interaction, ephemeral=True)
         new = await posts.create_post(bot.db, caller, text, bot.rng)
         author = new.author
+        refused = not use_hook  # the hint on Manage Webhooks: only when it is the reason
         if use_hook and place is not None and bot.user is not None:
             try:
                 message = await self._send_by_hook(place, thread, bot.user, new)
             except discord.HTTPException as exc:
+                refused = isinstance(exc, discord.Forbidden)
                 # Recorded already: shown as the bot's own embed rather than not at all.
                 log.info(
                     "channel %s: webhook refused (%s %s); posting an embed",
@@ -135,7 +137,7 @@ class PostCog(commands.Cog):
             sent = await channel.send(content, embed=embed, allowed_mentions=mentions)
             await posts.attach_message(bot.db, new.id, sent.id, None)
             link = _link(caller.guild_id, caller.channel_id, sent.id)
-            hint = await self._hint(interaction, caller.channel_id)
+            hint = await self._hint(interaction, caller.channel_id) if refused else None
             done = view.posted_text(author.name, link, new.number, new.rolls)
             await answer(interaction, f"{done}\n{hint}" if hint else done, ephemeral=True)
             return

@@ -36,7 +36,7 @@ MAX_POST_TEXT = 4000
 
 class Post(Base):
     """One message posted as a character (through a webhook, or an embed when the bot may not
-    manage webhooks)."""
+    manage webhooks). Its id is shown (its rolls are "in post 12"), so never reused."""
 
     __tablename__ = "posts"
     __table_args__ = (
@@ -78,7 +78,6 @@ class PostVersion(Base):
     __table_args__ = (
         UniqueConstraint("post_id", "version"),
         CheckConstraint(f"length(text) <= {MAX_POST_TEXT}", name="text"),
-        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

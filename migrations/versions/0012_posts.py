@@ -93,7 +93,6 @@ def upgrade() -> None:
         _ledger_fk("post_versions"),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_post_versions")),
         sa.UniqueConstraint("post_id", "version", name=op.f("uq_post_versions_post_id_version")),
-        sqlite_autoincrement=True,
     )
     op.create_table(
         "post_rolls",

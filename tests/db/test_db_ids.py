@@ -40,8 +40,9 @@ NEVER_REUSED = {
     "roll_request_targets",
     "ability_generations",
 }
-#: At head: also the tables added after 0006 whose ids are shown (turn orders, issue 17).
-NEVER_REUSED_AT_HEAD = NEVER_REUSED | {"turn_orders"}
+#: At head: also the tables added after 0006 whose ids are shown (turn orders, issue 17;
+#: posts, issue 18: their rolls are "in post 12").
+NEVER_REUSED_AT_HEAD = NEVER_REUSED | {"turn_orders", "posts"}
 GUILD = 1_000_000_000_000_001
 GM_ROLE = 3_000_000_000_000_001
 GM = 4_000_000_000_000_009

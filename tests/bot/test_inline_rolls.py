@@ -181,12 +181,21 @@ async def test_a_bad_inline_roll_names_itself_and_records_nothing(table: Table) 
         ("[[check DEX dex:3]]", "/check has no option `dex`"),
         ("[[1d20]] [[luck]]", "Luck rolls are a Pen & Dagger rule"),
         ("[[check DEX]] [[save CHA]]", "no CHA"),
+        ("[[1d20]] [[attack ac:15 weapon_quality:Master]]", "crit"),
+        ("[[1d20]] [[save DEX against:melee]]", "Give both against"),
+        ("[[1d20]] [[check DEX helper:Nobody]]", "No character named"),
         ("[[1d20]] [[nosuchmacro]]", "no saved roll called"),
     ):
         with pytest.raises(InlineRollError) as caught:
             await roll_inline(table, table.alice, text)
         shown = str(caught.value).replace("\\", "")  # as Discord shows the escaped text
         assert words in shown and "Nothing was rolled." in shown, (text, shown)
+        assert await rows(table) == [], text
+        # Every roll is checked before any is recorded: even a caller whose transaction
+        # goes on (and commits) after the refusal has recorded nothing.
+        async with core_transaction(table.bot.db) as session:
+            with pytest.raises(InlineRollError):
+                await roll_text_in(session, caller_of(table, table.alice), text, table.bot.rng)
         assert await rows(table) == [], text
 
 

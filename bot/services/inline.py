@@ -6,7 +6,7 @@ bot/services/roll_text.py. Each is rolled by the same service function as its co
 caller's active character in the channel's campaign, the campaign system's rules) and recorded
 in the ledger, public, in the CALLER's transaction: a post and its rolls are one transaction,
 so a bad roll anywhere leaves nothing recorded. Every roll is read and checked before any die
-is rolled, and the work budgets are charged once for all of them, as the commands would be.
+is rolled, and each takes its work from the budgets as its command would, before any die.
 """
 
 from __future__ import annotations
@@ -195,9 +195,7 @@ async def roll_text_in(
     planned = [
         await _plan(session, caller, i, span, context) for i, span in enumerate(spans, start=1)
     ]
-    # As the commands: the work is charged before any die is rolled (an OverBudget changes
-    # nothing), once for the whole text.
-    budgets.charge(caller, sum(p.work for p in planned))
+    _charge(caller, [p.work for p in planned])
     done: list[InlineRoll] = []
     for index, plan in enumerate(planned, start=1):
         who = caller if index == 1 else replace(caller, interaction_id=None)
@@ -209,6 +207,24 @@ async def roll_text_in(
             # only now; the caller's transaction rolls back the rolls before this one.
             raise _refusal(index, plan.span, exc) from None
     return InlineRolls(tuple(done))
+
+
+def _charge(caller: Caller, works: list[int]) -> None:
+    """Each roll's work taken from the budgets as its command would take it, all before any
+    die is rolled; when one is refused, what the others took is given back (a refused text
+    has done nothing). Charged one by one, not as one sum: a bucket lets one request larger
+    than itself through, which twenty large rolls in one text must not be."""
+    taken: list[int] = []
+    try:
+        for work in works:
+            if work:
+                budgets.charge(caller, work)
+                taken.append(work)
+    except budgets.OverBudget:
+        if caller.budget is not None:
+            for work in taken:
+                caller.budget.refund(caller.user_id, caller.guild_id, work)
+        raise
 
 
 def _request(plan: _Planned, bound_to: str | None) -> str:

@@ -3,6 +3,7 @@ recorded in the caller's transaction, all or nothing; and the message context-me
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from sqlalchemy import select
 from bot.db.models import ledger
 from bot.render.inline import MESSAGE_LIMIT, render_text
 from bot.services._sql import core_transaction, transaction
+from bot.services.budgets import Budgets, OverBudget, Rate
 from bot.services.context import Caller
 from bot.services.inline import InlineRollError, InlineRolls, find_rolls, roll_text_in
 from tests.bot.conftest import (
@@ -263,3 +265,18 @@ async def test_the_context_menu_on_a_message_without_rolls_says_how(table: Table
     assert answered_ephemeral(result)
     assert "[[1d20+5]]" in final_answer(result).content.replace("\\", "")
     assert await rows(table) == []
+
+
+async def test_inline_rolls_take_the_commands_work_from_the_budgets_before_any_die(
+    table: Table,
+) -> None:
+    # A bucket of 1,500 units: /roll 1000d20 costs 1,000; two in one text cost 2,000.
+    budgets = Budgets(Rate(1500, 1), Rate(100_000, 100))
+    who = replace(caller_of(table, table.alice), budget=budgets)
+    async with core_transaction(table.bot.db) as session:
+        with pytest.raises(OverBudget):
+            await roll_text_in(session, who, "[[1000d20]] and [[1000d20]]", table.bot.rng)
+    assert await rows(table) == []
+    async with core_transaction(table.bot.db) as session:
+        rolled = await roll_text_in(session, who, "[[1000d20]] then [[1d20]]", table.bot.rng)
+    assert len(rolled.rolls) == 2 and len(await rows(table)) == 2

@@ -6,7 +6,7 @@ bot/services/roll_text.py. Each is rolled by the same service function as its co
 caller's active character in the channel's campaign, the campaign system's rules) and recorded
 in the ledger, public, in the CALLER's transaction: a post and its rolls are one transaction,
 so a bad roll anywhere leaves nothing recorded. Every roll is read and checked before any die
-is rolled, and the work budgets are charged once for all of them, as the commands would be.
+is rolled, and each takes its work from the budgets as its command would, before any die.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from bot.rules import pen_and_dagger as pd
 from bot.services import attacks, budgets, checks, ledger, macros, rolls
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import AttackResult
-from bot.services.campaigns import campaign_for_channel_in
+from bot.services.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.characters import CharacterView, active_character_in
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
@@ -105,8 +106,12 @@ def _refusal(index: int, span: InlineSpan, exc: Exception) -> InlineRollError:
     return InlineRollError(f"{_name(index, span)}: {why} Nothing was rolled.")
 
 
-async def _plan(session: Executor, caller: Caller, index: int, span: InlineSpan) -> _Planned:
-    """Read and check one `[[…]]` (a macro's stored text with any extra words appended)."""
+async def _plan(
+    session: Executor, caller: Caller, index: int, span: InlineSpan, context: _Context
+) -> _Planned:
+    """Read and check one `[[…]]` (a macro's stored text with any extra words appended): its
+    grammar, its notation, and its rules with the character's stats bound (the services'
+    own planners, which roll no dice), so a bad roll refuses before any is recorded."""
     macro: str | None = None
     text = span.source
     try:
@@ -119,11 +124,48 @@ async def _plan(session: Executor, caller: Caller, index: int, span: InlineSpan)
         work = 0
         if parsed.command is Command.ROLL:
             work = budgets.dice_work(parse_many(parsed.dice or ""))
-        elif parsed.command is Command.ATTACK and parsed.attack is not None:
-            work = attacks.attack_work(parsed.attack)
+        else:
+            parsed = await _check_rules(session, caller, parsed, context)
+            if parsed.attack is not None:
+                work = attacks.attack_work(parsed.attack)
     except (RollTextError, DiceError, UserError) as exc:
         raise _refusal(index, span, exc) from None
     return _Planned(span, parsed, macro, work)
+
+
+@dataclass(slots=True)
+class _Context:
+    """The caller's campaign and active character, read once for all the rolls of a text."""
+
+    found: tuple[CampaignView, CharacterView] | None = None
+
+
+async def _check_rules(
+    session: Executor, caller: Caller, parsed: RollText, context: _Context
+) -> RollText:
+    """Refuse what the command's service would refuse (no dice rolled); returns the options
+    as the service completes them (a helper's name as stored, a save's DC from its source)."""
+    if context.found is None:
+        if caller.guild_id is None:
+            raise NoCampaign()
+        campaign = await campaign_for_channel_in(
+            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+        )
+        context.found = (campaign, await active_character_in(session, campaign.id, caller.user_id))
+    campaign, character = context.found
+    if parsed.command is Command.LUCK:
+        checks.plan_luck(campaign, character)
+    elif parsed.command is Command.ATTACK and parsed.attack is not None:
+        attacks.attack_input(campaign, character, parsed.attack)
+    elif parsed.command is Command.SAVE and parsed.check is not None:
+        options = await checks.with_dc_source_in(session, caller, parsed.check)
+        checks.plan_save(campaign, character, options)
+        return replace(parsed, check=options)
+    elif parsed.check is not None:
+        options = await checks.with_helper_in(session, caller, parsed.check)
+        checks.plan_check(campaign, character, options)
+        return replace(parsed, check=options)
+    return parsed
 
 
 async def roll_text_in(
@@ -149,10 +191,11 @@ async def roll_text_in(
         raise InlineRollError(
             f"At most {MAX_ROLLS} inline rolls in one text ({len(spans)} here). Nothing was rolled."
         )
-    planned = [await _plan(session, caller, i, span) for i, span in enumerate(spans, start=1)]
-    # As the commands: the work is charged before any die is rolled (an OverBudget changes
-    # nothing), once for the whole text.
-    budgets.charge(caller, sum(p.work for p in planned))
+    context = _Context()
+    planned = [
+        await _plan(session, caller, i, span, context) for i, span in enumerate(spans, start=1)
+    ]
+    _charge(caller, [p.work for p in planned])
     done: list[InlineRoll] = []
     for index, plan in enumerate(planned, start=1):
         who = caller if index == 1 else replace(caller, interaction_id=None)
@@ -164,6 +207,24 @@ async def roll_text_in(
             # only now; the caller's transaction rolls back the rolls before this one.
             raise _refusal(index, plan.span, exc) from None
     return InlineRolls(tuple(done))
+
+
+def _charge(caller: Caller, works: list[int]) -> None:
+    """Each roll's work taken from the budgets as its command would take it, all before any
+    die is rolled; when one is refused, what the others took is given back (a refused text
+    has done nothing). Charged one by one, not as one sum: a bucket lets one request larger
+    than itself through, which twenty large rolls in one text must not be."""
+    taken: list[int] = []
+    try:
+        for work in works:
+            if work:
+                budgets.charge(caller, work)
+                taken.append(work)
+    except budgets.OverBudget:
+        if caller.budget is not None:
+            for work in taken:
+                caller.budget.refund(caller.user_id, caller.guild_id, work)
+        raise
 
 
 def _request(plan: _Planned, bound_to: str | None) -> str:

@@ -3,6 +3,7 @@ recorded in the caller's transaction, all or nothing; and the message context-me
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from sqlalchemy import select
 from bot.db.models import ledger
 from bot.render.inline import MESSAGE_LIMIT, render_text
 from bot.services._sql import core_transaction, transaction
+from bot.services.budgets import Budgets, OverBudget, Rate
 from bot.services.context import Caller
 from bot.services.inline import InlineRollError, InlineRolls, find_rolls, roll_text_in
 from tests.bot.conftest import (
@@ -181,12 +183,21 @@ async def test_a_bad_inline_roll_names_itself_and_records_nothing(table: Table) 
         ("[[check DEX dex:3]]", "/check has no option `dex`"),
         ("[[1d20]] [[luck]]", "Luck rolls are a Pen & Dagger rule"),
         ("[[check DEX]] [[save CHA]]", "no CHA"),
+        ("[[1d20]] [[attack ac:15 weapon_quality:Master]]", "crit"),
+        ("[[1d20]] [[save DEX against:melee]]", "Give both against"),
+        ("[[1d20]] [[check DEX helper:Nobody]]", "No character named"),
         ("[[1d20]] [[nosuchmacro]]", "no saved roll called"),
     ):
         with pytest.raises(InlineRollError) as caught:
             await roll_inline(table, table.alice, text)
         shown = str(caught.value).replace("\\", "")  # as Discord shows the escaped text
         assert words in shown and "Nothing was rolled." in shown, (text, shown)
+        assert await rows(table) == [], text
+        # Every roll is checked before any is recorded: even a caller whose transaction
+        # goes on (and commits) after the refusal has recorded nothing.
+        async with core_transaction(table.bot.db) as session:
+            with pytest.raises(InlineRollError):
+                await roll_text_in(session, caller_of(table, table.alice), text, table.bot.rng)
         assert await rows(table) == [], text
 
 
@@ -254,3 +265,18 @@ async def test_the_context_menu_on_a_message_without_rolls_says_how(table: Table
     assert answered_ephemeral(result)
     assert "[[1d20+5]]" in final_answer(result).content.replace("\\", "")
     assert await rows(table) == []
+
+
+async def test_inline_rolls_take_the_commands_work_from_the_budgets_before_any_die(
+    table: Table,
+) -> None:
+    # A bucket of 1,500 units: /roll 1000d20 costs 1,000; two in one text cost 2,000.
+    budgets = Budgets(Rate(1500, 1), Rate(100_000, 100))
+    who = replace(caller_of(table, table.alice), budget=budgets)
+    async with core_transaction(table.bot.db) as session:
+        with pytest.raises(OverBudget):
+            await roll_text_in(session, who, "[[1000d20]] and [[1000d20]]", table.bot.rng)
+    assert await rows(table) == []
+    async with core_transaction(table.bot.db) as session:
+        rolled = await roll_text_in(session, who, "[[1000d20]] then [[1d20]]", table.bot.rng)
+    assert len(rolled.rolls) == 2 and len(await rows(table)) == 2

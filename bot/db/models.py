@@ -8,7 +8,6 @@ the guild, channel, user and character name it was rolled with).
 
 from __future__ import annotations
 
-import enum
 from datetime import datetime
 from typing import Any, cast
 
@@ -33,6 +32,17 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from bot.db.types import BigId, IdList, NameList, UTCDateTime, utcnow
+from bot.words import (
+    BOON_FORTUNE_MAX,
+    FORTUNE_MAX,
+    JobState,
+    NotifyMode,
+    RuleSystem,
+    SecrecyCommand,
+    Visibility,
+)
+
+__all__ = ["RuleSystem", "Visibility"]  # re-exported for the columns' readers
 
 NAMING_CONVENTION: dict[str, str] = {
     "ix": "ix_%(column_0_N_label)s",
@@ -41,24 +51,6 @@ NAMING_CONVENTION: dict[str, str] = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-class RuleSystem(enum.StrEnum):
-    """The four rule systems of `shared/rules/`; the value is what is stored."""
-
-    PEN_AND_DAGGER = "pen-and-dagger"
-    ROLL_UNDER = "roll-under"
-    THRESHOLD = "threshold"
-    D20_CHECK = "d20-check"
-
-
-class Visibility(enum.StrEnum):
-    """Who may see a roll: everyone, the GM (and the roller), only the GM, or only the roller."""
-
-    PUBLIC = "public"
-    GM = "gm"
-    BLIND = "blind"
-    SELF = "self"
 
 
 #: Pen & Dagger ranks, worst to best (the Success Table).
@@ -77,10 +69,6 @@ PD_RANKS: tuple[str, ...] = (
 )
 
 
-#: Rolling commands whose default visibility a campaign sets (see bot/services/secrecy.py).
-SECRECY_COMMAND_NAMES: tuple[str, ...] = ("roll", "check", "save", "luck", "gm-roll", "gm-check")
-
-
 class SecrecyDefaults(TypeDecorator[dict[str, str]]):
     """Per-command default visibility, ``{"check": "blind", ...}``, validated in and out."""
 
@@ -91,10 +79,10 @@ class SecrecyDefaults(TypeDecorator[dict[str, str]]):
     def _valid(value: Any) -> dict[str, str]:
         if not isinstance(value, dict):
             raise ValueError("secrecy defaults must be a mapping")
-        modes = {v.value for v in Visibility}
+        commands, modes = set(SecrecyCommand), set(Visibility)
         out: dict[str, str] = {}
         for command, mode in value.items():
-            if command not in SECRECY_COMMAND_NAMES or mode not in modes:
+            if command not in commands or mode not in modes:
                 raise ValueError(f"invalid secrecy default {command!r}: {mode!r}")
             out[str(command)] = str(mode)
         return dict(sorted(out.items()))
@@ -190,7 +178,8 @@ class Character(Base):
         ),
         CheckConstraint("level >= 1 AND level <= 20", name="level"),
         CheckConstraint(
-            "fortune >= 0 AND fortune <= CASE WHEN double_fortune THEN 4 ELSE 2 END",
+            "fortune >= 0 AND fortune <= CASE WHEN double_fortune"
+            f" THEN {BOON_FORTUNE_MAX} ELSE {FORTUNE_MAX} END",
             name="fortune",
         ),
         CheckConstraint("length(name) >= 1 AND length(name) <= 64", name="name"),
@@ -405,10 +394,6 @@ class BotState(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-#: A scheduled job's states: waiting, run (its effects committed with this stamp), given up.
-JOB_STATES: tuple[str, ...] = ("pending", "done", "failed", "cancelled")
-
-
 class ScheduledJob(Base):
     """A durable job of the game clock (bot/services/scheduler.py): a request's deadline or
     reminder, a turn's deadline. Created in the transaction of what it belongs to; run by
@@ -422,7 +407,7 @@ class ScheduledJob(Base):
     __table_args__ = (
         Index("ix_scheduled_jobs_state_due_at", "state", "due_at"),
         Index("ix_scheduled_jobs_key", "key"),
-        CheckConstraint(_in("state", JOB_STATES), name="state"),
+        CheckConstraint(_in("state", list(JobState)), name="state"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("attempts >= 0", name="attempts"),
     )
@@ -433,7 +418,7 @@ class ScheduledJob(Base):
     payload: Mapped[Any] = mapped_column(JSON)
     guild_id: Mapped[int | None] = mapped_column(BigInteger)
     due_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    state: Mapped[str] = mapped_column(String(10), default="pending")
+    state: Mapped[str] = mapped_column(String(10), default=JobState.PENDING)
     attempts: Mapped[int] = mapped_column(SmallInteger, default=0)
     #: The exception's class name of the last failed attempt (never its message: it may quote
     #: a hidden roll).
@@ -442,15 +427,11 @@ class ScheduledJob(Base):
     done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-#: How a player wants the game clock's pings: in the channel, by direct message, or not at all.
-NOTIFY_MODES: tuple[str, ...] = ("channel", "dm", "off")
-
-
 class NotifySetting(Base):
     """A player's ``/me notify`` choice (absent: ``channel``)."""
 
     __tablename__ = "notify_settings"
-    __table_args__ = (CheckConstraint(_in("mode", NOTIFY_MODES), name="mode"),)
+    __table_args__ = (CheckConstraint(_in("mode", list(NotifyMode)), name="mode"),)
 
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     mode: Mapped[str] = mapped_column(String(8))

@@ -6,9 +6,9 @@ import enum
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.render import style
 from bot.services.checks import SYSTEM_NAMES
+from bot.words import RuleSystem
 
 
 class HelpTopic(enum.StrEnum):

@@ -10,7 +10,6 @@ from datetime import datetime
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
@@ -18,6 +17,7 @@ from bot.services.checks import SYSTEM_NAMES
 from bot.services.groups import NOBODY_ROLLED
 from bot.services.requests import GM_CLOSE_ROLL, Reminder, RequestView
 from bot.services.secrecy import GM_CHANNEL_HINT
+from bot.words import RuleSystem
 
 
 def _what(request: RequestView) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import case, update
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility, characters
+from bot.db.models import characters
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
@@ -34,6 +34,7 @@ from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.words import RuleSystem, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
 MIN_AC = 1

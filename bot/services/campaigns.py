@@ -12,12 +12,13 @@ from sqlalchemy import Row, bindparam, case, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, campaigns
+from bot.db.models import campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
 from bot.ops.context import note_campaign
 from bot.quoting import quote
 from bot.services._sql import Executor, core_transaction, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.words import RuleSystem
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 

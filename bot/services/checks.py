@@ -20,7 +20,6 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
 from bot.quoting import escape, quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
@@ -29,15 +28,11 @@ from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import (
-    CharacterView,
-    character_by_name_in,
-    fortune_maximum,
-    resolve_character_in,
-)
+from bot.services.characters import CharacterView, character_by_name_in, resolve_character_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.words import RuleSystem, Visibility, fortune_maximum
 
 Outcome = (
     pd.AttemptOutcome

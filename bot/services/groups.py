@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
 from bot.quoting import escape
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
@@ -42,6 +41,7 @@ from bot.services.errors import (
 )
 from bot.services.party import party_members_in
 from bot.services.serialize import to_jsonable
+from bot.words import RuleSystem, Visibility
 
 #: At most this many characters in one group roll (one embed field each, Discord allows 25).
 MAX_MEMBERS = 20

@@ -26,13 +26,14 @@ from datetime import datetime
 from sqlalchemy import delete, select
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, pending_modifiers
+from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
 from bot.rules import threshold
 from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import InvalidValue
+from bot.words import Visibility
 
 _P = pending_modifiers
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.services import ledger, secrecy
@@ -29,6 +28,7 @@ from bot.services.checks import SYSTEM_NAMES, CheckResult
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
+from bot.words import RuleSystem
 
 #: The ledger kind of a reroll row.
 KIND = "d20-reroll"

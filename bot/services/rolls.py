@@ -7,13 +7,13 @@ import random
 from dataclasses import dataclass
 
 from bot.db.engine import Database
-from bot.db.models import Visibility
 from bot.dice import RollResult, parse_many, roll_many
 from bot.services import budgets, ledger, secrecy
 from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
+from bot.words import Visibility
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger_stubs
+from bot.db.models import ledger_stubs
 from bot.quoting import quote
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
@@ -33,6 +33,7 @@ from bot.services.campaigns import (
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.scope import readable_row
+from bot.words import Visibility
 
 #: The commands whose default visibility a campaign can set, and the defaults (the issue:
 #: GM rolls for players default to blind).

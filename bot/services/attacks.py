@@ -34,7 +34,7 @@ from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
-from bot.words import RuleSystem, Visibility
+from bot.words import LedgerKind, RuleSystem, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
 MIN_AC = 1
@@ -314,7 +314,7 @@ async def _perform(
                     interaction_id=caller.interaction_id,
                     parent_channel_id=caller.parent_channel_id,
                 ),
-                kind=ledger.Kind.ATTACK,
+                kind=LedgerKind.ATTACK,
                 request=request,
                 dice=list(outcome.dice),
                 outcome=record,
@@ -369,7 +369,7 @@ async def on_reveal_in(session: Executor, row: ledger.RollView) -> int:
     can observe until it is revealed.
     """
     data = row.outcome
-    if row.kind != ledger.Kind.ATTACK or not isinstance(data, dict):
+    if row.kind != LedgerKind.ATTACK or not isinstance(data, dict):
         return 0
     target_id, lost = data.get("target_id"), data.get("ac_lost")
     if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:

@@ -32,7 +32,7 @@ from bot.services.characters import CharacterView, character_by_name_in, resolve
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
-from bot.words import RuleSystem, Visibility, fortune_maximum
+from bot.words import LedgerKind, RuleSystem, Visibility, fortune_maximum
 
 Outcome = (
     pd.AttemptOutcome
@@ -220,7 +220,7 @@ def plan_check(
         }
         return CheckPlan(
             system,
-            ledger.Kind.ATTEMPT,
+            LedgerKind.ATTEMPT,
             ability,
             title,
             lambda rng: _trade_rule(
@@ -236,7 +236,7 @@ def plan_check(
         p = roll_under.save_odds(score)
         return CheckPlan(
             system,
-            ledger.Kind.SAVE,
+            LedgerKind.SAVE,
             ability,
             f"{ability} save",
             lambda rng: roll_under.save(score, rng, ability=ru_ability),
@@ -275,7 +275,7 @@ def plan_check(
             )
         return CheckPlan(
             system,
-            "test",
+            LedgerKind.TEST,
             ability,
             f"{ability} test",
             lambda rng: threshold.test(
@@ -306,7 +306,7 @@ def plan_check(
             )
         check = d20_check.helped_input(check, {options.helper: True})
         title += f", helped by {options.helper}"
-    return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)
+    return _d20_plan(system, LedgerKind.CHECK, ability, title, check, options.dc)
 
 
 def d20_input(
@@ -444,7 +444,7 @@ def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOp
         title += f" ({options.school.strip().casefold()} spell effect)"
     if options.dc_from:
         title += f" against {options.dc_from}"
-    return _d20_plan(system, ledger.Kind.SAVE, ability, title, check, options.dc)
+    return _d20_plan(system, LedgerKind.SAVE, ability, title, check, options.dc)
 
 
 _AGAINST = ("melee", "ranged", "spell")
@@ -521,7 +521,7 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
     fortune_max = fortune_maximum(character.double_fortune)
     return CheckPlan(
         campaign.system,
-        ledger.Kind.LUCK,
+        LedgerKind.LUCK,
         "",
         "luck roll",
         lambda rng: _trade_rule(

@@ -40,22 +40,6 @@ MAX_REQUEST = 4000
 _KIND = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 
 
-class Kind:
-    """Ledger kinds in use; any short lowercase word (``[a-z][a-z0-9-]{0,23}``) is accepted."""
-
-    ROLL = "roll"
-    ATTEMPT = "attempt"
-    LUCK = "luck"
-    CHECK = "check"
-    SAVE = "save"
-    ATTACK = "attack"
-    CONTEST = "contest"
-    GROUP = "group"
-    REROLL = "reroll"
-    GENERATE = "generate"
-    FORTUNE = "fortune"
-
-
 @dataclass(frozen=True, slots=True)
 class Origin:
     """Where a ledger row comes from: the Discord channel, user and interaction."""

@@ -58,7 +58,7 @@ from bot.services.groups import (
     summarize,
 )
 from bot.services.serialize import to_jsonable
-from bot.words import DefaultAction, JobKind, NotifyMode, RuleSystem, Visibility
+from bot.words import DefaultAction, JobKind, LedgerKind, NotifyMode, RuleSystem, Visibility
 
 _R = roll_requests
 _T = roll_request_targets
@@ -558,7 +558,7 @@ async def _complete_if_done_in(
         session,
         ledger.NewRoll(
             origin=origin(caller, with_interaction=False),
-            kind=ledger.Kind.GROUP,
+            kind=LedgerKind.GROUP,
             request=f"roll request #{request_id}",
             dice=[view.shared_roll] if view.shared_roll is not None else [],
             outcome={

@@ -13,7 +13,7 @@ from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
-from bot.words import Visibility
+from bot.words import LedgerKind, Visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,7 @@ async def roll_dice(
                     interaction_id=caller.interaction_id,
                     parent_channel_id=caller.parent_channel_id,
                 ),
-                kind=ledger.Kind.ROLL,
+                kind=LedgerKind.ROLL,
                 request=request,
                 dice=dice,
                 outcome=outcome,

@@ -34,7 +34,7 @@ from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
-from bot.words import LedgerKind, RuleSystem, Visibility
+from bot.words import LedgerKind, RuleSystem, SecrecyCommand, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
 MIN_AC = 1
@@ -393,7 +393,9 @@ async def perform_attack(
     """
     if options.attacker_bonus is not None:
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
-    return await _perform(db, rng, caller, options, request, visibility=visibility, command="check")
+    return await _perform(
+        db, rng, caller, options, request, visibility=visibility, command=SecrecyCommand.CHECK
+    )
 
 
 async def perform_gm_attack(
@@ -416,7 +418,7 @@ async def perform_gm_attack(
         options,
         request,
         visibility=visibility,
-        command="gm-check",
+        command=SecrecyCommand.GM_CHECK,
         character_name=character_name,
         monster_name=" ".join(monster_name.split()) if monster_name else None,
         as_gm=True,

@@ -32,7 +32,7 @@ from bot.services.characters import CharacterView, character_by_name_in, resolve
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
-from bot.words import LedgerKind, RuleSystem, Visibility, fortune_maximum
+from bot.words import LedgerKind, RuleSystem, SecrecyCommand, Visibility, fortune_maximum
 
 Outcome = (
     pd.AttemptOutcome
@@ -555,7 +555,7 @@ async def _perform(
     planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
     *,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = "check",
+    command: str = SecrecyCommand.CHECK,
     character_name: str | None = None,
     as_gm: bool = False,
 ) -> CheckResult:
@@ -667,7 +667,7 @@ async def perform_gm_check(
         request,
         lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
         visibility=visibility,
-        command="gm-check",
+        command=SecrecyCommand.GM_CHECK,
         character_name=character_name,
         as_gm=True,
     )
@@ -691,7 +691,7 @@ async def perform_save(
         request,
         lambda c, ch, _carry: plan_save(c, ch, options),
         visibility=visibility,
-        command="save",
+        command=SecrecyCommand.SAVE,
     )
 
 
@@ -711,5 +711,5 @@ async def perform_luck(
         request,
         lambda c, ch, _carry: plan_luck(c, ch),
         visibility=visibility,
-        command="luck",
+        command=SecrecyCommand.LUCK,
     )

@@ -13,7 +13,7 @@ from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
-from bot.words import LedgerKind, Visibility
+from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ async def roll_dice(
     label: str | None = None,
     request: str,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = "roll",
+    command: str = SecrecyCommand.ROLL,
 ) -> DiceRoll:
     """Parse (limits checked before any die), roll and record one command's rolls.
 
@@ -74,7 +74,7 @@ async def roll_dice(
                 campaign = await campaign_for_channel_in(
                     session, caller.guild_id, caller.channel_id, caller.parent_channel_id
                 )
-        if command == "gm-roll":
+        if command == SecrecyCommand.GM_ROLL:
             secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
         chosen = secrecy.resolve_visibility(visibility, campaign, command)
         results = roll_many(batch, rng)

@@ -21,9 +21,8 @@ class WordChoices(app_commands.Transformer):
     """A text option whose choices are a word list of bot/words.py, each shown as it is typed
     and stored (``public``, not the member name ``PUBLIC`` that an ``enum`` annotation shows).
 
-    The value reaches the command unchanged, as a ``Literal`` option's does: a value outside
-    the list (only a forged interaction can send one) is refused by the service in the
-    player's words.
+    The value reaches the command unchanged, as a ``Literal`` option's did, so a value outside
+    the list (only a forged interaction sends one) meets the same checks as before.
     """
 
     def __init__(self, words: Iterable[enum.StrEnum]) -> None:

@@ -48,6 +48,7 @@ from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
 from bot.words import (
+    BOON_FORTUNE_MAX,
     FortunePurpose,
     LedgerKind,
     RollChoice,
@@ -544,7 +545,11 @@ async def give(db: Database, caller: Caller, name: str, count: int = 1) -> Fortu
         return await fortune.give_fortune(db, character.id, _origin(caller), count)
     except FortuneAtMaximum:
         now = await get_character_by_id(db, character.id)
-        boon = "" if now.double_fortune else " (4 with the double-fortune boon: /character boon)"
+        boon = (
+            ""
+            if now.double_fortune
+            else f" ({BOON_FORTUNE_MAX} with the double-fortune boon: /character boon)"
+        )
         if now.fortune >= now.fortune_max:
             raise InvalidValue(
                 f"{escape(now.name)} already has the maximum of {now.fortune_max} fortune "

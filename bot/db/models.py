@@ -4,6 +4,10 @@ Ranges live in CHECK constraints as well as in the services, so no code path (no
 UPDATE) can store an impossible value. Deleting a campaign deletes its characters; the ledger is
 append-only and keeps every row (its foreign keys are ``ON DELETE SET NULL``, and each row keeps
 the guild, channel, user and character name it was rolled with).
+
+The words stored in its columns (rule systems, visibilities, job states, ...) live in
+bot/words.py; code in bot/ imports them from there (mypy's strict re-export check refuses
+``from bot.db.models import RuleSystem``), older tests and scripts still may.
 """
 
 from __future__ import annotations
@@ -41,8 +45,6 @@ from bot.words import (
     SecrecyCommand,
     Visibility,
 )
-
-__all__ = ["RuleSystem", "Visibility"]  # re-exported for the columns' readers
 
 NAMING_CONVENTION: dict[str, str] = {
     "ix": "ix_%(column_0_N_label)s",

@@ -13,7 +13,7 @@ from typing import cast
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, String, Table
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import Base, _in
+from bot.db.models import Base, sql_in
 from bot.db.types import BigId, UTCDateTime, utcnow
 from bot.words import RollChoice
 
@@ -22,7 +22,7 @@ class FortuneChoice(Base):
     """The one choice made on a roll; ``result_roll_id`` is the ledger row recording it."""
 
     __tablename__ = "fortune_choices"
-    __table_args__ = (CheckConstraint(_in("choice", list(RollChoice)), name="choice"),)
+    __table_args__ = (CheckConstraint(sql_in("choice", list(RollChoice)), name="choice"),)
 
     roll_id: Mapped[int] = mapped_column(
         BigId, ForeignKey("ledger.id", ondelete="CASCADE"), primary_key=True, autoincrement=False

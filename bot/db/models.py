@@ -96,7 +96,8 @@ class SecrecyDefaults(TypeDecorator[dict[str, str]]):
         return self._valid(value if value is not None else {})
 
 
-def _in(column: str, values: tuple[str, ...] | list[str]) -> str:
+def sql_in(column: str, values: tuple[str, ...] | list[str]) -> str:
+    """A CHECK constraint's text allowing only ``values`` in ``column``."""
     quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
     return f"{column} IN ({quoted})"
 
@@ -119,7 +120,7 @@ class Campaign(Base):
 
     __tablename__ = "campaigns"
     __table_args__ = (
-        CheckConstraint(_in("system", [s.value for s in RuleSystem]), name="system"),
+        CheckConstraint(sql_in("system", [s.value for s in RuleSystem]), name="system"),
         CheckConstraint(
             "tier_very_easy >= 1 AND tier_very_easy <= tier_easy AND tier_easy <= tier_moderate"
             " AND tier_moderate <= tier_hard AND tier_hard <= tier_very_hard"
@@ -225,7 +226,7 @@ class CharacterProficiency(Base):
 
     __tablename__ = "character_proficiencies"
     __table_args__ = (
-        CheckConstraint(_in("rank", PD_RANKS), name="rank"),
+        CheckConstraint(sql_in("rank", PD_RANKS), name="rank"),
         CheckConstraint("degree IN (1, 2)", name="degree"),
         CheckConstraint("(rank IS NULL) <> (degree IS NULL)", name="rank_or_degree"),
         CheckConstraint("length(name) >= 1", name="name"),
@@ -286,7 +287,7 @@ class LedgerRow(Base):
         Index("ix_ledger_character_id_id", "character_id", "id"),
         Index("ix_ledger_campaign_id_number", "campaign_id", "number"),
         Index("ix_ledger_scope_id_number", "scope_id", "number"),
-        CheckConstraint(_in("visibility", [v.value for v in Visibility]), name="visibility"),
+        CheckConstraint(sql_in("visibility", [v.value for v in Visibility]), name="visibility"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("length(request) <= 4000", name="request"),
         CheckConstraint("commitment IS NULL OR length(commitment) = 64", name="commitment"),
@@ -409,7 +410,7 @@ class ScheduledJob(Base):
     __table_args__ = (
         Index("ix_scheduled_jobs_state_due_at", "state", "due_at"),
         Index("ix_scheduled_jobs_key", "key"),
-        CheckConstraint(_in("state", list(JobState)), name="state"),
+        CheckConstraint(sql_in("state", list(JobState)), name="state"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("attempts >= 0", name="attempts"),
     )
@@ -433,7 +434,7 @@ class NotifySetting(Base):
     """A player's ``/me notify`` choice (absent: ``channel``)."""
 
     __tablename__ = "notify_settings"
-    __table_args__ = (CheckConstraint(_in("mode", list(NotifyMode)), name="mode"),)
+    __table_args__ = (CheckConstraint(sql_in("mode", list(NotifyMode)), name="mode"),)
 
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     mode: Mapped[str] = mapped_column(String(8))

@@ -16,6 +16,7 @@ __all__ = [
     "BOON_FORTUNE_MAX",
     "FORTUNE_MAX",
     "DefaultAction",
+    "FortuneAction",
     "FortunePurpose",
     "JobKind",
     "JobState",
@@ -95,6 +96,17 @@ class FortunePurpose(enum.StrEnum):
     ESCAPE = "escape"  # out of a social situation
     ITEM = "item"  # a better item
     REROLL = "reroll"
+
+
+class FortuneAction(enum.StrEnum):
+    """What a ``fortune`` ledger row did to a character's fortune dice."""
+
+    GAIN = "gain"
+    SPEND = "spend"
+    GIVE = "give"
+    TAKE = "take"
+    BOON_ON = "boon-on"
+    BOON_OFF = "boon-off"
 
 
 class RollChoice(enum.StrEnum):

@@ -25,6 +25,7 @@ from bot.services.ledger import NewRoll, Origin, record_roll_in
 from bot.words import (
     BOON_FORTUNE_MAX,
     FORTUNE_MAX,
+    FortuneAction,
     FortunePurpose,
     LedgerKind,
     Visibility,
@@ -142,7 +143,9 @@ async def gain_fortune(db: Database, character_id: int, origin: Origin) -> Fortu
     """The player gains one die (a natural 20 traded for a Normal success); recorded."""
     async with transaction(db) as session:
         view = await gain_fortune_in(session, character_id)
-        await _with_ledger(session, view, origin, "gain", await _campaign_id(session, character_id))
+        await _with_ledger(
+            session, view, origin, FortuneAction.GAIN, await _campaign_id(session, character_id)
+        )
     return view
 
 
@@ -161,9 +164,7 @@ async def spend_fortune(
     try:
         purpose = FortunePurpose(purpose)
     except ValueError:
-        raise InvalidValue(
-            f"Fortune dice are spent on: {', '.join(FortunePurpose)}."
-        ) from None
+        raise InvalidValue(f"Fortune dice are spent on: {', '.join(FortunePurpose)}.") from None
     if note is not None and len(note) > 500:
         raise InvalidValue("Keep the note under 500 characters.")
     async with transaction(db) as session:
@@ -172,7 +173,7 @@ async def spend_fortune(
             session,
             view,
             origin,
-            "spend",
+            FortuneAction.SPEND,
             await _campaign_id(session, character_id),
             purpose=purpose.value,
             note=note,
@@ -186,7 +187,9 @@ async def give_fortune(
     """A GM gives ``amount`` dice (refused past the maximum); recorded."""
     async with transaction(db) as session:
         view = await gain_fortune_in(session, character_id, amount)
-        await _with_ledger(session, view, origin, "give", await _campaign_id(session, character_id))
+        await _with_ledger(
+            session, view, origin, FortuneAction.GIVE, await _campaign_id(session, character_id)
+        )
     return view
 
 
@@ -196,5 +199,7 @@ async def take_fortune(
     """A GM takes ``amount`` dice away (refused below 0); recorded."""
     async with transaction(db) as session:
         view = await spend_fortune_in(session, character_id, amount)
-        await _with_ledger(session, view, origin, "take", await _campaign_id(session, character_id))
+        await _with_ledger(
+            session, view, origin, FortuneAction.TAKE, await _campaign_id(session, character_id)
+        )
     return view

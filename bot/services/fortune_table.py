@@ -49,6 +49,7 @@ from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
 from bot.words import (
     BOON_FORTUNE_MAX,
+    FortuneAction,
     FortunePurpose,
     LedgerKind,
     RollChoice,
@@ -623,7 +624,7 @@ async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonRes
                 request=f"fortune boon {'on' if on else 'off'}",
                 dice=[],
                 outcome={
-                    "action": "boon-on" if on else "boon-off",
+                    "action": FortuneAction.BOON_ON if on else FortuneAction.BOON_OFF,
                     "change": after - int(before),
                     "fortune": after,
                 },

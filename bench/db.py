@@ -38,7 +38,8 @@ from bot.services.characters import (
     set_score,
 )
 from bot.services.fortune import gain_fortune_in, spend_fortune_in
-from bot.services.ledger import Kind, NewRoll, Origin, latest_rolls_in, record_roll_in
+from bot.services.ledger import NewRoll, Origin, latest_rolls_in, record_roll_in
+from bot.words import LedgerKind
 
 USERS = 50
 GUILD = 10**17
@@ -59,7 +60,7 @@ def _roll(campaign_id: int, character_id: int, name: str, channel_id: int, user_
             guild_id=GUILD,
             interaction_id=next(_interaction),
         ),
-        kind=Kind.CHECK,
+        kind=LedgerKind.CHECK,
         request="/check STR dc:15",
         dice=[{"sides": 20, "value": 17}],
         outcome={"total": 20, "dc": 15, "success": True},

@@ -26,11 +26,11 @@ import discord
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, awaits_answer, defer, deferred_ephemeral
-from bot.db.models import Visibility
 from bot.render import secrecy as render
 from bot.services import campaigns, secrecy
 from bot.services.errors import StorageUnavailable
 from bot.services.secrecy import GmTargets, RowAccess
+from bot.words import Visibility
 
 if TYPE_CHECKING:
     from bot.app import PbpBot

@@ -6,13 +6,43 @@ from drifting apart (a GM rolling for a player has every option the player has).
 
 from __future__ import annotations
 
-from typing import Literal
+import enum
+from collections.abc import Iterable
+from typing import Any, Literal
 
-from discord import app_commands
+import discord
+from discord import AppCommandOptionType, app_commands
 
 from bot.services.checks import CheckOptions
+from bot.words import Visibility
 
-Secret = Literal["public", "gm", "blind", "self"]
+
+class WordChoices(app_commands.Transformer):
+    """A text option whose choices are a word list of bot/words.py, each shown as it is typed
+    and stored (``public``, not the member name ``PUBLIC`` that an ``enum`` annotation shows).
+
+    The value reaches the command unchanged, as a ``Literal`` option's did, so a value outside
+    the list (only a forged interaction sends one) meets the same checks as before.
+    """
+
+    def __init__(self, words: Iterable[enum.StrEnum]) -> None:
+        self._choices: list[app_commands.Choice[int | float | str]] = [
+            app_commands.Choice(name=str(word), value=str(word)) for word in words
+        ]
+
+    @property
+    def type(self) -> AppCommandOptionType:
+        return AppCommandOptionType.string
+
+    @property
+    def choices(self) -> list[app_commands.Choice[int | float | str]]:
+        return self._choices
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any, /) -> Any:
+        return value
+
+
+Secret = app_commands.Transform[str, WordChoices(Visibility)]
 DifficultyChoice = Literal["very-easy", "easy", "moderate", "hard", "very-hard"]
 AbilityName = app_commands.Range[str, 1, 32]
 Name = app_commands.Range[str, 1, 64]

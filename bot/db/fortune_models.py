@@ -13,18 +13,16 @@ from typing import cast
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, String, Table
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import Base
+from bot.db.models import Base, sql_in
 from bot.db.types import BigId, UTCDateTime, utcnow
-
-#: What a roller did with a roll: kept a natural 20, traded it, or rerolled with a fortune die.
-CHOICES: tuple[str, ...] = ("keep", "trade", "reroll")
+from bot.words import RollChoice
 
 
 class FortuneChoice(Base):
     """The one choice made on a roll; ``result_roll_id`` is the ledger row recording it."""
 
     __tablename__ = "fortune_choices"
-    __table_args__ = (CheckConstraint("choice IN ('keep', 'trade', 'reroll')", name="choice"),)
+    __table_args__ = (CheckConstraint(sql_in("choice", list(RollChoice)), name="choice"),)
 
     roll_id: Mapped[int] = mapped_column(
         BigId, ForeignKey("ledger.id", ondelete="CASCADE"), primary_key=True, autoincrement=False

@@ -4,11 +4,14 @@ Ranges live in CHECK constraints as well as in the services, so no code path (no
 UPDATE) can store an impossible value. Deleting a campaign deletes its characters; the ledger is
 append-only and keeps every row (its foreign keys are ``ON DELETE SET NULL``, and each row keeps
 the guild, channel, user and character name it was rolled with).
+
+The words stored in its columns (rule systems, visibilities, job states, ...) live in
+bot/words.py; code in bot/ imports them from there (mypy's strict re-export check refuses
+``from bot.db.models import RuleSystem``), older tests and scripts still may.
 """
 
 from __future__ import annotations
 
-import enum
 from datetime import datetime
 from typing import Any, cast
 
@@ -33,6 +36,15 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
 from bot.db.types import BigId, IdList, NameList, UTCDateTime, utcnow
+from bot.words import (
+    BOON_FORTUNE_MAX,
+    FORTUNE_MAX,
+    JobState,
+    NotifyMode,
+    RuleSystem,
+    SecrecyCommand,
+    Visibility,
+)
 
 NAMING_CONVENTION: dict[str, str] = {
     "ix": "ix_%(column_0_N_label)s",
@@ -41,24 +53,6 @@ NAMING_CONVENTION: dict[str, str] = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
-
-
-class RuleSystem(enum.StrEnum):
-    """The four rule systems of `shared/rules/`; the value is what is stored."""
-
-    PEN_AND_DAGGER = "pen-and-dagger"
-    ROLL_UNDER = "roll-under"
-    THRESHOLD = "threshold"
-    D20_CHECK = "d20-check"
-
-
-class Visibility(enum.StrEnum):
-    """Who may see a roll: everyone, the GM (and the roller), only the GM, or only the roller."""
-
-    PUBLIC = "public"
-    GM = "gm"
-    BLIND = "blind"
-    SELF = "self"
 
 
 #: Pen & Dagger ranks, worst to best (the Success Table).
@@ -77,10 +71,6 @@ PD_RANKS: tuple[str, ...] = (
 )
 
 
-#: Rolling commands whose default visibility a campaign sets (see bot/services/secrecy.py).
-SECRECY_COMMAND_NAMES: tuple[str, ...] = ("roll", "check", "save", "luck", "gm-roll", "gm-check")
-
-
 class SecrecyDefaults(TypeDecorator[dict[str, str]]):
     """Per-command default visibility, ``{"check": "blind", ...}``, validated in and out."""
 
@@ -91,10 +81,10 @@ class SecrecyDefaults(TypeDecorator[dict[str, str]]):
     def _valid(value: Any) -> dict[str, str]:
         if not isinstance(value, dict):
             raise ValueError("secrecy defaults must be a mapping")
-        modes = {v.value for v in Visibility}
+        commands, modes = set(SecrecyCommand), set(Visibility)
         out: dict[str, str] = {}
         for command, mode in value.items():
-            if command not in SECRECY_COMMAND_NAMES or mode not in modes:
+            if command not in commands or mode not in modes:
                 raise ValueError(f"invalid secrecy default {command!r}: {mode!r}")
             out[str(command)] = str(mode)
         return dict(sorted(out.items()))
@@ -106,7 +96,8 @@ class SecrecyDefaults(TypeDecorator[dict[str, str]]):
         return self._valid(value if value is not None else {})
 
 
-def _in(column: str, values: tuple[str, ...] | list[str]) -> str:
+def sql_in(column: str, values: tuple[str, ...] | list[str]) -> str:
+    """A CHECK constraint's text allowing only ``values`` in ``column``."""
     quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
     return f"{column} IN ({quoted})"
 
@@ -129,7 +120,7 @@ class Campaign(Base):
 
     __tablename__ = "campaigns"
     __table_args__ = (
-        CheckConstraint(_in("system", [s.value for s in RuleSystem]), name="system"),
+        CheckConstraint(sql_in("system", [s.value for s in RuleSystem]), name="system"),
         CheckConstraint(
             "tier_very_easy >= 1 AND tier_very_easy <= tier_easy AND tier_easy <= tier_moderate"
             " AND tier_moderate <= tier_hard AND tier_hard <= tier_very_hard"
@@ -190,7 +181,8 @@ class Character(Base):
         ),
         CheckConstraint("level >= 1 AND level <= 20", name="level"),
         CheckConstraint(
-            "fortune >= 0 AND fortune <= CASE WHEN double_fortune THEN 4 ELSE 2 END",
+            "fortune >= 0 AND fortune <= CASE WHEN double_fortune"
+            f" THEN {BOON_FORTUNE_MAX} ELSE {FORTUNE_MAX} END",
             name="fortune",
         ),
         CheckConstraint("length(name) >= 1 AND length(name) <= 64", name="name"),
@@ -236,7 +228,7 @@ class CharacterProficiency(Base):
 
     __tablename__ = "character_proficiencies"
     __table_args__ = (
-        CheckConstraint(_in("rank", PD_RANKS), name="rank"),
+        CheckConstraint(sql_in("rank", PD_RANKS), name="rank"),
         CheckConstraint("degree IN (1, 2)", name="degree"),
         CheckConstraint("(rank IS NULL) <> (degree IS NULL)", name="rank_or_degree"),
         CheckConstraint("length(name) >= 1", name="name"),
@@ -297,7 +289,7 @@ class LedgerRow(Base):
         Index("ix_ledger_character_id_id", "character_id", "id"),
         Index("ix_ledger_campaign_id_number", "campaign_id", "number"),
         Index("ix_ledger_scope_id_number", "scope_id", "number"),
-        CheckConstraint(_in("visibility", [v.value for v in Visibility]), name="visibility"),
+        CheckConstraint(sql_in("visibility", [v.value for v in Visibility]), name="visibility"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("length(request) <= 4000", name="request"),
         CheckConstraint("commitment IS NULL OR length(commitment) = 64", name="commitment"),
@@ -407,10 +399,6 @@ class BotState(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-#: A scheduled job's states: waiting, run (its effects committed with this stamp), given up.
-JOB_STATES: tuple[str, ...] = ("pending", "done", "failed", "cancelled")
-
-
 class ScheduledJob(Base):
     """A durable job of the game clock (bot/services/scheduler.py): a request's deadline or
     reminder, a turn's deadline. Created in the transaction of what it belongs to; run by
@@ -424,7 +412,7 @@ class ScheduledJob(Base):
     __table_args__ = (
         Index("ix_scheduled_jobs_state_due_at", "state", "due_at"),
         Index("ix_scheduled_jobs_key", "key"),
-        CheckConstraint(_in("state", JOB_STATES), name="state"),
+        CheckConstraint(sql_in("state", list(JobState)), name="state"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("attempts >= 0", name="attempts"),
     )
@@ -435,7 +423,7 @@ class ScheduledJob(Base):
     payload: Mapped[Any] = mapped_column(JSON)
     guild_id: Mapped[int | None] = mapped_column(BigInteger)
     due_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    state: Mapped[str] = mapped_column(String(10), default="pending")
+    state: Mapped[str] = mapped_column(String(10), default=JobState.PENDING)
     attempts: Mapped[int] = mapped_column(SmallInteger, default=0)
     #: The exception's class name of the last failed attempt (never its message: it may quote
     #: a hidden roll).
@@ -444,15 +432,11 @@ class ScheduledJob(Base):
     done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
-#: How a player wants the game clock's pings: in the channel, by direct message, or not at all.
-NOTIFY_MODES: tuple[str, ...] = ("channel", "dm", "off")
-
-
 class NotifySetting(Base):
     """A player's ``/me notify`` choice (absent: ``channel``)."""
 
     __tablename__ = "notify_settings"
-    __table_args__ = (CheckConstraint(_in("mode", NOTIFY_MODES), name="mode"),)
+    __table_args__ = (CheckConstraint(sql_in("mode", list(NotifyMode)), name="mode"),)
 
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     mode: Mapped[str] = mapped_column(String(8))

@@ -26,8 +26,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import NEVER_REUSE_IDS, Base
+from bot.db.models import NEVER_REUSE_IDS, Base, sql_in
 from bot.db.types import IdList, UTCDateTime, utcnow
+from bot.words import DefaultAction
 
 
 class RollRequest(Base):
@@ -42,7 +43,7 @@ class RollRequest(Base):
         CheckConstraint("dc IS NULL OR (dc >= 1 AND dc <= 100)", name="dc"),
         CheckConstraint("NOT dc_hidden OR dc IS NOT NULL", name="hidden_needs_dc"),
         CheckConstraint(
-            "default_action IS NULL OR default_action IN ('roll', 'skip', 'fail')",
+            "default_action IS NULL OR " + sql_in("default_action", list(DefaultAction)),
             name="default_action",
         ),
         NEVER_REUSE_IDS,

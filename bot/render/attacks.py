@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import discord
 
-from bot.db.models import Visibility
 from bot.dice import render_markdown
 from bot.quoting import escape
 from bot.render import style
@@ -13,6 +12,7 @@ from bot.render.checks import kept_dice, modifier_sum
 from bot.rules import d20_check
 from bot.services.attacks import AttackResult
 from bot.services.checks import SYSTEM_NAMES
+from bot.words import Visibility
 
 _COLOURS = {
     d20_check.AttackResult.CRITICAL_HIT: style.CRITICAL_SUCCESS,

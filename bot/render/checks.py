@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import discord
 
-from bot.db.models import Visibility
 from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.common import Advantage
 from bot.services.checks import SYSTEM_NAMES, CheckResult, Outcome
+from bot.words import Visibility
 
 _PD_COLOURS = {
     pd.SuccessLevel.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,

@@ -11,22 +11,22 @@ from bot.render.checks import breakdown, colour, result_text
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.fortune import FortuneView
 from bot.services.fortune_table import (
-    KEEP,
     BoonResult,
     ChoiceResult,
     FortuneStatus,
     PdOutcome,
     RerollResult,
 )
+from bot.words import FortunePurpose, RollChoice
 
 #: Discord shows at most 1,024 characters per field; long reroll runs show both ends.
 _SHOWN_REROLLS = 12
 
-PURPOSE_WORDS = {
-    "hint": "a hint",
-    "escape": "an escape from a social situation",
-    "item": "a better item",
-    "reroll": "a reroll",
+PURPOSE_WORDS: dict[str, str] = {
+    FortunePurpose.HINT: "a hint",
+    FortunePurpose.ESCAPE: "an escape from a social situation",
+    FortunePurpose.ITEM: "a better item",
+    FortunePurpose.REROLL: "a reroll",
 }
 
 
@@ -56,7 +56,7 @@ def choice_embed(title: str, result: ChoiceResult) -> discord.Embed:
     outcome = result.outcome
     embed = style.new_embed(title, f"**{result_text(outcome)}**", colour(outcome))
     _apply_breakdown(embed, outcome)
-    if result.choice == KEEP:
+    if result.choice == RollChoice.KEEP:
         style.add_field(embed, "Natural 20", "kept as a critical")
     style.add_field(embed, "Fortune dice", holding(result.fortune, result.fortune_max), inline=True)
     style.set_footer(

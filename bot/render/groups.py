@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
 from bot.render.checks import kept_dice
@@ -19,6 +18,7 @@ from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.generation import GenerationResult
 from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict
+from bot.words import RuleSystem
 
 
 def _dice(summary: RollSummary) -> str:

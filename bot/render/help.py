@@ -6,9 +6,9 @@ import enum
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.render import style
 from bot.services.checks import SYSTEM_NAMES
+from bot.words import BOON_FORTUNE_MAX, FORTUNE_MAX, RuleSystem
 
 
 class HelpTopic(enum.StrEnum):
@@ -197,7 +197,8 @@ _SECRET = (
 )
 
 _FORTUNE = (
-    "In Pen & Dagger you hold up to 2 fortune dice (4 with the double-fortune boon). "
+    f"In Pen & Dagger you hold up to {FORTUNE_MAX} fortune dice ({BOON_FORTUNE_MAX} with the "
+    "double-fortune boon). "
     "`/fortune show` tells how many someone holds.\n\n"
     "**Gaining one.** On a natural 20 (an attempt or a luck roll), two buttons appear for you: "
     "*Keep the critical*, or *Take a Normal success + a fortune die*. You choose once. "

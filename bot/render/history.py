@@ -9,6 +9,7 @@ from bot.render.outcomes import outcome_words
 from bot.render.secrecy import who
 from bot.services.history import Entry, HistoryPage
 from bot.services.stats import MIN_ROLLS, CampaignStats
+from bot.words import Visibility
 
 
 def entry_line(entry: Entry, *, with_request: bool = False) -> str:
@@ -20,7 +21,7 @@ def entry_line(entry: Entry, *, with_request: bool = False) -> str:
         sealed = f"commitment `{row.commitment}`" if row.commitment else "no commitment"
         return f"{head} · hidden ({row.visibility.value}) · {sealed}"
     tags = []
-    if row.visibility.value != "public":
+    if row.visibility is not Visibility.PUBLIC:
         tags.append("revealed" if row.revealed_at else f"hidden: {row.visibility.value}")
     line = f"{head} · {outcome_words(row)}"
     if tags:

@@ -24,6 +24,7 @@ from bot.services.checks import Outcome
 from bot.services.fortune_table import attempt_from_record, luck_from_record
 from bot.services.ledger import RollView
 from bot.services.posts import POST_EDIT_KIND, POST_KIND
+from bot.words import LedgerKind
 
 #: At most this many faces of a generic roll in one line (a 100d6 stays one line).
 MAX_FACES = 20
@@ -293,15 +294,15 @@ def _post(data: dict[str, Any]) -> str | None:
 
 
 _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
-    "reroll": _reroll,
-    "trade": _trade,
-    "keep": _keep,
-    "group": _group,
-    "contest": _contest,
-    "attack": _attack,
-    "d20-reroll": _d20_reroll,
-    "fortune": _fortune,
-    "generate": _generate,
+    LedgerKind.REROLL: _reroll,
+    LedgerKind.TRADE: _trade,
+    LedgerKind.KEEP: _keep,
+    LedgerKind.GROUP: _group,
+    LedgerKind.CONTEST: _contest,
+    LedgerKind.ATTACK: _attack,
+    LedgerKind.D20_REROLL: _d20_reroll,
+    LedgerKind.FORTUNE: _fortune,
+    LedgerKind.GENERATE: _generate,
     POST_KIND: _post,
     POST_EDIT_KIND: _post,
 }
@@ -311,7 +312,7 @@ _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
 
 
 def _faces(row: RollView) -> list[int]:
-    if row.kind == "roll" and isinstance(row.dice, list):
+    if row.kind == LedgerKind.ROLL and isinstance(row.dice, list):
         return [
             int(die["face"])
             for term in row.dice

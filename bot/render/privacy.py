@@ -10,6 +10,7 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.services.privacy import DOC_URL, Erased, ServerData, StoredData
+from bot.words import NotifyMode
 
 #: What /privacy delete asks before anything changes.
 DELETE_QUESTION = (
@@ -60,7 +61,11 @@ def _server_text(server: ServerData) -> str:
     return "\n".join(lines)
 
 
-_NOTIFY = {"channel": "a ping in the channel", "dm": "a direct message", "off": "none"}
+_NOTIFY: dict[str, str] = {
+    NotifyMode.CHANNEL: "a ping in the channel",
+    NotifyMode.DM: "a direct message",
+    NotifyMode.OFF: "none",
+}
 
 
 def stored_embed(data: StoredData, server_names: Mapping[int, str]) -> discord.Embed:

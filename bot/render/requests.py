@@ -10,14 +10,14 @@ from datetime import datetime
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.groups import NOBODY_ROLLED
-from bot.services.requests import GM_CLOSE_ROLL, Reminder, RequestView
+from bot.services.requests import DEFAULT_ACTION, GM_CLOSE_ROLL, Reminder, RequestView
 from bot.services.secrecy import GM_CHANNEL_HINT
+from bot.words import DefaultAction, RuleSystem
 
 
 def _what(request: RequestView) -> str:
@@ -52,10 +52,10 @@ def _target_line(request: RequestView, *, gm_view: bool) -> str:
 
 
 #: What each default does, in the GM's words on the message.
-DEFAULT_WORDS = {
-    "roll": "whoever has not rolled rolls by default",
-    "skip": "whoever has not rolled is left out",
-    "fail": "whoever has not rolled counts as failed",
+DEFAULT_WORDS: dict[str, str] = {
+    DefaultAction.ROLL: "whoever has not rolled rolls by default",
+    DefaultAction.SKIP: "whoever has not rolled is left out",
+    DefaultAction.FAIL: "whoever has not rolled counts as failed",
 }
 
 
@@ -69,7 +69,7 @@ def deadline_line(request: RequestView) -> str:
     """ "Deadline: ... · then ..." while open; empty without a deadline."""
     if request.deadline_at is None or request.complete:
         return ""
-    then = DEFAULT_WORDS.get(request.default_action or "skip", "")
+    then = DEFAULT_WORDS.get(request.default_action or DEFAULT_ACTION, "")
     return f"Deadline: {_stamp(request.deadline_at)}; then {then}"
 
 
@@ -101,9 +101,9 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
     title = f"Roll request #{request.id}" + (" (GM view)" if gm_view else "")
     embed = style.new_embed(title, "\n".join(lines), colour)
     for target in request.targets:
-        if target.defaulted == "skip":
+        if target.defaulted == DefaultAction.SKIP:
             text = f"<@{target.user_id}> · no roll by the deadline: left out"
-        elif target.defaulted == "fail":
+        elif target.defaulted == DefaultAction.FAIL:
             text = f"<@{target.user_id}> · no roll by the deadline: counts as failed"
         elif target.summary is None:
             text = f"<@{target.user_id}> · waiting for their roll"
@@ -160,11 +160,11 @@ def closed_text(request: RequestView, how: str) -> str:
     by_default = [t for t in request.targets if t.defaulted]
     if not by_default:
         return f"Roll request #{request.id} closed {how}."
-    what = {
-        "roll": "rolled by default",
+    what: dict[str, str] = {
+        DefaultAction.ROLL: "rolled by default",
         GM_CLOSE_ROLL: "rolled by default",
-        "skip": "left out",
-        "fail": "counted as failed",
+        DefaultAction.SKIP: "left out",
+        DefaultAction.FAIL: "counted as failed",
     }
     names = ", ".join(
         f"{escape(t.character_name)} ({what.get(t.defaulted or '', t.defaulted)})"

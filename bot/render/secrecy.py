@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import discord
 
-from bot.db.models import Visibility
 from bot.quoting import escape
 from bot.render import style
 from bot.render.outcomes import outcome_words
@@ -12,6 +11,7 @@ from bot.services import commitments as cm
 from bot.services import secrecy
 from bot.services.ledger import RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
+from bot.words import Visibility
 
 #: Who sees a hidden roll's result, in the stub's words.
 WHO_SEES: dict[Visibility, str] = {

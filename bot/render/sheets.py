@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView, fortune_maximum
+from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.secrecy import SECRECY_COMMANDS, default_visibility
 from bot.services.sheets import CharacterSheet
+from bot.words import RuleSystem, fortune_maximum
 
 
 def campaign_embed(campaign: CampaignView) -> discord.Embed:

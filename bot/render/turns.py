@@ -11,8 +11,13 @@ from bot.render import style
 from bot.services.clock import format_duration
 from bot.services.commitments import TOMBSTONE_ID
 from bot.services.turns import TurnEvent, TurnsView
+from bot.words import NotifyMode, TurnOrderKind
 
-ORDER_WORDS = {"listed": "as listed", "initiative": "by initiative", "random": "at random"}
+ORDER_WORDS: dict[str, str] = {
+    TurnOrderKind.LISTED: "as listed",
+    TurnOrderKind.INITIATIVE: "by initiative",
+    TurnOrderKind.RANDOM: "at random",
+}
 
 
 def order_embed(view: TurnsView) -> discord.Embed:
@@ -42,7 +47,7 @@ def whose_turn(view: TurnsView, mode: str | None) -> str:
     """"It is @player's turn (Name)": a mention only for a player who wants channel pings."""
     entry = view.current
     erased = entry.user_id == TOMBSTONE_ID
-    who = f"<@{entry.user_id}>'s" if mode == "channel" and not erased else "their player's"
+    who = f"<@{entry.user_id}>'s" if mode == NotifyMode.CHANNEL and not erased else "their player's"
     line = f"Round {view.round}: it is {who} turn with **{escape(entry.name)}**."
     deadline = view.deadline_at
     if deadline is not None:
@@ -70,7 +75,7 @@ def event_text(event: TurnEvent) -> str:
 
 def ping_mentions(event: TurnEvent) -> discord.AllowedMentions:
     """Only the player whose turn it is, and only if they want channel pings."""
-    if event.ping_mode == "channel" and event.order.ended_at is None:
+    if event.ping_mode == NotifyMode.CHANNEL and event.order.ended_at is None:
         return discord.AllowedMentions(
             users=[discord.Object(event.order.current.user_id)], roles=False, everyone=False
         )

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import case, update
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility, characters
+from bot.db.models import characters
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
@@ -34,6 +34,7 @@ from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.words import LedgerKind, RuleSystem, SecrecyCommand, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
 MIN_AC = 1
@@ -342,7 +343,7 @@ async def _perform_in(
                 interaction_id=caller.interaction_id,
                 parent_channel_id=caller.parent_channel_id,
             ),
-            kind=ledger.Kind.ATTACK,
+            kind=LedgerKind.ATTACK,
             request=request,
             dice=list(outcome.dice),
             outcome=record,
@@ -397,7 +398,7 @@ async def on_reveal_in(session: Executor, row: ledger.RollView) -> int:
     can observe until it is revealed.
     """
     data = row.outcome
-    if row.kind != ledger.Kind.ATTACK or not isinstance(data, dict):
+    if row.kind != LedgerKind.ATTACK or not isinstance(data, dict):
         return 0
     target_id, lost = data.get("target_id"), data.get("ac_lost")
     if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:
@@ -421,7 +422,9 @@ async def perform_attack(
     """
     if options.attacker_bonus is not None:
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
-    return await _perform(db, rng, caller, options, request, visibility=visibility, command="check")
+    return await _perform(
+        db, rng, caller, options, request, visibility=visibility, command=SecrecyCommand.CHECK
+    )
 
 
 async def perform_gm_attack(
@@ -444,7 +447,7 @@ async def perform_gm_attack(
         options,
         request,
         visibility=visibility,
-        command="gm-check",
+        command=SecrecyCommand.GM_CHECK,
         character_name=character_name,
         monster_name=" ".join(monster_name.split()) if monster_name else None,
         as_gm=True,
@@ -515,5 +518,5 @@ async def attack_in(
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
     expression = _damage_expression(options.damage)
     return await _perform_in(
-        session, rng, caller, options, request, expression, visibility=visibility, command="check"
+        session, rng, caller, options, request, expression, visibility=visibility, command=SecrecyCommand.CHECK
     )

@@ -5,19 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import Row, bindparam, case, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, campaigns
+from bot.db.models import campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
 from bot.ops.context import note_campaign
 from bot.quoting import quote
 from bot.services._sql import Executor, core_transaction, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.words import RuleSystem, SecrecyCommand, Visibility
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 
@@ -40,10 +41,6 @@ EVERYONE_GM_ROLE = (
     "@everyone cannot be a GM role: every member would be a GM and see every hidden roll. "
     "Choose a role only the GMs hold. Nothing changed."
 )
-
-SecrecyCommand = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
-VisibilityName = Literal["public", "gm", "blind", "self"]
-
 
 @dataclass(frozen=True, slots=True)
 class Tiers:
@@ -144,7 +141,7 @@ class SettingsChange(BaseModel):
     tier_hard: int | None = Field(default=None, ge=1, le=40)
     tier_very_hard: int | None = Field(default=None, ge=1, le=40)
     ability_names: NameListModel | None = None
-    secrecy_defaults: dict[SecrecyCommand, VisibilityName] | None = None
+    secrecy_defaults: dict[SecrecyCommand, Visibility] | None = None
 
 
 #: Each system's name in messages (a refusal names the system the campaign plays).
@@ -208,8 +205,8 @@ def _validation_message(exc: ValidationError) -> str:
         return f"That is not a Discord id, so it cannot be one of the {words}."
     if field == "secrecy_defaults":
         return (
-            "Who sees rolls is set per rolling command (roll, check, save, luck, gm-roll, "
-            "gm-check) to public, gm, blind or self."
+            f"Who sees rolls is set per rolling command ({', '.join(SecrecyCommand)}) to "
+            f"{', '.join(list(Visibility)[:-1])} or {list(Visibility)[-1]}."
         )
     return f"That value does not fit the setting {words}."
 

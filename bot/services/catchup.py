@@ -26,6 +26,7 @@ from bot.services.context import Caller
 from bot.services.groups import NOBODY_ROLLED, campaign_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
+from bot.words import LedgerKind
 
 _R = roll_requests
 _T = roll_request_targets
@@ -155,7 +156,11 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
             before = page[-1].id
         # Open choices on my rolls: a kept natural 20 not yet kept or traded (fortune buttons).
         my_rolls = await ledger_svc.latest_rolls_in(
-            session, campaign.id, user_id=caller.user_id, kinds=("attempt", "luck"), limit=PAGE
+            session,
+            campaign.id,
+            user_id=caller.user_id,
+            kinds=(LedgerKind.ATTEMPT, LedgerKind.LUCK),
+            limit=PAGE,
         )
         chosen: set[int] = set(
             (
@@ -235,12 +240,12 @@ def _ledger_items(
 ) -> list[Item]:
     out: list[Item] = []
     outcome: Any = row.outcome
-    if row.kind == "turn":
+    if row.kind == LedgerKind.TURN:
         turn = outcome.get("turn") if isinstance(outcome, dict) else None
         if turn in names and (since is None or row.created_at > since):
             out.append(Item(row.created_at, f"The turn order reached you: {turn}'s turn"))
         return out
-    if row.kind == "group":
+    if row.kind == LedgerKind.GROUP:
         return out  # requests are summarised above
     if row.user_id == caller.user_id and row.interaction_id is not None:
         return out  # my own rolls: I was there

@@ -33,7 +33,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import (
     PD_RANKS,
-    RuleSystem,
     character_proficiencies,
     character_saves,
     character_scores,
@@ -46,6 +45,7 @@ from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.words import RuleSystem, fortune_maximum
 
 _C = characters
 
@@ -58,11 +58,6 @@ SCORE_RANGE: Mapping[RuleSystem, tuple[int, int]] = {
 }
 MAX_LEVEL = 20
 MAX_NAME = 64
-
-
-def fortune_maximum(double_fortune: bool) -> int:
-    """Pen & Dagger ruling 6: 2 fortune dice, or 4 with the "double fortune dice" boon."""
-    return 4 if double_fortune else 2
 
 
 @dataclass(frozen=True, slots=True)

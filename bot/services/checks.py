@@ -20,7 +20,6 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
 from bot.quoting import escape, quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
@@ -29,15 +28,11 @@ from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import (
-    CharacterView,
-    character_by_name_in,
-    fortune_maximum,
-    resolve_character_in,
-)
+from bot.services.characters import CharacterView, character_by_name_in, resolve_character_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.words import LedgerKind, RuleSystem, SecrecyCommand, Visibility, fortune_maximum
 
 Outcome = (
     pd.AttemptOutcome
@@ -225,7 +220,7 @@ def plan_check(
         }
         return CheckPlan(
             system,
-            ledger.Kind.ATTEMPT,
+            LedgerKind.ATTEMPT,
             ability,
             title,
             lambda rng: _trade_rule(
@@ -241,7 +236,7 @@ def plan_check(
         p = roll_under.save_odds(score)
         return CheckPlan(
             system,
-            ledger.Kind.SAVE,
+            LedgerKind.SAVE,
             ability,
             f"{ability} save",
             lambda rng: roll_under.save(score, rng, ability=ru_ability),
@@ -280,7 +275,7 @@ def plan_check(
             )
         return CheckPlan(
             system,
-            "test",
+            LedgerKind.TEST,
             ability,
             f"{ability} test",
             lambda rng: threshold.test(
@@ -311,7 +306,7 @@ def plan_check(
             )
         check = d20_check.helped_input(check, {options.helper: True})
         title += f", helped by {options.helper}"
-    return _d20_plan(system, ledger.Kind.CHECK, ability, title, check, options.dc)
+    return _d20_plan(system, LedgerKind.CHECK, ability, title, check, options.dc)
 
 
 def d20_input(
@@ -458,7 +453,7 @@ def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOp
         title += f" ({options.school.strip().casefold()} spell effect)"
     if options.dc_from:
         title += f" against {options.dc_from}"
-    return _d20_plan(system, ledger.Kind.SAVE, ability, title, check, options.dc)
+    return _d20_plan(system, LedgerKind.SAVE, ability, title, check, options.dc)
 
 
 _AGAINST = ("melee", "ranged", "spell")
@@ -544,7 +539,7 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
     fortune_max = fortune_maximum(character.double_fortune)
     return CheckPlan(
         campaign.system,
-        ledger.Kind.LUCK,
+        LedgerKind.LUCK,
         "",
         "luck roll",
         lambda rng: _trade_rule(
@@ -578,7 +573,7 @@ async def _perform(
     planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
     *,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = "check",
+    command: str = SecrecyCommand.CHECK,
     character_name: str | None = None,
     as_gm: bool = False,
 ) -> CheckResult:
@@ -715,7 +710,7 @@ async def perform_gm_check(
         request,
         lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
         visibility=visibility,
-        command="gm-check",
+        command=SecrecyCommand.GM_CHECK,
         character_name=character_name,
         as_gm=True,
     )
@@ -739,7 +734,7 @@ async def perform_save(
         request,
         lambda c, ch, _carry: plan_save(c, ch, options),
         visibility=visibility,
-        command="save",
+        command=SecrecyCommand.SAVE,
     )
 
 
@@ -759,7 +754,7 @@ async def perform_luck(
         request,
         lambda c, ch, _carry: plan_luck(c, ch),
         visibility=visibility,
-        command="luck",
+        command=SecrecyCommand.LUCK,
     )
 
 

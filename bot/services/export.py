@@ -23,7 +23,7 @@ from sqlalchemy import Column, ColumnElement, DateTime, Select, Table, false, in
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, campaigns, ledger_chains
+from bot.db.models import campaigns, ledger_chains
 from bot.db.schema import metadata
 from bot.services import budgets
 from bot.services import commitments as cm
@@ -34,6 +34,7 @@ from bot.services.errors import AlreadyExists, InvalidValue, NotFound, TooLarge
 from bot.services.gamelog import check_rows
 from bot.services.ledger import RollView, chain_size_in, salts_of
 from bot.services.sheets import campaign_here
+from bot.words import Visibility
 
 FORMAT = "pbp-dice-export"
 #: Bumped when a file written now could not be read by an older bot (a table or column it

@@ -6,16 +6,14 @@ read-modify-write in Python; the ``ck_characters_fortune`` CHECK constraint back
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from sqlalchemy import Integer, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, characters
+from bot.db.models import characters
 from bot.services._sql import Executor, transaction
-from bot.services.characters import fortune_maximum
 from bot.services.errors import (
     DuplicateInteraction,
     FortuneAtMaximum,
@@ -23,10 +21,19 @@ from bot.services.errors import (
     NoFortuneLeft,
     NotFound,
 )
-from bot.services.ledger import Kind, NewRoll, Origin, record_roll_in
+from bot.services.ledger import NewRoll, Origin, record_roll_in
+from bot.words import (
+    BOON_FORTUNE_MAX,
+    FORTUNE_MAX,
+    FortuneAction,
+    FortunePurpose,
+    LedgerKind,
+    Visibility,
+    fortune_maximum,
+)
 
 _C = characters
-_MAXIMUM = case((_C.c.double_fortune, 4), else_=2)
+_MAXIMUM = case((_C.c.double_fortune, BOON_FORTUNE_MAX), else_=FORTUNE_MAX)
 _N = bindparam("n", type_=Integer)
 #: Prebuilt, so the hot path only binds parameters.
 _GAIN = (
@@ -41,15 +48,6 @@ _SPEND = (
     .values(fortune=_C.c.fortune - _N)
     .returning(_C.c.name, _C.c.fortune, _C.c.double_fortune)
 )
-
-
-class Purpose(enum.StrEnum):
-    """What a fortune die is spent on (the four uses in the Pen & Dagger text)."""
-
-    HINT = "hint"
-    ESCAPE = "escape"  # out of a social situation
-    ITEM = "item"  # a better item
-    REROLL = "reroll"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +119,7 @@ async def _with_ledger(
         session,
         NewRoll(
             origin=origin,
-            kind=Kind.FORTUNE,
+            kind=LedgerKind.FORTUNE,
             request=f"fortune {action}",
             dice=[],
             outcome={"action": action, "change": view.changed, "fortune": view.fortune, **details},
@@ -145,7 +143,9 @@ async def gain_fortune(db: Database, character_id: int, origin: Origin) -> Fortu
     """The player gains one die (a natural 20 traded for a Normal success); recorded."""
     async with transaction(db) as session:
         view = await gain_fortune_in(session, character_id)
-        await _with_ledger(session, view, origin, "gain", await _campaign_id(session, character_id))
+        await _with_ledger(
+            session, view, origin, FortuneAction.GAIN, await _campaign_id(session, character_id)
+        )
     return view
 
 
@@ -153,7 +153,7 @@ async def spend_fortune(
     db: Database,
     character_id: int,
     origin: Origin,
-    purpose: Purpose | str,
+    purpose: FortunePurpose | str,
     *,
     note: str | None = None,
 ) -> FortuneView:
@@ -162,11 +162,9 @@ async def spend_fortune(
     A reroll is a roll: its use case calls :func:`spend_fortune_in` and records the reroll.
     """
     try:
-        purpose = Purpose(purpose)
+        purpose = FortunePurpose(purpose)
     except ValueError:
-        raise InvalidValue(
-            f"Fortune dice are spent on: {', '.join(p.value for p in Purpose)}."
-        ) from None
+        raise InvalidValue(f"Fortune dice are spent on: {', '.join(FortunePurpose)}.") from None
     if note is not None and len(note) > 500:
         raise InvalidValue("Keep the note under 500 characters.")
     async with transaction(db) as session:
@@ -175,7 +173,7 @@ async def spend_fortune(
             session,
             view,
             origin,
-            "spend",
+            FortuneAction.SPEND,
             await _campaign_id(session, character_id),
             purpose=purpose.value,
             note=note,
@@ -189,7 +187,9 @@ async def give_fortune(
     """A GM gives ``amount`` dice (refused past the maximum); recorded."""
     async with transaction(db) as session:
         view = await gain_fortune_in(session, character_id, amount)
-        await _with_ledger(session, view, origin, "give", await _campaign_id(session, character_id))
+        await _with_ledger(
+            session, view, origin, FortuneAction.GIVE, await _campaign_id(session, character_id)
+        )
     return view
 
 
@@ -199,5 +199,7 @@ async def take_fortune(
     """A GM takes ``amount`` dice away (refused below 0); recorded."""
     async with transaction(db) as session:
         view = await spend_fortune_in(session, character_id, amount)
-        await _with_ledger(session, view, origin, "take", await _campaign_id(session, character_id))
+        await _with_ledger(
+            session, view, origin, FortuneAction.TAKE, await _campaign_id(session, character_id)
+        )
     return view

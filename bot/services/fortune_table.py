@@ -25,19 +25,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
-from bot.db.models import RuleSystem, Visibility, characters
+from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune, ledger, pending, secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
-from bot.services.characters import (
-    CharacterView,
-    fortune_maximum,
-    get_character,
-    get_character_by_id,
-)
+from bot.services.characters import CharacterView, get_character, get_character_by_id
 from bot.services.context import Caller
 from bot.services.errors import (
     DuplicateInteraction,
@@ -47,18 +42,26 @@ from bot.services.errors import (
     NotAllowed,
     NotFound,
 )
-from bot.services.fortune import FortuneView, Purpose
-from bot.services.ledger import Kind, NewRoll, Origin, RollView
+from bot.services.fortune import FortuneView
+from bot.services.ledger import NewRoll, Origin, RollView
 from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
+from bot.words import (
+    BOON_FORTUNE_MAX,
+    FortuneAction,
+    FortunePurpose,
+    LedgerKind,
+    RollChoice,
+    RuleSystem,
+    Visibility,
+    fortune_maximum,
+)
 
 PdOutcome = pd.AttemptOutcome | pd.LuckOutcome
 
 #: Ledger kinds whose rows hold a Pen & Dagger attempt or luck roll a choice can apply to.
-CHOOSABLE_KINDS = (Kind.ATTEMPT, Kind.LUCK, Kind.REROLL)
-KEEP = "keep"
-TRADE = "trade"
+CHOOSABLE_KINDS = (LedgerKind.ATTEMPT, LedgerKind.LUCK, LedgerKind.REROLL)
 NOT_SPENT = "No fortune die was spent."
 
 _F = fortune_choices
@@ -108,11 +111,11 @@ def outcome_from_record(kind: str, data: Any) -> PdOutcome | None:
     """
     if not isinstance(data, dict):
         return None
-    if kind == Kind.REROLL:
+    if kind == LedgerKind.REROLL:
         data = data.get("final")
         if not isinstance(data, dict):
             return None
-    elif kind not in (Kind.ATTEMPT, Kind.LUCK):
+    elif kind not in (LedgerKind.ATTEMPT, LedgerKind.LUCK):
         return None
     try:
         if "base_rank" in data:
@@ -231,10 +234,10 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     return _Roll(row, outcome, campaign)
 
 
-_CHOICE_WORDS = {
-    KEEP: "kept its natural 20 as a critical",
-    TRADE: "traded its natural 20 for a fortune die",
-    "reroll": "already spent a fortune die to reroll it",
+_CHOICE_WORDS: dict[str, str] = {
+    RollChoice.KEEP: "kept its natural 20 as a critical",
+    RollChoice.TRADE: "traded its natural 20 for a fortune die",
+    RollChoice.REROLL: "already spent a fortune die to reroll it",
 }
 
 
@@ -337,23 +340,23 @@ async def keep_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRes
     async with transaction(db) as session:
         roll = await _load_roll(session, caller, roll_id)
         _natural_20(roll.outcome)
-        await _claim(session, roll_id, KEEP, caller.user_id)
+        await _claim(session, roll_id, RollChoice.KEEP, caller.user_id)
         kept = dataclasses.replace(roll.outcome, trade_available=False)
         new_row = await _record(
             session,
             caller,
             roll,
-            KEEP,
+            LedgerKind.KEEP,
             f"keep the natural 20 of roll #{roll.row.number}",
             [],
-            {"choice": KEEP},
+            {"choice": RollChoice.KEEP},
         )
         assert roll.row.character_id is not None
         amount, maximum = await _fortune_of(session, roll.row.character_id)
     return ChoiceResult(
         roll_id,
         new_row.id,
-        KEEP,
+        RollChoice.KEEP,
         roll.row.character_name or "",
         roll.campaign.system,
         kept,
@@ -376,7 +379,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
         _natural_20(roll.outcome)
         if not roll.campaign.luck_trade:
             raise InvalidValue(NO_LUCK_TRADE)
-        await _claim(session, roll_id, TRADE, caller.user_id)
+        await _claim(session, roll_id, RollChoice.TRADE, caller.user_id)
         assert roll.row.character_id is not None
         try:
             gained = await fortune.gain_fortune_in(session, roll.row.character_id)
@@ -387,15 +390,15 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
             session,
             caller,
             roll,
-            TRADE,
+            LedgerKind.TRADE,
             f"trade the natural 20 of roll #{roll.row.number} for a fortune die",
             [],
-            {"choice": TRADE, "outcome": to_jsonable(traded), "fortune": gained.fortune},
+            {"choice": RollChoice.TRADE, "outcome": to_jsonable(traded), "fortune": gained.fortune},
         )
     return ChoiceResult(
         roll_id,
         new_row.id,
-        TRADE,
+        RollChoice.TRADE,
         gained.name,
         roll.campaign.system,
         traded,
@@ -440,7 +443,7 @@ async def _reroll_in(
     refusal = reroll_refusal(roll.outcome)
     if refusal is not None:
         raise InvalidValue(refusal)
-    await _claim(session, roll.row.id, "reroll", caller.user_id)
+    await _claim(session, roll.row.id, RollChoice.REROLL, caller.user_id)
     assert roll.row.character_id is not None
     try:
         paid = await fortune.spend_fortune_in(session, roll.row.character_id)
@@ -454,11 +457,11 @@ async def _reroll_in(
         session,
         caller,
         roll,
-        Kind.REROLL,
+        LedgerKind.REROLL,
         f"spend a fortune die to reroll roll #{roll.row.number}",
         dice,
         {
-            "purpose": Purpose.REROLL.value,
+            "purpose": FortunePurpose.REROLL.value,
             "rerolls": [to_jsonable(r) for r in result.rerolls],
             "final": to_jsonable(result.final),
             "fortune": paid.fortune,
@@ -528,7 +531,7 @@ async def show(db: Database, caller: Caller, name: str | None = None) -> Fortune
 
 async def spend(db: Database, caller: Caller, purpose: str, note: str | None = None) -> FortuneView:
     """Spend one of the caller's active character's dice on a hint, an escape or an item."""
-    if purpose == Purpose.REROLL:
+    if purpose == FortunePurpose.REROLL:
         raise InvalidValue("Use reroll_latest for a reroll.")  # the cog routes rerolls there
     campaign, character = await target_character(db, caller, None, "spend its fortune dice")
     _require_pen_and_dagger(campaign)
@@ -543,7 +546,11 @@ async def give(db: Database, caller: Caller, name: str, count: int = 1) -> Fortu
         return await fortune.give_fortune(db, character.id, _origin(caller), count)
     except FortuneAtMaximum:
         now = await get_character_by_id(db, character.id)
-        boon = "" if now.double_fortune else " (4 with the double-fortune boon: /character boon)"
+        boon = (
+            ""
+            if now.double_fortune
+            else f" ({BOON_FORTUNE_MAX} with the double-fortune boon: /character boon)"
+        )
         if now.fortune >= now.fortune_max:
             raise InvalidValue(
                 f"{escape(now.name)} already has the maximum of {now.fortune_max} fortune "
@@ -613,11 +620,11 @@ async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonRes
             session,
             NewRoll(
                 origin=_origin(caller),
-                kind=Kind.FORTUNE,
+                kind=LedgerKind.FORTUNE,
                 request=f"fortune boon {'on' if on else 'off'}",
                 dice=[],
                 outcome={
-                    "action": "boon-on" if on else "boon-off",
+                    "action": FortuneAction.BOON_ON if on else FortuneAction.BOON_OFF,
                     "change": after - int(before),
                     "fortune": after,
                 },

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.db.engine import Database
-from bot.db.models import Visibility
 from bot.services import budgets, ledger
 from bot.services import commitments as cm
 from bot.services._sql import transaction
@@ -29,6 +28,7 @@ from bot.services.secrecy import (
     who_matches,
 )
 from bot.services.sheets import campaign_here
+from bot.words import Visibility
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, character_scores
+from bot.db.models import character_scores
 from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
@@ -30,6 +30,7 @@ from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in, origin, record_in
 from bot.services.serialize import to_jsonable
+from bot.words import LedgerKind, RuleSystem
 
 _G = ability_generations
 #: Most players one generation takes (the rules allow more; a message must stay readable).
@@ -96,7 +97,7 @@ async def roll_scores(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
-                kind=ledger.Kind.GENERATE,
+                kind=LedgerKind.GENERATE,
                 request=request,
                 dice=[die.value for score in generation.scores for die in score.dice],
                 outcome=to_jsonable(generation),

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
 from bot.quoting import escape
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
@@ -42,6 +41,7 @@ from bot.services.errors import (
 )
 from bot.services.party import party_members_in
 from bot.services.serialize import to_jsonable
+from bot.words import LedgerKind, RuleSystem, Visibility
 
 #: At most this many characters in one group roll (one embed field each, Discord allows 25).
 MAX_MEMBERS = 20
@@ -294,12 +294,12 @@ def member_kind(campaign: CampaignView, spec: MemberSpec) -> str:
     """The ledger kind of one member's roll."""
     system = campaign.system
     if system is RuleSystem.PEN_AND_DAGGER:
-        return ledger.Kind.ATTEMPT
+        return LedgerKind.ATTEMPT
     if system is RuleSystem.THRESHOLD:
-        return "test"
+        return LedgerKind.TEST
     if system is RuleSystem.D20_CHECK and not spec.save:
-        return ledger.Kind.CHECK
-    return ledger.Kind.SAVE
+        return LedgerKind.CHECK
+    return LedgerKind.SAVE
 
 
 async def roll_member_in(
@@ -552,7 +552,7 @@ async def _group_roll(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
-                kind=ledger.Kind.GROUP,
+                kind=LedgerKind.GROUP,
                 request=request,
                 dice=[shared] if shared is not None else [],
                 outcome={
@@ -703,7 +703,7 @@ async def contest(
             [
                 ledger.NewRoll(
                     origin=origin(caller, with_interaction=False),
-                    kind=ledger.Kind.CHECK,
+                    kind=LedgerKind.CHECK,
                     request=request,
                     dice=per_member[character.id],
                     outcome={"contest_of": canonical, "dice": per_member[character.id]},
@@ -718,7 +718,7 @@ async def contest(
             session,
             ledger.NewRoll(
                 origin=origin(caller, with_interaction=True),
-                kind=ledger.Kind.CONTEST,
+                kind=LedgerKind.CONTEST,
                 request=request,
                 dice=[d for c in who for d in per_member[c.id]],
                 outcome={

@@ -28,31 +28,16 @@ from sqlalchemy import Row, bindparam, exists, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger, ledger_chains, ledger_salts
+from bot.db.models import ledger, ledger_chains, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
+from bot.words import Visibility
 
 _L = ledger
 MAX_REQUEST = 4000
 _KIND = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
-
-
-class Kind:
-    """Ledger kinds in use; any short lowercase word (``[a-z][a-z0-9-]{0,23}``) is accepted."""
-
-    ROLL = "roll"
-    ATTEMPT = "attempt"
-    LUCK = "luck"
-    CHECK = "check"
-    SAVE = "save"
-    ATTACK = "attack"
-    CONTEST = "contest"
-    GROUP = "group"
-    REROLL = "reroll"
-    GENERATE = "generate"
-    FORTUNE = "fortune"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,19 +7,20 @@ from collections.abc import Iterable
 from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import NOTIFY_MODES, notify_settings
+from bot.db.models import notify_settings
 from bot.db.types import utcnow
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
+from bot.words import NotifyMode
 
 #: Without a choice a player is pinged in the channel, where the game is.
-DEFAULT_MODE = "channel"
+DEFAULT_MODE = NotifyMode.CHANNEL
 
 
 async def set_mode(db: Database, caller: Caller, mode: str) -> str:
     """Store the caller's choice; returns it."""
-    if mode not in NOTIFY_MODES:
+    if mode not in set(NotifyMode):
         raise InvalidValue("Choose channel, dm or off.")
     async with transaction(db) as session:
         now = utcnow()

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem
 from bot.dice import exact_odds, parse
 from bot.dice.limits import MAX_ODDS_COST
 from bot.dice.odds import OddsMeter, odds_cost
@@ -26,6 +25,7 @@ from bot.services.characters import CharacterView
 from bot.services.checks import CheckOptions, CheckPlan
 from bot.services.context import Caller
 from bot.services.sheets import campaign_here
+from bot.words import RuleSystem
 
 #: Outcome names best first, so every chart reads from the best result down.
 _BEST_FIRST = (

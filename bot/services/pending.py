@@ -26,13 +26,14 @@ from datetime import datetime
 from sqlalchemy import delete, select
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, pending_modifiers
+from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
 from bot.rules import threshold
 from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import InvalidValue
+from bot.words import LedgerKind, Visibility
 
 _P = pending_modifiers
 
@@ -187,14 +188,10 @@ async def clear_abilities(db: Database, character_id: int, abilities: Iterable[s
         return len(result.all())
 
 
-#: The ledger kind of a threshold test (bot/services/checks.py, bot/services/groups.py).
-_TEST_KIND = "test"
-
-
 def earned_by(row: ledger.RollView) -> tuple[str, int] | None:
     """The (attribute, carry-over) a recorded threshold test leaves (ruling 4), or None."""
     data = row.outcome
-    if row.kind != _TEST_KIND or row.character_id is None or not isinstance(data, dict):
+    if row.kind != LedgerKind.TEST or row.character_id is None or not isinstance(data, dict):
         return None
     try:
         value = threshold.ThresholdResult(data["result"]).carry_over_next

@@ -41,6 +41,7 @@ from bot.db.post_models import post_versions, posts
 from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
 from bot.services.ledger import RollView, salts_of, tombstone_in, view_of
+from bot.words import Visibility
 
 #: Where /privacy points for the whole story: the note shipped with the bot's source (no
 #: published address is known to the code; an operator hosting the bot can show it).
@@ -361,7 +362,7 @@ def _salt_rows_after(row: RollView, changed: dict[str, Any]) -> list[dict[str, A
     if row.format < cm.FORMAT:
         out = [marker]
         entry_before = salts.entry_before
-        bound_in_clear = row.visibility.value == "public" and (
+        bound_in_clear = row.visibility is Visibility.PUBLIC and (
             "dice" in changed or "outcome" in changed
         )
         if entry_before is None and bound_in_clear:

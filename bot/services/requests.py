@@ -29,7 +29,6 @@ from sqlalchemy import Row, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
@@ -59,14 +58,13 @@ from bot.services.groups import (
     summarize,
 )
 from bot.services.serialize import to_jsonable
+from bot.words import DefaultAction, JobKind, LedgerKind, NotifyMode, RuleSystem, Visibility
 
 _R = roll_requests
 _T = roll_request_targets
 
-#: What happens at the deadline to a character who has not rolled.
-DEFAULT_ACTIONS: tuple[str, ...] = ("roll", "skip", "fail")
 #: A deadline given without a default holds the action, as forum games do: ``skip``.
-DEFAULT_ACTION = "skip"
+DEFAULT_ACTION = DefaultAction.SKIP
 #: The words on the message and in the ledger for a roll the deadline made.
 ROLLED_BY_DEFAULT = "rolled by default at the deadline"
 #: The same, for a roll the default made when the GM closed the request early.
@@ -74,8 +72,6 @@ ROLLED_BY_GM_CLOSE = "rolled by default when the GM closed the request"
 #: ``defaulted`` of a target the default rolled for at the GM's close (``roll``: at the
 #: deadline), so the message and ledger say which.
 GM_CLOSE_ROLL = "gm-roll"
-DEADLINE_JOB = "request.deadline"
-REMIND_JOB = "request.remind"
 
 
 def deadline_key(request_id: int) -> str:
@@ -103,7 +99,7 @@ class TargetView:
     def rolled_by_default(self) -> str | None:
         """How the default rolled for this character, in the player's words (None: it did
         not)."""
-        if self.defaulted == "roll":
+        if self.defaulted == DefaultAction.ROLL:
             return ROLLED_BY_DEFAULT
         if self.defaulted == GM_CLOSE_ROLL:
             return ROLLED_BY_GM_CLOSE
@@ -164,7 +160,9 @@ class RequestView:
         rolled = [(t.character_name, t.summary) for t in self.targets if t.summary is not None]
         # Issue 17: a ``fail`` default counts the character as failed; ``skip`` leaves them out.
         rolled += [
-            (t.character_name, FAILED_BY_DEFAULT) for t in self.targets if t.defaulted == "fail"
+            (t.character_name, FAILED_BY_DEFAULT)
+            for t in self.targets
+            if t.defaulted == DefaultAction.FAIL
         ]
         return group_verdict(self.system, rolled, self.dc)
 
@@ -268,7 +266,7 @@ async def create(
     """
     if dc is not None and hidden_dc is not None:
         raise InvalidValue("Give either dc (shown to everyone) or hidden_dc (GM only), not both.")
-    if default is not None and default not in DEFAULT_ACTIONS:
+    if default is not None and default not in set(DefaultAction):
         raise InvalidValue("default must be roll, skip or fail.")
     if default is not None and deadline is None:
         raise InvalidValue("A default needs a deadline: add deadline:<duration>, like 24h.")
@@ -324,7 +322,7 @@ async def create(
         if deadline is not None and now is not None:
             await scheduler.schedule_in(
                 session,
-                DEADLINE_JOB,
+                JobKind.REQUEST_DEADLINE,
                 now + deadline,
                 payload,
                 guild_id=campaign.guild_id,
@@ -333,7 +331,7 @@ async def create(
         if remind is not None and now is not None:
             await scheduler.schedule_in(
                 session,
-                REMIND_JOB,
+                JobKind.REQUEST_REMIND,
                 now + remind,
                 payload,
                 guild_id=campaign.guild_id,
@@ -560,7 +558,7 @@ async def _complete_if_done_in(
         session,
         ledger.NewRoll(
             origin=origin(caller, with_interaction=False),
-            kind=ledger.Kind.GROUP,
+            kind=LedgerKind.GROUP,
             request=f"roll request #{request_id}",
             dice=[view.shared_roll] if view.shared_roll is not None else [],
             outcome={
@@ -724,16 +722,17 @@ async def _apply_default_in(
     marker = ROLLED_BY_GM_CLOSE if by_gm else ROLLED_BY_DEFAULT
     for row in open_rows:
         chosen = action
-        if action == "roll" and row.character_id is None:
-            chosen = "skip"  # a deleted character has no stats to roll with
+        if action == DefaultAction.ROLL and row.character_id is None:
+            chosen = DefaultAction.SKIP  # a deleted character has no stats to roll with
         await session.execute(
             update(_T)
             .where(_T.c.id == row.id)
             .values(
-                answered_at=now, defaulted=GM_CLOSE_ROLL if by_gm and chosen == "roll" else chosen
+                answered_at=now,
+                defaulted=GM_CLOSE_ROLL if by_gm and chosen == DefaultAction.ROLL else chosen,
             )
         )
-        if chosen == "roll":
+        if chosen == DefaultAction.ROLL:
             assert row.character_id is not None
             await _roll_target_in(
                 session,
@@ -809,7 +808,7 @@ async def _on_remind(
     out = tuple(
         Reminder(user, modes[user], tuple(chars))
         for user, chars in names.items()
-        if modes[user] != "off"
+        if modes[user] != NotifyMode.OFF
     )
     return Reminders(view, out) if out else None
 
@@ -822,7 +821,7 @@ async def _deadline_job_in(
     if not await scheduler.move_in(session, deadline_key(request_id), due):
         await scheduler.schedule_in(
             session,
-            DEADLINE_JOB,
+            JobKind.REQUEST_DEADLINE,
             due,
             {"request_id": request_id},
             guild_id=guild_id,
@@ -835,8 +834,8 @@ def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
     return _R, int(payload["request_id"])
 
 
-scheduler.register(DEADLINE_JOB, _on_deadline, owner=_owner)
-scheduler.register(REMIND_JOB, _on_remind, owner=_owner)
+scheduler.register(JobKind.REQUEST_DEADLINE, _on_deadline, owner=_owner)
+scheduler.register(JobKind.REQUEST_REMIND, _on_remind, owner=_owner)
 
 
 async def _pick_open_in(

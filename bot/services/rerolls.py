@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.services import ledger, secrecy
@@ -29,11 +28,10 @@ from bot.services.checks import SYSTEM_NAMES, CheckResult
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
+from bot.words import LedgerKind, RuleSystem
 
-#: The ledger kind of a reroll row.
-KIND = "d20-reroll"
 #: The rows /reroll looks at: the player's own checks, saves and attacks, and rerolls.
-_KINDS = (ledger.Kind.CHECK, ledger.Kind.SAVE, ledger.Kind.ATTACK, KIND)
+_KINDS = (LedgerKind.CHECK, LedgerKind.SAVE, LedgerKind.ATTACK, LedgerKind.D20_REROLL)
 DICE = {"first": 0, "second": 1}
 
 
@@ -111,7 +109,7 @@ async def reroll(
                     interaction_id=caller.interaction_id,
                     parent_channel_id=caller.parent_channel_id,
                 ),
-                kind=KIND,
+                kind=LedgerKind.D20_REROLL,
                 request=request,
                 dice=[outcome.dice[DICE[which]]],
                 outcome={
@@ -136,7 +134,7 @@ async def reroll(
             campaign,
             character,
             title,
-            KIND,
+            LedgerKind.D20_REROLL,
             outcome,
             visibility,
             recorded.commitment,
@@ -164,12 +162,12 @@ def _allowed(campaign: CampaignView) -> None:
 
 
 def _original(row: ledger.RollView) -> d20_check.CheckOutcome:
-    if row.kind == KIND:
+    if row.kind == LedgerKind.D20_REROLL:
         raise InvalidValue(
             f"Your latest roll (#{row.number}) is already a reroll: a die is rerolled once. "
             "Nothing changed."
         )
-    if row.kind == ledger.Kind.ATTACK:
+    if row.kind == LedgerKind.ATTACK:
         raise InvalidValue(
             f"Your latest roll (#{row.number}) is an attack: /reroll rerolls a check or a save. "
             "Nothing changed."

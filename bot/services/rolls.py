@@ -7,7 +7,6 @@ import random
 from dataclasses import dataclass
 
 from bot.db.engine import Database
-from bot.db.models import Visibility
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
 from bot.services import budgets, ledger, secrecy
@@ -15,6 +14,7 @@ from bot.services._sql import Executor, core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, NoCampaign
+from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ async def roll_dice(
     label: str | None = None,
     request: str,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = "roll",
+    command: str = SecrecyCommand.ROLL,
 ) -> DiceRoll:
     """Parse (limits checked before any die), roll and record one command's rolls.
 
@@ -89,7 +89,7 @@ async def roll_batch_in(
     label: str | None = None,
     request: str,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = "roll",
+    command: str = SecrecyCommand.ROLL,
 ) -> DiceRoll:
     """:func:`roll_dice` in the caller's transaction, for a batch already parsed and charged
     (the inline rolls of a post: bot/services/inline.py)."""
@@ -100,7 +100,7 @@ async def roll_batch_in(
             campaign = await campaign_for_channel_in(
                 session, caller.guild_id, caller.channel_id, caller.parent_channel_id
             )
-    if command == "gm-roll":
+    if command == SecrecyCommand.GM_ROLL:
         secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     results = roll_many(batch, rng)
@@ -136,7 +136,7 @@ async def roll_batch_in(
                 interaction_id=caller.interaction_id,
                 parent_channel_id=caller.parent_channel_id,
             ),
-            kind=ledger.Kind.ROLL,
+            kind=LedgerKind.ROLL,
             request=request,
             dice=dice,
             outcome=outcome,

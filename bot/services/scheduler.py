@@ -34,6 +34,7 @@ from bot.db.engine import Database
 from bot.db.models import scheduled_jobs
 from bot.db.types import utcnow
 from bot.services._sql import transaction
+from bot.words import JobState
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ async def schedule_in(
                 payload=payload,
                 guild_id=guild_id,
                 due_at=due_at,
-                state="pending",
+                state=JobState.PENDING,
                 attempts=0,
                 created_at=utcnow(),
             )
@@ -145,7 +146,7 @@ async def move_in(session: AsyncSession, key: str, due_at: datetime) -> int:
     """In the caller's transaction: move the pending jobs named ``key``; how many moved."""
     moved = await session.execute(
         update(_J)
-        .where(_J.c.key == key, _J.c.state == "pending")
+        .where(_J.c.key == key, _J.c.state == JobState.PENDING)
         .values(due_at=due_at)
         .returning(_J.c.id)
     )
@@ -156,15 +157,15 @@ async def cancel_in(session: AsyncSession, key: str, now: datetime) -> int:
     """In the caller's transaction: cancel the pending jobs named ``key``; how many."""
     gone = await session.execute(
         update(_J)
-        .where(_J.c.key == key, _J.c.state == "pending")
-        .values(state="cancelled", done_at=now)
+        .where(_J.c.key == key, _J.c.state == JobState.PENDING)
+        .values(state=JobState.CANCELLED, done_at=now)
         .returning(_J.c.id)
     )
     return len(gone.all())
 
 
 def _due(now: datetime, shards: Shards) -> ColumnElement[bool]:
-    return and_(_J.c.state == "pending", _J.c.due_at <= now, shards.clause())
+    return and_(_J.c.state == JobState.PENDING, _J.c.due_at <= now, shards.clause())
 
 
 async def _lock_owners_in(session: AsyncSession, candidates: Sequence[Any]) -> None:
@@ -228,8 +229,8 @@ async def _finish_in(session: AsyncSession, jobs: list[Job], now: datetime) -> b
     """Stamp the claimed jobs done; False if any was no longer pending."""
     done = await session.execute(
         update(_J)
-        .where(_J.c.id.in_([j.id for j in jobs]), _J.c.state == "pending")
-        .values(state="done", done_at=now, attempts=_J.c.attempts + 1)
+        .where(_J.c.id.in_([j.id for j in jobs]), _J.c.state == JobState.PENDING)
+        .values(state=JobState.DONE, done_at=now, attempts=_J.c.attempts + 1)
         .returning(_J.c.id)
     )
     return len(done.all()) == len(jobs)
@@ -240,7 +241,7 @@ async def _record_failure(db: Database, job: Job, now: datetime, error: BaseExce
     attempts = job.attempts + 1
     values: dict[str, Any] = {"attempts": attempts, "last_error": type(error).__name__[:120]}
     if attempts >= MAX_ATTEMPTS:
-        values.update(state="failed", done_at=now)
+        values.update(state=JobState.FAILED, done_at=now)
     else:
         values["due_at"] = now + RETRY_AFTER * attempts
     async with transaction(db) as session:
@@ -248,7 +249,7 @@ async def _record_failure(db: Database, job: Job, now: datetime, error: BaseExce
         # retry time must not overwrite a due time someone chose.
         await session.execute(
             update(_J)
-            .where(_J.c.id == job.id, _J.c.state == "pending", _J.c.due_at == job.due_at)
+            .where(_J.c.id == job.id, _J.c.state == JobState.PENDING, _J.c.due_at == job.due_at)
             .values(**values)
         )
 
@@ -340,12 +341,12 @@ async def next_due(db: Database, shards: Shards | None = None) -> datetime | Non
     """When the next pending job of ours is due (None: none pending)."""
     shards = shards or Shards()
     async with transaction(db) as session:
-        stmt = select(_J.c.due_at).where(_J.c.state == "pending", shards.clause())
+        stmt = select(_J.c.due_at).where(_J.c.state == JobState.PENDING, shards.clause())
         return (await session.execute(stmt.order_by(_J.c.due_at).limit(1))).scalar_one_or_none()
 
 
 async def pending(db: Database, key: str) -> Sequence[datetime]:
     """The due times of the pending jobs named ``key`` (for status lines and tests)."""
     async with transaction(db) as session:
-        stmt = select(_J.c.due_at).where(_J.c.key == key, _J.c.state == "pending")
+        stmt = select(_J.c.due_at).where(_J.c.key == key, _J.c.state == JobState.PENDING)
         return list((await session.execute(stmt.order_by(_J.c.due_at))).scalars())

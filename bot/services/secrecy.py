@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.db.models import Visibility, ledger_stubs
+from bot.db.models import ledger_stubs
 from bot.quoting import quote
 from bot.services import commitments as cm
 from bot.services import ledger as ledger_svc
@@ -33,16 +33,17 @@ from bot.services.campaigns import (
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.scope import readable_row
+from bot.words import SecrecyCommand, Visibility
 
 #: The commands whose default visibility a campaign can set, and the defaults (the issue:
 #: GM rolls for players default to blind).
 SECRECY_COMMANDS: Mapping[str, Visibility] = {
-    "roll": Visibility.PUBLIC,
-    "check": Visibility.PUBLIC,
-    "save": Visibility.PUBLIC,
-    "luck": Visibility.PUBLIC,
-    "gm-roll": Visibility.BLIND,
-    "gm-check": Visibility.BLIND,
+    SecrecyCommand.ROLL: Visibility.PUBLIC,
+    SecrecyCommand.CHECK: Visibility.PUBLIC,
+    SecrecyCommand.SAVE: Visibility.PUBLIC,
+    SecrecyCommand.LUCK: Visibility.PUBLIC,
+    SecrecyCommand.GM_ROLL: Visibility.BLIND,
+    SecrecyCommand.GM_CHECK: Visibility.BLIND,
 }
 #: How a GM sets the GM channel, shown when a GM copy cannot be delivered. DMs reach only
 #: GMs the bot has seen acting here, so the GM channel is the reliable way (issue 15).

@@ -14,7 +14,6 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.services import campaigns, characters, pending, secrecy
@@ -29,6 +28,7 @@ from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound, StorageUnavailable
+from bot.words import RuleSystem
 
 log = logging.getLogger(__name__)
 

@@ -31,13 +31,16 @@ from bot.services.errors import NoCampaign
 from bot.services.ledger import RollView, chain_size_in, latest_rolls_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
+from bot.words import LedgerKind
 
 FACES = 20
 #: Below 100 rolls (5 expected per face, the usual rule of thumb for a chi-square test) there
 #: is no verdict, only the counts.
 MIN_ROLLS = 100
 #: Kinds whose ``dice`` column is the list of natural d20 faces (not the summary rows).
-D20_KINDS = frozenset({"check", "save", "attempt", "luck", "test"})
+D20_KINDS = frozenset(
+    {LedgerKind.CHECK, LedgerKind.SAVE, LedgerKind.ATTEMPT, LedgerKind.LUCK, LedgerKind.TEST}
+)
 
 PAGE = 100
 _EPS = 1e-15
@@ -152,7 +155,7 @@ def natural_d20s(kind: str, dice: Any) -> list[int]:
         return []
     if kind in D20_KINDS:
         return [d for d in dice if isinstance(d, int) and 1 <= d <= FACES]
-    if kind == "roll":
+    if kind == LedgerKind.ROLL:
         faces: list[int] = []
         for term in dice:
             if isinstance(term, dict) and term.get("sides") == FACES:
@@ -196,7 +199,7 @@ async def campaign_stats(
                 campaign.id,
                 limit=PAGE,
                 user_id=player_id,
-                kinds=[*D20_KINDS, "roll"],
+                kinds=[*D20_KINDS, LedgerKind.ROLL],
                 before_id=before,
             )
             rows += batch

@@ -26,7 +26,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility, turn_orders
+from bot.db.models import turn_orders
 from bot.rules.common import roll_d20
 from bot.rules.d20_check import ability_modifier
 from bot.rules.pen_and_dagger.attempts import AttemptOutcome
@@ -39,10 +39,9 @@ from bot.services.checks import CheckOptions, plan_check
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in, origin, record_in, resolve_targets_in
+from bot.words import JobKind, LedgerKind, RuleSystem, TurnOrderKind, Visibility
 
 _O = turn_orders
-ORDERS: tuple[str, ...] = ("listed", "initiative", "random")
-TURN_JOB = "turn.deadline"
 #: The ability each system's initiative uses.
 INITIATIVE_ABILITY: dict[RuleSystem, str] = {
     RuleSystem.D20_CHECK: "DEX",
@@ -244,7 +243,7 @@ async def _record_in(
         session,
         ledger.NewRoll(
             origin=row_origin,
-            kind="turn",
+            kind=LedgerKind.TURN,
             request=f"turn order #{view.id}: {what}",
             dice=dice,
             outcome={
@@ -277,7 +276,7 @@ async def _schedule_turn_in(session: AsyncSession, view: TurnsView, now: datetim
     if not await scheduler.move_in(session, key, deadline):
         await scheduler.schedule_in(
             session,
-            TURN_JOB,
+            JobKind.TURN_DEADLINE,
             deadline,
             {"order_id": view.id},
             guild_id=view.guild_id,
@@ -304,7 +303,7 @@ async def start(
     now: datetime,
 ) -> TurnEvent:
     """GM: a new round over the named characters (or the party) in this channel."""
-    if order not in ORDERS:
+    if order not in set(TurnOrderKind):
         raise InvalidValue("order must be listed, initiative or random.")
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
@@ -315,10 +314,10 @@ async def start(
                 "This channel already has a turn order: /turns show, or /turns end it first."
             )
         members = await resolve_targets_in(session, campaign, characters_text)
-        if order == "initiative":
+        if order == TurnOrderKind.INITIATIVE:
             entries = roll_initiative(campaign, members, rng)
         else:
-            if order == "random":
+            if order == TurnOrderKind.RANDOM:
                 members = list(members)
                 rng.shuffle(members)
             entries = [Entry(c.id, c.name, c.user_id) for c in members]
@@ -477,4 +476,4 @@ def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
     return _O, int(payload["order_id"])
 
 
-scheduler.register(TURN_JOB, _on_turn_deadline, owner=_owner)
+scheduler.register(JobKind.TURN_DEADLINE, _on_turn_deadline, owner=_owner)

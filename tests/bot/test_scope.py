@@ -20,7 +20,8 @@ from sqlalchemy import func, select, update
 
 from bot.db.models import campaigns, characters, ledger
 from bot.services.campaigns import campaign_for_channel
-from bot.services.ledger import Kind, NewRoll, Origin, get_roll, record_roll
+from bot.services.ledger import NewRoll, Origin, get_roll, record_roll
+from bot.words import LedgerKind
 from tests.bot.conftest import Table, final_answer, make_character, message_text, start_campaign
 
 UNUSED_ID = 999_999
@@ -248,7 +249,7 @@ async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_
         table.bot.db,
         NewRoll(
             origin=Origin(channel_id=OLD_CHANNEL, user_id=table.alice.id, guild_id=OLD_GUILD),
-            kind=Kind.ROLL,
+            kind=LedgerKind.ROLL,
             request="/roll dice:1d20",
             dice=[{"sides": 20, "dice": [{"face": 7}]}],
             outcome={"total": 7, "label": None, "expression": "1d20"},
@@ -267,7 +268,7 @@ async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_
         table.bot.db,
         NewRoll(
             origin=Origin(channel_id=OLD_CHANNEL + 1, user_id=table.alice.id, guild_id=OLD_GUILD),
-            kind=Kind.ROLL,
+            kind=LedgerKind.ROLL,
             request="/roll dice:1d20",
             dice=[{"sides": 20, "dice": [{"face": 9}]}],
             outcome={"total": 9, "label": None, "expression": "1d20"},

@@ -26,7 +26,8 @@ from bot.services.export import (
     import_campaigns,
     load,
 )
-from bot.services.ledger import Kind, NewRoll, Origin, record_roll, stamp_revealed
+from bot.services.ledger import NewRoll, Origin, record_roll, stamp_revealed
+from bot.words import LedgerKind
 from tests.conftest import truncate_all
 
 GUILD = 1_100_000_000_000_001
@@ -97,7 +98,7 @@ async def fill(db: Database, channel: int = CHANNEL) -> int:
         db,
         NewRoll(
             origin=origin,
-            kind=Kind.CHECK,
+            kind=LedgerKind.CHECK,
             request="/check ability:DEX",
             dice=[17],
             outcome={"total": 16, "ok": True},
@@ -110,7 +111,7 @@ async def fill(db: Database, channel: int = CHANNEL) -> int:
         db,
         NewRoll(
             origin=Origin(channel_id=channel, user_id=BOB, guild_id=GUILD),
-            kind=Kind.ROLL,
+            kind=LedgerKind.ROLL,
             request="/roll 1d20 (self)",
             dice=[4],
             outcome={"total": 4},
@@ -276,7 +277,7 @@ async def _hidden_revealed(db: Database, campaign_id: int) -> int:
         db,
         NewRoll(
             origin=Origin(channel_id=CHANNEL, user_id=ALICE, guild_id=GUILD),
-            kind=Kind.CHECK,
+            kind=LedgerKind.CHECK,
             request="/gm check secret:blind",
             dice=[20],
             outcome={"total": 25},
@@ -313,7 +314,7 @@ async def _moves(source: Database, target: Database) -> None:
         target,
         NewRoll(
             origin=Origin(channel_id=CHANNEL + 50, user_id=BOB, guild_id=GUILD + 5),
-            kind=Kind.ROLL,
+            kind=LedgerKind.ROLL,
             request="1d20",
             dice=[3],
             outcome={"total": 3},
@@ -349,7 +350,7 @@ async def test_verify_still_matches_after_the_campaign_is_deleted(db: Database) 
         db,
         NewRoll(
             origin=Origin(channel_id=CHANNEL, user_id=BOB, guild_id=GUILD),
-            kind=Kind.ROLL,
+            kind=LedgerKind.ROLL,
             request="1d20",
             dice=[3],
             outcome={"total": 3},
@@ -498,7 +499,7 @@ async def test_a_moved_campaign_and_its_old_channel_never_print_the_same_number(
             db,
             NewRoll(
                 origin=Origin(channel_id=channel, user_id=BOB, guild_id=GUILD),
-                kind=Kind.ROLL,
+                kind=LedgerKind.ROLL,
                 request="1d20",
                 dice=[3],
                 outcome={"total": 3},

@@ -11,7 +11,8 @@ from bot.services.campaigns import CampaignView, setup_campaign, update_settings
 from bot.services.characters import CharacterView, Proficiency
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
-from bot.services.ledger import Kind, NewRoll, latest_rolls, record_roll
+from bot.services.ledger import NewRoll, latest_rolls, record_roll
+from bot.words import LedgerKind
 
 
 async def test_first_character_becomes_active(db: Database, pd_campaign: CampaignView) -> None:
@@ -130,7 +131,9 @@ async def test_boon_raises_maximum_and_losing_it_caps(
     view = await svc.get_character_by_id(db, hero.id)
     assert (view.fortune, view.fortune_max, view.double_fortune) == (2, 2, False)
     # The GM's change is in the ledger, with the dice it cost.
-    audit = [r.outcome for r in await latest_rolls(db, pd_campaign.id) if r.kind == Kind.FORTUNE]
+    audit = [
+        r.outcome for r in await latest_rolls(db, pd_campaign.id) if r.kind == LedgerKind.FORTUNE
+    ]
     assert [
         (o["action"], o["change"]) for o in audit if o.get("action", "").startswith("boon")
     ] == [
@@ -164,7 +167,7 @@ async def test_delete_keeps_rolls_and_promotes_another(
         db,
         NewRoll(
             origin=origin(),
-            kind=Kind.ATTEMPT,
+            kind=LedgerKind.ATTEMPT,
             request="/attempt STR",
             dice=[17],
             outcome={"level": "Major"},

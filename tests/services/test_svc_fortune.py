@@ -18,6 +18,7 @@ from bot.services.errors import (
 )
 from bot.services.fortune_table import set_boon
 from bot.services.ledger import latest_rolls
+from bot.words import FortunePurpose
 
 
 async def test_gain_to_maximum(db: Database, hero: CharacterView) -> None:
@@ -34,7 +35,7 @@ async def test_spend_records_purpose(
     with pytest.raises(NoFortuneLeft, match="Jade has no fortune dice left"):
         await svc.spend_fortune(db, hero.id, origin(), "hint")
     await svc.give_fortune(db, hero.id, origin(), amount=2)
-    view = await svc.spend_fortune(db, hero.id, origin(), svc.Purpose.ESCAPE, note="bird")
+    view = await svc.spend_fortune(db, hero.id, origin(), FortunePurpose.ESCAPE, note="bird")
     assert (view.fortune, view.maximum, view.changed) == (1, 2, -1)
     spend, give = await latest_rolls(db, pd_campaign.id)
     assert spend.kind == "fortune" and spend.character_id == hero.id

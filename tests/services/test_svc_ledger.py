@@ -20,13 +20,14 @@ from bot.services import ledger as svc
 from bot.services.campaigns import CampaignView, delete_campaign
 from bot.services.characters import CharacterView
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
+from bot.words import LedgerKind
 from tests.ledger_triggers import drop_triggers
 
 
 def roll(campaign_id: int | None = None, **overrides: object) -> svc.NewRoll:
     values: dict[str, object] = {
         "origin": origin(),
-        "kind": svc.Kind.ROLL,
+        "kind": LedgerKind.ROLL,
         "request": "2d6+1",
         "dice": [{"sides": 6, "value": 4}, {"sides": 6, "value": 2}],
         "outcome": {"total": 7},
@@ -134,7 +135,7 @@ async def test_latest_rolls_newest_first_with_filters(
                 pd_campaign.id,
                 origin=origin(BOB if i % 5 == 0 else ALICE),
                 request=f"r{i}",
-                kind=svc.Kind.CHECK if i % 2 else svc.Kind.ROLL,
+                kind=LedgerKind.CHECK if i % 2 else LedgerKind.ROLL,
                 character_id=hero.id if i % 3 == 0 else None,
                 visibility=Visibility.BLIND if i == 24 else Visibility.PUBLIC,
             ),

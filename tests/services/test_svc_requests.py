@@ -17,6 +17,7 @@ from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, setup_campaign
 from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
+from bot.words import LedgerKind
 
 GM = 4_000_000_000_000_009
 _interactions = itertools.count(8_000_000_000_000_000)
@@ -71,7 +72,7 @@ async def test_requests_answered_at_the_same_time_each_complete_exactly_once(
         after = await requests.load(db, request.id)
         assert after.complete and not after.waiting
         assert after.verdict is not None
-    groups = await ledger.latest_rolls(db, d20_campaign.id, kinds=[ledger.Kind.GROUP], limit=100)
+    groups = await ledger.latest_rolls(db, d20_campaign.id, kinds=[LedgerKind.GROUP], limit=100)
     assert sorted(row.request for row in groups) == sorted(f"roll request #{r.id}" for r in made)
 
 

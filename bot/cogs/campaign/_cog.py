@@ -5,24 +5,25 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._options import DifficultyChoice, Secret
+from bot.cogs._options import DifficultyChoice, Secret, WordChoices
 from bot.cogs._respond import answer, defer
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
 from bot.services import export as exports
 from bot.services import posts, secrecy, sheets
+from bot.words import RuleSystem, SecrecyCommand
 
 log = logging.getLogger(__name__)
 
-SystemChoice = Literal["pen-and-dagger", "roll-under", "threshold", "d20-check"]
-SecrecyCommandChoice = Literal["roll", "check", "save", "luck", "gm-roll", "gm-check"]
+SystemChoice = app_commands.Transform[str, WordChoices(RuleSystem)]
+SecrecyCommandChoice = app_commands.Transform[str, WordChoices(SecrecyCommand)]
 
 
 def _can_view(target: Any, overwrite: discord.PermissionOverwrite) -> bool:

@@ -30,11 +30,11 @@ from bot.cogs._options import (
     save_options,
 )
 from bot.cogs.fortune._buttons import fortune_view_for
-from bot.db.models import Visibility
 from bot.render.checks import check_embed
 from bot.render.secrecy import stub_embed
 from bot.services import checks, secrecy
 from bot.services.checks import CheckResult
+from bot.words import Visibility
 
 
 async def send_check(interaction: discord.Interaction[Any], result: CheckResult) -> None:

@@ -22,6 +22,7 @@ from bot.render.requests import closed_text, reminder_text, request_embed
 from bot.services import requests, scheduler
 from bot.services.errors import StorageUnavailable
 from bot.services.secrecy import GmTargets
+from bot.words import NotifyMode
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
@@ -192,7 +193,7 @@ class ClockCog(commands.Cog):
         for reminder in notice.reminders:
             text = reminder_text(request, reminder, link)
             mentions = discord.AllowedMentions(users=True, everyone=False, roles=False)
-            if reminder.mode == "dm":
+            if reminder.mode == NotifyMode.DM:
                 try:
                     user = self.bot.get_user(reminder.user_id) or await self.bot.fetch_user(
                         reminder.user_id

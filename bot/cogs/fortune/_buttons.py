@@ -15,15 +15,14 @@ import discord
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import update_message
 from bot.db.engine import Database
-from bot.db.models import Visibility
 from bot.quoting import escape
 from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune_table
 from bot.services.checks import CheckResult
-from bot.services.fortune_table import KEEP, TRADE
 from bot.services.ledger import RollView
 from bot.tree import answer_error
+from bot.words import RollChoice, Visibility
 
 KEEP_LABEL = "Keep the critical"
 TRADE_LABEL = "Take a Normal success + a fortune die"
@@ -41,12 +40,12 @@ def _title(interaction: discord.Interaction[Any], fallback: str) -> str:
 
 class NaturalTwentyButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"pbp:n20:(?P<roll>\d+):(?P<choice>keep|trade)",
+    template=rf"pbp:n20:(?P<roll>\d+):(?P<choice>{RollChoice.KEEP}|{RollChoice.TRADE})",
 ):
     """Pen & Dagger ruling 5: keep a natural 20, or trade it for a Normal success and a die."""
 
     def __init__(self, roll_id: int, choice: str, *, luck: bool = False) -> None:
-        if choice == KEEP:
+        if choice == RollChoice.KEEP:
             label, style = KEEP_LABEL, discord.ButtonStyle.success
         else:
             label, style = (TRADE_LUCK_LABEL if luck else TRADE_LABEL), discord.ButtonStyle.primary
@@ -70,7 +69,7 @@ class NaturalTwentyButton(
         try:
             bot = bot_of(interaction)
             caller = caller_from(interaction)
-            if self.choice == KEEP:
+            if self.choice == RollChoice.KEEP:
                 result = await fortune_table.keep_critical(bot.db, caller, self.roll_id)
             else:
                 result = await fortune_table.trade_critical(bot.db, caller, self.roll_id)
@@ -137,8 +136,8 @@ def fortune_view(roll_id: int, outcome: object, fortune: int) -> discord.ui.View
         if not outcome.trade_available:
             return None  # at the maximum: keeping is the only (default) choice
         luck = isinstance(outcome, pd.LuckOutcome)
-        view.add_item(NaturalTwentyButton(roll_id, KEEP, luck=luck))
-        view.add_item(NaturalTwentyButton(roll_id, TRADE, luck=luck))
+        view.add_item(NaturalTwentyButton(roll_id, RollChoice.KEEP, luck=luck))
+        view.add_item(NaturalTwentyButton(roll_id, RollChoice.TRADE, luck=luck))
         return view
     if fortune > 0 and pd.can_reroll(outcome)[0]:
         view.add_item(RerollButton(roll_id))

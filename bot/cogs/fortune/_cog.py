@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
+from bot.cogs._options import WordChoices
 from bot.cogs._respond import answer
 from bot.cogs.fortune._buttons import fortune_view
 from bot.quoting import escape
@@ -22,9 +23,10 @@ from bot.render.fortune import (
     status_text,
 )
 from bot.services import fortune_table
+from bot.words import FortunePurpose
 
 Name = app_commands.Range[str, 1, 64]
-PurposeChoice = Literal["hint", "escape", "item", "reroll"]
+PurposeChoice = app_commands.Transform[str, WordChoices(FortunePurpose)]
 Count = app_commands.Range[int, 1, 4]
 
 
@@ -59,7 +61,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
     ) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
-        if purpose == "reroll":
+        if purpose == FortunePurpose.REROLL:
             result = await fortune_table.reroll_latest(bot.db, bot.rng, caller)
             view = fortune_view(result.new_roll_id, result.final, result.fortune)
             await answer(

@@ -33,6 +33,7 @@ from bot.render.dice import roll_embed
 from bot.render.secrecy import stub_embed
 from bot.services import checks, secrecy
 from bot.services.rolls import roll_dice
+from bot.words import SecrecyCommand
 
 SECRET_HELP = "Who sees the result (default: the campaign's, normally blind: only the GM)"
 
@@ -62,7 +63,7 @@ async def gm_roll(
         label=label,
         request=request_text(interaction),
         visibility=secret,
-        command="gm-roll",
+        command=SecrecyCommand.GM_ROLL,
     )
     name = "The GM"
     await deliver(

@@ -10,11 +10,11 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, update_message
-from bot.db.models import RuleSystem
 from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
 from bot.services.campaigns import campaign_for_channel
 from bot.services.errors import NoCampaign
 from bot.tree import answer_error
+from bot.words import RuleSystem
 
 #: Long enough to read a page; the help can always be asked again.
 PAGER_TIMEOUT = 900

@@ -6,7 +6,7 @@ nothing from channels or threads they cannot read), so it must not be shown to a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
+from bot.cogs._options import WordChoices
 from bot.cogs._respond import answer, defer, update_message
 from bot.cogs.fortune._buttons import reveal_view
 from bot.db.engine import Database
@@ -26,25 +27,11 @@ from bot.services.context import Caller
 from bot.services.errors import InvalidValue
 from bot.services.history import HistoryFilter
 from bot.tree import answer_error
+from bot.words import LedgerKind
 
-#: Every kind the ledger records (bot.services.ledger.Kind, "test" for threshold, the
-#: natural-20 choices "keep" and "trade").
-HistoryKind = Literal[
-    "roll",
-    "check",
-    "save",
-    "attempt",
-    "luck",
-    "test",
-    "reroll",
-    "keep",
-    "trade",
-    "fortune",
-    "contest",
-    "group",
-    "generate",
-    "attack",
-    "d20-reroll",
+#: Every kind of roll the ledger records (a turn-order change is not a roll).
+HistoryKind = app_commands.Transform[
+    str, WordChoices(k for k in LedgerKind if k is not LedgerKind.TURN)
 ]
 PAGE_TIMEOUT = 600.0
 

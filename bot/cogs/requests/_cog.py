@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -19,7 +19,7 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
-from bot.cogs._options import DifficultyChoice
+from bot.cogs._options import DifficultyChoice, WordChoices
 from bot.cogs._respond import answer, update_message
 from bot.cogs.clock._cog import wake
 from bot.errors import UserError
@@ -37,6 +37,7 @@ from bot.services.clock import format_duration, parse_duration
 from bot.services.requests import RequestView
 from bot.services.secrecy import GmTargets
 from bot.tree import answer_error
+from bot.words import DefaultAction
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +153,7 @@ async def request_roll(
     save: bool = False,
     proficiency: app_commands.Range[str, 1, 64] | None = None,
     deadline: app_commands.Range[str, 1, 20] | None = None,
-    default: Literal["roll", "skip", "fail"] | None = None,
+    default: app_commands.Transform[str, WordChoices(DefaultAction)] | None = None,
     remind: app_commands.Range[str, 1, 20] | None = None,
 ) -> None:
     bot = bot_of(interaction)

@@ -7,17 +7,19 @@ one ping, their way (``/me notify``): a mention in that message, a DM, or nothin
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._options import WordChoices
 from bot.cogs.clock._cog import wake
 from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
 from bot.services import turns
 from bot.services.clock import parse_duration
 from bot.services.turns import TurnEvent
+from bot.words import NotifyMode, TurnOrderKind
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
@@ -35,7 +37,7 @@ def _link(event: TurnEvent) -> str:
 
 async def _dm(bot: PbpBot, event: TurnEvent) -> None:
     """The DM of a player who chose DMs; a closed DM is logged (the channel line names them)."""
-    if event.ping_mode != "dm" or event.order.ended_at is not None:
+    if event.ping_mode != NotifyMode.DM or event.order.ended_at is not None:
         return
     user_id = event.order.current.user_id
     try:
@@ -75,7 +77,7 @@ async def deliver_turn(bot: PbpBot, event: TurnEvent) -> None:
 async def turns_start(
     interaction: discord.Interaction[Any],
     characters: app_commands.Range[str, 1, 1000] | None = None,
-    order: Literal["listed", "initiative", "random"] = "listed",
+    order: app_commands.Transform[str, WordChoices(TurnOrderKind)] = TurnOrderKind.LISTED,
     deadline: app_commands.Range[str, 1, 20] | None = None,
 ) -> None:
     bot = bot_of(interaction)

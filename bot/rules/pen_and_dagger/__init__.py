@@ -26,20 +26,11 @@ from bot.rules.pen_and_dagger.attempts import (
     attempt_odds,
     best_reachable_level,
     can_reroll,
+    check_fortune,
     final_level,
     luck_odds,
     luck_roll,
     reroll,
-)
-from bot.rules.pen_and_dagger.fortune import (
-    BASE_FORTUNE_MAX,
-    BOON_FORTUNE_MAX,
-    FortuneChange,
-    FortunePurpose,
-    check_fortune,
-    fortune_max,
-    gain_fortune,
-    spend_fortune,
 )
 from bot.rules.pen_and_dagger.generation import (
     GeneratedScore,
@@ -54,14 +45,10 @@ from bot.rules.pen_and_dagger.table import Rank, SuccessLevel, table_level
 
 __all__ = [
     "ABILITIES",
-    "BASE_FORTUNE_MAX",
-    "BOON_FORTUNE_MAX",
     "FIRST_LEVEL_MAX_SCORE",
     "LUCKY_ON",
     "MAX_REROLLS",
     "AttemptOutcome",
-    "FortuneChange",
-    "FortunePurpose",
     "GeneratedScore",
     "GenerationScheme",
     "GroupGeneration",
@@ -80,8 +67,6 @@ __all__ = [
     "can_reroll",
     "check_fortune",
     "final_level",
-    "fortune_max",
-    "gain_fortune",
     "generate_group_scores",
     "group_rollers",
     "luck_odds",
@@ -89,7 +74,6 @@ __all__ = [
     "parse_racial_adjustments",
     "plan_group_dice",
     "reroll",
-    "spend_fortune",
     "table_level",
     "validate_assignment",
 ]

@@ -16,8 +16,8 @@ from typing import Generic, TypeVar, overload
 
 from bot.rules.common import Advantage, check_total, kept_die_distribution, roll_d20
 from bot.rules.errors import RulesError
-from bot.rules.pen_and_dagger.fortune import BASE_FORTUNE_MAX, FortunePurpose, check_fortune
 from bot.rules.pen_and_dagger.table import Rank, SuccessLevel, table_level
+from bot.words import FORTUNE_MAX, FortunePurpose
 
 __all__ = [
     "LUCKY_ON",
@@ -31,6 +31,7 @@ __all__ = [
     "attempt_odds",
     "best_reachable_level",
     "can_reroll",
+    "check_fortune",
     "final_level",
     "luck_odds",
     "luck_roll",
@@ -63,6 +64,19 @@ class Reliability(enum.Enum):
         if unreliable and not reliable:
             return cls.UNRELIABLE
         return cls.NONE
+
+
+def check_fortune(current: int, maximum: int) -> None:
+    """Refuse a fortune count outside 0..maximum, or a negative maximum (ruling 6).
+
+    The services change the count atomically in SQL (ruling 6: "under any concurrency"); a
+    roll only reads it, to offer the natural-20 trade (ruling 5), and refuses a count that
+    cannot be.
+    """
+    if maximum < 0:
+        raise RulesError(f"A fortune-dice maximum cannot be negative (got {maximum}).")
+    if not 0 <= current <= maximum:
+        raise RulesError(f"A hero holds between 0 and {maximum} fortune dice, not {current}.")
 
 
 def _adjustments(rank_adjustment: RankAdjustment) -> tuple[int, ...]:
@@ -194,7 +208,7 @@ def attempt(
     reliable: bool = False,
     unreliable: bool = False,
     fortune: int = 0,
-    fortune_max: int = BASE_FORTUNE_MAX,
+    fortune_max: int = FORTUNE_MAX,
 ) -> AttemptOutcome:
     """Make an attempt: roll d20 against ``rank`` on the Success Table ("Attempts").
 
@@ -320,7 +334,7 @@ class LuckOutcome:
 
 
 def luck_roll(
-    rng: random.Random, *, fortune: int = 0, fortune_max: int = BASE_FORTUNE_MAX
+    rng: random.Random, *, fortune: int = 0, fortune_max: int = FORTUNE_MAX
 ) -> LuckOutcome:
     """Make a luck roll: d20, lucky on 10+ ("Luck Rolls"; ruling 5 for the natural-20 trade).
 
@@ -428,7 +442,7 @@ def reroll(
     rng: random.Random,
     *,
     fortune: int = 0,
-    fortune_max: int = BASE_FORTUNE_MAX,
+    fortune_max: int = FORTUNE_MAX,
 ) -> RerollOutcome[AttemptOutcome] | RerollOutcome[LuckOutcome]:
     """Spend-a-fortune-die reroll: roll again until better ("Fortune Dice" 4; ruling 6).
 

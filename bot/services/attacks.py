@@ -518,5 +518,12 @@ async def attack_in(
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
     expression = _damage_expression(options.damage)
     return await _perform_in(
-        session, rng, caller, options, request, expression, visibility=visibility, command=SecrecyCommand.CHECK
+        session,
+        rng,
+        caller,
+        options,
+        request,
+        expression,
+        visibility=visibility,
+        command=SecrecyCommand.CHECK,
     )

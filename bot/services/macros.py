@@ -19,7 +19,6 @@ from sqlalchemy import delete, func, select
 
 from bot.db.engine import Database
 from bot.db.macro_models import macros
-from bot.db.models import RuleSystem
 from bot.dice import parse_many
 from bot.quoting import escape, quote
 from bot.services import attacks, checks, ledger, rolls
@@ -39,6 +38,7 @@ from bot.services.roll_text import (
     parse_roll_text,
 )
 from bot.services.rolls import DiceRoll
+from bot.words import RuleSystem
 
 #: A character's saved rolls at most (Discord's autocomplete lists 25).
 MAX_MACROS = 25

@@ -48,7 +48,7 @@ class Command(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class _Option:
-    kind: str  # "int", "bool", "text" or a choice list joined by "|"
+    accepts: str  # "int", "bool", "text" or a choice list joined by "|"
     low: int | None = None
     high: int | None = None
 
@@ -231,16 +231,16 @@ def _put(command: Command, values: dict[str, object], name: str, value: object) 
 def _convert(name: str, option: _Option, raw: str) -> object:
     if raw == "":
         raise RollTextError(f"`{name}` needs a value.")
-    if option.kind == "text":
+    if option.accepts == "text":
         return raw
-    if option.kind == "bool":
+    if option.accepts == "bool":
         lowered = raw.casefold()
         if lowered in {"true", "yes", "on", "1", "y"}:
             return True
         if lowered in {"false", "no", "off", "0", "n"}:
             return False
         raise RollTextError(f"`{name}` must be true or false.")
-    if option.kind == "int":
+    if option.accepts == "int":
         bounds = f" from {option.low} to {option.high}"
         try:
             number = int(raw.replace("−", "-"))
@@ -253,7 +253,7 @@ def _convert(name: str, option: _Option, raw: str) -> object:
         ):
             raise RollTextError(f"`{name}` must be a whole number{bounds}.")
         return number
-    choices = option.kind.split("|")
+    choices = option.accepts.split("|")
     for choice in choices:
         if choice.casefold() == raw.casefold():
             return choice

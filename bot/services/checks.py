@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
@@ -38,6 +38,9 @@ from bot.services.characters import (
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+
+if TYPE_CHECKING:
+    from bot.services.prerolls import SealedDraw
 
 Outcome = (
     pd.AttemptOutcome
@@ -563,6 +566,7 @@ async def _perform(
     command: str = "check",
     character_name: str | None = None,
     as_gm: bool = False,
+    sealed: SealedDraw | None = None,
 ) -> CheckResult:
     async with core_transaction(db) as session:
         campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
@@ -574,6 +578,8 @@ async def _perform(
             ability = planner(campaign, character, 0).ability
             carry_over = await pending.consume_pending_in(session, character.id, ability)
         plan = planner(campaign, character, carry_over)
+        if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
+            rng = await sealed.rng_in(session, character, plan)
         outcome = plan.roll(rng)
         recorded = await secrecy.record_roll_in(
             session,
@@ -588,7 +594,7 @@ async def _perform(
                 kind=plan.kind,
                 request=request,
                 dice=list(_dice_of(outcome)),
-                outcome=to_jsonable(outcome),
+                outcome=to_jsonable(outcome) if sealed is None else sealed.bind(outcome),
                 visibility=chosen,
                 campaign_id=campaign.id,
                 character_id=character.id,
@@ -597,6 +603,8 @@ async def _perform(
         )
         if recorded.duplicate:
             raise DuplicateInteraction(recorded.number)
+        if sealed is not None:
+            await sealed.mark_used_in(session, recorded.id)
         if (
             isinstance(outcome, threshold.ThresholdOutcome)
             and outcome.carry_over_next
@@ -662,8 +670,10 @@ async def perform_gm_check(
     request: str,
     *,
     visibility: Visibility | str | None = None,
+    sealed: SealedDraw | None = None,
 ) -> CheckResult:
-    """GM only: roll a check with a player's character's stored stats (default blind)."""
+    """GM only: roll a check with a player's character's stored stats (default blind);
+    ``sealed``: with the character's sealed pre-rolls (bot/services/prerolls.py)."""
     options = await with_helper(db, caller, options)
     return await _perform(
         db,
@@ -675,6 +685,7 @@ async def perform_gm_check(
         command="gm-check",
         character_name=character_name,
         as_gm=True,
+        sealed=sealed,
     )
 
 

@@ -53,6 +53,8 @@ class Kind:
     REROLL = "reroll"
     GENERATE = "generate"
     FORTUNE = "fortune"
+    #: A sealed d20 nobody sees until the GM applies it to a check (issue 18).
+    PREROLL = "preroll"
 
 
 @dataclass(frozen=True, slots=True)

@@ -252,7 +252,10 @@ def may_see(
 
 
 def can_see(row: ledger_svc.RollView, viewer_id: int, viewer_is_gm: bool) -> bool:
-    """:func:`may_see` for a stored row."""
+    """:func:`may_see` for a stored row. A sealed pre-roll (issue 18) is seen by nobody, its
+    roller included, until the GM's check that uses it reveals it."""
+    if row.kind == ledger_svc.Kind.PREROLL and row.revealed_at is None:
+        return False
     return may_see(
         row.visibility, row.user_id, row.revealed_at is not None, viewer_id, viewer_is_gm
     )
@@ -275,6 +278,11 @@ class RowAccess:
     caller_is_gm: bool
 
 
+#: Issue 18: a sealed pre-roll opens only with the check that uses it, never by hand.
+PREROLL_SEALED = (
+    "Roll #{number} is a sealed pre-roll: nobody reveals it by hand, it opens when the GM "
+    "applies it to a check (/gm check ... preroll:next)."
+)
 #: One answer for a number that names nothing and one the caller may not reach (issue 15).
 NO_SUCH_ROLL = "No such roll here."
 
@@ -333,6 +341,8 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
     row = found.row
     if row.visibility is Visibility.PUBLIC:
         raise InvalidValue(f"Roll #{number} was public: there is nothing to reveal.")
+    if row.kind == ledger_svc.Kind.PREROLL:
+        raise NotAllowed(PREROLL_SEALED.format(number=number))
     if row.visibility is Visibility.SELF:
         if row.user_id != caller.user_id:
             raise NotAllowed("Only the player who rolled a self roll can reveal it.")

@@ -45,6 +45,7 @@ HistoryKind = Literal[
     "generate",
     "attack",
     "d20-reroll",
+    "preroll",
 ]
 PAGE_TIMEOUT = 600.0
 

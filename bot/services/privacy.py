@@ -543,8 +543,8 @@ async def erase_user(
         )
         character_ids: list[int] = list(await session.scalars(mine))
         if character_ids:
-            # Scores, proficiencies, saves and carry-overs go with them (ON DELETE CASCADE);
-            # the ledger's and requests' references become NULL.
+            # Scores, proficiencies, saves, carry-overs and sealed pre-rolls (issue 18) go with
+            # them (ON DELETE CASCADE); the ledger's and requests' references become NULL.
             await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
         other = 0
         in_ledger_scope = fortune_choices.c.roll_id.in_(

@@ -4,6 +4,7 @@ check (`/gm check ... preroll:next`), which shows when it was sealed, and /verif
 from __future__ import annotations
 
 import re
+
 import pytest
 
 from bot.services import ledger
@@ -65,7 +66,8 @@ async def test_sealed_die_applied_by_the_gm_then_verified(table: Table) -> None:
 
     # Before it is applied: /verify shows only the commitment, to anyone, the roller included.
     for member in (table.alice, table.gm, table.bob):
-        early = message_text(final_answer(await member.slash(table.table, "verify", roll=row.number)))
+        asked = await member.slash(table.table, "verify", roll=row.number)
+        early = message_text(final_answer(asked))
         assert "sealed pre-roll" in early and row.commitment is not None
         assert row.commitment in early and not _shows_face(early, 17)
 

@@ -13,11 +13,13 @@ from svc_helpers import ALICE, CHANNEL, GUILD, gm_caller
 
 from bot.db.engine import Database
 from bot.db.preroll_models import prerolls as prerolls_table
+from bot.services import commitments as cm
 from bot.services import ledger, prerolls
 from bot.services.characters import CharacterView, set_score
 from bot.services.checks import CheckOptions
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
+from bot.services.privacy import erase_user
 
 _interactions = itertools.count(8_000_000_000_000_000)
 
@@ -95,3 +97,15 @@ class _FacesRandom(random.Random):
 
     def randint(self, a: int, b: int) -> int:
         return self.faces.pop(0)
+
+
+async def test_erasure_deletes_the_sealed_pre_rolls_and_tombstones_their_rows(
+    db: Database, hero: CharacterView
+) -> None:
+    sealed = await prerolls.seal(db, random.Random(3), _alice(), 2, "/preroll count:2")
+    await erase_user(db, ALICE, GUILD)
+    assert await _table(db) == []
+    for roll_id in sealed.roll_ids:
+        row = await ledger.get_roll(db, roll_id)
+        assert row.user_id == cm.TOMBSTONE_ID and row.character_name == cm.TOMBSTONE
+        assert row.revealed_at is None  # still sealed: nobody ever sees it

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, func, insert, select, update
+from sqlalchemy import CursorResult, exists, func, insert, select, update
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, characters
@@ -91,14 +91,20 @@ class Waiting:
     dice: tuple[SealedDie, ...]
 
 
+#: A die still waiting, and still whole: a GM's export leaves out an unrevealed self roll's
+#: result and salt (bot/services/export.py), so a pre-roll imported from one can never be used.
+_WAITING = (
+    prerolls.c.used_at.is_(None),
+    exists().where(ledger_table.c.id == prerolls.c.ledger_id, ledger_table.c.salt.is_not(None)),
+)
+
+
 def _count(value: int) -> str:
     return f"{value} sealed pre-roll{'s' if value != 1 else ''}"
 
 
 async def _waiting_in(session: Executor, character_id: int) -> int:
-    stmt = select(func.count()).where(
-        prerolls.c.character_id == character_id, prerolls.c.used_at.is_(None)
-    )
+    stmt = select(func.count()).where(prerolls.c.character_id == character_id, *_WAITING)
     return int((await session.execute(stmt)).scalar_one())
 
 
@@ -188,7 +194,11 @@ async def waiting(db: Database, caller: Caller) -> tuple[CampaignView, list[Wait
                     characters, characters.c.id == prerolls.c.character_id
                 )
             )
-            .where(prerolls.c.campaign_id == campaign.id, prerolls.c.used_at.is_(None))
+            .where(
+                prerolls.c.campaign_id == campaign.id,
+                prerolls.c.used_at.is_(None),
+                ledger_table.c.salt.is_not(None),  # as _WAITING: the row is joined here
+            )
             .order_by(characters.c.name, prerolls.c.ledger_id)
         )
         found: dict[str, list[SealedDie]] = {}
@@ -253,10 +263,10 @@ class SealedDraw:
         # use them), SQLite has one writer at a time. Claimed for good by mark_used_in.
         stmt = (
             select(prerolls.c.ledger_id)
-            .where(prerolls.c.character_id == character.id, prerolls.c.used_at.is_(None))
+            .where(prerolls.c.character_id == character.id, *_WAITING)
             .order_by(prerolls.c.ledger_id)
             .limit(needed)
-            .with_for_update(skip_locked=True)
+            .with_for_update(of=prerolls, skip_locked=True)
         )
         found: Sequence[Any] = (await session.execute(stmt)).scalars().all()
         ids = [int(i) for i in found]

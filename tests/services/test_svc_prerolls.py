@@ -8,13 +8,14 @@ import itertools
 import random
 from dataclasses import replace
 
+import pytest
 from sqlalchemy import select
 from svc_helpers import ALICE, CHANNEL, GUILD, gm_caller
 
 from bot.db.engine import Database
 from bot.db.preroll_models import prerolls as prerolls_table
 from bot.services import commitments as cm
-from bot.services import ledger, prerolls
+from bot.services import export, ledger, prerolls
 from bot.services.characters import CharacterView, set_score
 from bot.services.checks import CheckOptions
 from bot.services.context import Caller
@@ -109,3 +110,52 @@ async def test_erasure_deletes_the_sealed_pre_rolls_and_tombstones_their_rows(
         row = await ledger.get_roll(db, roll_id)
         assert row.user_id == cm.TOMBSTONE_ID and row.character_name == cm.TOMBSTONE
         assert row.revealed_at is None  # still sealed: nobody ever sees it
+
+
+async def test_an_exported_campaign_keeps_its_sealed_pre_rolls(
+    db: Database, hero: CharacterView
+) -> None:
+    """The operator's export and import move the pre-rolls with their rows: the one used stays
+    used, the one waiting can still be applied, once, in the new place."""
+    await set_score(db, hero.id, "DEX", 12)
+    await prerolls.seal(db, _FacesRandom([6, 15]), _alice(), 2, "/preroll count:2")
+    caller = replace(gm_caller(), interaction_id=next(_interactions))
+    await prerolls.perform_gm_check(
+        db, random.Random(4), caller, hero.name, CheckOptions("DEX"), "/gm check preroll:next"
+    )
+    data = await export.export_campaigns(db, campaign_id=hero.campaign_id)
+    [moved] = await export.import_campaigns(db, data, guild_id=GUILD, channel_id=CHANNEL + 7)
+    assert moved.rows["prerolls"] == 2
+    there = replace(gm_caller(), channel_id=CHANNEL + 7, interaction_id=next(_interactions))
+    applied = await prerolls.perform_gm_check(
+        db, random.Random(4), there, hero.name, CheckOptions("DEX"), "/gm check preroll:next"
+    )
+    assert [(d.sealed.number, d.face) for d in applied.applied] == [(2, 15)]
+    with pytest.raises(InvalidValue, match="no sealed pre-roll left"):
+        await prerolls.perform_gm_check(
+            db,
+            random.Random(4),
+            replace(there, interaction_id=next(_interactions)),
+            hero.name,
+            CheckOptions("DEX"),
+            "/gm check preroll:next",
+        )
+
+
+async def test_a_gms_export_leaves_sealed_dice_out_so_the_import_has_none_to_apply(
+    db: Database, hero: CharacterView
+) -> None:
+    """A GM's export drops an unrevealed pre-roll's die and salt (as any self roll's): imported,
+    it can never be applied, so it does not count as waiting."""
+    await set_score(db, hero.id, "DEX", 12)
+    await prerolls.seal(db, _FacesRandom([6]), _alice(), 1, "/preroll")
+    data = await export.export_campaigns(db, campaign_id=hero.campaign_id, redact_private=True)
+    [moved] = await export.import_campaigns(db, data, guild_id=GUILD, channel_id=CHANNEL + 7)
+    assert moved.rows["prerolls"] == 1
+    there = replace(gm_caller(), channel_id=CHANNEL + 7, interaction_id=next(_interactions))
+    with pytest.raises(InvalidValue, match="no sealed pre-roll left"):
+        await prerolls.perform_gm_check(
+            db, random.Random(4), there, hero.name, CheckOptions("DEX"), "/gm check preroll:next"
+        )
+    _, found = await prerolls.waiting(db, there)
+    assert found == []

@@ -29,11 +29,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, exists, func, insert, select, update
+from sqlalchemy import CursorResult, insert, select, update
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, characters
-from bot.db.models import ledger as ledger_table
 from bot.db.preroll_models import prerolls
 from bot.db.types import utcnow
 from bot.quoting import escape
@@ -91,21 +90,32 @@ class Waiting:
     dice: tuple[SealedDie, ...]
 
 
-#: A die still waiting, and still whole: a GM's export leaves out an unrevealed self roll's
-#: result and salt (bot/services/export.py), so a pre-roll imported from one can never be used.
-_WAITING = (
-    prerolls.c.used_at.is_(None),
-    exists().where(ledger_table.c.id == prerolls.c.ledger_id, ledger_table.c.salt.is_not(None)),
-)
-
-
 def _count(value: int) -> str:
     return f"{value} sealed pre-roll{'s' if value != 1 else ''}"
 
 
+def _whole(row: ledger.RollView) -> bool:
+    """A sealed die that can still be applied: a GM's export leaves out an unrevealed self
+    roll's result and salt (bot/services/export.py), so one imported from it never can."""
+    return bool(row.salt) and isinstance(row.dice, list) and len(row.dice) == 1
+
+
+async def _waiting_rows_in(session: Executor, where: Any) -> list[tuple[Any, ledger.RollView]]:
+    """The unused pre-rolls matching ``where`` that can still be applied, oldest first, each
+    with its ledger row (read through the ledger's own reader)."""
+    stmt = (
+        select(prerolls.c.ledger_id, characters.c.name)
+        .join(characters, characters.c.id == prerolls.c.character_id)
+        .where(where, prerolls.c.used_at.is_(None))
+        .order_by(prerolls.c.ledger_id)
+    )
+    found = list(await session.execute(stmt))
+    rows = await ledger.rows_in(session, [int(r.ledger_id) for r in found])
+    return [(r, rows[int(r.ledger_id)]) for r in found if _whole(rows[int(r.ledger_id)])]
+
+
 async def _waiting_in(session: Executor, character_id: int) -> int:
-    stmt = select(func.count()).where(prerolls.c.character_id == character_id, *_WAITING)
-    return int((await session.execute(stmt)).scalar_one())
+    return len(await _waiting_rows_in(session, prerolls.c.character_id == character_id))
 
 
 async def seal(
@@ -182,30 +192,12 @@ async def waiting(db: Database, caller: Caller) -> tuple[CampaignView, list[Wait
         campaign = await campaign_for_channel_in(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
-        stmt = (
-            select(
-                characters.c.name,
-                ledger_table.c.number,
-                ledger_table.c.created_at,
-                ledger_table.c.commitment,
-            )
-            .select_from(
-                prerolls.join(ledger_table, ledger_table.c.id == prerolls.c.ledger_id).join(
-                    characters, characters.c.id == prerolls.c.character_id
-                )
-            )
-            .where(
-                prerolls.c.campaign_id == campaign.id,
-                prerolls.c.used_at.is_(None),
-                ledger_table.c.salt.is_not(None),  # as _WAITING: the row is joined here
-            )
-            .order_by(characters.c.name, prerolls.c.ledger_id)
+        waiting_rows = await _waiting_rows_in(session, prerolls.c.campaign_id == campaign.id)
+    found: dict[str, list[SealedDie]] = {}
+    for pre, row in sorted(waiting_rows, key=lambda pair: (str(pair[0].name), pair[1].id)):
+        found.setdefault(str(pre.name), []).append(
+            SealedDie(row.number, row.created_at, row.commitment or "")
         )
-        found: dict[str, list[SealedDie]] = {}
-        for row in await session.execute(stmt):
-            found.setdefault(str(row.name), []).append(
-                SealedDie(int(row.number), row.created_at, str(row.commitment or ""))
-            )
     return campaign, [Waiting(name, tuple(dice)) for name, dice in found.items()]
 
 
@@ -263,13 +255,23 @@ class SealedDraw:
         # use them), SQLite has one writer at a time. Claimed for good by mark_used_in.
         stmt = (
             select(prerolls.c.ledger_id)
-            .where(prerolls.c.character_id == character.id, *_WAITING)
+            .where(prerolls.c.character_id == character.id, prerolls.c.used_at.is_(None))
             .order_by(prerolls.c.ledger_id)
             .limit(needed)
-            .with_for_update(of=prerolls, skip_locked=True)
+            .with_for_update(skip_locked=True)
         )
-        found: Sequence[Any] = (await session.execute(stmt)).scalars().all()
-        ids = [int(i) for i in found]
+        while True:
+            found: Sequence[Any] = (await session.execute(stmt)).scalars().all()
+            by_id = await ledger.rows_in(session, [int(i) for i in found])
+            broken = [i for i, row in by_id.items() if not _whole(row)]
+            if not broken:
+                break
+            # A die a GM's export left out can never be applied: set aside, used by nothing
+            # (undone with the check if it fails), so the next ones come forward.
+            await session.execute(
+                update(prerolls).where(prerolls.c.ledger_id.in_(broken)).values(used_at=utcnow())
+            )
+        ids = sorted(by_id)
         if len(ids) < needed:
             name = escape(character.name)
             if needed > 1:
@@ -281,7 +283,7 @@ class SealedDraw:
                 f"{name} has no sealed pre-roll left: the player seals some with /preroll. "
                 "Nothing was rolled."
             )
-        rows = [await ledger.get_roll_in(session, i) for i in ids]
+        rows = [by_id[i] for i in ids]
         faces = [int(row.dice[0]) for row in rows]
         self._ids = tuple(ids)
         self._dice = _Dice(faces)

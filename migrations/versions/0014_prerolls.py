@@ -1,9 +1,11 @@
-"""Sealed pre-rolls (issue 18): whose sealed d20 each hidden ``preroll`` ledger row is, and
-which check used it.
+"""Sealed pre-rolls (issue 18): each sealed d20's character, and the check that used it.
 
 Revision ID: 0014_prerolls
 Revises: 0010_rule_options
 Create Date: 2026-11-30
+
+Each sealed d20 is a hidden ``preroll`` ledger row; ``prerolls`` names its character and, once
+the GM applies it, the check's row that used it.
 """
 
 from __future__ import annotations

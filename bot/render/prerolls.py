@@ -21,7 +21,7 @@ def sealed_embed(sealed: Sealed) -> discord.Embed:
     embed = style.new_embed(
         f"{name} seals {style.count(count, 'd20', 'd20s')}",
         f"Pre-rolled d20s for {name}: nobody sees them, the player included, until the GM "
-        f"applies one to a check (`/gm check character:{name} ... preroll:next`). Each one's "
+        f"applies one to a check (/gm check character:{name} ... preroll:next). Each one's "
         "commitment, fixed now:",
         style.INFO,
     )

@@ -227,3 +227,19 @@ async def test_a_player_without_a_character_is_told_how(table: Table) -> None:
     refused = await table.bob.slash(table.table, "preroll")
     assert answered_ephemeral(refused)
     assert "/character create" in message_text(final_answer(refused))
+
+
+async def test_a_name_with_markdown_renders_as_text(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    await table.alice.slash(table.table, "character create", name="**@everyone**")
+    await table.alice.slash(table.table, "character set", ability="DEX", value=10)
+    sealed = await table.alice.slash(table.table, "preroll")
+    stub = final_answer(sealed)
+    text = message_text(stub)
+    escaped = "\\*\\*@\u200beveryone\\*\\*"  # as bot/quoting.py escapes it
+    assert escaped in text and "**@everyone**" not in text
+    check = await table.gm.slash(
+        table.table, "gm check", character="**@everyone**", ability="DEX", preroll="next"
+    )
+    shown = message_text(final_answer(check))
+    assert escaped in shown and "**@everyone**" not in shown

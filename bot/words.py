@@ -85,6 +85,8 @@ class LedgerKind(enum.StrEnum):
     ATTACK = "attack"
     #: d20 check: one d20 of an advantage roll rerolled.
     D20_REROLL = "d20-reroll"
+    #: A sealed d20 nobody sees until the GM applies it to a check (issue 18).
+    PREROLL = "preroll"
     #: A change to a turn order (/turns); not a roll, so not offered by /history.
     TURN = "turn"
 

@@ -6,7 +6,14 @@ tests import this module so autogenerate and cleanup always see all of them.
 
 from __future__ import annotations
 
-from bot.db import fortune_models, macro_models, models, party_models, post_models
+from bot.db import (
+    fortune_models,
+    macro_models,
+    models,
+    party_models,
+    post_models,
+    preroll_models,
+)
 
 metadata = models.Base.metadata
 
@@ -17,4 +24,5 @@ __all__ = [
     "models",
     "party_models",
     "post_models",
+    "preroll_models",
 ]

@@ -11,7 +11,7 @@ from bot.services import commitments as cm
 from bot.services import secrecy
 from bot.services.ledger import RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
-from bot.words import Visibility
+from bot.words import LedgerKind, Visibility
 
 #: Who sees a hidden roll's result, in the stub's words.
 WHO_SEES: dict[Visibility, str] = {
@@ -145,6 +145,8 @@ def _reveal_command(row: RollView) -> str:
 
     With the public number, which is what the commands look up (issue 15).
     """
+    if row.kind == LedgerKind.PREROLL:
+        return "/gm check ... preroll:next"
     command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
     return f"{command} roll:{row.number}"
 
@@ -177,8 +179,15 @@ def verify_embed(result: Verification) -> discord.Embed:
     if not result.checked:
         embed = style.new_embed(
             f"Roll #{row.number} is still hidden",
-            f"It cannot be checked until {_revealer(row)} reveals it "
-            f"({_reveal_command(row)}). Its commitment, as recorded when it was rolled:",
+            # Issue 18: a sealed pre-roll opens with the GM's check that uses it.
+            (
+                "It is a sealed pre-roll: nobody has seen it, its roller included. It can be "
+                f"checked once the GM applies it to a check ({_reveal_command(row)})."
+                if row.kind == LedgerKind.PREROLL
+                else f"It cannot be checked until {_revealer(row)} reveals it "
+                f"({_reveal_command(row)})."
+            )
+            + " Its commitment, as recorded when it was rolled:",
             style.INFO,
         )
         style.add_field(embed, "Commitment (SHA-256)", f"`{result.stored}`")

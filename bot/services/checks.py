@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.db.engine import Database
 from bot.quoting import escape, quote
@@ -33,6 +33,9 @@ from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
 from bot.words import LedgerKind, RuleSystem, SecrecyCommand, Visibility, fortune_maximum
+
+if TYPE_CHECKING:
+    from bot.services.prerolls import SealedDraw
 
 Outcome = (
     pd.AttemptOutcome
@@ -576,6 +579,7 @@ async def _perform(
     command: str = SecrecyCommand.CHECK,
     character_name: str | None = None,
     as_gm: bool = False,
+    sealed: SealedDraw | None = None,
 ) -> CheckResult:
     async with core_transaction(db) as session:
         return await _perform_in(
@@ -588,6 +592,7 @@ async def _perform(
             command=command,
             character_name=character_name,
             as_gm=as_gm,
+            sealed=sealed,
         )
 
 
@@ -599,9 +604,10 @@ async def _perform_in(
     planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
     *,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = "check",
+    command: str = SecrecyCommand.CHECK,
     character_name: str | None = None,
     as_gm: bool = False,
+    sealed: SealedDraw | None = None,
 ) -> CheckResult:
     campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
@@ -612,6 +618,8 @@ async def _perform_in(
         ability = planner(campaign, character, 0).ability
         carry_over = await pending.consume_pending_in(session, character.id, ability)
     plan = planner(campaign, character, carry_over)
+    if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
+        rng = await sealed.rng_in(session, character, plan)
     outcome = plan.roll(rng)
     recorded = await secrecy.record_roll_in(
         session,
@@ -626,7 +634,7 @@ async def _perform_in(
             kind=plan.kind,
             request=request,
             dice=list(_dice_of(outcome)),
-            outcome=to_jsonable(outcome),
+            outcome=to_jsonable(outcome) if sealed is None else sealed.bind(outcome),
             visibility=chosen,
             campaign_id=campaign.id,
             character_id=character.id,
@@ -635,6 +643,8 @@ async def _perform_in(
     )
     if recorded.duplicate:
         raise DuplicateInteraction(recorded.number)
+    if sealed is not None:
+        await sealed.mark_used_in(session, recorded.id)
     if (
         isinstance(outcome, threshold.ThresholdOutcome)
         and outcome.carry_over_next
@@ -700,8 +710,10 @@ async def perform_gm_check(
     request: str,
     *,
     visibility: Visibility | str | None = None,
+    sealed: SealedDraw | None = None,
 ) -> CheckResult:
-    """GM only: roll a check with a player's character's stored stats (default blind)."""
+    """GM only: roll a check with a player's character's stored stats (default blind);
+    ``sealed``: with the character's sealed pre-rolls (bot/services/prerolls.py)."""
     options = await with_helper(db, caller, options)
     return await _perform(
         db,
@@ -713,6 +725,7 @@ async def perform_gm_check(
         command=SecrecyCommand.GM_CHECK,
         character_name=character_name,
         as_gm=True,
+        sealed=sealed,
     )
 
 

@@ -512,6 +512,14 @@ async def numbers_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, in
     return {int(row[0]): int(row[1]) for row in found}
 
 
+async def rows_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, RollView]:
+    """Rows given by id (a few: the sealed pre-rolls of a campaign, issue 18)."""
+    if not roll_ids:
+        return {}
+    found = await session.execute(select(_L).where(_L.c.id.in_(sorted(set(roll_ids)))))
+    return {int(row.id): view_of(row) for row in found}
+
+
 #: Rows read per query while walking a long chain.
 _CHAIN_PAGE = 500
 

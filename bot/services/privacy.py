@@ -569,9 +569,9 @@ async def erase_user(
         )
         character_ids: list[int] = list(await session.scalars(mine))
         if character_ids:
-            # Their saved rolls first, explicitly (issue 18); scores, proficiencies, saves and
-            # carry-overs go with them (ON DELETE CASCADE); the ledger's and requests'
-            # references become NULL.
+            # Their saved rolls first, explicitly (issue 18); scores, proficiencies, saves,
+            # carry-overs and sealed pre-rolls go with them (ON DELETE CASCADE); the ledger's
+            # and requests' references become NULL.
             await session.execute(delete(macros).where(macros.c.character_id.in_(character_ids)))
             await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
         other = 0

@@ -33,7 +33,7 @@ from bot.services.campaigns import (
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.scope import readable_row
-from bot.words import SecrecyCommand, Visibility
+from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 #: The commands whose default visibility a campaign can set, and the defaults (the issue:
 #: GM rolls for players default to blind).
@@ -253,7 +253,10 @@ def may_see(
 
 
 def can_see(row: ledger_svc.RollView, viewer_id: int, viewer_is_gm: bool) -> bool:
-    """:func:`may_see` for a stored row."""
+    """:func:`may_see` for a stored row. A sealed pre-roll (issue 18) is seen by nobody, its
+    roller included, until the GM's check that uses it reveals it."""
+    if row.kind == LedgerKind.PREROLL and row.revealed_at is None:
+        return False
     return may_see(
         row.visibility, row.user_id, row.revealed_at is not None, viewer_id, viewer_is_gm
     )
@@ -276,6 +279,11 @@ class RowAccess:
     caller_is_gm: bool
 
 
+#: Issue 18: a sealed pre-roll opens only with the check that uses it, never by hand.
+PREROLL_SEALED = (
+    "Roll #{number} is a sealed pre-roll: nobody reveals it by hand, it opens when the GM "
+    "applies it to a check (/gm check ... preroll:next)."
+)
 #: One answer for a number that names nothing and one the caller may not reach (issue 15).
 NO_SUCH_ROLL = "No such roll here."
 
@@ -334,6 +342,8 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
     row = found.row
     if row.visibility is Visibility.PUBLIC:
         raise InvalidValue(f"Roll #{number} was public: there is nothing to reveal.")
+    if row.kind == LedgerKind.PREROLL:
+        raise NotAllowed(PREROLL_SEALED.format(number=number))
     if row.visibility is Visibility.SELF:
         if row.user_id != caller.user_id:
             raise NotAllowed("Only the player who rolled a self roll can reveal it.")

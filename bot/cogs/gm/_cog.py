@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -25,13 +25,14 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
-from bot.cogs._respond import defer
+from bot.cogs._respond import answer, defer
 from bot.cogs.fortune._buttons import reveal_view
 from bot.cogs.history._cog import HistoryKind, send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
+from bot.render.prerolls import applied_field
 from bot.render.secrecy import stub_embed
-from bot.services import checks, secrecy
+from bot.services import checks, prerolls, secrecy
 from bot.services.rolls import roll_dice
 from bot.words import SecrecyCommand
 
@@ -90,6 +91,7 @@ async def gm_roll(
         proficiency="A proficiency on that character's sheet",
         helper="d20 check: a character working with them (they roll with advantage)",
         secret=SECRET_HELP,
+        preroll="next: use their oldest sealed d20s (/preroll) instead of fresh ones, publicly",
     )
 )
 @app_commands.autocomplete(character=ac.any_character, ability=ac.ability, helper=ac.any_character)
@@ -111,6 +113,7 @@ async def gm_check(
     crit_success_at: CritAt | None = None,
     crit_failure_at: CritAt | None = None,
     secret: Secret | None = None,
+    preroll: Literal["next"] | None = None,
 ) -> None:
     bot = bot_of(interaction)
     options = check_options(
@@ -129,6 +132,19 @@ async def gm_check(
         crit_success_at=crit_success_at,
         crit_failure_at=crit_failure_at,
     )
+    if preroll is not None:  # issue 18: the character's sealed d20s, shown as sealed
+        used = await prerolls.perform_gm_check(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            character,
+            options,
+            request_text(interaction),
+            visibility=secret,
+        )
+        full = applied_field(check_embed(used.result, gm_copy=True), used.applied)
+        await answer(interaction, embed=full, allowed_mentions=discord.AllowedMentions.none())
+        return
     result = await checks.perform_gm_check(
         bot.db,
         bot.rng,

@@ -11,21 +11,17 @@ from bot.render import style
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.common import Advantage
-from bot.services.checks import SYSTEM_NAMES, CheckResult, Outcome
+from bot.rules.systems import Tone, read
+from bot.services.checks import CheckResult, Outcome
 
-_PD_COLOURS = {
-    pd.SuccessLevel.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
-    pd.SuccessLevel.MAJOR: style.SUCCESS,
-    pd.SuccessLevel.NORMAL: style.SUCCESS,
-    pd.SuccessLevel.LIMITED: style.PARTIAL,
-    pd.SuccessLevel.FAILURE: style.FAILURE,
-    pd.SuccessLevel.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
-}
-_THRESHOLD_COLOURS = {
-    threshold.ThresholdResult.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
-    threshold.ThresholdResult.SUCCESS: style.SUCCESS,
-    threshold.ThresholdResult.FAILURE: style.FAILURE,
-    threshold.ThresholdResult.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
+#: A colour per tone (bot/rules/systems: each system says how its results feel).
+TONE_COLOURS = {
+    Tone.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
+    Tone.SUCCESS: style.SUCCESS,
+    Tone.PARTIAL: style.PARTIAL,
+    Tone.FAILURE: style.FAILURE,
+    Tone.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
+    Tone.NEUTRAL: style.NEUTRAL,
 }
 
 
@@ -44,34 +40,12 @@ def modifier_sum(kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
 
 def result_text(outcome: Outcome) -> str:
     """The result in the system's own words ("Major Success", "Pass", "Critical Failure")."""
-    if isinstance(outcome, pd.AttemptOutcome):
-        return outcome.level.display_name
-    if isinstance(outcome, pd.LuckOutcome):
-        return "Lucky" if outcome.lucky else "Not lucky"
-    if isinstance(outcome, roll_under.SaveOutcome):
-        return outcome.result.display
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        return outcome.result.display
-    return (
-        outcome.result_text
-        if outcome.result is not None
-        else f"Total {style.number(outcome.total)}"
-    )
+    return read(outcome).result
 
 
 def colour(outcome: Outcome) -> discord.Colour:
     """A colour per result: gold critical, green success, orange partial, red failure."""
-    if isinstance(outcome, pd.AttemptOutcome):
-        return _PD_COLOURS[outcome.level]
-    if isinstance(outcome, pd.LuckOutcome):
-        return style.SUCCESS if outcome.lucky else style.FAILURE
-    if isinstance(outcome, roll_under.SaveOutcome):
-        return style.SUCCESS if outcome.passed else style.FAILURE
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        return _THRESHOLD_COLOURS[outcome.result]
-    if outcome.succeeded is None:
-        return style.NEUTRAL
-    return style.SUCCESS if outcome.succeeded else style.FAILURE
+    return TONE_COLOURS[read(outcome).tone]
 
 
 #: A hidden natural 20 in the GM's copy (issue 15): the choice to trade it is the player's,
@@ -155,6 +129,9 @@ def breakdown(
         lines.append(("Total", modifier_sum(outcome.kept, outcome.modifiers)))
         if outcome.dc is not None:
             lines.append(("DC", str(outcome.dc)))
+    else:
+        # Any other registered system explains its own rolls.
+        lines.extend(read(outcome).lines)
     return lines
 
 
@@ -173,6 +150,6 @@ def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     )
     for label, text in breakdown(outcome, for_gm=for_gm, hidden=hidden and not for_gm):
         style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})
-    system = SYSTEM_NAMES[result.campaign.system]
+    system = result.campaign.rules.name
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed

@@ -80,7 +80,7 @@ _GMS = (
 )
 
 #: What /check does in each system, in a few lines (README "Rule systems").
-_SYSTEMS: dict[RuleSystem, str] = {
+_SYSTEMS: dict[str, str] = {
     RuleSystem.PEN_AND_DAGGER: (
         "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
         "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "
@@ -215,20 +215,21 @@ _FORTUNE = (
 )
 
 
-def rules_page(system: RuleSystem) -> str:
+def rules_page(system: str) -> str:
     """The path of the system's player reference (docs/rules/), named in /help system."""
-    return f"docs/rules/{system.value}.md"
+    return f"docs/rules/{system}.md"
 
 
 def _embed(title: str, text: str) -> discord.Embed:
     return style.new_embed(title, text, style.INFO)
 
 
-def _system_pages(system: RuleSystem | None) -> list[discord.Embed]:
+def _system_pages(system: str | None) -> list[discord.Embed]:
     if system is not None:
         embed = _embed(
             f"This campaign plays {SYSTEM_NAMES[system]}",
-            f"{_SYSTEMS[system]}\n\nThe full reference, with its tables and the rulings the bot "
+            f"{_SYSTEMS.get(system, '')}\n\nThe full reference, with its tables and the rulings "
+            "the bot "
             f"follows: `{rules_page(system)}` in pbp-dice's documentation.",
         )
         others = ", ".join(SYSTEM_NAMES[s] for s in RuleSystem if s is not system)
@@ -244,7 +245,7 @@ def _system_pages(system: RuleSystem | None) -> list[discord.Embed]:
     return [embed]
 
 
-def help_pages(topic: HelpTopic | None, system: RuleSystem | None = None) -> list[discord.Embed]:
+def help_pages(topic: HelpTopic | None, system: str | None = None) -> list[discord.Embed]:
     """The pages of ``topic`` (the overview when None); ``system`` is the channel's, if any."""
     if topic is None:
         return [_embed("pbp-dice help", _OVERVIEW)]

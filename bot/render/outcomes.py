@@ -20,6 +20,7 @@ from bot.render.checks import result_text
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.common import Advantage
+from bot.rules.systems import outcome_from_record, read
 from bot.services.checks import Outcome
 from bot.services.fortune_table import attempt_from_record, luck_from_record
 from bot.services.ledger import RollView
@@ -70,7 +71,7 @@ def check_outcome(data: Any) -> Outcome | None:
         return _save(data)
     if "kept" in data and "modifiers" in data and "kind" in data:
         return _d20(data)
-    return None
+    return outcome_from_record(data)  # any other registered system's shape
 
 
 def _save(data: dict[str, Any]) -> roll_under.SaveOutcome:
@@ -157,6 +158,10 @@ def check_words(outcome: Outcome) -> str:
             return f"{line} · Threshold hidden by the GM → {result}"
         tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
         return f"{line} · Threshold {outcome.threshold}{tier} → {result}"
+    if not isinstance(outcome, d20_check.CheckOutcome):
+        # Any other registered system: its dice and its result words.
+        faces = ", ".join(f"**{d}**" for d in read(outcome).dice)
+        return f"dice {faces} → {result}"
     line = _sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
     if outcome.dc is None:
         return f"{line} · no DC: the GM reads the total"

@@ -60,7 +60,7 @@ def _secrecy_line(campaign: CampaignView) -> str:
     )
 
 
-def score_line(system: RuleSystem, ability: str, value: int) -> str:
+def score_line(system: str, ability: str, value: int) -> str:
     """One ability score with what it means in the system (the sheet and /party show)."""
     if system is RuleSystem.PEN_AND_DAGGER:
         rank = pd.ability_rank(value).display_name

@@ -43,6 +43,7 @@ from bot.db.models import (
 from bot.db.types import utcnow
 from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
+from bot.rules.systems.base import per_system
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
@@ -50,12 +51,7 @@ from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFoun
 _C = characters
 
 #: Allowed ability score (or modifier) per system: (lowest, highest).
-SCORE_RANGE: Mapping[RuleSystem, tuple[int, int]] = {
-    RuleSystem.PEN_AND_DAGGER: (1, 100),  # Pen & Dagger ruling 7: below 1 is invalid
-    RuleSystem.ROLL_UNDER: (1, 19),  # roll-under ruling 1
-    RuleSystem.THRESHOLD: (-20, 20),  # attribute modifiers
-    RuleSystem.D20_CHECK: (1, 30),
-}
+SCORE_RANGE: Mapping[str, tuple[int, int]] = per_system(lambda s: s.score_range)
 MAX_LEVEL = 20
 MAX_NAME = 64
 
@@ -416,9 +412,9 @@ async def set_score(db: Database, character_id: int, ability: str, value: int) -
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
         canonical = campaign.ability(ability)
-        low, high = SCORE_RANGE[campaign.system]
+        low, high = campaign.rules.score_range
         if not low <= value <= high:
-            what = "modifier" if campaign.system is RuleSystem.THRESHOLD else "score"
+            what = campaign.rules.score_word
             raise InvalidValue(f"{canonical} {what} must be between {low} and {high}.")
         if campaign.system is RuleSystem.PEN_AND_DAGGER and value > FIRST_LEVEL_MAX_SCORE:
             # The character row's lock, held until the score is written: a concurrent
@@ -470,7 +466,7 @@ async def set_proficiency(
             if degree not in (1, 2) or rank is not None:
                 raise InvalidValue("Choose a degree: 1 (proficient) or 2 (expert).")
         else:
-            raise InvalidValue(f"Characters in {campaign.system.value} have no proficiencies.")
+            raise InvalidValue(f"Characters in {campaign.rules.key} have no proficiencies.")
         t = character_proficiencies
         stmt = (
             insert_for(session, t)
@@ -549,7 +545,7 @@ async def set_null_bonus(db: Database, character_id: int, bonus: int | None) -> 
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
         if campaign.system is not RuleSystem.D20_CHECK:
-            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.system.value}.")
+            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.rules.key}.")
     return await _update(db, character_id, null_bonus=bonus)
 
 

@@ -135,7 +135,7 @@ class ChoiceResult:
     new_roll_id: int
     choice: str
     character_name: str
-    system: RuleSystem
+    system: str
     outcome: PdOutcome
     fortune: int
     fortune_max: int
@@ -152,7 +152,7 @@ class RerollResult:
     roll_id: int
     new_roll_id: int
     character_name: str
-    system: RuleSystem
+    system: str
     reroll: pd.RerollOutcome[Any]
     fortune: int
     fortune_max: int

@@ -154,7 +154,7 @@ NOBODY_ROLLED = Verdict(None, "Nobody rolled: no group result.")
 
 
 def group_verdict(
-    system: RuleSystem, members: Sequence[tuple[str, RollSummary]], dc: int | None
+    system: str, members: Sequence[tuple[str, RollSummary]], dc: int | None
 ) -> Verdict:
     """The group outcome of everyone's rolls, per the campaign system's rule."""
     if not members:
@@ -613,7 +613,7 @@ class ContestSide:
         return any((self.ability, self.proficiency, self.bonus, self.advantage, self.disadvantage))
 
 
-def _no_contest(system: RuleSystem) -> InvalidValue:
+def _no_contest(system: str) -> InvalidValue:
     return InvalidValue(
         f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
         "character can roll /check and the GM compares the results."

@@ -37,7 +37,7 @@ from bot.rules.common import roll_d20
 from bot.services import characters, ledger, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.campaigns import CampaignView, get_campaign_in, system_key
 from bot.services.clock import MAX_DURATION
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed, NotFound
@@ -124,7 +124,7 @@ class RequestView:
     channel_id: int
     message_id: int | None
     gm_user_id: int
-    system: RuleSystem
+    system: str
     ability: str
     is_save: bool
     dc: int | None
@@ -199,7 +199,7 @@ def _request_view(row: Row[Any], targets: list[Row[Any]]) -> RequestView:
         channel_id=m["channel_id"],
         message_id=m["message_id"],
         gm_user_id=m["gm_user_id"],
-        system=RuleSystem(m["system"]),
+        system=system_key(m["system"]),
         ability=m["ability"],
         is_save=m["is_save"],
         dc=m["dc"],
@@ -304,7 +304,7 @@ async def create(
                     guild_id=campaign.guild_id,
                     channel_id=caller.channel_id,
                     gm_user_id=caller.user_id,
-                    system=campaign.system.value,
+                    system=campaign.rules.key,
                     ability=spec.ability,
                     is_save=spec.save,
                     proficiency=spec.proficiency,

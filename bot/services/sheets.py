@@ -343,7 +343,7 @@ async def set_score(
     return await characters.set_score(db, character.id, ability, value)
 
 
-def _proficiency_value(system: RuleSystem, value: str) -> tuple[str | None, int | None] | None:
+def _proficiency_value(system: str, value: str) -> tuple[str | None, int | None] | None:
     """Rank (Pen & Dagger) or degree (d20 check) from what was typed; None removes it."""
     if value.strip().casefold() in {"none", "remove", "-"}:
         return None
@@ -354,7 +354,7 @@ def _proficiency_value(system: RuleSystem, value: str) -> tuple[str | None, int 
         if degree is d20_check.ProficiencyDegree.NONE:
             return None
         return None, degree.multiplier
-    raise InvalidValue(f"Characters in {system.value} have no proficiencies.")
+    raise InvalidValue(f"Characters in {system} have no proficiencies.")
 
 
 async def set_proficiency(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,6 +31,7 @@ from bot.db.models import RuleSystem, Visibility, turn_orders
 from bot.rules.common import roll_d20
 from bot.rules.d20_check import ability_modifier
 from bot.rules.pen_and_dagger.attempts import AttemptOutcome
+from bot.rules.systems.base import per_system
 from bot.services import ledger, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
@@ -44,12 +46,8 @@ _O = turn_orders
 ORDERS: tuple[str, ...] = ("listed", "initiative", "random")
 TURN_JOB = "turn.deadline"
 #: The ability each system's initiative uses.
-INITIATIVE_ABILITY: dict[RuleSystem, str] = {
-    RuleSystem.D20_CHECK: "DEX",
-    RuleSystem.PEN_AND_DAGGER: "DEX",
-    RuleSystem.THRESHOLD: "DEX",
-    RuleSystem.ROLL_UNDER: "AGI",
-}
+#: The ability each system rolls initiative with (the registry's, by key).
+INITIATIVE_ABILITY: Mapping[str, str] = per_system(lambda s: s.initiative_ability, skip_none=True)
 
 
 def turn_key(order_id: int) -> str:

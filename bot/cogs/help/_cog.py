@@ -10,7 +10,6 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, update_message
-from bot.db.models import RuleSystem
 from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
 from bot.services.campaigns import campaign_for_channel
 from bot.services.errors import NoCampaign
@@ -57,7 +56,7 @@ class PagerView(discord.ui.View):
         await answer_error(interaction, error)
 
 
-async def _channel_system(interaction: discord.Interaction[Any]) -> RuleSystem | None:
+async def _channel_system(interaction: discord.Interaction[Any]) -> str | None:
     """The rule system of the channel's campaign (or its thread's parent's), if it has one."""
     caller = caller_from(interaction)
     if caller.guild_id is None:

@@ -1,0 +1,372 @@
+"""What a rule system is, once: the `System` protocol, the shapes it plans with, the registry.
+
+A system says what its check, save and luck roll mean (a :class:`Plan`: the rules call with the
+character's stats bound, and its exact odds), which options each accepts, its ability names and
+ranges, and how an outcome reads (:class:`Reading`: dice, result words, passed, tone). Services
+and renderers look a system up by its stored key (:func:`system_for`) or an outcome's system by
+its type (:func:`read`); they do not branch on which system it is (issue 21).
+
+Pure: no Discord, no database. The campaign and the character arrive as the small read-only
+protocols :class:`Table` and :class:`Sheet`, which the services' views satisfy.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, fields
+from fractions import Fraction
+from typing import Any, Protocol, TypeVar
+
+from bot.quoting import escape, quote
+from bot.rules.errors import RulesError
+
+
+class Tone(enum.StrEnum):
+    """How a result feels, which a renderer turns into a colour."""
+
+    CRITICAL_SUCCESS = "critical-success"
+    SUCCESS = "success"
+    PARTIAL = "partial"
+    FAILURE = "failure"
+    CRITICAL_FAILURE = "critical-failure"
+    NEUTRAL = "neutral"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """An outcome as every view reads it, whatever its system.
+
+    ``passed`` is None when the roll decides nothing by itself (a d20 check with no DC);
+    ``lines`` are (label, text) pairs explaining the roll, for a system whose renderer has no
+    richer breakdown of its own.
+    """
+
+    dice: tuple[int, ...]
+    result: str
+    passed: bool | None
+    tone: Tone
+    lines: tuple[tuple[str, str], ...] = ()
+
+
+class TierSettings(Protocol):
+    """Threshold difficulty tiers of a campaign."""
+
+    @property
+    def very_easy(self) -> int: ...
+    @property
+    def easy(self) -> int: ...
+    @property
+    def moderate(self) -> int: ...
+    @property
+    def hard(self) -> int: ...
+    @property
+    def very_hard(self) -> int: ...
+
+
+class Table(Protocol):
+    """What a system reads of a campaign (services' ``CampaignView`` satisfies it)."""
+
+    @property
+    def ability_names(self) -> tuple[str, ...]: ...
+    @property
+    def tiers(self) -> TierSettings: ...
+    @property
+    def carry_over(self) -> bool: ...
+    @property
+    def luck_trade(self) -> bool: ...
+
+    def ability(self, name: str) -> str: ...
+
+
+class Skill(Protocol):
+    """A stored proficiency: a Pen & Dagger rank or a d20-check degree."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def rank(self) -> str | None: ...
+    @property
+    def degree(self) -> int | None: ...
+
+
+class Sheet(Protocol):
+    """What a system reads of a character (services' ``CharacterView`` satisfies it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def fortune(self) -> int: ...
+    @property
+    def double_fortune(self) -> bool: ...
+    @property
+    def scores(self) -> Mapping[str, int]: ...
+    @property
+    def proficiencies(self) -> Mapping[str, Skill]: ...
+    @property
+    def save_proficiencies(self) -> frozenset[str]: ...
+    @property
+    def null_bonus(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    """What the player asked for; None / False means "not given"."""
+
+    ability: str
+    proficiency: str | None = None
+    dc: int | None = None
+    difficulty: str | None = None
+    advantage: bool = False
+    disadvantage: bool = False
+    bonus: int | None = None
+    rank_bonus: int | None = None
+    reliable: bool = False
+    unreliable: bool = False
+    #: d20 check ruling 8: a character working together with the leader (any owner).
+    helper: str | None = None
+    #: The task needs the named proficiency: a helper without it cannot help (ruling 8).
+    helper_needs_proficiency: bool = False
+    #: d20 check saves, ruling 6: the DC comes from ``source``'s abilities: "melee" or
+    #: "ranged" (the Weapon DC) or "spell" (the spell save DC).
+    against: str | None = None
+    source: str | None = None
+    #: d20 check "Spell Effect Saves": the spell's school picks the ability.
+    school: str | None = None
+    #: Threshold: this action's own critical thresholds (totals), besides natural 20 / 1.
+    crit_success_at: int | None = None
+    crit_failure_at: int | None = None
+    #: Set by the save's DC lookup, not by the player: how the DC was computed.
+    dc_from: str | None = None
+
+    def given(self) -> list[str]:
+        """Names of the options that were set, besides the ability."""
+        return [name for name in _OPTION_NAMES if getattr(self, name) not in (None, False)]
+
+
+#: CheckOptions' option names, once (``fields()`` per call showed in group saves' profile).
+_OPTION_NAMES = tuple(f.name for f in fields(CheckOptions) if f.name not in ("ability", "dc_from"))
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A check ready to roll or to price: the rules call with the character's stats bound."""
+
+    system: str
+    kind: str
+    ability: str
+    title: str
+    roll: Callable[[random.Random], Any]
+    odds: Callable[[], Mapping[str, Fraction]]
+
+
+class System(Protocol):
+    """One rule system: everything the services and renderers need to know about it."""
+
+    #: The key stored in ``campaigns.system`` and offered by /campaign setup.
+    @property
+    def key(self) -> str: ...
+    #: Its name in messages ("Roll-under"): refusals name the system a campaign plays.
+    @property
+    def name(self) -> str: ...
+    #: The ability names a campaign starts with, and whether a GM may change them.
+    @property
+    def abilities(self) -> tuple[str, ...]: ...
+    @property
+    def abilities_configurable(self) -> bool: ...
+    #: Allowed ability score (or modifier), lowest and highest, and what a score is called.
+    @property
+    def score_range(self) -> tuple[int, int]: ...
+    @property
+    def score_word(self) -> str: ...
+    #: Options /check takes besides the ability; /save's (None: no saving throws).
+    @property
+    def check_options(self) -> frozenset[str]: ...
+    @property
+    def save_options(self) -> frozenset[str] | None: ...
+    #: The outcome types its rolls produce (renderers find the system of an outcome by type).
+    @property
+    def outcome_types(self) -> tuple[type, ...]: ...
+    #: The ability initiative rolls with (None: this system has no initiative roll).
+    @property
+    def initiative_ability(self) -> str | None: ...
+
+    def plan_check(
+        self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
+    ) -> Plan:
+        """Bind the character's stats to this system's check."""
+        ...
+
+    def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
+        """Bind the character's stats to this system's saving throw (options already checked)."""
+        ...
+
+    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
+        """A luck-like roll, or None when the system has none."""
+        ...
+
+    def uses_carry_over(self, table: Table) -> bool:
+        """Whether a check consumes a stored modifier of the ability (threshold ruling 4)."""
+        ...
+
+    def carry_over_next(self, outcome: Any) -> int | None:
+        """The modifier an outcome leaves for the next roll of its ability, if any."""
+        ...
+
+    def read(self, outcome: Any) -> Reading:
+        """How one of its outcomes reads."""
+        ...
+
+    def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        """Rebuild an outcome from its stored form, or None if the shape is not its own."""
+        ...
+
+
+# --- the registry -------------------------------------------------------------------------------
+
+_SYSTEMS: dict[str, System] = {}
+_BY_OUTCOME: dict[type, System] = {}
+
+
+class _Registry(Mapping[str, System]):
+    """Read-only view of the registered systems, in registration order."""
+
+    def __getitem__(self, key: str) -> System:
+        return _SYSTEMS[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_SYSTEMS)
+
+    def __len__(self) -> int:
+        return len(_SYSTEMS)
+
+
+#: Every registered system by its stored key (``RuleSystem`` values are the built-in keys).
+SYSTEMS: Mapping[str, System] = _Registry()
+
+
+def register(system: System) -> System:
+    """Add ``system`` (or replace the one with its key); returns it."""
+    old = _SYSTEMS.get(system.key)
+    if old is not None:
+        unregister(old.key)
+    _SYSTEMS[system.key] = system
+    for kind in system.outcome_types:
+        _BY_OUTCOME[kind] = system
+    return system
+
+
+def unregister(key: str) -> None:
+    """Remove a registered system (a test's toy system, at teardown)."""
+    system = _SYSTEMS.pop(key, None)
+    if system is not None:
+        for kind in system.outcome_types:
+            _BY_OUTCOME.pop(kind, None)
+
+
+_V = TypeVar("_V")
+
+
+class _PerSystem(Mapping[str, _V]):
+    """A system attribute by key, always in step with the registry (toy systems included)."""
+
+    def __init__(self, get: Callable[[System], _V | None], skip_none: bool) -> None:
+        self._get = get
+        self._skip_none = skip_none
+
+    def _items(self) -> dict[str, _V]:
+        found = {key: self._get(system) for key, system in _SYSTEMS.items()}
+        return {k: v for k, v in found.items() if v is not None or not self._skip_none}  # type: ignore[misc]
+
+    def __getitem__(self, key: str) -> _V:
+        return self._items()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
+def per_system(get: Callable[[System], _V | None], *, skip_none: bool = False) -> Mapping[str, _V]:
+    """``{key: get(system)}`` over the registered systems, read live (the old per-system tables
+    such as ``SYSTEM_NAMES`` are these views now)."""
+    return _PerSystem(get, skip_none)
+
+
+class UnknownSystem(RulesError):
+    """A system key no registered system has."""
+
+
+def system_for(key: str) -> System:
+    """The system of a stored key, or :class:`UnknownSystem` naming the ones there are."""
+    found = _SYSTEMS.get(str(key))
+    if found is None:
+        known = ", ".join(_SYSTEMS)
+        raise UnknownSystem(f"Unknown rule system {quote(str(key))}: choose one of {known}.")
+    return found
+
+
+def system_of(outcome: Any) -> System | None:
+    """The system an outcome belongs to, by its type (None: not a system's roll)."""
+    return _BY_OUTCOME.get(type(outcome))
+
+
+def read(outcome: Any) -> Reading:
+    """How any system's outcome reads."""
+    system = system_of(outcome)
+    if system is None:
+        raise TypeError(f"no registered system rolls {type(outcome).__name__}")
+    return system.read(outcome)
+
+
+def outcome_from_record(data: Mapping[str, Any]) -> Any | None:
+    """The outcome a stored row holds, rebuilt by the first system that knows its shape."""
+    for system in _SYSTEMS.values():
+        found = system.outcome_from_record(data)
+        if found is not None:
+            return found
+    return None
+
+
+# --- helpers the built-in systems share ---------------------------------------------------------
+
+
+def refuse_options(system: System, given: list[str], allowed: frozenset[str], cmd: str) -> None:
+    """An option the campaign's system does not have gets a clear error naming the system."""
+    extra = [name for name in given if name not in allowed]
+    if extra:
+        has = ", ".join(sorted(allowed)) if allowed else "no options besides ability"
+        raise RulesError(
+            f"This campaign plays {system.name}, where {cmd} has no "
+            f"{', '.join(extra)} (it takes {has})."
+        )
+
+
+def score_of(sheet: Sheet, ability: str, word: str = "score") -> int:
+    """The character's score (or modifier) of ``ability``, or how to set it."""
+    if ability not in sheet.scores:
+        raise RulesError(
+            f"{escape(sheet.name)} has no {ability} {word} yet: set it with "
+            f"/character set ability:{ability} value:<number>."
+        )
+    return sheet.scores[ability]
+
+
+def skill_of(sheet: Sheet, name: str) -> tuple[str, str | None, int | None]:
+    """The character's proficiency called ``name`` (any case and spacing), or how to add it."""
+    found = sheet.proficiencies.get(" ".join(name.split()).casefold())
+    if found is None:
+        raise RulesError(
+            f"{escape(sheet.name)} has no proficiency called {quote(name)}: add it with "
+            "/character proficiency, or roll without it."
+        )
+    return found.name, found.rank, found.degree
+
+
+def named(odds: Mapping[Any, Fraction], name: Callable[[Any], str]) -> dict[str, Fraction]:
+    """Odds keyed by their display names."""
+    return {name(key): p for key, p in odds.items()}

@@ -1,0 +1,131 @@
+"""Pen & Dagger in the registry: attempts, luck rolls, odds and how its outcomes read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from bot.rules import pen_and_dagger as pd
+from bot.rules.systems.base import (
+    CheckOptions,
+    Plan,
+    Reading,
+    Sheet,
+    Table,
+    Tone,
+    named,
+    refuse_options,
+    score_of,
+    skill_of,
+)
+from bot.rules.systems.d20 import SIX_ABILITIES
+
+_PdRoll = TypeVar("_PdRoll", pd.AttemptOutcome, pd.LuckOutcome)
+
+_TONES = {
+    pd.SuccessLevel.CRITICAL_SUCCESS: Tone.CRITICAL_SUCCESS,
+    pd.SuccessLevel.MAJOR: Tone.SUCCESS,
+    pd.SuccessLevel.NORMAL: Tone.SUCCESS,
+    pd.SuccessLevel.LIMITED: Tone.PARTIAL,
+    pd.SuccessLevel.FAILURE: Tone.FAILURE,
+    pd.SuccessLevel.CRITICAL_FAILURE: Tone.CRITICAL_FAILURE,
+}
+
+
+def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
+    """No natural-20 trade on offer when the GM turned the option off (ruling 5, issue 16)."""
+    if table.luck_trade or not outcome.trade_available:
+        return outcome
+    return replace(outcome, trade_available=False)
+
+
+@dataclass(frozen=True)
+class PenAndDaggerSystem:
+    """Pen & Dagger: a rank read against the Success Table; luck rolls and fortune dice."""
+
+    key: str = "pen-and-dagger"
+    name: str = "Pen & Dagger"
+    abilities: tuple[str, ...] = SIX_ABILITIES
+    abilities_configurable: bool = False
+    score_range: tuple[int, int] = (1, 100)  # ruling 7: below 1 is invalid
+    score_word: str = "score"
+    check_options: frozenset[str] = frozenset(
+        {"proficiency", "advantage", "disadvantage", "rank_bonus", "reliable", "unreliable"}
+    )
+    save_options: frozenset[str] | None = None
+    outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
+    initiative_ability: str | None = "DEX"
+
+    def plan_check(
+        self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
+    ) -> Plan:
+        refuse_options(self, options.given(), self.check_options, "/check")
+        ability = table.ability(options.ability)
+        score = score_of(sheet, ability, self.score_word)
+        # "Attempts": the rank comes from the named proficiency, or else from the ability
+        # score (Ability Scores table, ruling 7).
+        if options.proficiency:
+            skill, rank_name, _ = skill_of(sheet, options.proficiency)
+            rank = pd.Rank.parse(rank_name or "")
+            title = f"{ability} ({skill}) attempt"
+        else:
+            rank = pd.ability_rank(score)
+            title = f"{ability} attempt"
+        fortune_max = pd.fortune_max(sheet.double_fortune)
+        kwargs: dict[str, Any] = {
+            "advantage": options.advantage,
+            "disadvantage": options.disadvantage,
+            "rank_adjustment": options.rank_bonus or 0,
+            "reliable": options.reliable,
+            "unreliable": options.unreliable,
+        }
+        return Plan(
+            self.key,
+            "attempt",
+            ability,
+            title,
+            lambda rng: trade_rule(
+                pd.attempt(rank, rng, fortune=sheet.fortune, fortune_max=fortune_max, **kwargs),
+                table,
+            ),
+            lambda: named(pd.attempt_odds(rank, **kwargs), lambda lv: lv.display_name),
+        )
+
+    def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
+        raise AssertionError("Pen & Dagger has no saving throws")  # save_options is None
+
+    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
+        """ "Luck Rolls": lucky on 10 or higher."""
+        fortune_max = pd.fortune_max(sheet.double_fortune)
+        return Plan(
+            self.key,
+            "luck",
+            "",
+            "luck roll",
+            lambda rng: trade_rule(
+                pd.luck_roll(rng, fortune=sheet.fortune, fortune_max=fortune_max), table
+            ),
+            lambda: {("Lucky" if k else "Not lucky"): p for k, p in pd.luck_odds().items()},
+        )
+
+    def uses_carry_over(self, table: Table) -> bool:
+        return False
+
+    def carry_over_next(self, outcome: Any) -> int | None:
+        return None
+
+    def read(self, outcome: Any) -> Reading:
+        if isinstance(outcome, pd.LuckOutcome):
+            tone = Tone.SUCCESS if outcome.lucky else Tone.FAILURE
+            return Reading(
+                (outcome.die,), "Lucky" if outcome.lucky else "Not lucky", outcome.lucky, tone
+            )
+        assert isinstance(outcome, pd.AttemptOutcome)
+        return Reading(outcome.dice, outcome.level.display_name, None, _TONES[outcome.level])
+
+    def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        return None  # rebuilt by bot/render/outcomes.py through the fortune table's readers
+
+
+PEN_AND_DAGGER = PenAndDaggerSystem()

@@ -1,0 +1,84 @@
+"""Roll-under in the registry: its check is a save, d20 equal to or under the score."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.rules import roll_under
+from bot.rules.systems.base import (
+    CheckOptions,
+    Plan,
+    Reading,
+    Sheet,
+    Table,
+    Tone,
+    refuse_options,
+    score_of,
+)
+
+
+@dataclass(frozen=True)
+class RollUnderSystem:
+    """Roll-under: STR, AGI and WIT scores; a check or save passes on d20 <= score."""
+
+    key: str = "roll-under"
+    name: str = "Roll-under"
+    abilities: tuple[str, ...] = ("STR", "AGI", "WIT")
+    abilities_configurable: bool = False
+    score_range: tuple[int, int] = (1, 19)  # ruling 1
+    score_word: str = "score"
+    check_options: frozenset[str] = frozenset()
+    save_options: frozenset[str] | None = frozenset()
+    outcome_types: tuple[type, ...] = (roll_under.SaveOutcome,)
+    initiative_ability: str | None = "AGI"
+
+    def plan_check(
+        self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
+    ) -> Plan:
+        refuse_options(self, options.given(), self.check_options, "/check")
+        ability = table.ability(options.ability)
+        score = score_of(sheet, ability, self.score_word)
+        # Ruling 1: the check is a save, d20 <= score.
+        ru_ability = roll_under.Ability.parse(ability)
+        p = roll_under.save_odds(score)
+        return Plan(
+            self.key,
+            "save",
+            ability,
+            f"{ability} save",
+            lambda rng: roll_under.save(score, rng, ability=ru_ability),
+            lambda: {"Pass": p, "Fail": 1 - p},
+        )
+
+    def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
+        return self.plan_check(table, sheet, options, None)  # the save is its check
+
+    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
+        return None
+
+    def uses_carry_over(self, table: Table) -> bool:
+        return False
+
+    def carry_over_next(self, outcome: Any) -> int | None:
+        return None
+
+    def read(self, outcome: Any) -> Reading:
+        assert isinstance(outcome, roll_under.SaveOutcome)
+        tone = Tone.SUCCESS if outcome.passed else Tone.FAILURE
+        return Reading((outcome.roll,), outcome.result.display, outcome.passed, tone)
+
+    def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        if not ("score" in data and "roll" in data and "result" in data):
+            return None
+        ability = data.get("ability")
+        return roll_under.SaveOutcome(
+            score=int(data["score"]),
+            roll=int(data["roll"]),
+            result=roll_under.SaveResult(data["result"]),
+            ability=roll_under.Ability(ability) if ability else None,
+        )
+
+
+ROLL_UNDER = RollUnderSystem()

@@ -86,7 +86,8 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
     if result.shared_roll is not None:
         lines.append(f"One d20 for the whole party: **{result.shared_roll}** (pass on ≤ score)")
     if result.dc is not None:
-        what = "Threshold" if result.campaign.system is RuleSystem.THRESHOLD else "DC"
+        word = result.campaign.rules.target_word
+        what = word[:1].upper() + word[1:]
         lines.append(f"{what} {result.dc}")
     elif result.difficulty:
         lines.append(f"Difficulty: {result.difficulty.title()}")

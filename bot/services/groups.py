@@ -17,8 +17,8 @@ from typing import Any
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.quoting import escape
-from bot.rules import d20_check, roll_under, threshold
-from bot.rules import pen_and_dagger as pd
+from bot.rules import d20_check, roll_under
+from bot.rules.systems import read, system_for, system_of
 from bot.services import characters, ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
@@ -97,47 +97,10 @@ class RollSummary:
 
 
 def summarize(outcome: Outcome) -> RollSummary:
-    """The summary of any check outcome the group commands roll."""
-    if isinstance(outcome, roll_under.SaveOutcome):
-        name = outcome.ability.name if outcome.ability else "score"
-        return RollSummary(
-            (outcome.roll,),
-            outcome.roll,
-            (),
-            None,
-            outcome.result.display,
-            outcome.passed,
-            f"vs {name} {outcome.score}",
-        )
-    if isinstance(outcome, pd.AttemptOutcome):
-        return RollSummary(
-            outcome.dice,
-            outcome.kept,
-            (),
-            None,
-            outcome.level.display_name,
-            None,
-            f"({outcome.effective_rank.display_name})",
-        )
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        return RollSummary(
-            outcome.dice,
-            outcome.kept,
-            outcome.modifiers,
-            outcome.total,
-            outcome.result.display,
-            outcome.succeeded,
-        )
-    if isinstance(outcome, d20_check.CheckOutcome):
-        return RollSummary(
-            outcome.dice,
-            outcome.kept,
-            outcome.modifiers,
-            outcome.total,
-            "" if outcome.result is None else outcome.result.display,
-            outcome.succeeded,
-        )
-    raise TypeError(f"no group summary for {type(outcome).__name__}")
+    """The summary of any check outcome the group commands roll, as its system reads it."""
+    r = read(outcome)
+    word = r.result if r.word is None else r.word
+    return RollSummary(r.dice, r.kept, r.modifiers, r.total, word, r.passed, r.note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,26 +124,8 @@ def group_verdict(
         return NOBODY_ROLLED
     passed = [name for name, s in members if s.passed]
     failed = [name for name, s in members if s.passed is False]
-    if system is RuleSystem.ROLL_UNDER:
-        # Roll-under ruling 2: one d20 compared with each member's score: who passes, who fails.
-        return Verdict(
-            None,
-            f"Pass: {', '.join(passed) or 'nobody'} · Fail: {', '.join(failed) or 'nobody'}",
-        )
-    if system is RuleSystem.D20_CHECK and dc is not None:
-        # d20 check ruling 9: the group succeeds when at least half its members succeed.
-        ok = 2 * len(passed) >= len(members)
-        word = d20_check.GroupResult.SUCCESS if ok else d20_check.GroupResult.FAILURE
-        needed = (len(members) + 1) // 2
-        return Verdict(
-            ok, f"{word.display}: {len(passed)} of {len(members)} succeeded ({needed} needed)"
-        )
-    if system is RuleSystem.D20_CHECK:
-        # A request without a DC: the rule needs one, so the totals are the GM's to judge.
-        return Verdict(None, "No DC given: the GM reads the totals.")
-    if system is RuleSystem.THRESHOLD:
-        return Verdict(None, f"{len(passed)} of {len(members)} succeeded")
-    return Verdict(None, "Each result stands on its own (no group rule in this system).")
+    succeeded, text = system_for(system).group_verdict(passed, failed, len(members), dc)
+    return Verdict(succeeded, text)
 
 
 # --- who: names, mentions or the party --------------------------------------------------------
@@ -263,27 +208,24 @@ class MemberSpec:
 
 def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> MemberSpec:
     """Refuse options the system does not have; return the spec with the ability spelled."""
-    system = campaign.system
+    system = campaign.rules
     ability = campaign.ability(spec.ability)
-    name = SYSTEM_NAMES[system]
-    no_dc = system in (RuleSystem.ROLL_UNDER, RuleSystem.PEN_AND_DAGGER)
-    if no_dc and (spec.dc is not None or spec.difficulty):
-        why = (
-            "a save passes on a d20 equal to or under the score"
-            if system is RuleSystem.ROLL_UNDER
-            else "attempts use the Success Table, not a DC"
-        )
-        raise InvalidValue(f"This campaign plays {name}: {what} takes no dc ({why}).")
-    if system is RuleSystem.THRESHOLD and spec.dc is None and not spec.difficulty:
+    name = system.name
+    if system.group_no_dc and (spec.dc is not None or spec.difficulty):
         raise InvalidValue(
-            f"A threshold {what} needs a target: dc (the exact threshold) or difficulty."
+            f"This campaign plays {name}: {what} takes no dc ({system.group_no_dc})."
         )
-    if system is not RuleSystem.THRESHOLD and spec.difficulty:
+    if system.group_needs_target and spec.dc is None and not spec.difficulty:
+        raise InvalidValue(
+            f"A {system.key} {what} needs a target: dc (the exact {system.target_word}) "
+            "or difficulty."
+        )
+    if "difficulty" not in system.check_options and spec.difficulty:
         raise InvalidValue(f"This campaign plays {name}: difficulty tiers are a threshold rule.")
-    if spec.save and system is not RuleSystem.D20_CHECK:
+    if spec.save and not system.group_saves:
         raise InvalidValue(f"This campaign plays {name}: save is a d20-check option.")
     proficiency = " ".join(spec.proficiency.split()) if spec.proficiency else None
-    if proficiency and system not in (RuleSystem.D20_CHECK, RuleSystem.PEN_AND_DAGGER):
+    if proficiency and "proficiency" not in system.check_options:
         raise InvalidValue(f"This campaign plays {name}: characters there have no proficiencies.")
     if proficiency and spec.save:
         raise InvalidValue("A saving throw uses no skill proficiency: give save:false.")
@@ -292,14 +234,7 @@ def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> Member
 
 def member_kind(campaign: CampaignView, spec: MemberSpec) -> str:
     """The ledger kind of one member's roll."""
-    system = campaign.system
-    if system is RuleSystem.PEN_AND_DAGGER:
-        return ledger.Kind.ATTEMPT
-    if system is RuleSystem.THRESHOLD:
-        return "test"
-    if system is RuleSystem.D20_CHECK and not spec.save:
-        return ledger.Kind.CHECK
-    return ledger.Kind.SAVE
+    return ledger.Kind.SAVE if spec.save else campaign.rules.check_word
 
 
 async def roll_member_in(
@@ -321,46 +256,35 @@ async def roll_member_in(
     options = CheckOptions(
         ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty, proficiency=skill
     )
-    if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
+    if campaign.rules.uses_carry_over(campaign):
         plan_check(campaign, character, options, carry_over=0)  # refuse before consuming
         used = await pending.consume_pending_in(session, character.id, spec.ability)
         return plan_check(campaign, character, options, carry_over=used).roll(rng)
-    if campaign.system is RuleSystem.D20_CHECK and spec.save:
+    if spec.save:
         return plan_save(campaign, character, options).roll(rng)
     return plan_check(campaign, character, options).roll(rng)
 
 
-def shared_save(character: CharacterView, ability: str, shared_roll: int) -> Outcome:
-    """Roll-under ruling 2: the group's one d20 against this member's score (ruling 1: ≤)."""
-    score = character.scores.get(ability)
-    if score is None:
-        raise InvalidValue(
-            f"{escape(character.name)} has no {ability} score yet: set it with "
-            f"/character set ability:{ability} value:<number>."
-        )
-    result = roll_under.SaveResult.PASS if shared_roll <= score else roll_under.SaveResult.FAIL
-    return roll_under.SaveOutcome(
-        score=score, roll=shared_roll, result=result, ability=roll_under.Ability.parse(ability)
-    )
+def shared_save(
+    campaign: CampaignView, character: CharacterView, ability: str, shared_roll: int
+) -> Outcome:
+    """The group's one shared die against this member (roll-under ruling 2)."""
+    return campaign.rules.shared_outcome(character, ability, shared_roll)
 
 
 async def store_carry_over_in(
-    session: Executor, character: CharacterView, outcome: Outcome, roll_id: int
+    session: Executor, character: CharacterView, ability: str, outcome: Outcome, roll_id: int
 ) -> None:
     """Threshold ruling 4: a critical leaves +2 / −2 on the member's next test."""
-    if isinstance(outcome, threshold.ThresholdOutcome) and outcome.carry_over_next:
-        await pending.set_pending_in(
-            session, character.id, outcome.attribute, outcome.carry_over_next, roll_id
-        )
+    system = system_of(outcome)
+    carried = system.carry_over_next(outcome) if system is not None else None
+    if carried:
+        await pending.set_pending_in(session, character.id, ability, carried, roll_id)
 
 
 def dice_of(outcome: Outcome) -> list[int]:
     """Every die of an outcome, for the ledger's dice column."""
-    if isinstance(outcome, roll_under.SaveOutcome):
-        return [outcome.roll]
-    if isinstance(outcome, pd.LuckOutcome):
-        return [outcome.die]
-    return list(outcome.dice)
+    return list(read(outcome).dice)
 
 
 def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
@@ -429,15 +353,8 @@ class GroupRollResult:
 
 
 def _title(campaign: CampaignView, spec: MemberSpec) -> str:
-    system = campaign.system
     what = f"{spec.ability} ({spec.proficiency})" if spec.proficiency else spec.ability
-    if system is RuleSystem.PEN_AND_DAGGER:
-        return f"Group {what} attempt"
-    if system is RuleSystem.THRESHOLD:
-        return f"Group {what} test"
-    if system is RuleSystem.D20_CHECK:
-        return f"Group {what} {'saving throw' if spec.save else 'check'}"
-    return f"Group {what} save"
+    return f"Group {what} {'saving throw' if spec.save else campaign.rules.check_word}"
 
 
 async def group_save(
@@ -493,29 +410,33 @@ async def _group_roll(
         campaign = await campaign_in(session, caller)
         what = "group save" if command == "/groupsave" else "group check"
         require_gm(campaign, caller, f"call for a {what}")
-        is_d20 = campaign.system is RuleSystem.D20_CHECK
+        system = campaign.rules
         spec = check_spec(
             campaign,
             MemberSpec(
-                asked.ability, asked.dc, asked.difficulty, asked.save and is_d20, asked.proficiency
+                asked.ability,
+                asked.dc,
+                asked.difficulty,
+                asked.save and system.group_saves,
+                asked.proficiency,
             ),
             what=command,
         )
-        if is_d20 and spec.dc is None:
-            raise InvalidValue(f"A d20-check {what} needs a dc: each member rolls against it.")
+        if system.group_needs_dc and spec.dc is None:
+            raise InvalidValue(f"A {system.key} {what} needs a dc: each member rolls against it.")
         party = await resolve_targets_in(session, campaign, None, nameable=False)
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
-        if campaign.system is RuleSystem.ROLL_UNDER:
+        if system.group_shares_die:
             for member in party:
-                shared_save(member, spec.ability, 1)  # refuse a missing score before rolling
+                shared_save(campaign, member, spec.ability, 1)  # refuse a missing score first
             rolled = roll_under.group_save(
                 {m.name: m.scores[spec.ability] for m in party},
                 rng,
                 ability=roll_under.Ability.parse(spec.ability),
             )
             shared = rolled.roll
-            outcomes = [(m, shared_save(m, spec.ability, rolled.roll)) for m in party]
+            outcomes = [(m, shared_save(campaign, m, spec.ability, rolled.roll)) for m in party]
         else:
             for member in party:
                 outcomes.append(
@@ -543,7 +464,7 @@ async def _group_roll(
         )
         members: list[MemberResult] = []
         for (member, outcome), row in zip(outcomes, member_rows, strict=True):
-            await store_carry_over_in(session, member, outcome, row.id)
+            await store_carry_over_in(session, member, spec.ability, outcome, row.id)
             members.append(
                 MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
             )

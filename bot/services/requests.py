@@ -29,7 +29,7 @@ from sqlalchemy import Row, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
+from bot.db.models import Visibility
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
@@ -489,9 +489,9 @@ async def _roll_target_in(
     spec = MemberSpec(
         before.ability, before.dc, before.difficulty, before.is_save, before.proficiency
     )
-    if campaign.system is RuleSystem.ROLL_UNDER:
+    if campaign.rules.group_shares_die:
         shared, rolled_it = await _shared_roll_in(session, rng, before.id)
-        outcome = shared_save(character, before.ability, shared)
+        outcome = shared_save(campaign, character, before.ability, shared)
         # The one d20 is stored in the row of the player who rolled it (/stats counts
         # each die once, for its roller); the others compare with it.
         dice = dice_of(outcome) if rolled_it else []
@@ -513,7 +513,7 @@ async def _roll_target_in(
             character_name=character.name,
         ),
     )
-    await store_carry_over_in(session, character, outcome, member_row.id)
+    await store_carry_over_in(session, character, before.ability, outcome, member_row.id)
     summary = summarize(outcome)
     await session.execute(
         update(_T)
@@ -603,7 +603,7 @@ async def _pick_in(
 
 def _target_word(campaign: CampaignView) -> str:
     """What the campaign's system calls the number to reach (threshold ruling: a threshold)."""
-    return "threshold" if campaign.system is RuleSystem.THRESHOLD else "DC"
+    return campaign.rules.target_word
 
 
 async def status(

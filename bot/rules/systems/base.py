@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar
@@ -48,6 +48,14 @@ class Reading:
     passed: bool | None
     tone: Tone
     lines: tuple[tuple[str, str], ...] = ()
+    #: For a group's list of rolls: the die that counts, the modifiers by name, the total
+    #: (None: the die alone decides), a note ("vs STR 12") and the result word there (None:
+    #: ``result``; "" for none, e.g. a d20 check's bare total).
+    kept: int = 0
+    modifiers: tuple[tuple[str, int], ...] = ()
+    total: int | None = None
+    note: str = ""
+    word: str | None = None
 
 
 class TierSettings(Protocol):
@@ -193,6 +201,25 @@ class System(Protocol):
     #: The ability initiative rolls with (None: this system has no initiative roll).
     @property
     def initiative_ability(self) -> str | None: ...
+    #: Its check's word, both the ledger kind and the title's noun ("attempt", "test").
+    @property
+    def check_word(self) -> str: ...
+    #: What it calls the number to reach ("DC", "threshold").
+    @property
+    def target_word(self) -> str: ...
+    #: Group rolls: why a dc is refused (None: a dc is taken), whether a target (dc or
+    #: difficulty) is required, whether a group may roll saves, whether a group save needs a
+    #: dc, and whether the whole group shares one d20 (roll-under ruling 2).
+    @property
+    def group_no_dc(self) -> str | None: ...
+    @property
+    def group_needs_target(self) -> bool: ...
+    @property
+    def group_saves(self) -> bool: ...
+    @property
+    def group_needs_dc(self) -> bool: ...
+    @property
+    def group_shares_die(self) -> bool: ...
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -223,6 +250,48 @@ class System(Protocol):
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         """Rebuild an outcome from its stored form, or None if the shape is not its own."""
         ...
+
+    def group_verdict(
+        self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
+    ) -> tuple[bool | None, str]:
+        """The group's result from who passed and who failed (None: no group rule)."""
+        ...
+
+    def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
+        """One member's outcome of the group's one shared die (``group_shares_die``)."""
+        ...
+
+
+class Defaults:
+    """What a system without the optional rules says; the built-in systems start from it."""
+
+    initiative_ability: str | None = None
+    target_word: str = "DC"
+    group_no_dc: str | None = None
+    group_needs_target: bool = False
+    group_saves: bool = False
+    group_needs_dc: bool = False
+    group_shares_die: bool = False
+
+    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
+        return None
+
+    def uses_carry_over(self, table: Table) -> bool:
+        return False
+
+    def carry_over_next(self, outcome: Any) -> int | None:
+        return None
+
+    def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        return None
+
+    def group_verdict(
+        self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
+    ) -> tuple[bool | None, str]:
+        return None, "Each result stands on its own (no group rule in this system)."
+
+    def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
+        raise NotImplementedError("this system rolls a die per member")
 
 
 # --- the registry -------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -13,6 +13,7 @@ from bot.rules.common import Advantage
 from bot.rules.errors import RulesError
 from bot.rules.systems.base import (
     CheckOptions,
+    Defaults,
     Plan,
     Reading,
     Sheet,
@@ -105,7 +106,7 @@ def group_verdict(passed: int, members: int) -> tuple[bool, str]:
 
 
 @dataclass(frozen=True)
-class D20System:
+class D20System(Defaults):
     """d20 check: d20 + modifier + proficiency against a DC; saves with Weapon and spell DCs."""
 
     key: str = "d20-check"
@@ -130,6 +131,9 @@ class D20System:
     )
     outcome_types: tuple[type, ...] = (d20_check.CheckOutcome,)
     initiative_ability: str | None = "DEX"
+    check_word: str = "check"
+    group_saves: bool = True
+    group_needs_dc: bool = True
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -172,23 +176,40 @@ class D20System:
             title += f" against {options.dc_from}"
         return d20_plan(self.key, "save", ability, title, check, options.dc)
 
-    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
-        return None
-
-    def uses_carry_over(self, table: Table) -> bool:
-        return False
-
-    def carry_over_next(self, outcome: Any) -> int | None:
-        return None
-
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, d20_check.CheckOutcome)
         if outcome.result is None:
             total = outcome.total
             shown = f"\N{MINUS SIGN}{-total}" if total < 0 else str(total)
-            return Reading(outcome.dice, f"Total {shown}", None, Tone.NEUTRAL)
+            return Reading(
+                outcome.dice,
+                f"Total {shown}",
+                None,
+                Tone.NEUTRAL,
+                kept=outcome.kept,
+                modifiers=outcome.modifiers,
+                total=total,
+                word="",
+            )
         ok = bool(outcome.succeeded)
-        return Reading(outcome.dice, outcome.result_text, ok, Tone.SUCCESS if ok else Tone.FAILURE)
+        return Reading(
+            outcome.dice,
+            outcome.result_text,
+            ok,
+            Tone.SUCCESS if ok else Tone.FAILURE,
+            kept=outcome.kept,
+            modifiers=outcome.modifiers,
+            total=outcome.total,
+            word=outcome.result.display,
+        )
+
+    def group_verdict(
+        self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
+    ) -> tuple[bool | None, str]:
+        if dc is None:
+            # A request without a DC: the rule needs one, so the totals are the GM's to judge.
+            return None, "No DC given: the GM reads the totals."
+        return group_verdict(len(passed), members)
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("kept" in data and "modifiers" in data and "kind" in data):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems.base import (
     CheckOptions,
+    Defaults,
     Plan,
     Reading,
     Sheet,
@@ -41,7 +41,7 @@ def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
 
 
 @dataclass(frozen=True)
-class PenAndDaggerSystem:
+class PenAndDaggerSystem(Defaults):
     """Pen & Dagger: a rank read against the Success Table; luck rolls and fortune dice."""
 
     key: str = "pen-and-dagger"
@@ -56,6 +56,8 @@ class PenAndDaggerSystem:
     save_options: frozenset[str] | None = None
     outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
     initiative_ability: str | None = "DEX"
+    check_word: str = "attempt"
+    group_no_dc: str | None = "attempts use the Success Table, not a DC"
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -109,23 +111,20 @@ class PenAndDaggerSystem:
             lambda: {("Lucky" if k else "Not lucky"): p for k, p in pd.luck_odds().items()},
         )
 
-    def uses_carry_over(self, table: Table) -> bool:
-        return False
-
-    def carry_over_next(self, outcome: Any) -> int | None:
-        return None
-
     def read(self, outcome: Any) -> Reading:
         if isinstance(outcome, pd.LuckOutcome):
             tone = Tone.SUCCESS if outcome.lucky else Tone.FAILURE
-            return Reading(
-                (outcome.die,), "Lucky" if outcome.lucky else "Not lucky", outcome.lucky, tone
-            )
+            word = "Lucky" if outcome.lucky else "Not lucky"
+            return Reading((outcome.die,), word, outcome.lucky, tone, kept=outcome.die)
         assert isinstance(outcome, pd.AttemptOutcome)
-        return Reading(outcome.dice, outcome.level.display_name, None, _TONES[outcome.level])
-
-    def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
-        return None  # rebuilt by bot/render/outcomes.py through the fortune table's readers
+        return Reading(
+            outcome.dice,
+            outcome.level.display_name,
+            None,
+            _TONES[outcome.level],
+            kept=outcome.kept,
+            note=f"({outcome.effective_rank.display_name})",
+        )
 
 
 PEN_AND_DAGGER = PenAndDaggerSystem()

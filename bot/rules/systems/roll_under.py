@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.rules import roll_under
 from bot.rules.systems.base import (
     CheckOptions,
+    Defaults,
     Plan,
     Reading,
     Sheet,
@@ -20,7 +21,7 @@ from bot.rules.systems.base import (
 
 
 @dataclass(frozen=True)
-class RollUnderSystem:
+class RollUnderSystem(Defaults):
     """Roll-under: STR, AGI and WIT scores; a check or save passes on d20 <= score."""
 
     key: str = "roll-under"
@@ -33,6 +34,9 @@ class RollUnderSystem:
     save_options: frozenset[str] | None = frozenset()
     outcome_types: tuple[type, ...] = (roll_under.SaveOutcome,)
     initiative_ability: str | None = "AGI"
+    check_word: str = "save"
+    group_no_dc: str | None = "a save passes on a d20 equal to or under the score"
+    group_shares_die: bool = True
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -55,19 +59,33 @@ class RollUnderSystem:
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
         return self.plan_check(table, sheet, options, None)  # the save is its check
 
-    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
-        return None
-
-    def uses_carry_over(self, table: Table) -> bool:
-        return False
-
-    def carry_over_next(self, outcome: Any) -> int | None:
-        return None
-
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, roll_under.SaveOutcome)
         tone = Tone.SUCCESS if outcome.passed else Tone.FAILURE
-        return Reading((outcome.roll,), outcome.result.display, outcome.passed, tone)
+        name = outcome.ability.name if outcome.ability else "score"
+        return Reading(
+            (outcome.roll,),
+            outcome.result.display,
+            outcome.passed,
+            tone,
+            kept=outcome.roll,
+            note=f"vs {name} {outcome.score}",
+        )
+
+    def group_verdict(
+        self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
+    ) -> tuple[bool | None, str]:
+        # Ruling 2: one d20 compared with each member's score: who passes, who fails.
+        passing, failing = ", ".join(passed) or "nobody", ", ".join(failed) or "nobody"
+        return None, f"Pass: {passing} · Fail: {failing}"
+
+    def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
+        """Ruling 2: the group's one d20 against this member's score (ruling 1: ≤)."""
+        score = score_of(sheet, ability, self.score_word)
+        result = roll_under.SaveResult.PASS if roll <= score else roll_under.SaveResult.FAIL
+        return roll_under.SaveOutcome(
+            score=score, roll=roll, result=result, ability=roll_under.Ability.parse(ability)
+        )
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("score" in data and "roll" in data and "result" in data):

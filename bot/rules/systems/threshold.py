@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +10,7 @@ from bot.rules import threshold
 from bot.rules.errors import RulesError
 from bot.rules.systems.base import (
     CheckOptions,
+    Defaults,
     Plan,
     Reading,
     Sheet,
@@ -41,7 +42,7 @@ def tiers_of(table: Table) -> dict[threshold.Difficulty, int]:
 
 
 @dataclass(frozen=True)
-class ThresholdSystem:
+class ThresholdSystem(Defaults):
     """Threshold: d20 + attribute modifier against a threshold; criticals carry over."""
 
     key: str = "threshold"
@@ -56,6 +57,9 @@ class ThresholdSystem:
     save_options: frozenset[str] | None = None
     outcome_types: tuple[type, ...] = (threshold.ThresholdOutcome,)
     initiative_ability: str | None = "DEX"
+    check_word: str = "test"
+    target_word: str = "threshold"
+    group_needs_target: bool = True
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -113,9 +117,6 @@ class ThresholdSystem:
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
         raise AssertionError("Threshold has no saving throws")  # save_options is None
 
-    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
-        return None
-
     def uses_carry_over(self, table: Table) -> bool:
         return table.carry_over
 
@@ -127,8 +128,19 @@ class ThresholdSystem:
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, threshold.ThresholdOutcome)
         return Reading(
-            outcome.dice, outcome.result.display, outcome.succeeded, _TONES[outcome.result]
+            outcome.dice,
+            outcome.result.display,
+            outcome.succeeded,
+            _TONES[outcome.result],
+            kept=outcome.kept,
+            modifiers=outcome.modifiers,
+            total=outcome.total,
         )
+
+    def group_verdict(
+        self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
+    ) -> tuple[bool | None, str]:
+        return None, f"{len(passed)} of {members} succeeded"
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("attribute" in data and "threshold" in data):

@@ -22,6 +22,9 @@ from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Ver
 
 
 def _dice(summary: RollSummary) -> str:
+    if summary.kept not in summary.dice:
+        # A system whose roll keeps no one d20 (registered elsewhere): every die as rolled.
+        return "dice " + ", ".join(f"**{d}**" for d in summary.dice)
     if len(summary.dice) == 1:
         return f"d20 **{summary.kept}**"
     kept_at = summary.dice.index(summary.kept)

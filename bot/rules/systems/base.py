@@ -261,6 +261,12 @@ class System(Protocol):
         """One member's outcome of the group's one shared die (``group_shares_die``)."""
         ...
 
+    def odds_words(
+        self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
+    ) -> list[str]:
+        """What /odds assumes, in the table's words: rank, score, DC, carry-over…"""
+        ...
+
 
 class Defaults:
     """What a system without the optional rules says; the built-in systems start from it."""
@@ -292,6 +298,21 @@ class Defaults:
 
     def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
         raise NotImplementedError("this system rolls a die per member")
+
+    def odds_words(
+        self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
+    ) -> list[str]:
+        words = []
+        if options.dc is not None:
+            words.append(f"DC {options.dc}")
+        if options.bonus:
+            words.append(f"bonus {signed(options.bonus)}")
+        return words
+
+
+def signed(value: int) -> str:
+    """+2 / −1 / +0, the way modifiers are written on a sheet."""
+    return f"+{value}" if value >= 0 else f"\N{MINUS SIGN}{-value}"
 
 
 # --- the registry -------------------------------------------------------------------------------

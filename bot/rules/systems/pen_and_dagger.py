@@ -17,6 +17,7 @@ from bot.rules.systems.base import (
     named,
     refuse_options,
     score_of,
+    signed,
     skill_of,
 )
 from bot.rules.systems.d20 import SIX_ABILITIES
@@ -110,6 +111,23 @@ class PenAndDaggerSystem(Defaults):
             ),
             lambda: {("Lucky" if k else "Not lucky"): p for k, p in pd.luck_odds().items()},
         )
+
+    def odds_words(
+        self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
+    ) -> list[str]:
+        found = (
+            sheet.proficiencies.get(" ".join(options.proficiency.split()).casefold())
+            if options.proficiency
+            else None
+        )
+        words = []
+        if found is not None and found.rank:
+            words.append(found.rank)
+        else:
+            words.append(pd.ability_rank(sheet.scores[ability]).display_name)
+        if options.rank_bonus:
+            words.append(f"rank {signed(options.rank_bonus)}")
+        return words
 
     def read(self, outcome: Any) -> Reading:
         if isinstance(outcome, pd.LuckOutcome):

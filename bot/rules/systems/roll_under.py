@@ -59,6 +59,11 @@ class RollUnderSystem(Defaults):
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
         return self.plan_check(table, sheet, options, None)  # the save is its check
 
+    def odds_words(
+        self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
+    ) -> list[str]:
+        return [f"score {sheet.scores[ability]}"]
+
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, roll_under.SaveOutcome)
         tone = Tone.SUCCESS if outcome.passed else Tone.FAILURE

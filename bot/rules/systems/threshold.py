@@ -19,6 +19,7 @@ from bot.rules.systems.base import (
     named,
     refuse_options,
     score_of,
+    signed,
 )
 from bot.rules.systems.d20 import SIX_ABILITIES
 
@@ -124,6 +125,24 @@ class ThresholdSystem(Defaults):
         if isinstance(outcome, threshold.ThresholdOutcome):
             return outcome.carry_over_next or None
         return None
+
+    def odds_words(
+        self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
+    ) -> list[str]:
+        words = [f"modifier {signed(sheet.scores[ability])}"]
+        if options.dc is not None:
+            words.append(f"threshold {options.dc}")
+        elif options.difficulty:
+            tier = threshold.Difficulty.parse(options.difficulty)
+            target = threshold.resolve_threshold(tier, tiers_of(table))
+            words.append(f"{tier.display} ({target})")
+        if carry:
+            words.append(f"carry-over {signed(carry)}")
+        if options.crit_success_at is not None:
+            words.append(f"critical success at {options.crit_success_at}+")
+        if options.crit_failure_at is not None:
+            words.append(f"critical failure at {options.crit_failure_at} or less")
+        return words
 
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, threshold.ThresholdOutcome)

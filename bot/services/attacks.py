@@ -21,10 +21,11 @@ from typing import Any
 from sqlalchemy import case, update
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility, characters
+from bot.db.models import Visibility, characters
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
+from bot.rules.systems import Feature
 from bot.services import budgets, ledger, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
@@ -153,7 +154,7 @@ def _damage_expression(text: str | None) -> Any:
 
 
 def _require_d20(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.D20_CHECK:
+    if Feature.ATTACKS not in campaign.rules.features:
         raise InvalidValue(
             "Attack rolls are a d20 check rule; this campaign plays "
             f"{SYSTEM_NAMES[campaign.system]}. Nothing was rolled."

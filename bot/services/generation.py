@@ -16,10 +16,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, character_scores
+from bot.db.models import character_scores
 from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature
 from bot.services import characters, ledger
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
@@ -61,7 +62,7 @@ def _unique_names(players: Sequence[tuple[int, str]]) -> list[str]:
 
 
 def _require_pd(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+    if Feature.GENERATION not in campaign.rules.features:
         raise InvalidValue(
             "Group ability-score generation is a Pen & Dagger rule; this campaign plays "
             f"{SYSTEM_NAMES[campaign.system]}."

@@ -18,7 +18,7 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.quoting import escape
 from bot.rules import d20_check, roll_under
-from bot.rules.systems import read, system_for, system_of
+from bot.rules.systems import Feature, read, system_for, system_of
 from bot.services import characters, ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
@@ -559,7 +559,7 @@ async def contest(
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         system = campaign.system
-        if system not in (RuleSystem.ROLL_UNDER, RuleSystem.D20_CHECK):
+        if Feature.CONTEST not in campaign.rules.features:
             raise _no_contest(system)
         canonical = campaign.ability(ability)
         if system is RuleSystem.ROLL_UNDER and any(side.given() for side in sides):

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules.common import Advantage
+from bot.rules.systems import Feature
 from bot.services import ledger, secrecy
 from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
@@ -151,7 +151,7 @@ async def reroll(
 
 
 def _allowed(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.D20_CHECK:
+    if Feature.REROLLS not in campaign.rules.features:
         raise InvalidValue(
             "/reroll is a d20 check rule (reroll one die of an advantage roll); this campaign "
             f"plays {SYSTEM_NAMES[campaign.system]}. Nothing changed."

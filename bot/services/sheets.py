@@ -17,6 +17,7 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature
 from bot.services import campaigns, characters, pending, secrecy
 from bot.services.access import (
     gm_standing,
@@ -382,7 +383,7 @@ async def set_save(
 ) -> CharacterView:
     """Mark a saving-throw proficiency (d20 check ruling 5)."""
     campaign, character = await target_character(db, caller, name, "change its saves")
-    if campaign.system is not RuleSystem.D20_CHECK:
+    if Feature.SAVE_PROFICIENCIES not in campaign.rules.features:
         raise InvalidValue(
             "Saving-throw proficiencies are a d20 check rule; this campaign plays "
             f"{campaigns.SYSTEM_NAMES[campaign.system]}."
@@ -462,9 +463,9 @@ async def proficiency_values(db: Database, caller: Caller, typed: str) -> list[s
         campaign = await campaign_here(db, caller)
     except NoCampaign:
         return []
-    if campaign.system is RuleSystem.PEN_AND_DAGGER:
+    if Feature.RANKS in campaign.rules.features:
         values = [r.display_name for r in reversed(pd.Rank)]
-    elif campaign.system is RuleSystem.D20_CHECK:
+    elif Feature.DEGREES in campaign.rules.features:
         values = ["Proficient", "Expert"]
     else:
         return []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bot.rules.systems.base import (
     SYSTEMS,
     CheckOptions,
+    Feature,
     Plan,
     Reading,
     Sheet,
@@ -37,6 +38,7 @@ for _system in (PEN_AND_DAGGER, ROLL_UNDER, THRESHOLD, D20):
 __all__ = [
     "SYSTEMS",
     "CheckOptions",
+    "Feature",
     "Plan",
     "Reading",
     "Sheet",

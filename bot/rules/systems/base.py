@@ -34,6 +34,26 @@ class Tone(enum.StrEnum):
     NEUTRAL = "neutral"
 
 
+class Feature(enum.StrEnum):
+    """An optional rule a system has; commands for it refuse in a system without it."""
+
+    #: Pen & Dagger: fortune dice, their table and choices; group score generation; the
+    #: first-level score cap; proficiencies with a rank.
+    FORTUNE = "fortune"
+    GENERATION = "generation"
+    FIRST_LEVEL_CAP = "first-level-cap"
+    RANKS = "ranks"
+    #: d20 check: attack rolls, rerolling one die of an advantage roll, saving-throw
+    #: proficiencies, Nulls, proficiencies with a degree.
+    ATTACKS = "attacks"
+    REROLLS = "rerolls"
+    SAVE_PROFICIENCIES = "save-proficiencies"
+    NULLS = "nulls"
+    DEGREES = "degrees"
+    #: A contest rule (roll-under ruling 3, d20 check ruling 4).
+    CONTEST = "contest"
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """An outcome as every view reads it, whatever its system.
@@ -201,6 +221,12 @@ class System(Protocol):
     #: The ability initiative rolls with (None: this system has no initiative roll).
     @property
     def initiative_ability(self) -> str | None: ...
+    #: The optional rules it has.
+    @property
+    def features(self) -> frozenset[Feature]: ...
+    #: What /help system says of it (a paragraph, Discord markdown).
+    @property
+    def summary(self) -> str: ...
     #: Its check's word, both the ledger kind and the title's noun ("attempt", "test").
     @property
     def check_word(self) -> str: ...
@@ -272,6 +298,8 @@ class Defaults:
     """What a system without the optional rules says; the built-in systems start from it."""
 
     initiative_ability: str | None = None
+    features: frozenset[Feature] = frozenset()
+    summary: str = ""
     target_word: str = "DC"
     group_no_dc: str | None = None
     group_needs_target: bool = False

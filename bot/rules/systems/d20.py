@@ -14,6 +14,7 @@ from bot.rules.errors import RulesError
 from bot.rules.systems.base import (
     CheckOptions,
     Defaults,
+    Feature,
     Plan,
     Reading,
     Sheet,
@@ -132,6 +133,24 @@ class D20System(Defaults):
     outcome_types: tuple[type, ...] = (d20_check.CheckOutcome,)
     initiative_ability: str | None = "DEX"
     check_word: str = "check"
+    summary: str = (
+        "`/check` rolls d20 plus your ability modifier, your proficiency bonus if proficient "
+        "(doubled for Expert; set by `/character level`) and any `bonus:`; meet or beat the "
+        "`dc:` to succeed. Advantage keeps the higher of two dice. Natural 20s and 1s mean "
+        "nothing special on checks and saves. `/save` rolls a saving throw; `helper:` gives "
+        "advantage for working together. `/attack ac:15 damage:1d8+3` rolls an attack "
+        "(critical hits and fumbles when the GM turns on crit rules)."
+    )
+    features: frozenset[Feature] = frozenset(
+        {
+            Feature.ATTACKS,
+            Feature.REROLLS,
+            Feature.SAVE_PROFICIENCIES,
+            Feature.NULLS,
+            Feature.DEGREES,
+            Feature.CONTEST,
+        }
+    )
     group_saves: bool = True
     group_needs_dc: bool = True
 

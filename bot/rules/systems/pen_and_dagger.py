@@ -9,6 +9,7 @@ from bot.rules import pen_and_dagger as pd
 from bot.rules.systems.base import (
     CheckOptions,
     Defaults,
+    Feature,
     Plan,
     Reading,
     Sheet,
@@ -58,6 +59,16 @@ class PenAndDaggerSystem(Defaults):
     outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
     initiative_ability: str | None = "DEX"
     check_word: str = "attempt"
+    summary: str = (
+        "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
+        "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "
+        "Critical Success. `rank_bonus` moves your rank; advantage keeps the better of two "
+        "dice; `reliable` raises the result one step (not on a natural 1). A natural 20 lets "
+        "you trade the critical for a fortune die. `/luck` is lucky on 10 or more."
+    )
+    features: frozenset[Feature] = frozenset(
+        {Feature.FORTUNE, Feature.GENERATION, Feature.FIRST_LEVEL_CAP, Feature.RANKS}
+    )
     group_no_dc: str | None = "attempts use the Success Table, not a DC"
 
     def plan_check(

@@ -10,6 +10,7 @@ from bot.rules import roll_under
 from bot.rules.systems.base import (
     CheckOptions,
     Defaults,
+    Feature,
     Plan,
     Reading,
     Sheet,
@@ -35,6 +36,12 @@ class RollUnderSystem(Defaults):
     outcome_types: tuple[type, ...] = (roll_under.SaveOutcome,)
     initiative_ability: str | None = "AGI"
     check_word: str = "save"
+    summary: str = (
+        "Three abilities, STR, AGI and WIT, scored 1 to 19. `/check` (or `/save`) rolls a d20: "
+        "your score or lower passes. `/groupsave` rolls one d20 for everyone; in a `/contest` "
+        "each subtracts a d20 from their score, the highest wins and ties roll again."
+    )
+    features: frozenset[Feature] = frozenset({Feature.CONTEST})
     group_no_dc: str | None = "a save passes on a d20 equal to or under the score"
     group_shares_die: bool = True
 

@@ -59,6 +59,13 @@ class ThresholdSystem(Defaults):
     outcome_types: tuple[type, ...] = (threshold.ThresholdOutcome,)
     initiative_ability: str | None = "DEX"
     check_word: str = "test"
+    summary: str = (
+        "`/check` rolls d20 plus your attribute modifier (your level is never added) and "
+        "succeeds if it meets the threshold: give `dc:` or `difficulty:` (Very Easy 3, Easy 7, "
+        "Moderate 12, Hard 17, Very Hard 20 unless the campaign changes them). A natural 20 is "
+        "always a critical success and a natural 1 a critical failure; a critical also gives "
+        "+2 or −2 on your next test with that attribute (a GM option)."
+    )
     target_word: str = "threshold"
     group_needs_target: bool = True
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import discord
 
-from bot.db.models import RuleSystem
 from bot.quoting import escape
 from bot.render import style
 from bot.render.checks import kept_dice
 from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
@@ -69,10 +69,10 @@ def party_embed(campaign: CampaignView, members: list[CharacterView]) -> discord
             if a in character.scores
         ]
         extra = ""
-        if campaign.system is RuleSystem.D20_CHECK:
+        if Feature.DEGREES in campaign.rules.features:
             bonus = d20_check.proficiency_bonus(character.level)
             extra = f"level {character.level} (proficiency {style.signed(bonus)})\n"
-        if campaign.system is RuleSystem.PEN_AND_DAGGER:
+        if Feature.FORTUNE in campaign.rules.features:
             extra = f"fortune dice {character.fortune} of {character.fortune_max}\n"
         style.add_field(
             embed,

@@ -52,6 +52,9 @@ class Feature(enum.StrEnum):
     DEGREES = "degrees"
     #: A contest rule (roll-under ruling 3, d20 check ruling 4).
     CONTEST = "contest"
+    #: Threshold: difficulty tiers a GM sets, and +2 / −2 after a critical (ruling 4).
+    TIERS = "tiers"
+    CARRY_OVER = "carry-over"
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +290,10 @@ class System(Protocol):
         """One member's outcome of the group's one shared die (``group_shares_die``)."""
         ...
 
+    def score_text(self, value: int) -> str:
+        """A score as the sheet shows it, with what it means here ("13 (+1, Trained)")."""
+        ...
+
     def odds_words(
         self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
     ) -> list[str]:
@@ -326,6 +333,9 @@ class Defaults:
 
     def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
         raise NotImplementedError("this system rolls a die per member")
+
+    def score_text(self, value: int) -> str:
+        return str(value)
 
     def odds_words(
         self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int

@@ -22,6 +22,7 @@ from bot.rules.systems.base import (
     Tone,
     refuse_options,
     score_of,
+    signed,
     skill_of,
 )
 
@@ -153,6 +154,9 @@ class D20System(Defaults):
     )
     group_saves: bool = True
     group_needs_dc: bool = True
+
+    def score_text(self, value: int) -> str:
+        return f"{value} ({signed(d20_check.ability_modifier(value))})"
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None

@@ -71,6 +71,10 @@ class PenAndDaggerSystem(Defaults):
     )
     group_no_dc: str | None = "attempts use the Success Table, not a DC"
 
+    def score_text(self, value: int) -> str:
+        rank = pd.ability_rank(value).display_name
+        return f"{value} ({signed(pd.ability_modifier(value))}, {rank})"
+
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
     ) -> Plan:

@@ -11,6 +11,7 @@ from bot.rules.errors import RulesError
 from bot.rules.systems.base import (
     CheckOptions,
     Defaults,
+    Feature,
     Plan,
     Reading,
     Sheet,
@@ -59,6 +60,7 @@ class ThresholdSystem(Defaults):
     outcome_types: tuple[type, ...] = (threshold.ThresholdOutcome,)
     initiative_ability: str | None = "DEX"
     check_word: str = "test"
+    features: frozenset[Feature] = frozenset({Feature.TIERS, Feature.CARRY_OVER})
     summary: str = (
         "`/check` rolls d20 plus your attribute modifier (your level is never added) and "
         "succeeds if it meets the threshold: give `dc:` or `difficulty:` (Very Easy 3, Easy 7, "
@@ -68,6 +70,9 @@ class ThresholdSystem(Defaults):
     )
     target_word: str = "threshold"
     group_needs_target: bool = True
+
+    def score_text(self, value: int) -> str:
+        return signed(value)
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None

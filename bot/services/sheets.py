@@ -14,10 +14,9 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import Feature
+from bot.rules.systems import Feature, system_for
 from bot.services import campaigns, characters, pending, secrecy
 from bot.services.access import (
     gm_standing,
@@ -348,9 +347,10 @@ def _proficiency_value(system: str, value: str) -> tuple[str | None, int | None]
     """Rank (Pen & Dagger) or degree (d20 check) from what was typed; None removes it."""
     if value.strip().casefold() in {"none", "remove", "-"}:
         return None
-    if system is RuleSystem.PEN_AND_DAGGER:
+    features = system_for(system).features
+    if Feature.RANKS in features:
         return pd.Rank.parse(value).display_name, None
-    if system is RuleSystem.D20_CHECK:
+    if Feature.DEGREES in features:
         degree = d20_check.ProficiencyDegree.parse(value)
         if degree is d20_check.ProficiencyDegree.NONE:
             return None

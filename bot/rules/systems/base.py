@@ -290,6 +290,13 @@ class System(Protocol):
         """One member's outcome of the group's one shared die (``group_shares_die``)."""
         ...
 
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        """Initiative: the members' positions in ``sheets``, first to act first, each with its
+        roll in words (``initiative_ability`` names the ability it uses)."""
+        ...
+
     def score_text(self, value: int) -> str:
         """A score as the sheet shows it, with what it means here ("13 (+1, Trained)")."""
         ...
@@ -336,6 +343,13 @@ class Defaults:
 
     def score_text(self, value: int) -> str:
         return str(value)
+
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        raise RulesError(
+            f"{getattr(self, 'name', 'This system')} has no initiative roll: use order:listed."
+        )
 
     def odds_words(
         self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
@@ -493,6 +507,32 @@ def skill_of(sheet: Sheet, name: str) -> tuple[str, str | None, int | None]:
             "/character proficiency, or roll without it."
         )
     return found.name, found.rank, found.degree
+
+
+def initiative_score(sheet: Sheet, ability: str) -> int:
+    """The score initiative uses (any case), or how to set it."""
+    for name, value in sheet.scores.items():
+        if name.casefold() == ability.casefold():
+            return value
+    raise RulesError(
+        f"{sheet.name} has no {ability} score, which initiative uses in this system: set "
+        f"it with /character set ability:{ability} value:<number>, or use order:listed."
+    )
+
+
+def d20_initiative(
+    sheets: Sequence[Sheet], rng: random.Random, ability: str, modifier: Callable[[int], int]
+) -> list[tuple[int, str]]:
+    """d20 + a modifier from the ability's score; the higher total, then modifier, goes first."""
+    keyed: list[tuple[tuple[int, int], int, str]] = []
+    for index, sheet in enumerate(sheets):
+        bonus = modifier(initiative_score(sheet, ability))
+        face = rng.randint(1, 20)
+        total = face + bonus
+        text = f"d20 **{face}** {bonus:+d} {ability} = **{total}**"
+        keyed.append(((total, bonus), index, text))
+    keyed.sort(key=lambda k: (tuple(-v for v in k[0]), k[1]))
+    return [(index, text) for _, index, text in keyed]
 
 
 def named(odds: Mapping[Any, Fraction], name: Callable[[Any], str]) -> dict[str, Fraction]:

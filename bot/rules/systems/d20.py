@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,6 +21,7 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    d20_initiative,
     refuse_options,
     score_of,
     signed,
@@ -154,6 +156,11 @@ class D20System(Defaults):
     )
     group_saves: bool = True
     group_needs_dc: bool = True
+
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        return d20_initiative(sheets, rng, "DEX", d20_check.ability_modifier)
 
     def score_text(self, value: int) -> str:
         return f"{value} ({signed(d20_check.ability_modifier(value))})"

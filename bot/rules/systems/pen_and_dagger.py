@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -15,6 +17,7 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    initiative_score,
     named,
     refuse_options,
     score_of,
@@ -70,6 +73,21 @@ class PenAndDaggerSystem(Defaults):
         {Feature.FORTUNE, Feature.GENERATION, Feature.FIRST_LEVEL_CAP, Feature.RANKS}
     )
     group_no_dc: str | None = "attempts use the Success Table, not a DC"
+
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        """A DEX attempt each: the better success level, then the higher die, goes first."""
+        keyed: list[tuple[tuple[int, int], int, str]] = []
+        for index, sheet in enumerate(sheets):
+            initiative_score(sheet, "DEX")
+            outcome = self.plan_check(table, sheet, CheckOptions(ability="DEX"), None).roll(rng)
+            assert isinstance(outcome, pd.AttemptOutcome)
+            dice = " ".join(f"**{d}**" for d in outcome.dice)
+            text = f"DEX attempt: d20 {dice} → {outcome.level.display_name}"
+            keyed.append(((int(outcome.level), int(outcome.kept)), index, text))
+        keyed.sort(key=lambda k: (tuple(-v for v in k[0]), k[1]))
+        return [(index, text) for _, index, text in keyed]
 
     def score_text(self, value: int) -> str:
         rank = pd.ability_rank(value).display_name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    initiative_score,
     refuse_options,
     score_of,
 )
@@ -83,6 +85,33 @@ class RollUnderSystem(Defaults):
             kept=outcome.roll,
             note=f"vs {name} {outcome.score}",
         )
+
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        """Score − d20 each, the highest first; those tied re-roll until the tie breaks."""
+        ability = "AGI"
+        scores = [initiative_score(s, ability) for s in sheets]
+        faces: list[list[int]] = [[] for _ in sheets]
+        margins: list[list[int]] = [[] for _ in sheets]
+        pending = list(range(len(sheets)))
+        while pending:
+            for i in pending:
+                face = rng.randint(1, 20)
+                faces[i].append(face)
+                margins[i].append(scores[i] - face)
+            # Re-roll only those still tied with someone on every roll so far.
+            by_margins: dict[tuple[int, ...], list[int]] = {}
+            for i in pending:
+                by_margins.setdefault(tuple(margins[i]), []).append(i)
+            pending = [i for group in by_margins.values() if len(group) > 1 for i in group]
+            if any(len(margins[i]) > 50 for i in pending):  # a broken die source, not a rule
+                break
+        out = []
+        for i in sorted(range(len(sheets)), key=lambda i: (tuple(-m for m in margins[i]), i)):
+            parts = [f"{scores[i]} − d20 **{f}** = **{scores[i] - f}**" for f in faces[i]]
+            out.append((i, f"{ability} " + " · tie, re-rolled: ".join(parts)))
+        return out
 
     def group_verdict(
         self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None

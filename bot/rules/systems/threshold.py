@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    d20_initiative,
     named,
     refuse_options,
     score_of,
@@ -70,6 +72,11 @@ class ThresholdSystem(Defaults):
     )
     target_word: str = "threshold"
     group_needs_target: bool = True
+
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        return d20_initiative(sheets, rng, "DEX", lambda modifier: modifier)
 
     def score_text(self, value: int) -> str:
         return signed(value)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
+from bot.db.models import Visibility
 from bot.quoting import escape
-from bot.rules import d20_check, roll_under
+from bot.rules import roll_under
 from bot.rules.systems import Feature, read, system_for, system_of
 from bot.services import characters, ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
@@ -28,7 +28,6 @@ from bot.services.checks import (
     SYSTEM_NAMES,
     CheckOptions,
     Outcome,
-    d20_input,
     plan_check,
     plan_save,
 )
@@ -509,7 +508,8 @@ class ContestResult:
 
     campaign: CampaignView
     ability: str
-    outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
+    #: The system's contest outcome (roll-under's ranking, d20 check's two checks).
+    outcome: Any
     characters: tuple[CharacterView, ...]
     roll_id: int
     #: The contest row's public number and chain link (issue 15).
@@ -562,11 +562,9 @@ async def contest(
         if Feature.CONTEST not in campaign.rules.features:
             raise _no_contest(system)
         canonical = campaign.ability(ability)
-        if system is RuleSystem.ROLL_UNDER and any(side.given() for side in sides):
-            raise InvalidValue(
-                "Roll-under contests compare score minus d20 only: the first_… and second_… "
-                "options are for d20 check. Nothing was rolled."
-            )
+        refusal = campaign.rules.contest_sides
+        if refusal is not None and any(side.given() for side in sides):
+            raise InvalidValue(refusal)
         if parse_targets(names) is None:
             raise InvalidValue("Name the characters who contest (names or @mentions).")
         who = await resolve_targets_in(session, campaign, names, minimum=2)
@@ -575,7 +573,7 @@ async def contest(
                 "Only the GM, or a player whose character takes part, can start a contest."
             )
         abilities = [canonical] * len(who)
-        if system is RuleSystem.D20_CHECK and len(who) == 2:
+        if refusal is None and len(who) == 2:
             abilities = [campaign.ability(s.ability) if s.ability else canonical for s in sides]
         for character, used in zip(who, abilities, strict=True):
             if used not in character.scores:
@@ -583,42 +581,18 @@ async def contest(
                     f"{escape(character.name)} has no {used} score yet: set it with "
                     f"/character set ability:{used} value:<number>."
                 )
-        per_member: dict[int, list[int]] = {c.id: [] for c in who}
-        outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
-        if system is RuleSystem.ROLL_UNDER:
-            outcome = roll_under.contest(
-                {c.name: c.scores[canonical] for c in who},
-                rng,
-                ability=roll_under.Ability.parse(canonical),
+        options = [
+            CheckOptions(
+                ability=used,
+                proficiency=side.proficiency,
+                bonus=side.bonus,
+                advantage=side.advantage,
+                disadvantage=side.disadvantage,
             )
-            by_name = {c.name: c.id for c in who}
-            for rnd in outcome.rounds:
-                for r in rnd.rolls:
-                    per_member[by_name[r.name]].append(r.roll)
-        else:
-            if len(who) != 2:
-                raise InvalidValue(
-                    "A d20-check contest is between two characters (ruling 4: both roll their "
-                    "checks, the higher total wins)."
-                )
-            # Ruling 4: each side applies everything its /check would (d20_input).
-            first, second = (
-                d20_input(
-                    c,
-                    used,
-                    CheckOptions(
-                        ability=used,
-                        proficiency=side.proficiency,
-                        bonus=side.bonus,
-                        advantage=side.advantage,
-                        disadvantage=side.disadvantage,
-                    ),
-                )[0]
-                for c, used, side in zip(who, abilities, sides, strict=True)
-            )
-            outcome = d20_check.contest(first, second, rng)
-            per_member[who[0].id] = list(outcome.first.dice)
-            per_member[who[1].id] = list(outcome.second.dice)
+            for used, side in zip(abilities, sides, strict=False)
+        ]
+        outcome, dice = campaign.rules.contest(who, abilities, options, rng)
+        per_member = {c.id: d for c, d in zip(who, dice, strict=True)}
         rows = await ledger.record_rolls_in(
             session,
             [

@@ -297,6 +297,22 @@ class System(Protocol):
         roll in words (``initiative_ability`` names the ability it uses)."""
         ...
 
+    @property
+    def contest_sides(self) -> str | None:
+        """None when each side of a two-way contest may bring its own options (ability,
+        proficiency, bonus, advantage); else why they are refused."""
+        ...
+
+    def contest(
+        self,
+        sheets: Sequence[Sheet],
+        abilities: Sequence[str],
+        sides: Sequence[CheckOptions],
+        rng: random.Random,
+    ) -> tuple[Any, list[list[int]]]:
+        """A contest (only with :attr:`Feature.CONTEST`): its outcome, and each member's dice."""
+        ...
+
     def score_text(self, value: int) -> str:
         """A score as the sheet shows it, with what it means here ("13 (+1, Trained)")."""
         ...
@@ -341,8 +357,19 @@ class Defaults:
     def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
         raise NotImplementedError("this system rolls a die per member")
 
+    contest_sides: str | None = None
+
     def score_text(self, value: int) -> str:
         return str(value)
+
+    def contest(
+        self,
+        sheets: Sequence[Sheet],
+        abilities: Sequence[str],
+        sides: Sequence[CheckOptions],
+        rng: random.Random,
+    ) -> tuple[Any, list[list[int]]]:
+        raise RulesError("This system has no contest rule.")
 
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random

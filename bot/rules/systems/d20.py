@@ -162,6 +162,27 @@ class D20System(Defaults):
     ) -> list[tuple[int, str]]:
         return d20_initiative(sheets, rng, "DEX", d20_check.ability_modifier)
 
+    def contest(
+        self,
+        sheets: Sequence[Sheet],
+        abilities: Sequence[str],
+        sides: Sequence[CheckOptions],
+        rng: random.Random,
+    ) -> tuple[Any, list[list[int]]]:
+        """Ruling 4: both roll their checks, each applying everything its /check would; the
+        higher total wins, a tie changes nothing."""
+        if len(sheets) != 2:
+            raise RulesError(
+                "A d20-check contest is between two characters (ruling 4: both roll their "
+                "checks, the higher total wins)."
+            )
+        first, second = (
+            check_input(sheet, used, side)[0]
+            for sheet, used, side in zip(sheets, abilities, sides, strict=True)
+        )
+        outcome = d20_check.contest(first, second, rng)
+        return outcome, [list(outcome.first.dice), list(outcome.second.dice)]
+
     def score_text(self, value: int) -> str:
         return f"{value} ({signed(d20_check.ability_modifier(value))})"
 

@@ -46,6 +46,10 @@ class RollUnderSystem(Defaults):
     features: frozenset[Feature] = frozenset({Feature.CONTEST})
     group_no_dc: str | None = "a save passes on a d20 equal to or under the score"
     group_shares_die: bool = True
+    contest_sides: str | None = (
+        "Roll-under contests compare score minus d20 only: the first_… and second_… "
+        "options are for d20 check. Nothing was rolled."
+    )
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -112,6 +116,27 @@ class RollUnderSystem(Defaults):
             parts = [f"{scores[i]} − d20 **{f}** = **{scores[i] - f}**" for f in faces[i]]
             out.append((i, f"{ability} " + " · tie, re-rolled: ".join(parts)))
         return out
+
+    def contest(
+        self,
+        sheets: Sequence[Sheet],
+        abilities: Sequence[str],
+        sides: Sequence[CheckOptions],
+        rng: random.Random,
+    ) -> tuple[Any, list[list[int]]]:
+        """Ruling 3: score − d20 each, ranked; ties re-contested among the tied until broken."""
+        ability = abilities[0]
+        outcome = roll_under.contest(
+            {s.name: s.scores[ability] for s in sheets},
+            rng,
+            ability=roll_under.Ability.parse(ability),
+        )
+        at = {s.name: i for i, s in enumerate(sheets)}
+        dice: list[list[int]] = [[] for _ in sheets]
+        for rnd in outcome.rounds:
+            for r in rnd.rolls:
+                dice[at[r.name]].append(r.roll)
+        return outcome, dice
 
     def group_verdict(
         self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None

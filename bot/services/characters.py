@@ -43,15 +43,12 @@ from bot.db.types import utcnow
 from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
-from bot.rules.systems.base import per_system
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 
 _C = characters
 
-#: Allowed ability score (or modifier) per system: (lowest, highest).
-SCORE_RANGE: Mapping[str, tuple[int, int]] = per_system(lambda s: s.score_range)
 MAX_LEVEL = 20
 MAX_NAME = 64
 

@@ -14,7 +14,7 @@ was made), and deferring it would let the same modifier be used twice (ruling 4:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,7 +25,7 @@ from bot.rules import d20_check
 from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-exported
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
-from bot.rules.systems.base import per_system, refuse_options, score_of
+from bot.rules.systems.base import refuse_options, score_of
 from bot.services import ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
@@ -43,12 +43,6 @@ from bot.services.serialize import to_jsonable
 #: A check's outcome: whatever the campaign system's rules return (each system's outcome
 #: types are registered with it; ``bot.rules.systems.read`` reads any of them).
 Outcome = Any
-
-#: Options of /check each system has, beyond `ability` (issue: an option the campaign's
-#: system does not have gets a clear error naming the system): the registry's, by key.
-CHECK_OPTIONS: Mapping[str, frozenset[str]] = per_system(lambda s: s.check_options)
-#: Options of /save; only the systems with saving throws are here.
-SAVE_OPTIONS: Mapping[str, frozenset[str]] = per_system(lambda s: s.save_options, skip_none=True)
 
 CheckPlan = Plan  # its old name
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,7 +27,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Visibility, turn_orders
-from bot.rules.systems.base import per_system
 from bot.services import ledger, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
@@ -42,8 +40,6 @@ _O = turn_orders
 ORDERS: tuple[str, ...] = ("listed", "initiative", "random")
 TURN_JOB = "turn.deadline"
 #: The ability each system's initiative uses.
-#: The ability each system rolls initiative with (the registry's, by key).
-INITIATIVE_ABILITY: Mapping[str, str] = per_system(lambda s: s.initiative_ability, skip_none=True)
 
 
 def turn_key(order_id: int) -> str:

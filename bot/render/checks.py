@@ -3,6 +3,9 @@ system's own words, and a colour per result."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import discord
 
 from bot.quoting import escape
@@ -10,22 +13,18 @@ from bot.render import style
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.common import Advantage
-from bot.services.checks import SYSTEM_NAMES, CheckResult, Outcome
+from bot.rules.systems import Tone, read
+from bot.services.checks import CheckResult, Outcome
 from bot.words import Visibility
 
-_PD_COLOURS = {
-    pd.SuccessLevel.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
-    pd.SuccessLevel.MAJOR: style.SUCCESS,
-    pd.SuccessLevel.NORMAL: style.SUCCESS,
-    pd.SuccessLevel.LIMITED: style.PARTIAL,
-    pd.SuccessLevel.FAILURE: style.FAILURE,
-    pd.SuccessLevel.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
-}
-_THRESHOLD_COLOURS = {
-    threshold.ThresholdResult.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
-    threshold.ThresholdResult.SUCCESS: style.SUCCESS,
-    threshold.ThresholdResult.FAILURE: style.FAILURE,
-    threshold.ThresholdResult.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
+#: A colour per tone (bot/rules/systems: each system says how its results feel).
+TONE_COLOURS = {
+    Tone.CRITICAL_SUCCESS: style.CRITICAL_SUCCESS,
+    Tone.SUCCESS: style.SUCCESS,
+    Tone.PARTIAL: style.PARTIAL,
+    Tone.FAILURE: style.FAILURE,
+    Tone.CRITICAL_FAILURE: style.CRITICAL_FAILURE,
+    Tone.NEUTRAL: style.NEUTRAL,
 }
 
 
@@ -44,34 +43,12 @@ def modifier_sum(kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
 
 def result_text(outcome: Outcome) -> str:
     """The result in the system's own words ("Major Success", "Pass", "Critical Failure")."""
-    if isinstance(outcome, pd.AttemptOutcome):
-        return outcome.level.display_name
-    if isinstance(outcome, pd.LuckOutcome):
-        return "Lucky" if outcome.lucky else "Not lucky"
-    if isinstance(outcome, roll_under.SaveOutcome):
-        return outcome.result.display
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        return outcome.result.display
-    return (
-        outcome.result_text
-        if outcome.result is not None
-        else f"Total {style.number(outcome.total)}"
-    )
+    return read(outcome).result
 
 
 def colour(outcome: Outcome) -> discord.Colour:
     """A colour per result: gold critical, green success, orange partial, red failure."""
-    if isinstance(outcome, pd.AttemptOutcome):
-        return _PD_COLOURS[outcome.level]
-    if isinstance(outcome, pd.LuckOutcome):
-        return style.SUCCESS if outcome.lucky else style.FAILURE
-    if isinstance(outcome, roll_under.SaveOutcome):
-        return style.SUCCESS if outcome.passed else style.FAILURE
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        return _THRESHOLD_COLOURS[outcome.result]
-    if outcome.succeeded is None:
-        return style.NEUTRAL
-    return style.SUCCESS if outcome.succeeded else style.FAILURE
+    return TONE_COLOURS[read(outcome).tone]
 
 
 #: A hidden natural 20 in the GM's copy (issue 15): the choice to trade it is the player's,
@@ -84,6 +61,103 @@ HIDDEN_NATURAL_20 = "{what} when the roll is revealed (nothing is offered while 
 HIDDEN_CARRY_OVER = "{value} on the next {attribute} test, from when the roll is revealed"
 
 
+def _attempt(outcome: pd.AttemptOutcome, for_gm: bool, hidden: bool) -> list[tuple[str, str]]:
+    lines: list[tuple[str, str]] = []
+    lines.append(("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
+    rank = outcome.base_rank.display_name
+    if outcome.adjustment:
+        rank += f" {style.signed(outcome.adjustment)} → {outcome.effective_rank.display_name}"
+    lines.append(("Rank", rank))
+    level = f"{outcome.table_level.display_name} on the Success Table"
+    if outcome.shifted_level != outcome.table_level:
+        why = "reliable" if outcome.shifted_level > outcome.table_level else "unreliable"
+        level += f", {why} → {outcome.shifted_level.display_name}"
+    elif outcome.reliable != outcome.unreliable:
+        why = "reliable" if outcome.reliable else "unreliable"
+        level += f" ({why}: no shift on a natural {outcome.kept})"
+    lines.append(("Level", level))
+    if outcome.traded:
+        lines.append(("Natural 20", "traded for a Normal Success and a fortune die"))
+    elif outcome.trade_available and for_gm:
+        lines.append(("Natural 20", GM_NATURAL_20.format(kept="A critical")))
+    elif outcome.trade_available and hidden:
+        what = "You may trade it for a Normal Success and a fortune die"
+        lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
+    elif outcome.trade_available:
+        lines.append(("Natural 20", "you may trade it for a Normal Success and a fortune die"))
+    return lines
+
+
+def _luck(outcome: pd.LuckOutcome, for_gm: bool, hidden: bool) -> list[tuple[str, str]]:
+    lines: list[tuple[str, str]] = []
+    lines.append(("d20", f"**{outcome.die}** (lucky on 10 or higher)"))
+    if outcome.traded:
+        lines.append(("Natural 20", "treated as a 10, and a fortune die gained"))
+    elif outcome.trade_available and for_gm:
+        lines.append(("Natural 20", GM_NATURAL_20.format(kept="Lucky")))
+    elif outcome.trade_available and hidden:
+        what = "You may treat it as a 10 and gain a fortune die"
+        lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
+    elif outcome.trade_available:
+        lines.append(("Natural 20", "you may treat it as a 10 and gain a fortune die"))
+    return lines
+
+
+def _roll_under_save(
+    outcome: roll_under.SaveOutcome, for_gm: bool, hidden: bool
+) -> list[tuple[str, str]]:
+    lines: list[tuple[str, str]] = []
+    name = outcome.ability.name if outcome.ability else "score"
+    lines.append(("d20", f"**{outcome.roll}** against {name} {outcome.score} (pass on ≤)"))
+    return lines
+
+
+def _threshold_test(
+    outcome: threshold.ThresholdOutcome, for_gm: bool, hidden: bool
+) -> list[tuple[str, str]]:
+    lines: list[tuple[str, str]] = []
+    lines.append(("d20", modifier_sum(outcome.roll, outcome.modifiers)))
+    if not outcome.threshold_hidden:
+        tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
+        lines.append(("Threshold", f"{outcome.threshold}{tier}"))
+    crit_at = []
+    if outcome.crit_success_at is not None:
+        crit_at.append(f"success at {outcome.crit_success_at}+")
+    if outcome.crit_failure_at is not None:
+        crit_at.append(f"failure at {outcome.crit_failure_at} or less")
+    if crit_at:
+        lines.append(("Critical", ", ".join(crit_at) + " (and natural 20 / 1)"))
+    if outcome.carry_over_next:
+        value = style.signed(outcome.carry_over_next)
+        text = f"{value} on the next {outcome.attribute} test"
+        if hidden:
+            text = HIDDEN_CARRY_OVER.format(value=value, attribute=outcome.attribute)
+        lines.append(("Next test", text))
+    return lines
+
+
+def _d20_check(
+    outcome: d20_check.CheckOutcome, for_gm: bool, hidden: bool
+) -> list[tuple[str, str]]:
+    lines: list[tuple[str, str]] = []
+    dice = kept_dice(outcome.dice, outcome.kept, outcome.advantage)
+    lines.append(("d20", dice))
+    lines.append(("Total", modifier_sum(outcome.kept, outcome.modifiers)))
+    if outcome.dc is not None:
+        lines.append(("DC", str(outcome.dc)))
+    return lines
+
+
+#: Each built-in outcome type's explanation, by type (as avrae/d20 dispatches its stringifier).
+_BREAKDOWNS: dict[type, Callable[[Any, bool, bool], list[tuple[str, str]]]] = {
+    pd.AttemptOutcome: _attempt,
+    pd.LuckOutcome: _luck,
+    roll_under.SaveOutcome: _roll_under_save,
+    threshold.ThresholdOutcome: _threshold_test,
+    d20_check.CheckOutcome: _d20_check,
+}
+
+
 def breakdown(
     outcome: Outcome, *, for_gm: bool = False, hidden: bool = False
 ) -> list[tuple[str, str]]:
@@ -93,69 +167,10 @@ def breakdown(
     ``hidden``: the roller's own copy of a hidden roll, whose choice and carry-over wait for
     its reveal.
     """
-    lines: list[tuple[str, str]] = []
-    if isinstance(outcome, pd.AttemptOutcome):
-        lines.append(("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
-        rank = outcome.base_rank.display_name
-        if outcome.adjustment:
-            rank += f" {style.signed(outcome.adjustment)} → {outcome.effective_rank.display_name}"
-        lines.append(("Rank", rank))
-        level = f"{outcome.table_level.display_name} on the Success Table"
-        if outcome.shifted_level != outcome.table_level:
-            why = "reliable" if outcome.shifted_level > outcome.table_level else "unreliable"
-            level += f", {why} → {outcome.shifted_level.display_name}"
-        elif outcome.reliable != outcome.unreliable:
-            why = "reliable" if outcome.reliable else "unreliable"
-            level += f" ({why}: no shift on a natural {outcome.kept})"
-        lines.append(("Level", level))
-        if outcome.traded:
-            lines.append(("Natural 20", "traded for a Normal Success and a fortune die"))
-        elif outcome.trade_available and for_gm:
-            lines.append(("Natural 20", GM_NATURAL_20.format(kept="A critical")))
-        elif outcome.trade_available and hidden:
-            what = "You may trade it for a Normal Success and a fortune die"
-            lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
-        elif outcome.trade_available:
-            lines.append(("Natural 20", "you may trade it for a Normal Success and a fortune die"))
-    elif isinstance(outcome, pd.LuckOutcome):
-        lines.append(("d20", f"**{outcome.die}** (lucky on 10 or higher)"))
-        if outcome.traded:
-            lines.append(("Natural 20", "treated as a 10, and a fortune die gained"))
-        elif outcome.trade_available and for_gm:
-            lines.append(("Natural 20", GM_NATURAL_20.format(kept="Lucky")))
-        elif outcome.trade_available and hidden:
-            what = "You may treat it as a 10 and gain a fortune die"
-            lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
-        elif outcome.trade_available:
-            lines.append(("Natural 20", "you may treat it as a 10 and gain a fortune die"))
-    elif isinstance(outcome, roll_under.SaveOutcome):
-        name = outcome.ability.name if outcome.ability else "score"
-        lines.append(("d20", f"**{outcome.roll}** against {name} {outcome.score} (pass on ≤)"))
-    elif isinstance(outcome, threshold.ThresholdOutcome):
-        lines.append(("d20", modifier_sum(outcome.roll, outcome.modifiers)))
-        if not outcome.threshold_hidden:
-            tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
-            lines.append(("Threshold", f"{outcome.threshold}{tier}"))
-        crit_at = []
-        if outcome.crit_success_at is not None:
-            crit_at.append(f"success at {outcome.crit_success_at}+")
-        if outcome.crit_failure_at is not None:
-            crit_at.append(f"failure at {outcome.crit_failure_at} or less")
-        if crit_at:
-            lines.append(("Critical", ", ".join(crit_at) + " (and natural 20 / 1)"))
-        if outcome.carry_over_next:
-            value = style.signed(outcome.carry_over_next)
-            text = f"{value} on the next {outcome.attribute} test"
-            if hidden:
-                text = HIDDEN_CARRY_OVER.format(value=value, attribute=outcome.attribute)
-            lines.append(("Next test", text))
-    elif isinstance(outcome, d20_check.CheckOutcome):
-        dice = kept_dice(outcome.dice, outcome.kept, outcome.advantage)
-        lines.append(("d20", dice))
-        lines.append(("Total", modifier_sum(outcome.kept, outcome.modifiers)))
-        if outcome.dc is not None:
-            lines.append(("DC", str(outcome.dc)))
-    return lines
+    explain = _BREAKDOWNS.get(type(outcome))
+    if explain is None:
+        return list(read(outcome).lines)  # any other registered system explains its own rolls
+    return explain(outcome, for_gm, hidden)
 
 
 def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
@@ -173,6 +188,6 @@ def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     )
     for label, text in breakdown(outcome, for_gm=for_gm, hidden=hidden and not for_gm):
         style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})
-    system = SYSTEM_NAMES[result.campaign.system]
+    system = result.campaign.rules.name
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed

@@ -13,15 +13,18 @@ from bot.render.checks import kept_dice
 from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.generation import GenerationResult
 from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict
-from bot.words import RuleSystem
 
 
 def _dice(summary: RollSummary) -> str:
+    if summary.kept not in summary.dice:
+        # A system whose roll keeps no one d20 (registered elsewhere): every die as rolled.
+        return "dice " + ", ".join(f"**{d}**" for d in summary.dice)
     if len(summary.dice) == 1:
         return f"d20 **{summary.kept}**"
     kept_at = summary.dice.index(summary.kept)
@@ -66,10 +69,10 @@ def party_embed(campaign: CampaignView, members: list[CharacterView]) -> discord
             if a in character.scores
         ]
         extra = ""
-        if campaign.system is RuleSystem.D20_CHECK:
+        if Feature.DEGREES in campaign.rules.features:
             bonus = d20_check.proficiency_bonus(character.level)
             extra = f"level {character.level} (proficiency {style.signed(bonus)})\n"
-        if campaign.system is RuleSystem.PEN_AND_DAGGER:
+        if Feature.FORTUNE in campaign.rules.features:
             extra = f"fortune dice {character.fortune} of {character.fortune_max}\n"
         style.add_field(
             embed,
@@ -86,7 +89,8 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
     if result.shared_roll is not None:
         lines.append(f"One d20 for the whole party: **{result.shared_roll}** (pass on ≤ score)")
     if result.dc is not None:
-        what = "Threshold" if result.campaign.system is RuleSystem.THRESHOLD else "DC"
+        word = result.campaign.rules.target_word
+        what = word[:1].upper() + word[1:]
         lines.append(f"{what} {result.dc}")
     elif result.difficulty:
         lines.append(f"Difficulty: {result.difficulty.title()}")

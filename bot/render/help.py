@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 
 import discord
 
 from bot.render import style
+from bot.rules.systems import SYSTEMS
+from bot.rules.systems.base import per_system
 from bot.services.checks import SYSTEM_NAMES
-from bot.words import BOON_FORTUNE_MAX, FORTUNE_MAX, RuleSystem
+from bot.words import BOON_FORTUNE_MAX, FORTUNE_MAX
 
 
 class HelpTopic(enum.StrEnum):
@@ -79,36 +82,8 @@ _GMS = (
     "Add `character:<name>` to a `/character` command to edit anyone's sheet."
 )
 
-#: What /check does in each system, in a few lines (README "Rule systems").
-_SYSTEMS: dict[RuleSystem, str] = {
-    RuleSystem.PEN_AND_DAGGER: (
-        "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
-        "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "
-        "Critical Success. `rank_bonus` moves your rank; advantage keeps the better of two "
-        "dice; `reliable` raises the result one step (not on a natural 1). A natural 20 lets "
-        "you trade the critical for a fortune die. `/luck` is lucky on 10 or more."
-    ),
-    RuleSystem.ROLL_UNDER: (
-        "Three abilities, STR, AGI and WIT, scored 1 to 19. `/check` (or `/save`) rolls a d20: "
-        "your score or lower passes. `/groupsave` rolls one d20 for everyone; in a `/contest` "
-        "each subtracts a d20 from their score, the highest wins and ties roll again."
-    ),
-    RuleSystem.THRESHOLD: (
-        "`/check` rolls d20 plus your attribute modifier (your level is never added) and "
-        "succeeds if it meets the threshold: give `dc:` or `difficulty:` (Very Easy 3, Easy 7, "
-        "Moderate 12, Hard 17, Very Hard 20 unless the campaign changes them). A natural 20 is "
-        "always a critical success and a natural 1 a critical failure; a critical also gives "
-        "+2 or −2 on your next test with that attribute (a GM option)."
-    ),
-    RuleSystem.D20_CHECK: (
-        "`/check` rolls d20 plus your ability modifier, your proficiency bonus if proficient "
-        "(doubled for Expert; set by `/character level`) and any `bonus:`; meet or beat the "
-        "`dc:` to succeed. Advantage keeps the higher of two dice. Natural 20s and 1s mean "
-        "nothing special on checks and saves. `/save` rolls a saving throw; `helper:` gives "
-        "advantage for working together. `/attack ac:15 damage:1d8+3` rolls an attack "
-        "(critical hits and fumbles when the GM turns on crit rules)."
-    ),
-}
+#: What /check does in each system, in a few lines (README "Rule systems"): each system's own.
+_SYSTEMS: Mapping[str, str] = per_system(lambda system: system.summary)
 
 _DICE_PAGES: tuple[tuple[str, str], ...] = (
     (
@@ -216,23 +191,24 @@ _FORTUNE = (
 )
 
 
-def rules_page(system: RuleSystem) -> str:
+def rules_page(system: str) -> str:
     """The path of the system's player reference (docs/rules/), named in /help system."""
-    return f"docs/rules/{system.value}.md"
+    return f"docs/rules/{system}.md"
 
 
 def _embed(title: str, text: str) -> discord.Embed:
     return style.new_embed(title, text, style.INFO)
 
 
-def _system_pages(system: RuleSystem | None) -> list[discord.Embed]:
+def _system_pages(system: str | None) -> list[discord.Embed]:
     if system is not None:
         embed = _embed(
             f"This campaign plays {SYSTEM_NAMES[system]}",
-            f"{_SYSTEMS[system]}\n\nThe full reference, with its tables and the rulings the bot "
+            f"{_SYSTEMS.get(system, '')}\n\nThe full reference, with its tables and the rulings "
+            "the bot "
             f"follows: `{rules_page(system)}` in pbp-dice's documentation.",
         )
-        others = ", ".join(SYSTEM_NAMES[s] for s in RuleSystem if s is not system)
+        others = ", ".join(SYSTEM_NAMES[s] for s in SYSTEMS if s != system)
         embed.set_footer(text=f"The bot also knows {others}.")
         return [embed]
     embed = _embed(
@@ -240,12 +216,12 @@ def _system_pages(system: RuleSystem | None) -> list[discord.Embed]:
         "This channel has no campaign, so here is what `/check` does in each system. "
         "A GM chooses one with `/campaign setup`.",
     )
-    for each in RuleSystem:
+    for each in SYSTEMS:
         style.add_field(embed, SYSTEM_NAMES[each], _SYSTEMS[each])
     return [embed]
 
 
-def help_pages(topic: HelpTopic | None, system: RuleSystem | None = None) -> list[discord.Embed]:
+def help_pages(topic: HelpTopic | None, system: str | None = None) -> list[discord.Embed]:
     """The pages of ``topic`` (the overview when None); ``system`` is the channel's, if any."""
     if topic is None:
         return [_embed("pbp-dice help", _OVERVIEW)]

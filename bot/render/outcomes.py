@@ -20,6 +20,7 @@ from bot.render.checks import result_text
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.common import Advantage
+from bot.rules.systems import outcome_from_record, read
 from bot.services.checks import Outcome
 from bot.services.fortune_table import attempt_from_record, luck_from_record
 from bot.services.ledger import RollView
@@ -72,7 +73,7 @@ def check_outcome(data: Any) -> Outcome | None:
         return _save(data)
     if "kept" in data and "modifiers" in data and "kind" in data:
         return _d20(data)
-    return None
+    return outcome_from_record(data)  # any other registered system's shape
 
 
 def _save(data: dict[str, Any]) -> roll_under.SaveOutcome:
@@ -137,32 +138,59 @@ def _sum(dice: Sequence[int], kept: int, advantage: Advantage, modifiers: Any) -
     return f"d20 {_kept(dice, kept, advantage)}: {total}"
 
 
-def check_words(outcome: Outcome) -> str:
-    """A rebuilt outcome in one line, ending with its result in the live message's words."""
-    result = f"**{result_text(outcome)}**"
-    if isinstance(outcome, pd.AttemptOutcome):
-        dice = _kept(outcome.dice, outcome.kept, outcome.advantage_state)
-        line = f"d20 {dice} · Rank {outcome.effective_rank.display_name} → {result}"
-        if outcome.traded:
-            line += " (natural 20 traded for a fortune die)"
-        return line
-    if isinstance(outcome, pd.LuckOutcome):
-        if outcome.traded:
-            return f"d20 **{outcome.die}**, treated as a 10 → {result} (a fortune die gained)"
-        return f"d20 **{outcome.die}** (lucky on {pd.LUCKY_ON} or higher) → {result}"
-    if isinstance(outcome, roll_under.SaveOutcome):
-        name = outcome.ability.name if outcome.ability else "score"
-        return f"d20 **{outcome.roll}** against {name} {outcome.score} → {result}"
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        line = _sum(outcome.dice, outcome.kept, Advantage.NONE, outcome.modifiers)
-        if outcome.threshold_hidden:
-            return f"{line} · Threshold hidden by the GM → {result}"
-        tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
-        return f"{line} · Threshold {outcome.threshold}{tier} → {result}"
+def _attempt_words(outcome: pd.AttemptOutcome, result: str) -> str:
+    dice = _kept(outcome.dice, outcome.kept, outcome.advantage_state)
+    line = f"d20 {dice} · Rank {outcome.effective_rank.display_name} → {result}"
+    if outcome.traded:
+        line += " (natural 20 traded for a fortune die)"
+    return line
+
+
+def _luck_words(outcome: pd.LuckOutcome, result: str) -> str:
+    if outcome.traded:
+        return f"d20 **{outcome.die}**, treated as a 10 → {result} (a fortune die gained)"
+    return f"d20 **{outcome.die}** (lucky on {pd.LUCKY_ON} or higher) → {result}"
+
+
+def _save_words(outcome: roll_under.SaveOutcome, result: str) -> str:
+    name = outcome.ability.name if outcome.ability else "score"
+    return f"d20 **{outcome.roll}** against {name} {outcome.score} → {result}"
+
+
+def _test_words(outcome: threshold.ThresholdOutcome, result: str) -> str:
+    line = _sum(outcome.dice, outcome.kept, Advantage.NONE, outcome.modifiers)
+    if outcome.threshold_hidden:
+        return f"{line} · Threshold hidden by the GM → {result}"
+    tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
+    return f"{line} · Threshold {outcome.threshold}{tier} → {result}"
+
+
+def _d20_words(outcome: d20_check.CheckOutcome, result: str) -> str:
     line = _sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
     if outcome.dc is None:
         return f"{line} · no DC: the GM reads the total"
     return f"{line} · DC {outcome.dc} → {result}"
+
+
+#: Each built-in outcome type's one line, by type; any other registered system's roll reads
+#: as its dice and its result words.
+_WORDS: dict[type, Callable[[Any, str], str]] = {
+    pd.AttemptOutcome: _attempt_words,
+    pd.LuckOutcome: _luck_words,
+    roll_under.SaveOutcome: _save_words,
+    threshold.ThresholdOutcome: _test_words,
+    d20_check.CheckOutcome: _d20_words,
+}
+
+
+def check_words(outcome: Outcome) -> str:
+    """A rebuilt outcome in one line, ending with its result in the live message's words."""
+    result = f"**{result_text(outcome)}**"
+    words = _WORDS.get(type(outcome))
+    if words is not None:
+        return words(outcome, result)
+    faces = ", ".join(f"**{d}**" for d in read(outcome).dice)
+    return f"dice {faces} → {result}"
 
 
 def _single(data: dict[str, Any]) -> str | None:

@@ -13,11 +13,12 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.render.groups import roll_line, verdict_colour
+from bot.rules.systems import system_for
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.groups import NOBODY_ROLLED
 from bot.services.requests import DEFAULT_ACTION, GM_CLOSE_ROLL, Reminder, RequestView
 from bot.services.secrecy import GM_CHANNEL_HINT
-from bot.words import DefaultAction, RuleSystem
+from bot.words import DefaultAction
 
 
 def _what(request: RequestView) -> str:
@@ -25,18 +26,13 @@ def _what(request: RequestView) -> str:
     ability = request.ability
     if request.proficiency:
         ability += f" ({escape(request.proficiency)})"
-    if system is RuleSystem.ROLL_UNDER:
-        return f"{ability} save"
-    if system is RuleSystem.PEN_AND_DAGGER:
-        return f"{ability} attempt"
-    if system is RuleSystem.THRESHOLD:
-        return f"{ability} test"
-    return f"{ability} {'saving throw' if request.is_save else 'check'}"
+    return f"{ability} {'saving throw' if request.is_save else system_for(system).check_word}"
 
 
 def _target_word(request: RequestView) -> str:
     """What the system calls the number to reach: a threshold (threshold), else a DC."""
-    return "Threshold" if request.system is RuleSystem.THRESHOLD else "DC"
+    word = system_for(request.system).target_word
+    return word[:1].upper() + word[1:]
 
 
 def _target_line(request: RequestView, *, gm_view: bool) -> str:

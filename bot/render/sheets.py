@@ -7,13 +7,13 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check
-from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature, system_for
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.secrecy import SECRECY_COMMANDS, default_visibility
 from bot.services.sheets import CharacterSheet
-from bot.words import RuleSystem, fortune_maximum
+from bot.words import fortune_maximum
 
 
 def campaign_embed(campaign: CampaignView) -> discord.Embed:
@@ -28,14 +28,15 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
     gm_channel = f"<#{campaign.gm_channel_id}>" if campaign.gm_channel_id else "not set"
     style.add_field(embed, "GM channel", gm_channel, inline=True)
     style.add_field(embed, "Abilities", ", ".join(campaign.ability_names), inline=True)
-    if campaign.system is RuleSystem.PEN_AND_DAGGER:
+    if Feature.FORTUNE in campaign.rules.features:
         boon = "on" if campaign.fortune_boon_default else "off"
         style.add_field(embed, "Double fortune dice for new characters", boon, inline=True)
         trade = "on" if campaign.luck_trade else "off"
         style.add_field(embed, "Trade a natural 20 for a fortune die", trade, inline=True)
-    if campaign.system is RuleSystem.THRESHOLD:
+    if Feature.CARRY_OVER in campaign.rules.features:
         carry = "on" if campaign.carry_over else "off"
         style.add_field(embed, "+2 / −2 after a critical", carry, inline=True)
+    if Feature.TIERS in campaign.rules.features:
         t = campaign.tiers
         style.add_field(
             embed,
@@ -43,8 +44,9 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
             f"Very Easy {t.very_easy} · Easy {t.easy} · Moderate {t.moderate} · "
             f"Hard {t.hard} · Very Hard {t.very_hard}",
         )
-    if campaign.system is RuleSystem.D20_CHECK:
+    if Feature.ATTACKS in campaign.rules.features:
         style.add_field(embed, "Critical hits and fumbles", "on" if campaign.crit_rules else "off")
+    if Feature.REROLLS in campaign.rules.features:
         rerolls = "on" if campaign.rerolls else "off"
         style.add_field(embed, "Reroll one d20 of an advantage roll", rerolls, inline=True)
     style.add_field(embed, "Who sees rolls by default", _secrecy_line(campaign))
@@ -60,16 +62,9 @@ def _secrecy_line(campaign: CampaignView) -> str:
     )
 
 
-def score_line(system: RuleSystem, ability: str, value: int) -> str:
+def score_line(system: str, ability: str, value: int) -> str:
     """One ability score with what it means in the system (the sheet and /party show)."""
-    if system is RuleSystem.PEN_AND_DAGGER:
-        rank = pd.ability_rank(value).display_name
-        return f"**{ability}** {value} ({style.signed(pd.ability_modifier(value))}, {rank})"
-    if system is RuleSystem.D20_CHECK:
-        return f"**{ability}** {value} ({style.signed(d20_check.ability_modifier(value))})"
-    if system is RuleSystem.THRESHOLD:
-        return f"**{ability}** {style.signed(value)}"
-    return f"**{ability}** {value}"
+    return f"**{ability}** {system_for(system).score_text(value)}"
 
 
 def character_embed(campaign: CampaignView, character: CharacterView) -> discord.Embed:
@@ -80,6 +75,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
     shown from it (issue 7).
     """
     system = campaign.system
+    features = campaign.rules.features
     tags = [f"player <@{character.user_id}>"]
     if character.is_active:
         tags.append("active")
@@ -96,9 +92,9 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
     missing = [a for a in campaign.ability_names if a not in character.scores]
     if missing:
         scores.append(f"not set: {', '.join(missing)}")
-    title = "Attribute modifiers" if system is RuleSystem.THRESHOLD else "Ability scores"
+    title = "Attribute modifiers" if campaign.rules.score_word == "modifier" else "Ability scores"
     style.add_field(embed, title, "\n".join(scores))
-    if system in (RuleSystem.D20_CHECK,):
+    if Feature.SAVE_PROFICIENCIES in features:
         bonus = d20_check.proficiency_bonus(character.level)
         style.add_field(
             embed, "Level", f"{character.level} (proficiency {style.signed(bonus)})", inline=True
@@ -117,7 +113,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
             style.add_field(
                 embed, "Armour Class", f"lowered by {character.ac_loss} by critical hits"
             )
-    if system is RuleSystem.PEN_AND_DAGGER:
+    if Feature.FIRST_LEVEL_CAP in features:
         # Pen & Dagger ruling 8: at 1st level no score may exceed 19.
         cap = " (no score above 19 at 1st level)" if character.level == 1 else ""
         style.add_field(embed, "Level", f"{character.level}{cap}", inline=True)
@@ -130,7 +126,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
                 degree = "Expert" if prof.degree == 2 else "Proficient"
                 profs.append(f"{escape(prof.name)}: {degree}")
         style.add_field(embed, "Proficiencies", "\n".join(profs))
-    if system is RuleSystem.PEN_AND_DAGGER:
+    if Feature.FORTUNE in features:
         maximum = fortune_maximum(character.double_fortune)
         boon = " (double fortune dice boon)" if character.double_fortune else ""
         style.add_field(

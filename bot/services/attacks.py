@@ -25,6 +25,7 @@ from bot.db.models import characters
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
+from bot.rules.systems import Feature
 from bot.services import budgets, ledger, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
@@ -34,7 +35,7 @@ from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
-from bot.words import LedgerKind, RuleSystem, SecrecyCommand, Visibility
+from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
 MIN_AC = 1
@@ -154,7 +155,7 @@ def _damage_expression(text: str | None) -> Any:
 
 
 def _require_d20(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.D20_CHECK:
+    if Feature.ATTACKS not in campaign.rules.features:
         raise InvalidValue(
             "Attack rolls are a d20 check rule; this campaign plays "
             f"{SYSTEM_NAMES[campaign.system]}. Nothing was rolled."

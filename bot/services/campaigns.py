@@ -16,20 +16,25 @@ from bot.db.models import campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
 from bot.ops.context import note_campaign
 from bot.quoting import quote
+from bot.rules.systems import System, UnknownSystem, system_for
+from bot.rules.systems.base import per_system
+from bot.rules.systems.d20 import SIX_ABILITIES as SIX_ABILITIES
 from bot.services._sql import Executor, core_transaction, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 from bot.words import RuleSystem, SecrecyCommand, Visibility
 
-SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+#: Ability names each system starts with (the registry's, by key).
+DEFAULT_ABILITIES: Mapping[str, tuple[str, ...]] = per_system(lambda s: s.abilities)
 
-#: Ability names each system starts with; only threshold and d20 check let a GM change them.
-DEFAULT_ABILITIES: Mapping[RuleSystem, tuple[str, ...]] = {
-    RuleSystem.PEN_AND_DAGGER: SIX_ABILITIES,
-    RuleSystem.ROLL_UNDER: ("STR", "AGI", "WIT"),
-    RuleSystem.THRESHOLD: SIX_ABILITIES,
-    RuleSystem.D20_CHECK: SIX_ABILITIES,
-}
-CONFIGURABLE_ABILITIES = frozenset({RuleSystem.THRESHOLD, RuleSystem.D20_CHECK})
+
+def system_key(value: str) -> str:
+    """A stored system key: the :class:`RuleSystem` member for a built-in one (so comparisons
+    with it keep working), the registered key itself for any other (a test's toy system)."""
+    try:
+        return RuleSystem(value)
+    except ValueError:
+        return system_for(value).key
+
 
 _T = campaigns
 
@@ -60,7 +65,8 @@ class CampaignView:
     id: int
     guild_id: int
     channel_id: int
-    system: RuleSystem
+    #: The rule system's key (a :class:`RuleSystem` for the built-in ones); see :attr:`rules`.
+    system: str
     gm_role_ids: tuple[int, ...]
     #: Known GMs: users seen acting with GM standing here (the one who set the campaign up,
     #: GMs who ran a command in it). Only candidates for DM copies of hidden rolls, re-checked
@@ -82,6 +88,11 @@ class CampaignView:
     luck_trade: bool = True
     rerolls: bool = False
 
+    @property
+    def rules(self) -> System:
+        """The campaign's rule system, from the registry."""
+        return system_for(self.system)
+
     def ability(self, name: str) -> str:
         """The campaign's spelling of ``name`` (case-insensitive), or :class:`InvalidValue`."""
         key = name.strip().casefold()
@@ -99,7 +110,7 @@ def _view(row: Row[Any]) -> CampaignView:
         id=m["id"],
         guild_id=m["guild_id"],
         channel_id=m["channel_id"],
-        system=RuleSystem(m["system"]),
+        system=system_key(m["system"]),
         gm_role_ids=tuple(m["gm_role_ids"]),
         gm_user_ids=tuple(m["gm_user_ids"]),
         gm_channel_id=m["gm_channel_id"],
@@ -145,12 +156,7 @@ class SettingsChange(BaseModel):
 
 
 #: Each system's name in messages (a refusal names the system the campaign plays).
-SYSTEM_NAMES: Mapping[RuleSystem, str] = {
-    RuleSystem.PEN_AND_DAGGER: "Pen & Dagger",
-    RuleSystem.ROLL_UNDER: "Roll-under",
-    RuleSystem.THRESHOLD: "Threshold",
-    RuleSystem.D20_CHECK: "d20 check",
-}
+SYSTEM_NAMES: Mapping[str, str] = per_system(lambda s: s.name)
 _TIER_NAMES = ("very_easy", "easy", "moderate", "hard", "very_hard")
 #: The settings as a GM knows them (in messages: never a field name or the validator's words).
 _SETTING_WORDS = {
@@ -234,7 +240,7 @@ async def setup_campaign(
     db: Database,
     guild_id: int,
     channel_id: int,
-    system: RuleSystem | str,
+    system: str,
     *,
     gm_role_ids: Iterable[int] = (),
     gm_user_ids: Iterable[int] = (),
@@ -245,10 +251,9 @@ async def setup_campaign(
 ) -> CampaignView:
     """Create the campaign of ``channel_id`` (pass a thread's parent); one per channel."""
     try:
-        rule_system = RuleSystem(system)
-    except ValueError:
-        known = ", ".join(s.value for s in RuleSystem)
-        raise InvalidValue(f"Unknown rule system {quote(system)}: choose one of {known}.") from None
+        rule_system = system_for(system)
+    except UnknownSystem as exc:
+        raise InvalidValue(exc.message) from None
     settings = _validate_change(
         {
             "gm_role_ids": list(gm_role_ids),
@@ -256,16 +261,16 @@ async def setup_campaign(
             "gm_channel_id": gm_channel_id,
             "fortune_boon_default": fortune_boon_default,
             "crit_rules": crit_rules,
-            "ability_names": list(ability_names or DEFAULT_ABILITIES[rule_system]),
+            "ability_names": list(ability_names or rule_system.abilities),
         }
     )
     _check_gm_roles(guild_id, settings["gm_role_ids"])
-    if ability_names is not None and rule_system not in CONFIGURABLE_ABILITIES:
+    if ability_names is not None and not rule_system.abilities_configurable:
         if [n.casefold() for n in settings["ability_names"]] != [
-            n.casefold() for n in DEFAULT_ABILITIES[rule_system]
+            n.casefold() for n in rule_system.abilities
         ]:
-            raise InvalidValue(f"The ability names of {rule_system.value} are fixed.")
-        settings["ability_names"] = list(DEFAULT_ABILITIES[rule_system])
+            raise InvalidValue(f"The ability names of {rule_system.key} are fixed.")
+        settings["ability_names"] = list(rule_system.abilities)
     tiers = Tiers()
     async with transaction(db) as session:
         stmt = (
@@ -274,7 +279,7 @@ async def setup_campaign(
                 guild_id=guild_id,
                 channel_id=channel_id,
                 ledger_scope=channel_id,
-                system=rule_system.value,
+                system=rule_system.key,
                 tier_very_easy=tiers.very_easy,
                 tier_easy=tiers.easy,
                 tier_moderate=tiers.moderate,
@@ -345,8 +350,8 @@ async def update_settings(db: Database, campaign_id: int, **changes: Any) -> Cam
     async with transaction(db) as session:
         current = await get_campaign_in(session, campaign_id)
         _check_gm_roles(current.guild_id, values.get("gm_role_ids", ()))
-        if "ability_names" in values and current.system not in CONFIGURABLE_ABILITIES:
-            raise InvalidValue(f"The ability names of {current.system.value} are fixed.")
+        if "ability_names" in values and not current.rules.abilities_configurable:
+            raise InvalidValue(f"The ability names of {current.rules.key} are fixed.")
         tiers = [
             values.get(f"tier_{name}", getattr(current.tiers, name))
             for name in ("very_easy", "easy", "moderate", "hard", "very_hard")

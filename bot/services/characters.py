@@ -42,20 +42,14 @@ from bot.db.models import (
 from bot.db.types import utcnow
 from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
+from bot.rules.systems import Feature
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
-from bot.words import RuleSystem, fortune_maximum
+from bot.words import fortune_maximum
 
 _C = characters
 
-#: Allowed ability score (or modifier) per system: (lowest, highest).
-SCORE_RANGE: Mapping[RuleSystem, tuple[int, int]] = {
-    RuleSystem.PEN_AND_DAGGER: (1, 100),  # Pen & Dagger ruling 7: below 1 is invalid
-    RuleSystem.ROLL_UNDER: (1, 19),  # roll-under ruling 1
-    RuleSystem.THRESHOLD: (-20, 20),  # attribute modifiers
-    RuleSystem.D20_CHECK: (1, 30),
-}
 MAX_LEVEL = 20
 MAX_NAME = 64
 
@@ -414,11 +408,11 @@ async def set_score(db: Database, character_id: int, ability: str, value: int) -
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
         canonical = campaign.ability(ability)
-        low, high = SCORE_RANGE[campaign.system]
+        low, high = campaign.rules.score_range
         if not low <= value <= high:
-            what = "modifier" if campaign.system is RuleSystem.THRESHOLD else "score"
+            what = campaign.rules.score_word
             raise InvalidValue(f"{canonical} {what} must be between {low} and {high}.")
-        if campaign.system is RuleSystem.PEN_AND_DAGGER and value > FIRST_LEVEL_MAX_SCORE:
+        if Feature.FIRST_LEVEL_CAP in campaign.rules.features and value > FIRST_LEVEL_MAX_SCORE:
             # The character row's lock, held until the score is written: a concurrent
             # /character level 1 waits and then sees this score (see set_level).
             level: int = (
@@ -459,16 +453,16 @@ async def set_proficiency(
         raise InvalidValue(f"Proficiency names are 1 to {MAX_NAME} characters long.")
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
-        if campaign.system is RuleSystem.PEN_AND_DAGGER:
+        if Feature.RANKS in campaign.rules.features:
             by_key = {r.casefold(): r for r in PD_RANKS}
             if rank is None or degree is not None or rank.strip().casefold() not in by_key:
                 raise InvalidValue(f"Choose a rank: {', '.join(PD_RANKS)}.")
             rank, degree = by_key[rank.strip().casefold()], None
-        elif campaign.system is RuleSystem.D20_CHECK:
+        elif Feature.DEGREES in campaign.rules.features:
             if degree not in (1, 2) or rank is not None:
                 raise InvalidValue("Choose a degree: 1 (proficient) or 2 (expert).")
         else:
-            raise InvalidValue(f"Characters in {campaign.system.value} have no proficiencies.")
+            raise InvalidValue(f"Characters in {campaign.rules.key} have no proficiencies.")
         t = character_proficiencies
         stmt = (
             insert_for(session, t)
@@ -522,7 +516,7 @@ async def set_level(db: Database, character_id: int, level: int) -> CharacterVie
             raise NotFound("That character no longer exists.")
         if level == 1:
             campaign = await _campaign_of_in(session, character_id)
-            if campaign.system is RuleSystem.PEN_AND_DAGGER:
+            if Feature.FIRST_LEVEL_CAP in campaign.rules.features:
                 character = await load_character_in(session, character_id)
                 over = [
                     f"{a} {v}" for a, v in character.scores.items() if v > FIRST_LEVEL_MAX_SCORE
@@ -546,8 +540,8 @@ async def set_null_bonus(db: Database, character_id: int, bonus: int | None) -> 
         raise InvalidValue(f"A Null bonus is 0 to {MAX_NULL_BONUS}.")
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
-        if campaign.system is not RuleSystem.D20_CHECK:
-            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.system.value}.")
+        if Feature.NULLS not in campaign.rules.features:
+            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.rules.key}.")
     return await _update(db, character_id, null_bonus=bonus)
 
 
@@ -563,7 +557,7 @@ async def set_save_proficiency(
     t = character_saves
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
-        if campaign.system is not RuleSystem.D20_CHECK:
+        if Feature.SAVE_PROFICIENCIES not in campaign.rules.features:
             raise InvalidValue(
                 "Saving-throw proficiencies are a d20 check rule; this campaign plays "
                 f"{SYSTEM_NAMES[campaign.system]}."

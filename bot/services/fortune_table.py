@@ -28,6 +28,7 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature
 from bot.services import fortune, ledger, pending, secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
@@ -53,7 +54,6 @@ from bot.words import (
     FortunePurpose,
     LedgerKind,
     RollChoice,
-    RuleSystem,
     Visibility,
     fortune_maximum,
 )
@@ -138,7 +138,7 @@ class ChoiceResult:
     new_roll_id: int
     choice: str
     character_name: str
-    system: RuleSystem
+    system: str
     outcome: PdOutcome
     fortune: int
     fortune_max: int
@@ -155,7 +155,7 @@ class RerollResult:
     roll_id: int
     new_roll_id: int
     character_name: str
-    system: RuleSystem
+    system: str
     reroll: pd.RerollOutcome[Any]
     fortune: int
     fortune_max: int
@@ -229,7 +229,7 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
             "revealed (/reveal for a self roll, /gm reveal for the others). Nothing changed."
         )
     outcome = outcome_from_record(row.kind, row.outcome)
-    if outcome is None or campaign.system is not RuleSystem.PEN_AND_DAGGER:
+    if outcome is None or Feature.FORTUNE not in campaign.rules.features:
         raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
     return _Roll(row, outcome, campaign)
 
@@ -509,7 +509,7 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
 
 
 def _require_pen_and_dagger(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+    if Feature.FORTUNE not in campaign.rules.features:
         raise InvalidValue(
             "Fortune dice are a Pen & Dagger rule; this campaign plays "
             f"{SYSTEM_NAMES[campaign.system]}."

@@ -20,6 +20,7 @@ from bot.db.models import character_scores
 from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature
 from bot.services import characters, ledger
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
@@ -30,7 +31,7 @@ from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in, origin, record_in
 from bot.services.serialize import to_jsonable
-from bot.words import LedgerKind, RuleSystem
+from bot.words import LedgerKind
 
 _G = ability_generations
 #: Most players one generation takes (the rules allow more; a message must stay readable).
@@ -62,7 +63,7 @@ def _unique_names(players: Sequence[tuple[int, str]]) -> list[str]:
 
 
 def _require_pd(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.PEN_AND_DAGGER:
+    if Feature.GENERATION not in campaign.rules.features:
         raise InvalidValue(
             "Group ability-score generation is a Pen & Dagger rule; this campaign plays "
             f"{SYSTEM_NAMES[campaign.system]}."

@@ -16,8 +16,8 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.quoting import escape
-from bot.rules import d20_check, roll_under, threshold
-from bot.rules import pen_and_dagger as pd
+from bot.rules import roll_under
+from bot.rules.systems import Feature, read, system_for, system_of
 from bot.services import characters, ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
@@ -27,7 +27,6 @@ from bot.services.checks import (
     SYSTEM_NAMES,
     CheckOptions,
     Outcome,
-    d20_input,
     plan_check,
     plan_save,
 )
@@ -41,7 +40,7 @@ from bot.services.errors import (
 )
 from bot.services.party import party_members_in
 from bot.services.serialize import to_jsonable
-from bot.words import LedgerKind, RuleSystem, Visibility
+from bot.words import LedgerKind, Visibility
 
 #: At most this many characters in one group roll (one embed field each, Discord allows 25).
 MAX_MEMBERS = 20
@@ -97,47 +96,10 @@ class RollSummary:
 
 
 def summarize(outcome: Outcome) -> RollSummary:
-    """The summary of any check outcome the group commands roll."""
-    if isinstance(outcome, roll_under.SaveOutcome):
-        name = outcome.ability.name if outcome.ability else "score"
-        return RollSummary(
-            (outcome.roll,),
-            outcome.roll,
-            (),
-            None,
-            outcome.result.display,
-            outcome.passed,
-            f"vs {name} {outcome.score}",
-        )
-    if isinstance(outcome, pd.AttemptOutcome):
-        return RollSummary(
-            outcome.dice,
-            outcome.kept,
-            (),
-            None,
-            outcome.level.display_name,
-            None,
-            f"({outcome.effective_rank.display_name})",
-        )
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        return RollSummary(
-            outcome.dice,
-            outcome.kept,
-            outcome.modifiers,
-            outcome.total,
-            outcome.result.display,
-            outcome.succeeded,
-        )
-    if isinstance(outcome, d20_check.CheckOutcome):
-        return RollSummary(
-            outcome.dice,
-            outcome.kept,
-            outcome.modifiers,
-            outcome.total,
-            "" if outcome.result is None else outcome.result.display,
-            outcome.succeeded,
-        )
-    raise TypeError(f"no group summary for {type(outcome).__name__}")
+    """The summary of any check outcome the group commands roll, as its system reads it."""
+    r = read(outcome)
+    word = r.result if r.word is None else r.word
+    return RollSummary(r.dice, r.kept, r.modifiers, r.total, word, r.passed, r.note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,33 +116,15 @@ NOBODY_ROLLED = Verdict(None, "Nobody rolled: no group result.")
 
 
 def group_verdict(
-    system: RuleSystem, members: Sequence[tuple[str, RollSummary]], dc: int | None
+    system: str, members: Sequence[tuple[str, RollSummary]], dc: int | None
 ) -> Verdict:
     """The group outcome of everyone's rolls, per the campaign system's rule."""
     if not members:
         return NOBODY_ROLLED
     passed = [name for name, s in members if s.passed]
     failed = [name for name, s in members if s.passed is False]
-    if system is RuleSystem.ROLL_UNDER:
-        # Roll-under ruling 2: one d20 compared with each member's score: who passes, who fails.
-        return Verdict(
-            None,
-            f"Pass: {', '.join(passed) or 'nobody'} · Fail: {', '.join(failed) or 'nobody'}",
-        )
-    if system is RuleSystem.D20_CHECK and dc is not None:
-        # d20 check ruling 9: the group succeeds when at least half its members succeed.
-        ok = 2 * len(passed) >= len(members)
-        word = d20_check.GroupResult.SUCCESS if ok else d20_check.GroupResult.FAILURE
-        needed = (len(members) + 1) // 2
-        return Verdict(
-            ok, f"{word.display}: {len(passed)} of {len(members)} succeeded ({needed} needed)"
-        )
-    if system is RuleSystem.D20_CHECK:
-        # A request without a DC: the rule needs one, so the totals are the GM's to judge.
-        return Verdict(None, "No DC given: the GM reads the totals.")
-    if system is RuleSystem.THRESHOLD:
-        return Verdict(None, f"{len(passed)} of {len(members)} succeeded")
-    return Verdict(None, "Each result stands on its own (no group rule in this system).")
+    succeeded, text = system_for(system).group_verdict(passed, failed, len(members), dc)
+    return Verdict(succeeded, text)
 
 
 # --- who: names, mentions or the party --------------------------------------------------------
@@ -263,27 +207,24 @@ class MemberSpec:
 
 def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> MemberSpec:
     """Refuse options the system does not have; return the spec with the ability spelled."""
-    system = campaign.system
+    system = campaign.rules
     ability = campaign.ability(spec.ability)
-    name = SYSTEM_NAMES[system]
-    no_dc = system in (RuleSystem.ROLL_UNDER, RuleSystem.PEN_AND_DAGGER)
-    if no_dc and (spec.dc is not None or spec.difficulty):
-        why = (
-            "a save passes on a d20 equal to or under the score"
-            if system is RuleSystem.ROLL_UNDER
-            else "attempts use the Success Table, not a DC"
-        )
-        raise InvalidValue(f"This campaign plays {name}: {what} takes no dc ({why}).")
-    if system is RuleSystem.THRESHOLD and spec.dc is None and not spec.difficulty:
+    name = system.name
+    if system.group_no_dc and (spec.dc is not None or spec.difficulty):
         raise InvalidValue(
-            f"A threshold {what} needs a target: dc (the exact threshold) or difficulty."
+            f"This campaign plays {name}: {what} takes no dc ({system.group_no_dc})."
         )
-    if system is not RuleSystem.THRESHOLD and spec.difficulty:
+    if system.group_needs_target and spec.dc is None and not spec.difficulty:
+        raise InvalidValue(
+            f"A {system.key} {what} needs a target: dc (the exact {system.target_word}) "
+            "or difficulty."
+        )
+    if "difficulty" not in system.check_options and spec.difficulty:
         raise InvalidValue(f"This campaign plays {name}: difficulty tiers are a threshold rule.")
-    if spec.save and system is not RuleSystem.D20_CHECK:
+    if spec.save and not system.group_saves:
         raise InvalidValue(f"This campaign plays {name}: save is a d20-check option.")
     proficiency = " ".join(spec.proficiency.split()) if spec.proficiency else None
-    if proficiency and system not in (RuleSystem.D20_CHECK, RuleSystem.PEN_AND_DAGGER):
+    if proficiency and "proficiency" not in system.check_options:
         raise InvalidValue(f"This campaign plays {name}: characters there have no proficiencies.")
     if proficiency and spec.save:
         raise InvalidValue("A saving throw uses no skill proficiency: give save:false.")
@@ -292,14 +233,7 @@ def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> Member
 
 def member_kind(campaign: CampaignView, spec: MemberSpec) -> str:
     """The ledger kind of one member's roll."""
-    system = campaign.system
-    if system is RuleSystem.PEN_AND_DAGGER:
-        return LedgerKind.ATTEMPT
-    if system is RuleSystem.THRESHOLD:
-        return LedgerKind.TEST
-    if system is RuleSystem.D20_CHECK and not spec.save:
-        return LedgerKind.CHECK
-    return LedgerKind.SAVE
+    return LedgerKind.SAVE if spec.save else campaign.rules.check_word
 
 
 async def roll_member_in(
@@ -321,46 +255,35 @@ async def roll_member_in(
     options = CheckOptions(
         ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty, proficiency=skill
     )
-    if campaign.system is RuleSystem.THRESHOLD and campaign.carry_over:
+    if campaign.rules.uses_carry_over(campaign):
         plan_check(campaign, character, options, carry_over=0)  # refuse before consuming
         used = await pending.consume_pending_in(session, character.id, spec.ability)
         return plan_check(campaign, character, options, carry_over=used).roll(rng)
-    if campaign.system is RuleSystem.D20_CHECK and spec.save:
+    if spec.save:
         return plan_save(campaign, character, options).roll(rng)
     return plan_check(campaign, character, options).roll(rng)
 
 
-def shared_save(character: CharacterView, ability: str, shared_roll: int) -> Outcome:
-    """Roll-under ruling 2: the group's one d20 against this member's score (ruling 1: ≤)."""
-    score = character.scores.get(ability)
-    if score is None:
-        raise InvalidValue(
-            f"{escape(character.name)} has no {ability} score yet: set it with "
-            f"/character set ability:{ability} value:<number>."
-        )
-    result = roll_under.SaveResult.PASS if shared_roll <= score else roll_under.SaveResult.FAIL
-    return roll_under.SaveOutcome(
-        score=score, roll=shared_roll, result=result, ability=roll_under.Ability.parse(ability)
-    )
+def shared_save(
+    campaign: CampaignView, character: CharacterView, ability: str, shared_roll: int
+) -> Outcome:
+    """The group's one shared die against this member (roll-under ruling 2)."""
+    return campaign.rules.shared_outcome(character, ability, shared_roll)
 
 
 async def store_carry_over_in(
-    session: Executor, character: CharacterView, outcome: Outcome, roll_id: int
+    session: Executor, character: CharacterView, ability: str, outcome: Outcome, roll_id: int
 ) -> None:
     """Threshold ruling 4: a critical leaves +2 / −2 on the member's next test."""
-    if isinstance(outcome, threshold.ThresholdOutcome) and outcome.carry_over_next:
-        await pending.set_pending_in(
-            session, character.id, outcome.attribute, outcome.carry_over_next, roll_id
-        )
+    system = system_of(outcome)
+    carried = system.carry_over_next(outcome) if system is not None else None
+    if carried:
+        await pending.set_pending_in(session, character.id, ability, carried, roll_id)
 
 
 def dice_of(outcome: Outcome) -> list[int]:
     """Every die of an outcome, for the ledger's dice column."""
-    if isinstance(outcome, roll_under.SaveOutcome):
-        return [outcome.roll]
-    if isinstance(outcome, pd.LuckOutcome):
-        return [outcome.die]
-    return list(outcome.dice)
+    return list(read(outcome).dice)
 
 
 def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
@@ -429,15 +352,8 @@ class GroupRollResult:
 
 
 def _title(campaign: CampaignView, spec: MemberSpec) -> str:
-    system = campaign.system
     what = f"{spec.ability} ({spec.proficiency})" if spec.proficiency else spec.ability
-    if system is RuleSystem.PEN_AND_DAGGER:
-        return f"Group {what} attempt"
-    if system is RuleSystem.THRESHOLD:
-        return f"Group {what} test"
-    if system is RuleSystem.D20_CHECK:
-        return f"Group {what} {'saving throw' if spec.save else 'check'}"
-    return f"Group {what} save"
+    return f"Group {what} {'saving throw' if spec.save else campaign.rules.check_word}"
 
 
 async def group_save(
@@ -493,29 +409,33 @@ async def _group_roll(
         campaign = await campaign_in(session, caller)
         what = "group save" if command == "/groupsave" else "group check"
         require_gm(campaign, caller, f"call for a {what}")
-        is_d20 = campaign.system is RuleSystem.D20_CHECK
+        system = campaign.rules
         spec = check_spec(
             campaign,
             MemberSpec(
-                asked.ability, asked.dc, asked.difficulty, asked.save and is_d20, asked.proficiency
+                asked.ability,
+                asked.dc,
+                asked.difficulty,
+                asked.save and system.group_saves,
+                asked.proficiency,
             ),
             what=command,
         )
-        if is_d20 and spec.dc is None:
-            raise InvalidValue(f"A d20-check {what} needs a dc: each member rolls against it.")
+        if system.group_needs_dc and spec.dc is None:
+            raise InvalidValue(f"A {system.key} {what} needs a dc: each member rolls against it.")
         party = await resolve_targets_in(session, campaign, None, nameable=False)
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
-        if campaign.system is RuleSystem.ROLL_UNDER:
+        if system.group_shares_die:
             for member in party:
-                shared_save(member, spec.ability, 1)  # refuse a missing score before rolling
+                shared_save(campaign, member, spec.ability, 1)  # refuse a missing score first
             rolled = roll_under.group_save(
                 {m.name: m.scores[spec.ability] for m in party},
                 rng,
                 ability=roll_under.Ability.parse(spec.ability),
             )
             shared = rolled.roll
-            outcomes = [(m, shared_save(m, spec.ability, rolled.roll)) for m in party]
+            outcomes = [(m, shared_save(campaign, m, spec.ability, rolled.roll)) for m in party]
         else:
             for member in party:
                 outcomes.append(
@@ -543,7 +463,7 @@ async def _group_roll(
         )
         members: list[MemberResult] = []
         for (member, outcome), row in zip(outcomes, member_rows, strict=True):
-            await store_carry_over_in(session, member, outcome, row.id)
+            await store_carry_over_in(session, member, spec.ability, outcome, row.id)
             members.append(
                 MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
             )
@@ -588,7 +508,8 @@ class ContestResult:
 
     campaign: CampaignView
     ability: str
-    outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
+    #: The system's contest outcome (roll-under's ranking, d20 check's two checks).
+    outcome: Any
     characters: tuple[CharacterView, ...]
     roll_id: int
     #: The contest row's public number and chain link (issue 15).
@@ -613,7 +534,7 @@ class ContestSide:
         return any((self.ability, self.proficiency, self.bonus, self.advantage, self.disadvantage))
 
 
-def _no_contest(system: RuleSystem) -> InvalidValue:
+def _no_contest(system: str) -> InvalidValue:
     return InvalidValue(
         f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
         "character can roll /check and the GM compares the results."
@@ -638,14 +559,12 @@ async def contest(
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
         system = campaign.system
-        if system not in (RuleSystem.ROLL_UNDER, RuleSystem.D20_CHECK):
+        if Feature.CONTEST not in campaign.rules.features:
             raise _no_contest(system)
         canonical = campaign.ability(ability)
-        if system is RuleSystem.ROLL_UNDER and any(side.given() for side in sides):
-            raise InvalidValue(
-                "Roll-under contests compare score minus d20 only: the first_… and second_… "
-                "options are for d20 check. Nothing was rolled."
-            )
+        refusal = campaign.rules.contest_sides
+        if refusal is not None and any(side.given() for side in sides):
+            raise InvalidValue(refusal)
         if parse_targets(names) is None:
             raise InvalidValue("Name the characters who contest (names or @mentions).")
         who = await resolve_targets_in(session, campaign, names, minimum=2)
@@ -654,7 +573,7 @@ async def contest(
                 "Only the GM, or a player whose character takes part, can start a contest."
             )
         abilities = [canonical] * len(who)
-        if system is RuleSystem.D20_CHECK and len(who) == 2:
+        if refusal is None and len(who) == 2:
             abilities = [campaign.ability(s.ability) if s.ability else canonical for s in sides]
         for character, used in zip(who, abilities, strict=True):
             if used not in character.scores:
@@ -662,42 +581,18 @@ async def contest(
                     f"{escape(character.name)} has no {used} score yet: set it with "
                     f"/character set ability:{used} value:<number>."
                 )
-        per_member: dict[int, list[int]] = {c.id: [] for c in who}
-        outcome: roll_under.ContestOutcome | d20_check.D20ContestOutcome
-        if system is RuleSystem.ROLL_UNDER:
-            outcome = roll_under.contest(
-                {c.name: c.scores[canonical] for c in who},
-                rng,
-                ability=roll_under.Ability.parse(canonical),
+        options = [
+            CheckOptions(
+                ability=used,
+                proficiency=side.proficiency,
+                bonus=side.bonus,
+                advantage=side.advantage,
+                disadvantage=side.disadvantage,
             )
-            by_name = {c.name: c.id for c in who}
-            for rnd in outcome.rounds:
-                for r in rnd.rolls:
-                    per_member[by_name[r.name]].append(r.roll)
-        else:
-            if len(who) != 2:
-                raise InvalidValue(
-                    "A d20-check contest is between two characters (ruling 4: both roll their "
-                    "checks, the higher total wins)."
-                )
-            # Ruling 4: each side applies everything its /check would (d20_input).
-            first, second = (
-                d20_input(
-                    c,
-                    used,
-                    CheckOptions(
-                        ability=used,
-                        proficiency=side.proficiency,
-                        bonus=side.bonus,
-                        advantage=side.advantage,
-                        disadvantage=side.disadvantage,
-                    ),
-                )[0]
-                for c, used, side in zip(who, abilities, sides, strict=True)
-            )
-            outcome = d20_check.contest(first, second, rng)
-            per_member[who[0].id] = list(outcome.first.dice)
-            per_member[who[1].id] = list(outcome.second.dice)
+            for used, side in zip(abilities, sides, strict=False)
+        ]
+        outcome, dice = campaign.rules.contest(who, abilities, options, rng)
+        per_member = {c.id: d for c, d in zip(who, dice, strict=True)}
         rows = await ledger.record_rolls_in(
             session,
             [

@@ -21,10 +21,11 @@ from bot.db.engine import Database
 from bot.db.macro_models import macros
 from bot.dice import parse_many
 from bot.quoting import escape, quote
+from bot.rules.systems import Feature, system_for
 from bot.services import attacks, checks, ledger, rolls
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.attacks import AttackResult
-from bot.services.campaigns import SYSTEM_NAMES, CampaignView, campaign_for_channel_in
+from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import CharacterView, active_character_in
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
@@ -38,7 +39,6 @@ from bot.services.roll_text import (
     parse_roll_text,
 )
 from bot.services.rolls import DiceRoll
-from bot.words import RuleSystem
 
 #: A character's saved rolls at most (Discord's autocomplete lists 25).
 MAX_MACROS = 25
@@ -82,19 +82,19 @@ async def _owner_in(session: Executor, caller: Caller) -> tuple[CampaignView, Ch
     return campaign, await active_character_in(session, campaign.id, caller.user_id)
 
 
-def check_for_system(parsed: RollText, system: RuleSystem) -> None:
-    """Refuse a command or option ``system`` does not have, as its service would when rolled."""
-    name = SYSTEM_NAMES[system]
-    if parsed.command is Command.LUCK and system is not RuleSystem.PEN_AND_DAGGER:
+def check_for_system(parsed: RollText, key: str) -> None:
+    """Refuse a command or option the system does not have, as its service would when rolled."""
+    system = system_for(key)
+    name = system.name
+    if parsed.command is Command.LUCK and Feature.LUCK not in system.features:
         raise InvalidValue(f"Luck rolls are a Pen & Dagger rule; this campaign plays {name}.")
-    if parsed.command is Command.ATTACK and system is not RuleSystem.D20_CHECK:
+    if parsed.command is Command.ATTACK and Feature.ATTACKS not in system.features:
         raise InvalidValue(f"Attack rolls are a d20 check rule; this campaign plays {name}.")
     if parsed.check is None:
         return
-    table = checks.CHECK_OPTIONS if parsed.command is Command.CHECK else checks.SAVE_OPTIONS
-    if system not in table:
+    allowed = system.check_options if parsed.command is Command.CHECK else system.save_options
+    if allowed is None:
         raise InvalidValue(f"This campaign plays {name}, which has no saving throws: use check.")
-    allowed = table[system]
     extra = [
         "from" if option == "source" else option
         for option in parsed.check.given()

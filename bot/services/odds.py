@@ -15,9 +15,6 @@ from bot.db.engine import Database
 from bot.dice import exact_odds, parse
 from bot.dice.limits import MAX_ODDS_COST
 from bot.dice.odds import OddsMeter, odds_cost
-from bot.rules import pen_and_dagger as pd
-from bot.rules import threshold
-from bot.rules.common import signed
 from bot.services import budgets, characters, checks, pending
 from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView
@@ -25,7 +22,6 @@ from bot.services.characters import CharacterView
 from bot.services.checks import CheckOptions, CheckPlan
 from bot.services.context import Caller
 from bot.services.sheets import campaign_here
-from bot.words import RuleSystem
 
 #: Outcome names best first, so every chart reads from the best result down.
 _BEST_FIRST = (
@@ -74,37 +70,7 @@ def _setup_words(
     carry: int = 0,
 ) -> list[str]:
     """What the odds assume, in the table's words: rank, advantage, DC, carry-over…"""
-    words: list[str] = []
-    system = campaign.system
-    if system is RuleSystem.PEN_AND_DAGGER:
-        found = character.proficiency(options.proficiency) if options.proficiency else None
-        if found is not None and found.rank:
-            words.append(found.rank)
-        else:
-            words.append(pd.ability_rank(character.scores[plan.ability]).display_name)
-        if options.rank_bonus:
-            words.append(f"rank {signed(options.rank_bonus)}")
-    elif system is RuleSystem.ROLL_UNDER:
-        words.append(f"score {character.scores[plan.ability]}")
-    elif system is RuleSystem.THRESHOLD:
-        words.append(f"modifier {signed(character.scores[plan.ability])}")
-        if options.dc is not None:
-            words.append(f"threshold {options.dc}")
-        elif options.difficulty:
-            tier = threshold.Difficulty.parse(options.difficulty)
-            target = threshold.resolve_threshold(tier, _tiers(campaign))
-            words.append(f"{tier.display} ({target})")
-        if carry:
-            words.append(f"carry-over {signed(carry)}")
-        if options.crit_success_at is not None:
-            words.append(f"critical success at {options.crit_success_at}+")
-        if options.crit_failure_at is not None:
-            words.append(f"critical failure at {options.crit_failure_at} or less")
-    else:
-        if options.dc is not None:
-            words.append(f"DC {options.dc}")
-        if options.bonus:
-            words.append(f"bonus {signed(options.bonus)}")
+    words = campaign.rules.odds_words(campaign, character, options, plan.ability, carry)
     if options.advantage and not options.disadvantage:
         words.append("advantage")
     elif options.disadvantage and not options.advantage:
@@ -114,16 +80,6 @@ def _setup_words(
     elif options.unreliable and not options.reliable:
         words.append("unreliable")
     return words
-
-
-def _tiers(campaign: CampaignView) -> dict[threshold.Difficulty, int]:
-    return {
-        threshold.Difficulty.VERY_EASY: campaign.tiers.very_easy,
-        threshold.Difficulty.EASY: campaign.tiers.easy,
-        threshold.Difficulty.MODERATE: campaign.tiers.moderate,
-        threshold.Difficulty.HARD: campaign.tiers.hard,
-        threshold.Difficulty.VERY_HARD: campaign.tiers.very_hard,
-    }
 
 
 def _success(odds: Mapping[str, Fraction]) -> Fraction | None:
@@ -150,7 +106,7 @@ async def _active_carry_over(
 ) -> int:
     """The carry-over the next test would use: only an active one (threshold ruling 4; one
     from a hidden, unrevealed roll waits and must not show here)."""
-    if campaign.system is not RuleSystem.THRESHOLD:
+    if not campaign.rules.uses_carry_over(campaign):
         return 0
     name = campaign.ability(ability)
     async with transaction(db) as session:

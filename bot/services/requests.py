@@ -36,7 +36,7 @@ from bot.rules.common import roll_d20
 from bot.services import characters, ledger, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, get_campaign_in
+from bot.services.campaigns import CampaignView, get_campaign_in, system_key
 from bot.services.clock import MAX_DURATION
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed, NotFound
@@ -58,7 +58,7 @@ from bot.services.groups import (
     summarize,
 )
 from bot.services.serialize import to_jsonable
-from bot.words import DefaultAction, JobKind, LedgerKind, NotifyMode, RuleSystem, Visibility
+from bot.words import DefaultAction, JobKind, LedgerKind, NotifyMode, Visibility
 
 _R = roll_requests
 _T = roll_request_targets
@@ -120,7 +120,7 @@ class RequestView:
     channel_id: int
     message_id: int | None
     gm_user_id: int
-    system: RuleSystem
+    system: str
     ability: str
     is_save: bool
     dc: int | None
@@ -197,7 +197,7 @@ def _request_view(row: Row[Any], targets: list[Row[Any]]) -> RequestView:
         channel_id=m["channel_id"],
         message_id=m["message_id"],
         gm_user_id=m["gm_user_id"],
-        system=RuleSystem(m["system"]),
+        system=system_key(m["system"]),
         ability=m["ability"],
         is_save=m["is_save"],
         dc=m["dc"],
@@ -302,7 +302,7 @@ async def create(
                     guild_id=campaign.guild_id,
                     channel_id=caller.channel_id,
                     gm_user_id=caller.user_id,
-                    system=campaign.system.value,
+                    system=campaign.rules.key,
                     ability=spec.ability,
                     is_save=spec.save,
                     proficiency=spec.proficiency,
@@ -487,9 +487,9 @@ async def _roll_target_in(
     spec = MemberSpec(
         before.ability, before.dc, before.difficulty, before.is_save, before.proficiency
     )
-    if campaign.system is RuleSystem.ROLL_UNDER:
+    if campaign.rules.group_shares_die:
         shared, rolled_it = await _shared_roll_in(session, rng, before.id)
-        outcome = shared_save(character, before.ability, shared)
+        outcome = shared_save(campaign, character, before.ability, shared)
         # The one d20 is stored in the row of the player who rolled it (/stats counts
         # each die once, for its roller); the others compare with it.
         dice = dice_of(outcome) if rolled_it else []
@@ -511,7 +511,7 @@ async def _roll_target_in(
             character_name=character.name,
         ),
     )
-    await store_carry_over_in(session, character, outcome, member_row.id)
+    await store_carry_over_in(session, character, before.ability, outcome, member_row.id)
     summary = summarize(outcome)
     await session.execute(
         update(_T)
@@ -601,7 +601,7 @@ async def _pick_in(
 
 def _target_word(campaign: CampaignView) -> str:
     """What the campaign's system calls the number to reach (threshold ruling: a threshold)."""
-    return "threshold" if campaign.system is RuleSystem.THRESHOLD else "DC"
+    return campaign.rules.target_word
 
 
 async def status(

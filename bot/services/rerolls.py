@@ -20,6 +20,7 @@ from typing import Any
 from bot.db.engine import Database
 from bot.rules import d20_check
 from bot.rules.common import Advantage
+from bot.rules.systems import Feature
 from bot.services import ledger, secrecy
 from bot.services._sql import core_transaction
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
@@ -28,7 +29,7 @@ from bot.services.checks import SYSTEM_NAMES, CheckResult
 from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
-from bot.words import LedgerKind, RuleSystem
+from bot.words import LedgerKind
 
 #: The rows /reroll looks at: the player's own checks, saves and attacks, and rerolls.
 _KINDS = (LedgerKind.CHECK, LedgerKind.SAVE, LedgerKind.ATTACK, LedgerKind.D20_REROLL)
@@ -149,7 +150,7 @@ async def reroll(
 
 
 def _allowed(campaign: CampaignView) -> None:
-    if campaign.system is not RuleSystem.D20_CHECK:
+    if Feature.REROLLS not in campaign.rules.features:
         raise InvalidValue(
             "/reroll is a d20 check rule (reroll one die of an advantage roll); this campaign "
             f"plays {SYSTEM_NAMES[campaign.system]}. Nothing changed."

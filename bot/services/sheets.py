@@ -16,6 +16,7 @@ from typing import Any
 from bot.db.engine import Database
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import Feature, system_for
 from bot.services import campaigns, characters, pending, secrecy
 from bot.services.access import (
     gm_standing,
@@ -28,7 +29,6 @@ from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound, StorageUnavailable
-from bot.words import RuleSystem
 
 log = logging.getLogger(__name__)
 
@@ -343,18 +343,19 @@ async def set_score(
     return await characters.set_score(db, character.id, ability, value)
 
 
-def _proficiency_value(system: RuleSystem, value: str) -> tuple[str | None, int | None] | None:
+def _proficiency_value(system: str, value: str) -> tuple[str | None, int | None] | None:
     """Rank (Pen & Dagger) or degree (d20 check) from what was typed; None removes it."""
     if value.strip().casefold() in {"none", "remove", "-"}:
         return None
-    if system is RuleSystem.PEN_AND_DAGGER:
+    features = system_for(system).features
+    if Feature.RANKS in features:
         return pd.Rank.parse(value).display_name, None
-    if system is RuleSystem.D20_CHECK:
+    if Feature.DEGREES in features:
         degree = d20_check.ProficiencyDegree.parse(value)
         if degree is d20_check.ProficiencyDegree.NONE:
             return None
         return None, degree.multiplier
-    raise InvalidValue(f"Characters in {system.value} have no proficiencies.")
+    raise InvalidValue(f"Characters in {system} have no proficiencies.")
 
 
 async def set_proficiency(
@@ -382,7 +383,7 @@ async def set_save(
 ) -> CharacterView:
     """Mark a saving-throw proficiency (d20 check ruling 5)."""
     campaign, character = await target_character(db, caller, name, "change its saves")
-    if campaign.system is not RuleSystem.D20_CHECK:
+    if Feature.SAVE_PROFICIENCIES not in campaign.rules.features:
         raise InvalidValue(
             "Saving-throw proficiencies are a d20 check rule; this campaign plays "
             f"{campaigns.SYSTEM_NAMES[campaign.system]}."
@@ -462,9 +463,9 @@ async def proficiency_values(db: Database, caller: Caller, typed: str) -> list[s
         campaign = await campaign_here(db, caller)
     except NoCampaign:
         return []
-    if campaign.system is RuleSystem.PEN_AND_DAGGER:
+    if Feature.RANKS in campaign.rules.features:
         values = [r.display_name for r in reversed(pd.Rank)]
-    elif campaign.system is RuleSystem.D20_CHECK:
+    elif Feature.DEGREES in campaign.rules.features:
         values = ["Proficient", "Expert"]
     else:
         return []

@@ -27,28 +27,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import turn_orders
-from bot.rules.common import roll_d20
-from bot.rules.d20_check import ability_modifier
-from bot.rules.pen_and_dagger.attempts import AttemptOutcome
 from bot.services import ledger, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
-from bot.services.checks import CheckOptions, plan_check
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in, origin, record_in, resolve_targets_in
-from bot.words import JobKind, LedgerKind, RuleSystem, TurnOrderKind, Visibility
+from bot.words import JobKind, LedgerKind, TurnOrderKind, Visibility
 
 _O = turn_orders
 #: The ability each system's initiative uses.
-INITIATIVE_ABILITY: dict[RuleSystem, str] = {
-    RuleSystem.D20_CHECK: "DEX",
-    RuleSystem.PEN_AND_DAGGER: "DEX",
-    RuleSystem.THRESHOLD: "DEX",
-    RuleSystem.ROLL_UNDER: "AGI",
-}
 
 
 def turn_key(order_id: int) -> str:
@@ -140,81 +130,13 @@ def _view(row: Any) -> TurnsView:
 # --- initiative (pure, given the dice) ---------------------------------------------------------
 
 
-def _score(character: CharacterView, campaign: CampaignView, ability: str) -> int:
-    for name, value in character.scores.items():
-        if name.casefold() == ability.casefold():
-            return value
-    raise InvalidValue(
-        f"{character.name} has no {ability} score, which initiative uses in this system: set "
-        f"it with /character set ability:{ability} value:<number>, or use order:listed."
-    )
-
-
 def roll_initiative(
     campaign: CampaignView, members: list[CharacterView], rng: random.Random
 ) -> list[Entry]:
-    """The members in initiative order, each with its roll shown die by die."""
-    system = campaign.system
-    ability = INITIATIVE_ABILITY[system]
-    keyed: list[tuple[tuple[int, ...], int, Entry]] = []
-    if system is RuleSystem.ROLL_UNDER:
-        return _roll_under_initiative(campaign, members, rng, ability)
-    for index, character in enumerate(members):
-        if system is RuleSystem.PEN_AND_DAGGER:
-            _score(character, campaign, ability)
-            outcome = plan_check(campaign, character, CheckOptions(ability=ability)).roll(rng)
-            if not isinstance(outcome, AttemptOutcome):
-                raise TypeError("a Pen & Dagger check is an attempt")
-            level, kept = int(outcome.level), int(outcome.kept)
-            dice = " ".join(f"**{d}**" for d in outcome.dice)
-            name = outcome.level.display_name
-            text = f"{ability} attempt: d20 {dice} → {name}"
-            keyed.append(
-                ((level, kept), index, Entry(character.id, character.name, character.user_id, text))
-            )
-            continue
-        score = _score(character, campaign, ability)
-        modifier = ability_modifier(score) if system is RuleSystem.D20_CHECK else score
-        face = roll_d20(rng)
-        total = face + modifier
-        text = f"d20 **{face}** {modifier:+d} {ability} = **{total}**"
-        keyed.append(
-            ((total, modifier), index, Entry(character.id, character.name, character.user_id, text))
-        )
-    keyed.sort(key=lambda k: (tuple(-v for v in k[0]), k[1]))
-    return [entry for _, _, entry in keyed]
-
-
-def _roll_under_initiative(
-    campaign: CampaignView, members: list[CharacterView], rng: random.Random, ability: str
-) -> list[Entry]:
-    scores = {c.id: _score(c, campaign, ability) for c in members}
-    faces: dict[int, list[int]] = {c.id: [] for c in members}
-    margins: dict[int, list[int]] = {c.id: [] for c in members}
-    pending = [c.id for c in members]
-    while pending:
-        for cid in pending:
-            face = roll_d20(rng)
-            faces[cid].append(face)
-            margins[cid].append(scores[cid] - face)
-        # Re-roll only those still tied with someone on every roll so far.
-        by_margins: dict[tuple[int, ...], list[int]] = {}
-        for cid in pending:
-            by_margins.setdefault(tuple(margins[cid]), []).append(cid)
-        pending = [cid for group in by_margins.values() if len(group) > 1 for cid in group]
-        if any(len(margins[c]) > 50 for c in pending):  # a broken die source, not a rule
-            break
-    index = {c.id: i for i, c in enumerate(members)}
-
-    def sort_key(c: CharacterView) -> tuple[Any, ...]:
-        return (tuple(-m for m in margins[c.id]), index[c.id])
-
-    out = []
-    for c in sorted(members, key=sort_key):
-        parts = [f"{scores[c.id]} − d20 **{f}** = **{scores[c.id] - f}**" for f in faces[c.id]]
-        text = f"{ability} " + " · tie, re-rolled: ".join(parts)
-        out.append(Entry(c.id, c.name, c.user_id, text))
-    return out
+    """The members in initiative order, each with its roll shown die by die (the campaign's
+    system decides what initiative is)."""
+    order = campaign.rules.roll_initiative(campaign, members, rng)
+    return [Entry(members[i].id, members[i].name, members[i].user_id, text) for i, text in order]
 
 
 # --- changes ---------------------------------------------------------------------------------

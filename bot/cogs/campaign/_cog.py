@@ -16,13 +16,20 @@ from bot.cogs._options import DifficultyChoice, Secret, WordChoices
 from bot.cogs._respond import answer, defer
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
+from bot.rules.systems import SYSTEMS
 from bot.services import export as exports
 from bot.services import posts, secrecy, sheets
-from bot.words import RuleSystem, SecrecyCommand
+from bot.words import SecrecyCommand
 
 log = logging.getLogger(__name__)
 
-SystemChoice = app_commands.Transform[str, WordChoices(RuleSystem)]
+
+
+def system_choices() -> list[app_commands.Choice[str]]:
+    """/campaign setup's systems: every registered one, by its key (issue 21)."""
+    return [app_commands.Choice(name=key, value=key) for key in SYSTEMS]
+
+
 SecrecyCommandChoice = app_commands.Transform[str, WordChoices(SecrecyCommand)]
 
 
@@ -106,17 +113,26 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
 
     settings = app_commands.Group(name="set", description="Change a campaign setting (GM)")
 
+    def __init__(self) -> None:
+        super().__init__()
+        # The choices are read from the registry when the bot is built, not when this module
+        # was first imported, so a system registered since (a test's toy) is offered too.
+        self.setup._params["system"].choices = [
+            app_commands.Choice(name=c.name, value=c.value) for c in system_choices()
+        ]
+
     @app_commands.command(name="setup", description="Start a campaign in this channel")
     @app_commands.describe(
         system="The rule system the campaign plays",
         gm_role="Members with this role are GMs (Manage Server holders always are)",
         gm_channel="Where hidden rolls are shown to the GM",
     )
+    @app_commands.choices(system=system_choices())
     @app_commands.guild_only()
     async def setup(
         self,
         interaction: discord.Interaction[Any],
-        system: SystemChoice,
+        system: str,
         gm_role: discord.Role | None = None,
         gm_channel: discord.TextChannel | None = None,
     ) -> None:

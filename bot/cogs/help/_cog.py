@@ -14,7 +14,6 @@ from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
 from bot.services.campaigns import campaign_for_channel
 from bot.services.errors import NoCampaign
 from bot.tree import answer_error
-from bot.words import RuleSystem
 
 #: Long enough to read a page; the help can always be asked again.
 PAGER_TIMEOUT = 900
@@ -57,7 +56,7 @@ class PagerView(discord.ui.View):
         await answer_error(interaction, error)
 
 
-async def _channel_system(interaction: discord.Interaction[Any]) -> RuleSystem | None:
+async def _channel_system(interaction: discord.Interaction[Any]) -> str | None:
     """The rule system of the channel's campaign (or its thread's parent's), if it has one."""
     caller = caller_from(interaction)
     if caller.guild_id is None:

@@ -1,0 +1,182 @@
+"""Pen & Dagger in the registry: attempts, luck rolls, odds and how its outcomes read."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from bot.rules import pen_and_dagger as pd
+from bot.rules.systems.base import (
+    CheckOptions,
+    Defaults,
+    Feature,
+    Plan,
+    Reading,
+    Sheet,
+    Table,
+    Tone,
+    initiative_score,
+    named,
+    refuse_options,
+    score_of,
+    signed,
+    skill_of,
+)
+from bot.rules.systems.d20 import SIX_ABILITIES
+from bot.words import fortune_maximum
+
+_PdRoll = TypeVar("_PdRoll", pd.AttemptOutcome, pd.LuckOutcome)
+
+_TONES = {
+    pd.SuccessLevel.CRITICAL_SUCCESS: Tone.CRITICAL_SUCCESS,
+    pd.SuccessLevel.MAJOR: Tone.SUCCESS,
+    pd.SuccessLevel.NORMAL: Tone.SUCCESS,
+    pd.SuccessLevel.LIMITED: Tone.PARTIAL,
+    pd.SuccessLevel.FAILURE: Tone.FAILURE,
+    pd.SuccessLevel.CRITICAL_FAILURE: Tone.CRITICAL_FAILURE,
+}
+
+
+def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
+    """No natural-20 trade on offer when the GM turned the option off (ruling 5, issue 16)."""
+    if table.luck_trade or not outcome.trade_available:
+        return outcome
+    return replace(outcome, trade_available=False)
+
+
+@dataclass(frozen=True)
+class PenAndDaggerSystem(Defaults):
+    """Pen & Dagger: a rank read against the Success Table; luck rolls and fortune dice."""
+
+    key: str = "pen-and-dagger"
+    name: str = "Pen & Dagger"
+    abilities: tuple[str, ...] = SIX_ABILITIES
+    abilities_configurable: bool = False
+    score_range: tuple[int, int] = (1, 100)  # ruling 7: below 1 is invalid
+    score_word: str = "score"
+    check_options: frozenset[str] = frozenset(
+        {"proficiency", "advantage", "disadvantage", "rank_bonus", "reliable", "unreliable"}
+    )
+    save_options: frozenset[str] | None = None
+    outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
+    initiative_ability: str | None = "DEX"
+    check_word: str = "attempt"
+    summary: str = (
+        "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
+        "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "
+        "Critical Success. `rank_bonus` moves your rank; advantage keeps the better of two "
+        "dice; `reliable` raises the result one step (not on a natural 1). A natural 20 lets "
+        "you trade the critical for a fortune die. `/luck` is lucky on 10 or more."
+    )
+    features: frozenset[Feature] = frozenset(
+        {Feature.FORTUNE, Feature.LUCK, Feature.GENERATION, Feature.FIRST_LEVEL_CAP, Feature.RANKS}
+    )
+    group_no_dc: str | None = "attempts use the Success Table, not a DC"
+
+    def roll_initiative(
+        self, table: Table, sheets: Sequence[Sheet], rng: random.Random
+    ) -> list[tuple[int, str]]:
+        """A DEX attempt each: the better success level, then the higher die, goes first."""
+        keyed: list[tuple[tuple[int, int], int, str]] = []
+        for index, sheet in enumerate(sheets):
+            initiative_score(sheet, "DEX")
+            outcome = self.plan_check(table, sheet, CheckOptions(ability="DEX"), None).roll(rng)
+            assert isinstance(outcome, pd.AttemptOutcome)
+            dice = " ".join(f"**{d}**" for d in outcome.dice)
+            text = f"DEX attempt: d20 {dice} → {outcome.level.display_name}"
+            keyed.append(((int(outcome.level), int(outcome.kept)), index, text))
+        keyed.sort(key=lambda k: (tuple(-v for v in k[0]), k[1]))
+        return [(index, text) for _, index, text in keyed]
+
+    def score_text(self, value: int) -> str:
+        rank = pd.ability_rank(value).display_name
+        return f"{value} ({signed(pd.ability_modifier(value))}, {rank})"
+
+    def plan_check(
+        self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
+    ) -> Plan:
+        refuse_options(self, options.given(), self.check_options, "/check")
+        ability = table.ability(options.ability)
+        score = score_of(sheet, ability, self.score_word)
+        # "Attempts": the rank comes from the named proficiency, or else from the ability
+        # score (Ability Scores table, ruling 7).
+        if options.proficiency:
+            skill, rank_name, _ = skill_of(sheet, options.proficiency)
+            rank = pd.Rank.parse(rank_name or "")
+            title = f"{ability} ({skill}) attempt"
+        else:
+            rank = pd.ability_rank(score)
+            title = f"{ability} attempt"
+        fortune_max = fortune_maximum(sheet.double_fortune)
+        kwargs: dict[str, Any] = {
+            "advantage": options.advantage,
+            "disadvantage": options.disadvantage,
+            "rank_adjustment": options.rank_bonus or 0,
+            "reliable": options.reliable,
+            "unreliable": options.unreliable,
+        }
+        return Plan(
+            self.key,
+            "attempt",
+            ability,
+            title,
+            lambda rng: trade_rule(
+                pd.attempt(rank, rng, fortune=sheet.fortune, fortune_max=fortune_max, **kwargs),
+                table,
+            ),
+            lambda: named(pd.attempt_odds(rank, **kwargs), lambda lv: lv.display_name),
+        )
+
+    def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
+        raise AssertionError("Pen & Dagger has no saving throws")  # save_options is None
+
+    def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
+        """ "Luck Rolls": lucky on 10 or higher."""
+        fortune_max = fortune_maximum(sheet.double_fortune)
+        return Plan(
+            self.key,
+            "luck",
+            "",
+            "luck roll",
+            lambda rng: trade_rule(
+                pd.luck_roll(rng, fortune=sheet.fortune, fortune_max=fortune_max), table
+            ),
+            lambda: {("Lucky" if k else "Not lucky"): p for k, p in pd.luck_odds().items()},
+        )
+
+    def odds_words(
+        self, table: Table, sheet: Sheet, options: CheckOptions, ability: str, carry: int
+    ) -> list[str]:
+        found = (
+            sheet.proficiencies.get(" ".join(options.proficiency.split()).casefold())
+            if options.proficiency
+            else None
+        )
+        words = []
+        if found is not None and found.rank:
+            words.append(found.rank)
+        else:
+            words.append(pd.ability_rank(sheet.scores[ability]).display_name)
+        if options.rank_bonus:
+            words.append(f"rank {signed(options.rank_bonus)}")
+        return words
+
+    def read(self, outcome: Any) -> Reading:
+        if isinstance(outcome, pd.LuckOutcome):
+            tone = Tone.SUCCESS if outcome.lucky else Tone.FAILURE
+            word = "Lucky" if outcome.lucky else "Not lucky"
+            return Reading((outcome.die,), word, outcome.lucky, tone, kept=outcome.die)
+        assert isinstance(outcome, pd.AttemptOutcome)
+        return Reading(
+            outcome.dice,
+            outcome.level.display_name,
+            None,
+            _TONES[outcome.level],
+            kept=outcome.kept,
+            note=f"({outcome.effective_rank.display_name})",
+        )
+
+
+PEN_AND_DAGGER = PenAndDaggerSystem()

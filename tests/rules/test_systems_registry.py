@@ -1,0 +1,95 @@
+"""The rule-system registry: every stored key has a system, and each system reads its own rolls."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from bot.db.models import RuleSystem
+from bot.rules import d20_check, roll_under, threshold
+from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import SYSTEMS, Tone, read, register, system_for, system_of, unregister
+from bot.rules.systems.base import Defaults, per_system
+from bot.rules.systems.d20 import group_verdict
+
+
+def test_every_stored_key_is_registered_in_setup_order() -> None:
+    assert list(SYSTEMS) == [s.value for s in RuleSystem]
+    for key in RuleSystem:
+        assert system_for(key).key == key.value
+
+
+def test_an_unknown_key_names_the_known_ones() -> None:
+    with pytest.raises(Exception, match="Unknown rule system “gurps”: choose one of pen-and"):
+        system_for("gurps")
+
+
+def test_each_outcome_is_read_by_its_own_system() -> None:
+    rng = random.Random(7)
+    attempt = pd.attempt(pd.Rank.parse("Trained"), rng)
+    save = roll_under.save(12, rng, ability=roll_under.Ability.parse("AGI"))
+    test = threshold.test(2, 12, rng, attribute="DEX")
+    check = d20_check.roll_check(d20_check.CheckInput(score=14, ability="STR", level=3), rng, dc=12)
+    for outcome, key in (
+        (attempt, "pen-and-dagger"),
+        (save, "roll-under"),
+        (test, "threshold"),
+        (check, "d20-check"),
+    ):
+        found = system_of(outcome)
+        assert found is not None and found.key == key
+    assert read(save).passed is save.passed
+    assert read(save).dice == (save.roll,)
+    assert read(check).passed is check.succeeded
+    assert read(check).total == check.total
+
+
+def test_a_d20_check_without_a_dc_reads_as_its_total() -> None:
+    check = d20_check.roll_check(
+        d20_check.CheckInput(score=3, ability="STR", level=1), random.Random(1), None
+    )
+    reading = read(check)
+    assert reading.passed is None and reading.tone is Tone.NEUTRAL
+    assert reading.result.startswith("Total ") and str(abs(check.total)) in reading.result
+
+
+@pytest.mark.parametrize(
+    ("passed", "members", "ok", "words"),
+    [
+        (2, 4, True, "Group Success: 2 of 4 succeeded (2 needed)"),
+        (1, 3, False, "Group Failure: 1 of 3 succeeded (2 needed)"),
+        (2, 3, True, "Group Success: 2 of 3 succeeded (2 needed)"),
+    ],
+)
+def test_d20_group_checks_need_at_least_half(
+    passed: int, members: int, ok: bool, words: str
+) -> None:
+    """d20 check ruling 9: the group succeeds when at least half its members succeed."""
+    assert group_verdict(passed, members) == (ok, words)
+
+
+@dataclass(frozen=True)
+class _Marker:
+    value: int
+
+
+@dataclass(frozen=True)
+class _Toy(Defaults):
+    key: str = "toy-test"
+    name: str = "Toy"
+    outcome_types: tuple[type, ...] = (_Marker,)
+    score_range: tuple[int, int] = (0, 1)
+
+
+def test_registering_is_seen_live_and_undone() -> None:
+    names = per_system(lambda s: s.name)
+    toy = _Toy()
+    register(toy)  # type: ignore[arg-type]  # a partial system: only what this test reads
+    try:
+        assert names["toy-test"] == "Toy"
+        assert system_of(_Marker(1)) is toy
+    finally:
+        unregister("toy-test")
+    assert "toy-test" not in names and system_of(_Marker(1)) is None

@@ -6,8 +6,8 @@ tests import this module so autogenerate and cleanup always see all of them.
 
 from __future__ import annotations
 
-from bot.db import fortune_models, models, party_models
+from bot.db import fortune_models, models, party_models, round_models
 
 metadata = models.Base.metadata
 
-__all__ = ["fortune_models", "metadata", "models", "party_models"]
+__all__ = ["fortune_models", "metadata", "models", "party_models", "round_models"]

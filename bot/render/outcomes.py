@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.quoting import escape
+from bot.quoting import escape, quote
 from bot.render import style
 from bot.render.checks import result_text
 from bot.rules import d20_check, roll_under, threshold
@@ -280,7 +280,18 @@ def _generate(data: dict[str, Any]) -> str | None:
     return "Scores: **" + ", ".join(str(t) for t in totals) + "**"
 
 
+def _declaration(outcome: dict[str, Any]) -> str | None:
+    """A revealed sealed declaration (issue 18): its text, quoted (escaped, clipped)."""
+    text = outcome.get("declaration")
+    return None if not isinstance(text, str) else f"declared {quote(text, DECLARATION_QUOTE)}"
+
+
+#: How much of a declaration one line of /history or /verify quotes (the reveal shows it all).
+DECLARATION_QUOTE = 300
+
+
 _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    "declaration": _declaration,
     "reroll": _reroll,
     "trade": _trade,
     "keep": _keep,

@@ -10,7 +10,7 @@ from bot.render import style
 from bot.render.outcomes import outcome_words
 from bot.services import commitments as cm
 from bot.services import secrecy
-from bot.services.ledger import RollView
+from bot.services.ledger import Kind, RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
 
 #: Who sees a hidden roll's result, in the stub's words.
@@ -137,6 +137,8 @@ COMPARED_WITH: dict[str, str] = {
 
 
 def _revealer(row: RollView) -> str:
+    if row.kind == Kind.DECLARATION:
+        return "the GM, with its round,"
     return "its roller" if row.visibility is Visibility.SELF else "the GM"
 
 
@@ -145,6 +147,10 @@ def _reveal_command(row: RollView) -> str:
 
     With the public number, which is what the commands look up (issue 15).
     """
+    if row.kind == Kind.DECLARATION:
+        # Issue 18: a sealed declaration is revealed with its round, all at once (one replaced
+        # or of a cancelled round stays sealed for good).
+        return "/gm round reveal"
     command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
     return f"{command} roll:{row.number}"
 

@@ -53,6 +53,8 @@ class Kind:
     REROLL = "reroll"
     GENERATE = "generate"
     FORTUNE = "fortune"
+    #: A sealed declaration (issue 18, bot/services/rounds.py): no dice, its text sealed.
+    DECLARATION = "declaration"
 
 
 @dataclass(frozen=True, slots=True)

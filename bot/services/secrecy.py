@@ -252,7 +252,10 @@ def may_see(
 
 
 def can_see(row: ledger_svc.RollView, viewer_id: int, viewer_is_gm: bool) -> bool:
-    """:func:`may_see` for a stored row."""
+    """:func:`may_see` for a stored row. An unrevealed declaration (issue 18): nobody, its
+    author and the GM included, until its round is revealed."""
+    if row.kind == ledger_svc.Kind.DECLARATION and row.revealed_at is None:
+        return False
     return may_see(
         row.visibility, row.user_id, row.revealed_at is not None, viewer_id, viewer_is_gm
     )
@@ -333,6 +336,11 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
     row = found.row
     if row.visibility is Visibility.PUBLIC:
         raise InvalidValue(f"Roll #{number} was public: there is nothing to reveal.")
+    if row.kind == ledger_svc.Kind.DECLARATION:
+        raise InvalidValue(
+            f"#{number} is a sealed declaration: it is revealed with its round, all at once "
+            "(/gm round reveal)."
+        )
     if row.visibility is Visibility.SELF:
         if row.user_id != caller.user_id:
             raise NotAllowed("Only the player who rolled a self roll can reveal it.")

@@ -138,7 +138,7 @@ COMPARED_WITH: dict[str, str] = {
 
 def _revealer(row: RollView) -> str:
     if row.kind == Kind.DECLARATION:
-        return "the GM, with its round,"
+        return "the GM"
     return "its roller" if row.visibility is Visibility.SELF else "the GM"
 
 

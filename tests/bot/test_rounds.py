@@ -11,6 +11,7 @@ from sqlalchemy import select
 from bot.db.models import ledger
 from bot.db.round_models import round_declarations
 from bot.render import style
+from bot.services import privacy
 from tests.bot.conftest import (
     Table,
     embed_text,
@@ -239,3 +240,31 @@ async def test_declarations_are_escaped_and_clipped_to_discord_limits(table: Tab
     assert all(len(embed_text(e)) > 0 for e in embeds)
     for posted in table.table.history():  # nobody was pinged
         assert not posted.mentions and not posted.mention_everyone
+
+
+async def test_erasing_a_player_tombstones_their_declarations_and_they_still_verify(
+    table: Table,
+) -> None:
+    await _players(table)
+    await table.gm.slash(table.table, "gm round open")
+    done = await table.alice.slash(table.table, "declare", text=SYBILLA)
+    number = _number(message_text(done.response))
+    await table.bob.slash(table.table, "declare", text=BO)
+    await table.gm.slash(table.table, "gm round reveal")
+    await privacy.erase_user(table.bot.db, table.alice.id, table.guild.id)
+    async with table.bot.db.engine.connect() as conn:
+        outcome = (
+            await conn.execute(select(ledger.c.outcome).where(ledger.c.number == number))
+        ).scalar_one()
+        declared = (
+            await conn.execute(
+                select(round_declarations.c.user_id, round_declarations.c.name).order_by("id")
+            )
+        ).all()
+    assert outcome["declaration"] == "[erased]"
+    assert [tuple(r) for r in declared] == [(0, "[erased]"), (table.bob.id, "Bo")]
+    checked = await table.bob.slash(table.table, "verify", roll=number)
+    text = message_text(final_answer(checked))
+    assert "the commitment matches" in text and SYBILLA not in text
+    log = await table.bob.slash(table.table, "verify", log=True)
+    assert "intact" in message_text(final_answer(log)).lower()

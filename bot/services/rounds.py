@@ -27,7 +27,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.db.models import ledger as ledger_table
 from bot.db.round_models import round_declarations, rounds
 from bot.services import ledger, scheduler
 from bot.services._sql import transaction
@@ -141,15 +140,17 @@ async def _open_in(session: AsyncSession, caller: Caller, *, lock: bool) -> Roun
     return _view(row)
 
 
-async def _current_in(session: AsyncSession, round_id: int) -> list[Any]:
-    """The current declarations of a round (one per player), oldest first."""
+async def _current_in(session: AsyncSession, round_id: int) -> list[tuple[Any, int]]:
+    """The current declarations of a round (one per player), oldest first, each with its
+    public number (the ledger row's: only bot/services/ledger.py reads that table)."""
     stmt = (
-        select(_D, ledger_table.c.number)
-        .join(ledger_table, ledger_table.c.id == _D.c.ledger_id)
+        select(_D)
         .where(_D.c.round_id == round_id, _D.c.replaced_at.is_(None))
         .order_by(_D.c.id)
     )
-    return list(await session.execute(stmt))
+    rows = list(await session.execute(stmt))
+    numbers = await ledger.numbers_in(session, [int(r.ledger_id) for r in rows])
+    return [(r, numbers[int(r.ledger_id)]) for r in rows]
 
 
 async def open_round(
@@ -233,15 +234,17 @@ async def declare(db: Database, caller: Caller, text: str, now: datetime) -> Dec
         character_id, name = await _declarer_in(session, campaign, caller)
         earlier = (
             await session.execute(
-                select(_D.c.id, ledger_table.c.number)
-                .join(ledger_table, ledger_table.c.id == _D.c.ledger_id)
-                .where(
+                select(_D.c.id, _D.c.ledger_id).where(
                     _D.c.round_id == current.id,
                     _D.c.user_id == caller.user_id,
                     _D.c.replaced_at.is_(None),
                 )
             )
         ).first()
+        earlier_number = None
+        if earlier is not None:
+            numbers = await ledger.numbers_in(session, [int(earlier.ledger_id)])
+            earlier_number = numbers[int(earlier.ledger_id)]
         stored = await record_in(
             session,
             ledger.NewRoll(
@@ -278,7 +281,7 @@ async def declare(db: Database, caller: Caller, text: str, now: datetime) -> Dec
             stored.id,
             stored.number,
             stored.commitment,
-            None if earlier is None else int(earlier.number),
+            earlier_number,
         )
 
 
@@ -290,7 +293,7 @@ async def status(db: Database, caller: Caller) -> Status:
         rows = await _current_in(session, current.id)
     return Status(
         current,
-        tuple(Sealed(r.name, int(r.user_id), int(r.number), r.declared_at) for r in rows),
+        tuple(Sealed(r.name, int(r.user_id), number, r.declared_at) for r, number in rows),
     )
 
 
@@ -299,7 +302,7 @@ async def _reveal_in(
 ) -> Revealed:
     """Stamp every current declaration revealed and close the round, all in one transaction."""
     shown: list[Shown] = []
-    for row in await _current_in(session, current.id):
+    for row, _ in await _current_in(session, current.id):
         stamped = await ledger.stamp_revealed_in(session, int(row.ledger_id), now)
         outcome = stamped.outcome if isinstance(stamped.outcome, dict) else {}
         shown.append(
@@ -336,7 +339,7 @@ async def cancel(db: Database, caller: Caller, now: datetime) -> Status:
         after = (await session.execute(select(_R).where(_R.c.id == current.id))).one()
     return Status(
         _view(after),
-        tuple(Sealed(r.name, int(r.user_id), int(r.number), r.declared_at) for r in rows),
+        tuple(Sealed(r.name, int(r.user_id), number, r.declared_at) for r, number in rows),
     )
 
 

@@ -23,11 +23,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.db.round_models import round_declarations, rounds
+from bot.db.types import utcnow
 from bot.services import ledger, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
@@ -52,6 +54,10 @@ REQUEST = "/declare"
 #: How a reveal came about, in the words of its message.
 BY_GM = "by the GM"
 AT_DEADLINE = "at its deadline"
+ALREADY_OPEN = (
+    "A round is already open here: reveal it (/gm round reveal) or cancel it "
+    "(/gm round cancel) first."
+)
 NO_ROUND = "No round is open here: the GM opens one with /gm round open."
 
 
@@ -165,13 +171,10 @@ async def open_round(
             select(_R.c.id).where(_R.c.channel_id == caller.channel_id, _R.c.state == "open")
         )
         if taken.first() is not None:
-            raise InvalidValue(
-                "A round is already open here: reveal it (/gm round reveal) or cancel it "
-                "(/gm round cancel) first."
-            )
+            raise InvalidValue(ALREADY_OPEN)
         deadline_at = None if deadline is None else now + deadline
-        round_id = (
-            await session.execute(
+        try:
+            inserted = await session.execute(
                 _R.insert()
                 .values(
                     campaign_id=campaign.id,
@@ -184,7 +187,9 @@ async def open_round(
                 )
                 .returning(_R.c.id)
             )
-        ).scalar_one()
+        except IntegrityError as exc:  # another GM opened one in the same instant
+            raise InvalidValue(ALREADY_OPEN) from exc
+        round_id = inserted.scalar_one()
         if deadline_at is not None:
             await scheduler.schedule_in(
                 session,
@@ -302,8 +307,10 @@ async def _reveal_in(
 ) -> Revealed:
     """Stamp every current declaration revealed and close the round, all in one transaction."""
     shown: list[Shown] = []
+    # The ledger's own clock (its rows' times are read on it, e.g. by /catchup), once for all.
+    at = utcnow()
     for row, _ in await _current_in(session, current.id):
-        stamped = await ledger.stamp_revealed_in(session, int(row.ledger_id), now)
+        stamped = await ledger.stamp_revealed_in(session, int(row.ledger_id), at)
         outcome = stamped.outcome if isinstance(stamped.outcome, dict) else {}
         shown.append(
             Shown(row.name, int(row.user_id), stamped.number, str(outcome.get(TEXT_KEY, "")))

@@ -96,6 +96,7 @@ async def test_three_sealed_declarations_are_revealed_together_and_each_verifies
     assert all(revealed is None for _, revealed in await _declaration_rows(table))
 
     # The reveal: every declaration at once.
+    await table.env.advance_time(60)
     revealed = await table.gm.slash(table.table, "gm round reveal")
     assert revealed.response is not None and not revealed.ephemeral
     assert "Round 1 revealed by the GM" in message_text(revealed.response)
@@ -106,6 +107,10 @@ async def test_three_sealed_declarations_are_revealed_together_and_each_verifies
     stamps = {at for _, at in await _declaration_rows(table)}
     assert len(stamps) == 1 and None not in stamps  # revealed in one stroke
 
+    missed = await table.carol.slash(table.table, "catchup")
+    assert "declared “I hold the door against the cultists.”" in message_text(
+        final_answer(missed)
+    )
     # Each one checks against the commitment its stub still shows.
     for name in ("Sybilla", "Bo", "Cy"):
         checked = await table.bob.slash(table.table, "verify", roll=numbers[name])

@@ -8,11 +8,15 @@ import re
 
 from sqlalchemy import select
 
+from bot.app import PbpBot, create_bot
+from bot.config import Settings
 from bot.db.models import ledger
 from bot.db.round_models import round_declarations
 from bot.render import style
 from bot.services import privacy
 from tests.bot.conftest import (
+    SEED,
+    ScriptedRandom,
     Table,
     embed_text,
     final_answer,
@@ -185,11 +189,17 @@ async def test_declaring_outside_a_round_after_it_closes_and_gm_only_commands_ar
     assert [n for n, _ in await _declaration_rows(table)] == [number]
 
 
-async def test_a_deadline_reveals_the_round_through_the_scheduler(table: Table) -> None:
+async def test_a_deadline_reveals_the_round_through_the_scheduler(
+    table: Table, settings: Settings
+) -> None:
     await _players(table)
     opened = await table.gm.slash(table.table, "gm round open", deadline="2h")
     assert "reveals itself" in message_text(opened.response)
     await table.alice.slash(table.table, "declare", text=SYBILLA)
+    # The bot restarts mid-round: the round and its deadline live in the database.
+    old: PbpBot = table.bot
+    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
+    await old.db.dispose()
     await table.bob.slash(table.table, "declare", text=BO)
     await table.env.advance_time(2 * HOUR - 60)
     assert "revealed at its deadline" not in _all_text(table)
@@ -204,6 +214,7 @@ async def test_a_deadline_reveals_the_round_through_the_scheduler(table: Table) 
     # The deadline ran once: nothing more is posted later.
     await table.env.advance_time(5 * HOUR)
     assert _all_text(table).count("revealed at its deadline") == 1
+    await table.bot.close_database()
 
 
 async def test_a_cancelled_round_stays_sealed_and_a_new_one_can_open(table: Table) -> None:

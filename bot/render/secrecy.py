@@ -150,7 +150,7 @@ def _reveal_command(row: RollView) -> str:
     if row.kind == Kind.DECLARATION:
         # Issue 18: a sealed declaration is revealed with its round, all at once (one replaced
         # or of a cancelled round stays sealed for good).
-        return "/gm round reveal"
+        return "/gm round reveal; one replaced, or of a cancelled round, stays sealed for good"
     command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
     return f"{command} roll:{row.number}"
 

@@ -87,6 +87,12 @@ class LedgerKind(enum.StrEnum):
     D20_REROLL = "d20-reroll"
     #: A sealed d20 nobody sees until the GM applies it to a check (issue 18).
     PREROLL = "preroll"
+    #: A post as a character and an edit of its text (issue 18): the text's digest and the
+    #: numbers of the rolls bound to it.
+    POST = "post"
+    POST_EDIT = "post-edit"
+    #: A sealed declaration (issue 18, bot/services/rounds.py): no dice, its text sealed.
+    DECLARATION = "declaration"
     #: A change to a turn order (/turns); not a roll, so not offered by /history.
     TURN = "turn"
 
@@ -136,6 +142,8 @@ class JobKind(enum.StrEnum):
     REQUEST_DEADLINE = "request.deadline"
     REQUEST_REMIND = "request.remind"
     TURN_DEADLINE = "turn.deadline"
+    #: A sealed-declaration round reveals itself (issue 18, bot/services/rounds.py).
+    ROUND_REVEAL = "round.reveal"
 
 
 class JobState(enum.StrEnum):

@@ -345,7 +345,9 @@ def create_database(url: str | URL, **engine_options: Any) -> Database:
     aiosqlite adapter; PostgreSQL uses asyncpg's prepared statement cache as it comes.
     """
     parsed = make_url(url)
-    options: dict[str, Any] = {"pool_pre_ping": False}
+    # hide_parameters: a database error's text never quotes the values it was given (a
+    # hidden roll's dice, a sealed declaration's text) into a log line or an incident.
+    options: dict[str, Any] = {"pool_pre_ping": False, "hide_parameters": True}
     if parsed.get_backend_name() == "sqlite":
         _ensure_sqlite_directory(parsed)
         options["connect_args"] = {

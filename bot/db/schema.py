@@ -13,6 +13,7 @@ from bot.db import (
     party_models,
     post_models,
     preroll_models,
+    round_models,
 )
 
 metadata = models.Base.metadata
@@ -25,4 +26,5 @@ __all__ = [
     "party_models",
     "post_models",
     "preroll_models",
+    "round_models",
 ]

@@ -79,6 +79,8 @@ _GMS = (
     "`/groupsave`, `/groupcheck`, `/contest`: the whole party or a few characters at once; "
     "`/gm attack` for a monster.\n"
     "`/gm reveal roll:42` shows a hidden roll to everyone; `/gm log` lists every roll.\n"
+    "`/gm round open deadline:24h`: each player seals an action with `/declare`; nobody sees "
+    "one until `/gm round reveal` shows them all at once.\n"
     "Add `character:<name>` to a `/character` command to edit anyone's sheet."
 )
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.quoting import escape
+from bot.quoting import escape, quote
 from bot.render import style
 from bot.render.checks import result_text
 from bot.rules import d20_check, roll_under, threshold
@@ -24,7 +24,6 @@ from bot.rules.systems import outcome_from_record, read
 from bot.services.checks import Outcome
 from bot.services.fortune_table import attempt_from_record, luck_from_record
 from bot.services.ledger import RollView
-from bot.services.posts import POST_EDIT_KIND, POST_KIND
 from bot.words import LedgerKind
 
 #: At most this many faces of a generic roll in one line (a 100d6 stays one line).
@@ -321,7 +320,18 @@ def _post(data: dict[str, Any]) -> str | None:
     return f"{head} · rolls {bound or 'none'} · text sha256 {digest[:12]}"
 
 
+def _declaration(outcome: dict[str, Any]) -> str | None:
+    """A revealed sealed declaration (issue 18): its text, quoted (escaped, clipped)."""
+    text = outcome.get("declaration")
+    return None if not isinstance(text, str) else f"declared {quote(text, DECLARATION_QUOTE)}"
+
+
+#: How much of a declaration one line of /history or /verify quotes (the reveal shows it all).
+DECLARATION_QUOTE = 300
+
+
 _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
+    LedgerKind.DECLARATION: _declaration,
     LedgerKind.REROLL: _reroll,
     LedgerKind.TRADE: _trade,
     LedgerKind.KEEP: _keep,
@@ -331,8 +341,8 @@ _BY_KIND: dict[str, Callable[[dict[str, Any]], str | None]] = {
     LedgerKind.D20_REROLL: _d20_reroll,
     LedgerKind.FORTUNE: _fortune,
     LedgerKind.GENERATE: _generate,
-    POST_KIND: _post,
-    POST_EDIT_KIND: _post,
+    LedgerKind.POST: _post,
+    LedgerKind.POST_EDIT: _post,
 }
 
 

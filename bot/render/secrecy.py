@@ -137,6 +137,8 @@ COMPARED_WITH: dict[str, str] = {
 
 
 def _revealer(row: RollView) -> str:
+    if row.kind == LedgerKind.DECLARATION:
+        return "the GM"
     return "its roller" if row.visibility is Visibility.SELF else "the GM"
 
 
@@ -147,6 +149,10 @@ def _reveal_command(row: RollView) -> str:
     """
     if row.kind == LedgerKind.PREROLL:
         return "/gm check ... preroll:next"
+    if row.kind == LedgerKind.DECLARATION:
+        # Issue 18: a sealed declaration is revealed with its round, all at once (one replaced
+        # or of a cancelled round stays sealed for good).
+        return "/gm round reveal; one replaced, or of a cancelled round, stays sealed for good"
     command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
     return f"{command} roll:{row.number}"
 

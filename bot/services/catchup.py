@@ -19,6 +19,7 @@ from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters, pending_modifiers, turn_orders
 from bot.db.party_models import roll_request_targets, roll_requests
+from bot.quoting import quote
 from bot.services import ledger as ledger_svc
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
@@ -294,6 +295,10 @@ def _total(outcome: Any) -> int | None:
 
 
 def _dice(row: ledger_svc.RollView) -> str:
+    if row.kind == LedgerKind.DECLARATION:
+        # Issue 18: a sealed declaration has no dice; once revealed, its text (quoted).
+        text = row.outcome.get("declaration") if isinstance(row.outcome, dict) else None
+        return f"declared {quote(str(text or ''), 100)}"
     total = _total(row.outcome)
     shown = ", ".join(str(d) for d in _faces(row.dice)) or "no dice"
     return f"{row.kind}, dice {shown}" + (f", total {total}" if isinstance(total, int) else "")

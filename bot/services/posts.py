@@ -1,7 +1,7 @@
 """Posting as a character (issue 18): a post, its inline rolls, its edits, its portrait.
 
 A post and its rolls are one transaction: the post's row, its first version, every `[[...]]`
-rolled (bot/services/inline.py) and its own ledger row (kind :data:`POST_KIND`: the text's
+rolled (bot/services/inline.py) and its own ledger row (kind :data:`LedgerKind.POST`: the text's
 digest and the rolls' numbers, so the tamper-evident log binds what was posted). A bad inline
 roll raises before anything is written, and the cog posts nothing. The Discord message is sent
 after the commit and its id attached (:func:`attach_message`).
@@ -44,10 +44,9 @@ from bot.services.context import Caller
 from bot.services.errors import DuplicateInteraction, InvalidValue, NotAllowed, NotFound
 from bot.services.inline import InlineRoll, InlineRolls, InlineSpan, find_rolls, roll_text_in
 from bot.services.sheets import target_character
+from bot.words import LedgerKind
 
 #: The ledger kind of a post, and of each edit of one (a new version of its text).
-POST_KIND = "post"
-POST_EDIT_KIND = "post-edit"
 
 #: A portrait: an https URL of at most this many characters (Discord's embed URL limit) ...
 MAX_AVATAR_URL = 2048
@@ -288,7 +287,7 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
             session,
             ledger.NewRoll(
                 origin=_origin(caller, deduplicate=not rolled.rolls),
-                kind=POST_KIND,
+                kind=LedgerKind.POST,
                 request=f"/post (post {post_id})",
                 dice=[],
                 outcome={"post": post_id, "version": 1, "sha256": digest(text), "rolls": numbers},
@@ -482,7 +481,7 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
             session,
             ledger.NewRoll(
                 origin=_origin(caller, deduplicate=True),
-                kind=POST_EDIT_KIND,
+                kind=LedgerKind.POST_EDIT,
                 request=f"/post edit (post {post_id})",
                 dice=[],
                 outcome={

@@ -38,6 +38,7 @@ from bot.db.models import (
 )
 from bot.db.party_models import ability_generations, roll_request_targets, roll_requests
 from bot.db.post_models import post_versions, posts
+from bot.db.round_models import round_declarations, rounds
 from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
 from bot.services.ledger import RollView, salts_of, tombstone_in, view_of
@@ -48,7 +49,9 @@ from bot.words import Visibility
 DOC_URL = "docs/privacy.md"
 #: Keys of a roll's dice or outcome whose text is the roller's own words (a label, a note, the
 #: dice expression with its comment): tombstoned in the erased person's own rolls.
-FREE_TEXT_KEYS = frozenset({"label", "labels", "note", "comment", "expression"})
+FREE_TEXT_KEYS = frozenset(
+    {"label", "labels", "note", "comment", "expression", "declaration"}  # + a sealed action
+)
 #: Names shorter than this are matched only as a whole field, never inside longer text: a
 #: one- or two-letter name would otherwise erase every "a" in other people's commands.
 MIN_NAME_IN_TEXT = 3
@@ -543,6 +546,41 @@ async def _erase_ledger(
             changed_rows += len(todo)
 
 
+async def _erase_rounds_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """Sealed declarations (issue 18): the declarer's id and shown name in their declarations,
+    a GM's id in the rounds they opened. (The text is in the ledger row, erased with it.)"""
+    changed = 0
+    here = select(rounds.c.id).where(_in_scope(rounds, guild_id))
+    declared = select(
+        round_declarations.c.id,
+        round_declarations.c.user_id,
+        round_declarations.c.name,
+        rounds.c.campaign_id,
+    ).join(rounds, rounds.c.id == round_declarations.c.round_id)
+    for row in await _rows(session, declared.where(round_declarations.c.round_id.in_(here))):
+        match = known(row.campaign_id, display=row.user_id == user_id)
+        values: dict[str, Any] = {}
+        if row.user_id == user_id:
+            values["user_id"] = cm.TOMBSTONE_ID
+        if row.name != cm.TOMBSTONE and (row.user_id == user_id or match(row.name)):
+            values["name"] = cm.TOMBSTONE
+        if values:
+            await session.execute(
+                update(round_declarations)
+                .where(round_declarations.c.id == row.id)
+                .values(**values)
+            )
+            changed += 1
+    result = await session.execute(
+        update(rounds)
+        .where(rounds.c.opened_by == user_id, _in_scope(rounds, guild_id))
+        .values(opened_by=cm.TOMBSTONE_ID)
+    )
+    return changed + _changed(result)
+
+
 def _fields(row: RollView) -> dict[str, Any]:
     return {name: getattr(row, name) for name in RollView.__slots__}
 
@@ -718,6 +756,7 @@ async def erase_user(
                     update(post_versions).where(post_versions.c.id == version.id).values(text=text)
                 )
                 other += 1
+        other += await _erase_rounds_in(session, user_id, guild_id, known)
         if guild_id is None:
             # The one setting kept for every server goes with an erasure everywhere.
             result = await session.execute(

@@ -254,8 +254,9 @@ def may_see(
 
 def can_see(row: ledger_svc.RollView, viewer_id: int, viewer_is_gm: bool) -> bool:
     """:func:`may_see` for a stored row. A sealed pre-roll (issue 18) is seen by nobody, its
-    roller included, until the GM's check that uses it reveals it."""
-    if row.kind == LedgerKind.PREROLL and row.revealed_at is None:
+    roller included, until the GM's check that uses it reveals it; an unrevealed declaration
+    (issue 18) by nobody, its author and the GM included, until its round is revealed."""
+    if row.kind in (LedgerKind.PREROLL, LedgerKind.DECLARATION) and row.revealed_at is None:
         return False
     return may_see(
         row.visibility, row.user_id, row.revealed_at is not None, viewer_id, viewer_is_gm
@@ -344,6 +345,11 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         raise InvalidValue(f"Roll #{number} was public: there is nothing to reveal.")
     if row.kind == LedgerKind.PREROLL:
         raise NotAllowed(PREROLL_SEALED.format(number=number))
+    if row.kind == LedgerKind.DECLARATION:
+        raise InvalidValue(
+            f"#{number} is a sealed declaration: it is revealed with its round, all at once "
+            "(/gm round reveal)."
+        )
     if row.visibility is Visibility.SELF:
         if row.user_id != caller.user_id:
             raise NotAllowed("Only the player who rolled a self roll can reveal it.")

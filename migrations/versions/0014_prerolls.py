@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0014_prerolls"
-down_revision: str | None = "0012_posts"
+down_revision: str | None = "0013_rounds"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

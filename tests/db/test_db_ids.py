@@ -41,8 +41,9 @@ NEVER_REUSED = {
     "ability_generations",
 }
 #: At head: also the tables added after 0006 whose ids are shown (turn orders, issue 17;
-#: posts, issue 18: their rolls are "in post 12").
-NEVER_REUSED_AT_HEAD = NEVER_REUSED | {"turn_orders", "posts"}
+#: posts, rounds of sealed declarations and their declarations, issue 18: their rolls are
+#: "in post 12").
+NEVER_REUSED_AT_HEAD = NEVER_REUSED | {"turn_orders", "posts", "rounds", "round_declarations"}
 GUILD = 1_000_000_000_000_001
 GM_ROLE = 3_000_000_000_000_001
 GM = 4_000_000_000_000_009
@@ -420,5 +421,6 @@ async def test_models_and_a_fresh_database_at_head_never_reuse_the_shown_ids(
             assert await connection.run_sync(_autoincremented) == NEVER_REUSED
             sql = await connection.run_sync(_sqlite_sql)
             assert "AUTOINCREMENT" in sql["turn_orders"]
+            assert "AUTOINCREMENT" in sql["rounds"] and "AUTOINCREMENT" in sql["round_declarations"]
     finally:
         await database.dispose()

@@ -29,7 +29,7 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
-from bot.cogs.fortune._buttons import fortune_view_for
+from bot.cogs._views.fortune import fortune_view_for
 from bot.db.models import Visibility
 from bot.render.checks import check_embed
 from bot.render.secrecy import stub_embed

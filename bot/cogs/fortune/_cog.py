@@ -12,7 +12,7 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
 from bot.cogs._respond import answer
-from bot.cogs.fortune._buttons import fortune_view
+from bot.cogs._views.fortune import fortune_view
 from bot.quoting import escape
 from bot.render.fortune import (
     changed_text,

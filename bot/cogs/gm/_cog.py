@@ -19,6 +19,7 @@ from bot.cogs._options import (
     CritAt,
     Dc,
     DifficultyChoice,
+    HistoryKind,
     Name,
     RankBonus,
     Secret,
@@ -26,8 +27,8 @@ from bot.cogs._options import (
     option_help,
 )
 from bot.cogs._respond import defer
-from bot.cogs.fortune._buttons import reveal_view
-from bot.cogs.history._cog import HistoryKind, send_history
+from bot.cogs._views.fortune import reveal_view
+from bot.cogs._views.history import send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.secrecy import stub_embed
@@ -162,7 +163,7 @@ async def gm_check(
 async def gm_reveal(
     interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
 ) -> None:
-    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/history: SCOPED)
+    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/_views/history.py: SCOPED)
     db = bot_of(interaction).db
     found = await secrecy.reveal(db, caller_from(interaction), roll)
     await post_reveal(interaction, found, await reveal_view(db, found.row))

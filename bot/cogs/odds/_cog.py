@@ -11,15 +11,19 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import (
+    ATTACK_HELP,
     CHECK_OPTION_NAMES,
     SAVE_HELP,
     AbilityName,
+    Ac,
     Against,
     Bonus,
     CritAt,
     Dc,
     DifficultyChoice,
+    Magic,
     Name,
+    Quality,
     RankBonus,
     School,
     check_options,
@@ -27,7 +31,6 @@ from bot.cogs._options import (
     save_options,
 )
 from bot.cogs._respond import answer
-from bot.cogs.attack._cog import ATTACK_HELP, Ac, Magic, Quality
 from bot.render.odds import odds_embed
 from bot.services import attacks, odds
 from bot.services.attacks import AttackOptions

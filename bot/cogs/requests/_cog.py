@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import discord
 from discord import app_commands
@@ -21,11 +21,12 @@ from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice
 from bot.cogs._respond import answer, update_message
-from bot.cogs.clock._cog import wake
+from bot.cogs._shared import channel_of, wake
 from bot.errors import UserError
 from bot.render.requests import (
     closed_text,
     gm_undelivered_text,
+    reminder_text,
     request_content,
     request_embed,
     reveal_text,
@@ -37,6 +38,9 @@ from bot.services.clock import format_duration, parse_duration
 from bot.services.requests import RequestView
 from bot.services.secrecy import GmTargets
 from bot.tree import answer_error
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
 
 log = logging.getLogger(__name__)
 
@@ -290,3 +294,64 @@ async def _refresh(interaction: discord.Interaction[Any], found: RequestView) ->
             )
         except discord.HTTPException:
             log.warning("could not update request #%s in place", found.id)
+
+
+# The game clock's notices for requests (registered in this package's setup).
+async def deliver_closed(bot: PbpBot, closed: requests.Closed) -> None:
+    """The request's message loses its button and shows the result; the verdict posts."""
+    request = closed.request
+    channel = await channel_of(bot, request.channel_id)
+    if channel is None:
+        log.warning("request #%s closed, but its channel is gone", request.id)
+        return
+    # The channel kinds a campaign (or its thread) can be: each can edit a message by id.
+    if request.message_id is not None and isinstance(
+        channel, discord.TextChannel | discord.Thread | discord.VoiceChannel
+    ):
+        try:
+            await channel.get_partial_message(request.message_id).edit(
+                embed=request_embed(request), view=view_for(request)
+            )
+        except discord.HTTPException:
+            log.warning("could not update request #%s in place", request.id)
+    await channel.send(
+        closed_text(request, closed.how),
+        embed=request_embed(request),
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+    if request.hidden:
+        await send_to_gm(
+            bot,
+            GmTargets.of(closed.campaign),
+            f"Roll request #{request.id} closed {closed.how}; reveal with "
+            f"/gm request reveal request:{request.id}.",
+            request_embed(request, gm_view=True),
+        )
+
+
+async def deliver_reminders(bot: PbpBot, notice: requests.Reminders) -> None:
+    """Each reminder as its player chose: a DM, or a ping in the request's channel."""
+    request = notice.request
+    channel = await channel_of(bot, request.channel_id)
+    guild_id = request.guild_id
+    link = (
+        f"https://discord.com/channels/{guild_id}/{request.channel_id}/{request.message_id}"
+        if request.message_id is not None and guild_id is not None
+        else None
+    )
+    for reminder in notice.reminders:
+        text = reminder_text(request, reminder, link)
+        mentions = discord.AllowedMentions(users=True, everyone=False, roles=False)
+        if reminder.mode == "dm":
+            try:
+                user = bot.get_user(reminder.user_id) or await bot.fetch_user(reminder.user_id)
+                await user.send(text, allowed_mentions=mentions)
+                continue
+            except discord.HTTPException:  # DMs closed: the channel, as by default
+                log.info("request #%s: DM reminder refused; pinging in the channel", request.id)
+        if channel is None:
+            continue
+        try:
+            await channel.send(text, allowed_mentions=mentions)
+        except discord.HTTPException:
+            log.warning("request #%s: reminder to %s not delivered", request.id, reminder.user_id)

@@ -13,7 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs.clock._cog import wake
+from bot.cogs._shared import wake
 from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
 from bot.services import turns
 from bot.services.clock import parse_duration

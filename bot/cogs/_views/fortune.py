@@ -3,6 +3,7 @@
 The custom ids carry only the ledger roll id and the choice, so a button works after a
 restart and on any shard process (``bot.add_dynamic_items`` in the cog's setup); who may click
 and what happens is decided by the service from the stored roll, never from the message.
+Shared views: /check, /reveal and /gm reveal attach them as well as /fortune.
 """
 
 from __future__ import annotations

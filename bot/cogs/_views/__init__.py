@@ -1,4 +1,4 @@
-"""Small views the cogs share."""
+"""Views more than one feature shows: here, so no cog imports another feature's private module."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ import discord
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import update_message
+from bot.cogs._types import Interaction
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.quoting import escape
@@ -32,7 +33,7 @@ TRADE_LUCK_LABEL = "Take a 10 (lucky) + a fortune die"
 REROLL_LABEL = "Spend a fortune die: reroll"
 
 
-def _title(interaction: discord.Interaction[Any], fallback: str) -> str:
+def _title(interaction: Interaction, fallback: str) -> str:
     """The result's title as it was shown (the message's own embed)."""
     message = interaction.message
     if message is not None and message.embeds and message.embeds[0].title:

@@ -8,6 +8,7 @@ import discord
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer, update_message
+from bot.cogs._types import Interaction
 from bot.db.engine import Database
 from bot.render.history import history_embed
 from bot.services import history
@@ -62,9 +63,7 @@ class HistoryPager(discord.ui.View):
         await answer_error(interaction, error)
 
     @discord.ui.button(label="Newer", style=discord.ButtonStyle.secondary)
-    async def newer_button(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[Any]
-    ) -> None:
+    async def newer_button(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         if len(self.cursors) > 1:
             self.cursors.pop()
         self.caller = caller_from(interaction)  # where they can read now, not when they began
@@ -72,9 +71,7 @@ class HistoryPager(discord.ui.View):
         await update_message(interaction, embed=await self.render(), view=self)
 
     @discord.ui.button(label="Older", style=discord.ButtonStyle.primary)
-    async def older_button(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[Any]
-    ) -> None:
+    async def older_button(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
         if self.older is not None:
             self.cursors.append(self.older)
         self.caller = caller_from(interaction)  # where they can read now, not when they began
@@ -83,7 +80,7 @@ class HistoryPager(discord.ui.View):
 
 
 async def send_history(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     player: discord.Member | discord.User | None,
     character: str | None,
     kind: str | None,

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -13,6 +10,7 @@ from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
 from bot.cogs._gm import gm_group
 from bot.cogs._options import ATTACK_HELP, AbilityName, Ac, Bonus, Magic, Name, Quality, Secret
+from bot.cogs._types import Interaction
 from bot.render.attacks import attack_embed
 from bot.render.secrecy import stub_embed
 from bot.services import attacks, secrecy
@@ -22,7 +20,7 @@ Dice = app_commands.Range[str, 1, 200]
 
 
 async def send_attack(
-    interaction: discord.Interaction[Any], result: AttackResult, *, by_gm: bool = False
+    interaction: Interaction, result: AttackResult, *, by_gm: bool = False
 ) -> None:
     """Answer with the attack; a hidden one through deliver (stub, ephemeral, GM copy)."""
     await deliver(
@@ -50,7 +48,7 @@ class AttackCog(commands.Cog):
     @app_commands.guild_only()
     async def attack(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ac: Ac,
         ability: AbilityName = "STR",
         proficiency: bool = True,
@@ -103,7 +101,7 @@ class AttackCog(commands.Cog):
 )
 @app_commands.autocomplete(character=ac.any_character, ability=ac.ability, target=ac.any_character)
 async def gm_attack(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     ac: Ac,
     character: Name | None = None,
     attacker_bonus: Bonus | None = None,

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -29,6 +26,7 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
+from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import fortune_view_for
 from bot.db.models import Visibility
 from bot.render.checks import check_embed
@@ -40,7 +38,7 @@ from bot.services.checks import CheckResult
 class ChecksCog(commands.Cog):
     """The core roll of each rule system."""
 
-    async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
+    async def _send(self, interaction: Interaction, result: CheckResult) -> None:
         # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
         # one needs neither the GM's copy nor the roller's GM standing: not built.
         hidden = result.visibility is not Visibility.PUBLIC
@@ -76,7 +74,7 @@ class ChecksCog(commands.Cog):
     @app_commands.guild_only()
     async def check(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName,
         proficiency: Name | None = None,
         dc: Dc | None = None,
@@ -127,7 +125,7 @@ class ChecksCog(commands.Cog):
     @app_commands.guild_only()
     async def save(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName | None = None,
         dc: Dc | None = None,
         advantage: bool = False,
@@ -162,9 +160,7 @@ class ChecksCog(commands.Cog):
     @app_commands.command(name="luck", description="Pen & Dagger: a luck roll (lucky on 10+)")
     @app_commands.describe(secret=SECRET_HELP)
     @app_commands.guild_only()
-    async def luck(
-        self, interaction: discord.Interaction[Any], secret: Secret | None = None
-    ) -> None:
+    async def luck(self, interaction: Interaction, secret: Secret | None = None) -> None:
         bot = bot_of(interaction)
         result = await checks.perform_luck(
             bot.db,

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
 from bot.cogs._options import Secret
+from bot.cogs._types import Interaction
 from bot.render.dice import roll_embed
 from bot.render.secrecy import stub_embed
 from bot.services.rolls import roll_dice
@@ -27,7 +25,7 @@ class DiceCog(commands.Cog):
     )
     async def roll(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         dice: app_commands.Range[str, 1, 1000],
         label: app_commands.Range[str, 1, 100] | None = None,
         secret: Secret | None = None,

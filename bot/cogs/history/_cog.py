@@ -6,8 +6,6 @@ nothing from channels or threads they cannot read), so it must not be shown to a
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -17,6 +15,7 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
 from bot.cogs._options import HistoryKind
 from bot.cogs._respond import answer, defer
+from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
 from bot.render.gamelog import log_check_embed
@@ -41,7 +40,7 @@ class HistoryCog(commands.Cog):
     @app_commands.guild_only()
     async def history(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         player: discord.Member | None = None,
         character: app_commands.Range[str, 1, 64] | None = None,
         kind: HistoryKind | None = None,
@@ -59,7 +58,7 @@ class HistoryCog(commands.Cog):
     @app_commands.guild_only()
     async def verify(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         roll: app_commands.Range[int, 1, None] | None = None,
         log: bool = False,
     ) -> None:
@@ -91,7 +90,7 @@ class HistoryCog(commands.Cog):
     @app_commands.command(name="reveal", description="Show your own secret:self roll to the table")
     @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
     async def reveal(
-        self, interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
+        self, interaction: Interaction, roll: app_commands.Range[int, 1, None]
     ) -> None:
         """Issue 7, "self": only the roller has seen it, so only the roller reveals it; gm and
         blind rolls are the GM's to reveal (/gm reveal)."""
@@ -105,9 +104,7 @@ class HistoryCog(commands.Cog):
     )
     @app_commands.describe(player="Only this player")
     @app_commands.guild_only()
-    async def stats(
-        self, interaction: discord.Interaction[Any], player: discord.Member | None = None
-    ) -> None:
+    async def stats(self, interaction: Interaction, player: discord.Member | None = None) -> None:
         await defer(interaction, ephemeral=True)  # see SCOPED
         found = await stats.campaign_stats(
             bot_of(interaction).db, caller_from(interaction), player.id if player else None

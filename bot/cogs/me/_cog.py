@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._types import Interaction
 from bot.services import notify
 
 me_group = app_commands.Group(name="me", description="Your own settings")
@@ -21,8 +21,6 @@ _SAID = {
 
 @me_group.command(name="notify", description="How the game clock reminds you: channel, DM, or off")
 @app_commands.describe(how="channel (default): a ping where the game is; dm; off: no pings")
-async def me_notify(
-    interaction: discord.Interaction[Any], how: Literal["channel", "dm", "off"]
-) -> None:
+async def me_notify(interaction: Interaction, how: Literal["channel", "dm", "off"]) -> None:
     mode = await notify.set_mode(bot_of(interaction).db, caller_from(interaction), how)
     await interaction.response.send_message(_SAID[mode], ephemeral=True)

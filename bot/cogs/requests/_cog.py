@@ -22,6 +22,7 @@ from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice
 from bot.cogs._respond import answer, update_message
 from bot.cogs._shared import channel_of, wake
+from bot.cogs._types import Interaction
 from bot.errors import UserError
 from bot.render.requests import (
     closed_text,
@@ -112,9 +113,7 @@ def view_for(request: RequestView) -> discord.ui.View | None:
     return view
 
 
-async def _tell_gm(
-    interaction: discord.Interaction[Any], campaign: CampaignView, request: RequestView
-) -> None:
+async def _tell_gm(interaction: Interaction, campaign: CampaignView, request: RequestView) -> None:
     """Deliver the GM's view (pass/fail under a hidden DC) as every GM copy goes: the GM
     channel, else DMs to the GMs of setup; if nobody got it, tell the last player to roll."""
     delivered = await send_to_gm(
@@ -147,7 +146,7 @@ async def _tell_gm(
 )
 @app_commands.autocomplete(ability=ac.ability)
 async def request_roll(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     ability: app_commands.Range[str, 1, 32],
     characters: app_commands.Range[str, 1, 1000] | None = None,
     dc: app_commands.Range[int, 1, 100] | None = None,
@@ -205,9 +204,7 @@ async def request_roll(
 
 @request_group.command(name="status", description="GM: who has not rolled yet (and the results)")
 @app_commands.describe(request="The request's number (default: the latest)")
-async def request_status(
-    interaction: discord.Interaction[Any], request: RequestNumber | None = None
-) -> None:
+async def request_status(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
     await answer(
@@ -219,9 +216,7 @@ async def request_status(
     name="reveal", description="GM: reveal a hidden DC (or threshold) and who passed"
 )
 @app_commands.describe(request="The request's number (default: the latest unrevealed)")
-async def request_reveal(
-    interaction: discord.Interaction[Any], request: RequestNumber | None = None
-) -> None:
+async def request_reveal(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     _, found = await requests.reveal(bot.db, caller_from(interaction), request, bot.clock.now())
     await answer(interaction, reveal_text(found), embed=request_embed(found))
@@ -247,7 +242,7 @@ def _duration(text: str | None, what: str) -> timedelta | None:
     by="How much longer, like 12h or 1d",
 )
 async def request_extend(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     by: app_commands.Range[str, 1, 20],
     request: RequestNumber | None = None,
 ) -> None:
@@ -268,9 +263,7 @@ async def request_extend(
 
 @request_group.command(name="close", description="GM: close a request now, applying its default")
 @app_commands.describe(request="The request's number (default: the latest open one)")
-async def request_close(
-    interaction: discord.Interaction[Any], request: RequestNumber | None = None
-) -> None:
+async def request_close(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     closed = await requests.close(
         bot.db, bot.rng, caller_from(interaction), request, bot.clock.now()
@@ -282,7 +275,7 @@ async def request_close(
         await _tell_gm(interaction, closed.campaign, found)
 
 
-async def _refresh(interaction: discord.Interaction[Any], found: RequestView) -> None:
+async def _refresh(interaction: Interaction, found: RequestView) -> None:
     """Update the request's own message in place (its deadline line, its button)."""
     if found.message_id is None:
         return

@@ -27,6 +27,15 @@ public name is re-exported here, so ``from bot.rules.d20_check import X`` is the
 Pure code: every function that rolls takes a ``random.Random``; odds are exact ``Fraction``s.
 """
 
+from bot.rules.d20_check.attacks import (
+    AttackInput,
+    AttackOdds,
+    AttackOutcome,
+    AttackResult,
+    attack_odds,
+    attack_roll,
+    roll_attack,
+)
 from bot.rules.d20_check.checks import (
     DEFAULT_ABILITIES,
     EXTRA_ABILITIES,
@@ -40,51 +49,52 @@ from bot.rules.d20_check.checks import (
     MIN_SCORE,
     MIN_TARGET,
     NO_RESULT_TEXT,
-    NULL_SAVE_ABILITY,
     QUALITY_SAVE_DC,
-    SPELL_SCHOOLS,
-    AttackInput,
-    AttackOdds,
-    AttackOutcome,
-    AttackResult,
     CheckInput,
     CheckKind,
     CheckOutcome,
     CheckResult,
-    ContestResult,
-    D20ContestOutcome,
-    GroupCheckOutcome,
-    GroupResult,
-    ItemQuality,
-    ItemSaveOutcome,
-    ItemSaveResult,
     ProficiencyDegree,
-    QualitySaveTerms,
-    WeaponKind,
-    WorkingTogetherOutcome,
     ability_check,
     ability_modifier,
-    attack_odds,
-    attack_roll,
     check_odds,
+    proficiency_bonus,
+    reroll_one,
+    roll_check,
+    saving_throw,
+    total_distribution,
+)
+from bot.rules.d20_check.contests import (
+    ContestResult,
+    D20ContestOutcome,
     contest,
     contest_odds,
+)
+from bot.rules.d20_check.dcs import (
+    NULL_SAVE_ABILITY,
+    SPELL_SCHOOLS,
+    WeaponKind,
+    null_save_extra,
+    spell_save_dc,
+    weapon_dc,
+)
+from bot.rules.d20_check.groups import (
+    GroupCheckOutcome,
+    GroupResult,
+    WorkingTogetherOutcome,
     group_check,
     group_check_odds,
     helped_input,
+    working_together,
+)
+from bot.rules.d20_check.items import (
+    ItemQuality,
+    ItemSaveOutcome,
+    ItemSaveResult,
+    QualitySaveTerms,
     item_quality_save,
     item_save_odds,
-    null_save_extra,
-    proficiency_bonus,
     quality_save_terms,
-    reroll_one,
-    roll_attack,
-    roll_check,
-    saving_throw,
-    spell_save_dc,
-    total_distribution,
-    weapon_dc,
-    working_together,
 )
 
 __all__ = [

@@ -275,7 +275,7 @@ def plan_check(
         cs_at, cf_at = options.crit_success_at, options.crit_failure_at
         if cs_at is not None or cf_at is not None:
             # Checked now, so a bad option refuses before anything changes.
-            threshold.test_odds(
+            threshold.odds_of_test(
                 score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
             )
         return CheckPlan(
@@ -283,7 +283,7 @@ def plan_check(
             "test",
             ability,
             f"{ability} test",
-            lambda rng: threshold.test(
+            lambda rng: threshold.roll_test(
                 score,
                 target,
                 rng,
@@ -295,7 +295,7 @@ def plan_check(
                 crit_failure_at=cf_at,
             ),
             lambda: _named(
-                threshold.test_odds(
+                threshold.odds_of_test(
                     score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
                 ),
                 lambda r: r.display,

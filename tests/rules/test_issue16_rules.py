@@ -28,10 +28,10 @@ class Faces(random.Random):
 def test_critical_thresholds_odds_match_every_face(
     modifier: int, cs_at: int | None, cf_at: int | None
 ) -> None:
-    odds = threshold.test_odds(modifier, 12, crit_success_at=cs_at, crit_failure_at=cf_at)
+    odds = threshold.odds_of_test(modifier, 12, crit_success_at=cs_at, crit_failure_at=cf_at)
     counted = {result: Fraction(0) for result in threshold.ThresholdResult}
     for face in range(1, 21):
-        outcome = threshold.test(
+        outcome = threshold.roll_test(
             modifier, 12, Faces(face), attribute="STR", crit_success_at=cs_at, crit_failure_at=cf_at
         )
         counted[outcome.result] += Fraction(1, 20)
@@ -45,14 +45,14 @@ def test_critical_thresholds_odds_match_every_face(
 
 def test_critical_thresholds_must_sit_on_the_right_side_of_the_threshold() -> None:
     with pytest.raises(RulesError, match="below the threshold"):
-        threshold.test_odds(0, 12, crit_success_at=11)
+        threshold.odds_of_test(0, 12, crit_success_at=11)
     with pytest.raises(RulesError, match="would be a success"):
-        threshold.test_odds(0, 12, crit_failure_at=12)
+        threshold.odds_of_test(0, 12, crit_failure_at=12)
 
 
 def test_carry_over_option_off_leaves_nothing() -> None:
-    on = threshold.test(0, 12, Faces(20), attribute="STR")
-    off = threshold.test(0, 12, Faces(20), attribute="STR", carry_over_rule=False)
+    on = threshold.roll_test(0, 12, Faces(20), attribute="STR")
+    off = threshold.roll_test(0, 12, Faces(20), attribute="STR", carry_over_rule=False)
     assert on.carry_over_next == 2 and off.carry_over_next == 0
     assert off.result is threshold.ThresholdResult.CRITICAL_SUCCESS
 

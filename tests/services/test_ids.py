@@ -12,7 +12,6 @@ import random
 
 import pytest
 from sqlalchemy import func, select
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
@@ -26,6 +25,7 @@ from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
 from bot.services.errors import NotFound
 from tests.ledger_triggers import purge_newest_rolls
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 GM = 4_000_000_000_000_009
 _interactions = itertools.count(7_000_000_000_000_000)

@@ -8,7 +8,6 @@ import random
 
 import pytest
 from sqlalchemy import func, select
-from svc_helpers import ALICE, BOB, CHANNEL, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
@@ -18,6 +17,7 @@ from bot.services.characters import CharacterView, get_character_by_id, set_scor
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoFortuneLeft, NotAllowed, NotFound
 from bot.services.serialize import to_jsonable
+from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
 
 _ids = itertools.count(8_000_000_000_000_000)
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility, ledger
@@ -38,6 +37,7 @@ from bot.services import (
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView, create_character, set_score
 from bot.services.context import Caller
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 
 OTHER_GUILD = GUILD + 7
 OTHER_CHANNEL = CHANNEL + 7

@@ -8,8 +8,9 @@ inside functions and under ``TYPE_CHECKING``, is checked against the rules of it
 - ``bot/db``: nothing from the layers that use it (services, cogs, render, ops, app…).
 - ``bot/services``: no Discord and nothing from cogs, render, ops or the app.
 - ``bot/render``: no database (no ``bot.db``, no SQLAlchemy, nothing async), no cogs, ops or app.
-- ``bot/cogs``: no SQL; no other feature's private ``_cog``/``_buttons`` module (shared views
-  live in ``bot/cogs/_views/``, option types in ``_options.py``, the clock hooks in ``_shared.py``).
+- ``bot/cogs``: no SQL; the app and ops only as types; no other feature's private
+  ``_cog``/``_buttons`` module (shared views live in ``bot/cogs/_views/``, option types in
+  ``_options.py``, the clock hooks in ``_shared.py``).
 - ``bot/ops``: the app only as a type (it serves the bot; ``bot/serve.py`` builds it).
 
 An import is named by what it reaches (``from bot.db.models import Visibility`` reaches
@@ -141,6 +142,8 @@ def _problem(imp: Import) -> str | None:
         private = any(part.startswith("_") for part in t.split(".")[3:4])
         if theirs is not None and private and theirs != _feature(m):
             return f"a cog imports feature {theirs!r}'s private module"
+        if _reaches(t, ("bot.app", "bot.serve", "bot.ops", "bot.play")) and not imp.typing_only:
+            return "a cog imports the app, which loads the cogs (only as a type)"
     if _reaches(m, ("bot.ops",)) and _reaches(t, ("bot.app",)) and not imp.typing_only:
         return "ops builds the app (bot/serve.py does)"
     return None
@@ -201,6 +204,8 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
         ("bot.cogs.gm._cog", "bot.cogs.fortune._buttons.reveal_view", "private module"),
         ("bot.cogs.checks._cog", "sqlalchemy.select", "reaches the database"),
         ("bot.ops.shutdown", "bot.app.create_bot", "ops builds the app"),
+        ("bot.cogs.dice._cog", "bot.app.create_bot", "only as a type"),
+        ("bot.cogs.dice._cog", "bot.ops.cli.dumps", "only as a type"),
     ],
 )
 def test_the_rules_catch_upward_imports(module: str, target: str, expected: str) -> None:

@@ -3,7 +3,7 @@
 ``ScriptedRandom(17, 4)`` is strict: the next two dice show 17 and 4, and a third die fails
 the test (the code rolled more than the test says). ``ScriptedRandom(seed=SEED)`` is what a
 simulated bot gets: ``queue(17, 4)`` scripts its next dice, and unscripted ones come from the
-seeded generator.
+seeded generator. ``ScriptedRandom(15, then=10)`` shows 15, then 10 on every later die.
 
 A scripted face serves either way the code rolls: the rules' ``randint(a, b)`` (checked to lie
 in ``a..b``), or the dice engine's ``randbytes`` draws, where the engine turns each 8-byte
@@ -24,13 +24,15 @@ class Exhausted(Exception):
 class ScriptedRandom(random.Random):
     """A ``random.Random`` whose next dice are scripted; see the module docstring."""
 
-    def __init__(self, *faces: int, seed: int | None = None) -> None:
+    def __init__(self, *faces: int, seed: int | None = None, then: int | None = None) -> None:
         super().__init__(0 if seed is None else seed)
         #: Faces not rolled yet, in order.
         self.faces: deque[int] = deque(faces)
         #: Scripted faces rolled so far.
         self.used = 0
-        self.strict = seed is None
+        #: The face of every ``randint`` die after the script (brought into its range), if any.
+        self.then = then
+        self.strict = seed is None and then is None
 
     def queue(self, *faces: int) -> None:
         """Script the next dice (after any still waiting)."""
@@ -43,6 +45,8 @@ class ScriptedRandom(random.Random):
             assert a <= face <= b, f"scripted {face} is not in {a}..{b}"
             return face
         assert not self.strict, "the code rolled more dice than the test scripted"
+        if self.then is not None:
+            return min(max(self.then, a), b)
         return super().randint(a, b)
 
     def randbytes(self, n: int) -> bytes:

@@ -27,6 +27,7 @@ public name is re-exported here, so ``from bot.rules.d20_check import X`` is the
 Pure code: every function that rolls takes a ``random.Random``; odds are exact ``Fraction``s.
 """
 
+from bot.rules.d20_check._common import MAX_ABS_BONUS, MAX_TARGET, MIN_TARGET
 from bot.rules.d20_check.attacks import (
     AttackInput,
     AttackOdds,
@@ -40,14 +41,11 @@ from bot.rules.d20_check.checks import (
     DEFAULT_ABILITIES,
     EXTRA_ABILITIES,
     MAGIC_ITEM_SAVE_BONUS,
-    MAX_ABS_BONUS,
     MAX_LEVEL,
     MAX_MAGIC_BONUS,
     MAX_SCORE,
-    MAX_TARGET,
     MIN_LEVEL,
     MIN_SCORE,
-    MIN_TARGET,
     NO_RESULT_TEXT,
     QUALITY_SAVE_DC,
     CheckInput,

@@ -17,8 +17,12 @@ from bot.rules.common import (
     distribution,
     kept_die_distribution,
     roll_d20,
-    signed,
 )
+from bot.rules.d20_check._common import bonus as _bonus
+from bot.rules.d20_check._common import counts as _counts
+from bot.rules.d20_check._common import in_range as _in_range
+from bot.rules.d20_check._common import roll_kept as _roll_kept
+from bot.rules.d20_check._common import target as _target
 from bot.rules.errors import RulesError
 
 #: The six abilities when the campaign sets none (ruling 6).
@@ -40,10 +44,6 @@ MAX_LEVEL = 20
 #: Ability scores the bot accepts (the modifier formula holds across the whole range).
 MIN_SCORE = 1
 MAX_SCORE = 30
-#: Bounds that keep a typo from becoming a bonus, DC or AC nobody meant.
-MAX_ABS_BONUS = 100
-MIN_TARGET = 1
-MAX_TARGET = 100
 MAX_MAGIC_BONUS = 9
 
 #: The DC of an item's quality save (ruling 7), before a magic item's bonus lowers it.
@@ -53,30 +53,6 @@ MAGIC_ITEM_SAVE_BONUS = 3
 
 #: The text's "—" for a check rolled without a DC: the GM judges the total.
 NO_RESULT_TEXT = "—"
-
-
-def _whole(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{what} must be a whole number.")
-    return value
-
-
-def _in_range(value: int, low: int, high: int, what: str) -> int:
-    _whole(value, what)
-    if not low <= value <= high:
-        raise RulesError(f"{what} {value} is out of range: use {low} to {high}.")
-    return value
-
-
-def _bonus(value: int, what: str = "A bonus") -> int:
-    _whole(value, what)
-    if abs(value) > MAX_ABS_BONUS:
-        raise RulesError(f"{what} of {signed(value)} is out of range.")
-    return value
-
-
-def _target(value: int | None, what: str) -> int | None:
-    return None if value is None else _in_range(value, MIN_TARGET, MAX_TARGET, what)
 
 
 # ----------------------------------------------------------------------- modifiers and bonuses
@@ -175,15 +151,6 @@ class CheckResult(enum.Enum):
         return self.value
 
 
-def _counts(value: int | bool, what: str) -> int | bool:
-    if isinstance(value, bool):
-        return value
-    _whole(value, what)
-    if value < 0:
-        raise RulesError(f"{what} cannot be negative.")
-    return value
-
-
 @dataclass(frozen=True, slots=True)
 class CheckInput:
     """Everything one character brings to an ability check or saving throw (rulings 1–3, 5).
@@ -267,14 +234,6 @@ class CheckInput:
     def modifier_total(self) -> int:
         """The sum of every modifier: what is added to the kept d20."""
         return sum(value for _, value in self.modifiers)
-
-
-def _roll_kept(rng: random.Random, advantage: Advantage) -> tuple[tuple[int, ...], int]:
-    """Roll one d20, or two with advantage / disadvantage, never more (ruling 3)."""
-    dice = tuple(roll_d20(rng) for _ in range(advantage.dice))
-    if advantage is Advantage.ADVANTAGE:
-        return dice, max(dice)
-    return dice, min(dice)  # one die: itself; disadvantage: the lower
 
 
 @dataclass(frozen=True, slots=True)

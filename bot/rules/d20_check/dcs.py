@@ -6,9 +6,7 @@ import enum
 from collections.abc import Mapping
 
 from bot.quoting import quote
-from bot.rules.d20_check.checks import (
-    _bonus,
-)
+from bot.rules.d20_check._common import bonus as _bonus
 from bot.rules.errors import RulesError
 
 # -------------------------------------------------------------------------- DCs from abilities

@@ -11,10 +11,10 @@ from fractions import Fraction
 from bot.rules.common import (
     check_total,
 )
+from bot.rules.d20_check._common import target as _target
 from bot.rules.d20_check.checks import (
     CheckInput,
     CheckOutcome,
-    _target,
     check_odds,
     roll_check,
 )

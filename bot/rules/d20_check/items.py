@@ -13,11 +13,11 @@ from bot.rules.common import (
     ONE_IN_20,
     roll_d20,
 )
+from bot.rules.d20_check._common import in_range as _in_range
 from bot.rules.d20_check.checks import (
     MAGIC_ITEM_SAVE_BONUS,
     MAX_MAGIC_BONUS,
     QUALITY_SAVE_DC,
-    _in_range,
 )
 from bot.rules.errors import RulesError
 

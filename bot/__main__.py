@@ -19,9 +19,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bot.config import Settings, load_settings
+from bot.log_context import install_log_context
 from bot.logs import setup_logging
 from bot.ops import cli as ops_cli
-from bot.ops.context import install_log_context
 
 log = logging.getLogger("bot")
 
@@ -50,7 +50,7 @@ async def _migrate(settings: Settings) -> None:
 
 async def _run(settings: Settings) -> None:
     # Migrations, metrics/health endpoint, the bot; SIGTERM / Ctrl-C drain and exit 0.
-    from bot.ops.shutdown import serve
+    from bot.serve import serve
 
     await serve(settings)
 

@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
 from bot.errors import UserError
 from bot.ops import note_error, ops_of
 from bot.services.errors import DuplicateInteraction
@@ -59,7 +60,7 @@ def user_message(error: BaseException) -> str | None:
     return None
 
 
-async def send_ephemeral(interaction: discord.Interaction[Any], content: str) -> None:
+async def send_ephemeral(interaction: Interaction, content: str) -> None:
     """Answer ephemerally whether or not the interaction was already acknowledged: a deferred
     "thinking…" response is edited (or, if public, replaced), never left thinking."""
     await answer(interaction, content, ephemeral=True)
@@ -68,7 +69,7 @@ async def send_ephemeral(interaction: discord.Interaction[Any], content: str) ->
 class PbpTree(app_commands.CommandTree[Any]):
     """Command tree whose `on_error` is the bot's single error path."""
 
-    async def _call(self, interaction: discord.Interaction[Any]) -> None:
+    async def _call(self, interaction: Interaction) -> None:
         # In flight (for graceful shutdown), timed, counted, with log context (bot/ops).
         ops = ops_of(interaction)
         if ops is None:
@@ -76,13 +77,13 @@ class PbpTree(app_commands.CommandTree[Any]):
         else:
             await ops.run(interaction, super()._call)
 
-    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+    async def interaction_check(self, interaction: Interaction, /) -> bool:
         # While shutting down: "the bot is restarting, try again in a moment".
         ops = ops_of(interaction)
         return ops is None or await ops.admit(interaction)
 
     async def on_error(
-        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError, /
+        self, interaction: Interaction, error: app_commands.AppCommandError, /
     ) -> None:
         await answer_error(interaction, error)
 
@@ -92,9 +93,7 @@ class PbpTree(app_commands.CommandTree[Any]):
 DUPLICATE_GRACE_S = 1.5
 
 
-async def _answer_duplicate(
-    interaction: discord.Interaction[Any], duplicate: DuplicateInteraction
-) -> None:
+async def _answer_duplicate(interaction: Interaction, duplicate: DuplicateInteraction) -> None:
     """The same interaction delivered again (a gateway replay, two processes on one shard
     during a deploy): the first delivery recorded it and normally answers it.
 
@@ -117,7 +116,7 @@ async def _answer_duplicate(
         log.debug("interaction %s: the first delivery answered it", interaction.id)
 
 
-async def answer_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+async def answer_error(interaction: Interaction, error: BaseException) -> None:
     """Answer a failed interaction (commands and components alike)."""
     command = interaction.command.qualified_name if interaction.command else None
     duplicate = _unwrap(error)

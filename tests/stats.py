@@ -1,7 +1,7 @@
 """A chi-square goodness-of-fit assertion for the sampling tests of the rules engine.
 
 The p-value comes from the product's own chi-square survival function
-(:func:`bot.services.stats.chi_square_sf`, which /stats uses and tests/services/test_svc_stats.py
+(:func:`bot.services.stats.chi_square_sf`, which /stats uses and tests/services/test_stats.py
 checks against known values), so there is one implementation of the incomplete gamma.
 """
 

@@ -7,18 +7,19 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 
 from bot.cogs._scope import read_check
+from bot.cogs._types import Interaction
 from bot.services.context import Caller
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
 
 
-def bot_of(interaction: discord.Interaction[Any]) -> PbpBot:
+def bot_of(interaction: Interaction) -> PbpBot:
     """The bot that received the interaction."""
-    return cast("PbpBot", interaction.client)
+    return interaction.client
 
 
-def caller_from(interaction: discord.Interaction[Any]) -> Caller:
+def caller_from(interaction: Interaction) -> Caller:
     """Plain data about the caller for the services: ids, roles, Manage Server, and where
     they can read (asked of Discord only when a service needs it)."""
     channel = interaction.channel
@@ -59,7 +60,7 @@ def _option_pairs(options: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     return path, pairs
 
 
-def request_text(interaction: discord.Interaction[Any]) -> str:
+def request_text(interaction: Interaction) -> str:
     """The command as the user typed it, e.g. `/check ability:DEX advantage:True`."""
     data = cast("dict[str, Any]", interaction.data or {})
     path, pairs = _option_pairs(list(data.get("options") or []))

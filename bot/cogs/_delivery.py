@@ -26,6 +26,7 @@ import discord
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, awaits_answer, defer, deferred_ephemeral
+from bot.cogs._types import Interaction
 from bot.render import secrecy as render
 from bot.services import campaigns, secrecy
 from bot.services.errors import StorageUnavailable
@@ -137,7 +138,7 @@ async def send_to_gm(
     return await _to_dms(client, targets, content, embed)
 
 
-async def _note_gm(interaction: discord.Interaction[Any], targets: GmTargets) -> None:
+async def _note_gm(interaction: Interaction, targets: GmTargets) -> None:
     """Remember a roller who acts with GM standing in the campaign as a known GM, so GM
     copies can reach them by DM (re-checked at each send). No query once they are known."""
     if targets.campaign_id is None or interaction.user.id in targets.candidate_ids:
@@ -150,15 +151,13 @@ async def _note_gm(interaction: discord.Interaction[Any], targets: GmTargets) ->
     ):
         return
     try:
-        await campaigns.remember_gm(
-            cast("PbpBot", interaction.client).db, targets.campaign_id, caller.user_id
-        )
+        await campaigns.remember_gm(interaction.client.db, targets.campaign_id, caller.user_id)
     except StorageUnavailable:  # the roll is answered; knowing the GM can wait for next time
         log.warning("campaign %s: GM %s not noted (storage)", targets.campaign_id, caller.user_id)
 
 
 async def deliver(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     *,
     full: discord.Embed,
     stub: discord.Embed | None,
@@ -197,7 +196,7 @@ async def deliver(
 
 
 async def _answer(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     *,
     full: discord.Embed,
     stub: discord.Embed | None,
@@ -285,7 +284,7 @@ async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) 
 
 
 async def post_reveal(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     found: RowAccess,
     view: discord.ui.View | None = None,
 ) -> None:

@@ -14,7 +14,7 @@ import discord
 from discord import AppCommandOptionType, app_commands
 
 from bot.services.checks import CheckOptions
-from bot.words import Visibility
+from bot.words import LedgerKind, Visibility
 
 
 class WordChoices(app_commands.Transformer):
@@ -170,3 +170,31 @@ def check_options(
         crit_success_at=crit_success_at,
         crit_failure_at=crit_failure_at,
     )
+
+
+Quality = Literal["Novice", "Yeoman", "Adept", "Master", "Grand Master"]
+#: Wider than an AC can be, so the bot (not Discord) explains what an AC may be.
+Ac = app_commands.Range[int, -1000, 1000]
+Magic = app_commands.Range[int, 0, 9]
+
+#: Every /attack option's help, shared with /gm attack and /odds attack.
+ATTACK_HELP = {
+    "ac": "The target's Armour Class",
+    "ability": "STR for melee (default), DEX for ranged, or another ability",
+    "proficiency": "Proficient with the weapon: add your proficiency bonus (default yes)",
+    "advantage": "Roll two d20 and keep the better",
+    "disadvantage": "Roll two d20 and keep the worse",
+    "bonus": "A situational bonus or penalty to hit",
+    "damage": "Damage dice rolled on a hit, e.g. 1d8+3 (a critical rolls every die again)",
+    "weapon_quality": "Crit rules: the weapon's quality, for its save against a fumble",
+    "magic_bonus": "Crit rules: the weapon's magic bonus, for its save (add its to-hit as bonus)",
+    "target": "The character attacked: a critical's AC loss is stored for them",
+    "armour_quality": "Crit rules: the target's armour quality, for its save against a critical",
+    "armour_magic": "Crit rules: the target's magic armour bonus, for its save",
+    "secret": SECRET_HELP,
+}
+
+#: Every kind of roll the ledger records (a turn-order change is not a roll).
+HistoryKind = app_commands.Transform[
+    str, WordChoices(k for k in LedgerKind if k is not LedgerKind.TURN)
+]

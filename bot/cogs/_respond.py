@@ -15,6 +15,8 @@ from typing import Any
 
 import discord
 
+from bot.cogs._types import Interaction
+
 log = logging.getLogger(__name__)
 
 # Kept on ``interaction.extras``: discord.py does not remember how a response was deferred.
@@ -24,7 +26,7 @@ _DEFERRING = "pbp.deferring"
 _MISSING: Any = discord.utils.MISSING
 
 
-async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool) -> None:
+async def defer(interaction: Interaction, *, ephemeral: bool) -> None:
     """Acknowledge now, answer later (no-op once acknowledged). ``ephemeral``: how the answer
     will be shown; the deferral fixes it (Discord shows "thinking…" to the same audience).
 
@@ -49,7 +51,7 @@ async def defer(interaction: discord.Interaction[Any], *, ephemeral: bool) -> No
         pending.set_result(None)
 
 
-def awaits_answer(interaction: discord.Interaction[Any]) -> bool:
+def awaits_answer(interaction: Interaction) -> bool:
     """Deferred with "thinking…", and not answered yet: the answer edits the response."""
     return (
         interaction.response.type is discord.InteractionResponseType.deferred_channel_message
@@ -57,13 +59,13 @@ def awaits_answer(interaction: discord.Interaction[Any]) -> bool:
     )
 
 
-def deferred_ephemeral(interaction: discord.Interaction[Any]) -> bool:
+def deferred_ephemeral(interaction: Interaction) -> bool:
     """Whether a "thinking…" deferral was ephemeral (deferred elsewhere than here: assumed)."""
     return bool(interaction.extras.get(_DEFERRED_EPHEMERAL, True))
 
 
 async def answer(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     content: str | None = None,
     *,
     embed: discord.Embed | None = None,
@@ -122,7 +124,7 @@ async def answer(
 
 
 async def update_message(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     *,
     embed: discord.Embed = _MISSING,
     content: str = _MISSING,

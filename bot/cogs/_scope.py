@@ -14,17 +14,17 @@ asked at the time of the command, never stored.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import discord
 
 from bot.cogs._respond import defer
+from bot.cogs._types import Interaction
 from bot.services.context import ReadCheck
 
 Place = discord.abc.GuildChannel | discord.Thread
 
 
-def read_check(interaction: discord.Interaction[Any]) -> ReadCheck:
+def read_check(interaction: Interaction) -> ReadCheck:
     """The caller's predicate; each channel is asked about once per interaction (also when
     asked concurrently)."""
     known: dict[int, asyncio.Future[bool | None]] = {}
@@ -37,7 +37,7 @@ def read_check(interaction: discord.Interaction[Any]) -> ReadCheck:
     return can_read
 
 
-async def _can_read(interaction: discord.Interaction[Any], channel_id: int) -> bool | None:
+async def _can_read(interaction: Interaction, channel_id: int) -> bool | None:
     if channel_id == interaction.channel_id:
         return True  # Discord only lets a member use a command where they can read
     guild, member = interaction.guild, interaction.user
@@ -67,7 +67,7 @@ async def _can_read(interaction: discord.Interaction[Any], channel_id: int) -> b
 
 
 async def _in_thread(
-    interaction: discord.Interaction[Any], thread: discord.Thread, member: discord.Member
+    interaction: Interaction, thread: discord.Thread, member: discord.Member
 ) -> bool:
     """Membership of a private thread: the cache if it knows (it needs the members intent,
     which the bot does not ask for), else Discord."""

@@ -33,6 +33,7 @@ from bot.dice.parser import (
     SUB,
     DiceSpec,
     Expression,
+    Op,
     SetSpec,
     parse,
     set_bounds,
@@ -378,7 +379,7 @@ def _set(spec: SetSpec, items: list[Weights], meter: OddsMeter) -> Weights:
     return result
 
 
-def _binary(op: int, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
+def _binary(op: Op, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
     """Pair by pair: ``*``, ``/``, and sums too sparse for Kronecker substitution."""
     # Each pair: a key, a dict update and a product (measured: about 3 steps and the product).
     per_pair = 3 + _product_steps(_words(_total(a, meter)), _words(_total(b, meter)))

@@ -15,6 +15,7 @@ which one the player meant, the expression is refused with the spellings to type
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import re
 from dataclasses import dataclass
@@ -34,20 +35,41 @@ from bot.dice.limits import (
     MAX_SIDES,
 )
 
-# Program opcodes (postfix).
-CONST = 0  # arg: int
-DICE = 1  # arg: DiceSpec
-NEG = 2
-ADD = 3
-SUB = 4
-MUL = 5
-DIV = 6
-GROUP = 7  # rendering only: parentheses around the top of the stack
-LABEL = 8  # rendering only: arg is the label text, attached to the top of the stack
-SET = 9  # arg: SetSpec; pops its elements, pushes the sum of the kept ones
-CMP = 10  # arg: comparison operator; pops two values, pushes 1 (pass) or 0 (fail)
 
-Instruction = tuple[int, object]
+class Op(enum.IntEnum):
+    """Program opcodes (postfix): what one instruction does with the stack.
+
+    An ``IntEnum`` so a program reads by name in a debugger or a failing test, while each
+    instruction stays the plain ``(op, arg)`` tuple the evaluators walk.
+    """
+
+    CONST = 0  # arg: int
+    DICE = 1  # arg: DiceSpec
+    NEG = 2
+    ADD = 3
+    SUB = 4
+    MUL = 5
+    DIV = 6
+    GROUP = 7  # rendering only: parentheses around the top of the stack
+    LABEL = 8  # rendering only: arg is the label text, attached to the top of the stack
+    SET = 9  # arg: SetSpec; pops its elements, pushes the sum of the kept ones
+    CMP = 10  # arg: comparison operator; pops two values, pushes 1 (pass) or 0 (fail)
+
+
+# The opcodes by bare name, as the evaluators (roller, odds, stringify) import them.
+CONST = Op.CONST
+DICE = Op.DICE
+NEG = Op.NEG
+ADD = Op.ADD
+SUB = Op.SUB
+MUL = Op.MUL
+DIV = Op.DIV
+GROUP = Op.GROUP
+LABEL = Op.LABEL
+SET = Op.SET
+CMP = Op.CMP
+
+Instruction = tuple[Op, object]
 Mod = tuple[str, Any]  # (slot, value) of one modifier as written
 
 _BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/"}

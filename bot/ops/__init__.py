@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.ops.context import CURRENT, CommandContext
+from bot.log_context import CURRENT, CommandContext
 from bot.ops.inflight import InFlight
 from bot.ops.metrics import Metrics
 

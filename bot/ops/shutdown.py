@@ -16,14 +16,9 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 import discord
-from sqlalchemy.exc import SQLAlchemyError
-
-from bot.ops import Operations
-from bot.ops.server import OpsServer
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
-    from bot.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +33,7 @@ class StartFailed(Exception):
 
 #: What ``bot.start`` raises when Discord cannot be reached or will not have us. Anything
 #: else is a bug and keeps its traceback.
-_DISCORD_ERRORS = (
+DISCORD_ERRORS = (
     aiohttp.ClientError,
     OSError,
     TimeoutError,
@@ -87,7 +82,7 @@ def explain_discord_error(error: BaseException) -> str:
     )
 
 
-def _explain_database_error(error: BaseException) -> str:
+def explain_database_error(error: BaseException) -> str:
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
     return (
         f"Cannot open the database ({first}): check DATABASE_URL and that the database "
@@ -115,16 +110,6 @@ async def graceful_shutdown(bot: PbpBot, grace_seconds: float) -> bool:
     return finished
 
 
-def _install_signal_handlers(stop: asyncio.Event) -> list[signal.Signals]:
-    loop = asyncio.get_running_loop()
-    installed = []
-    for sig in STOP_SIGNALS:
-        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
-            loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
-    return installed
-
-
 async def run_until_stopped(bot: PbpBot, token: str, stop: asyncio.Event) -> None:
     """Run ``bot`` until it ends by itself (errors propagate) or ``stop`` is set."""
     starting = asyncio.create_task(bot.start(token), name="pbp-bot")
@@ -147,45 +132,3 @@ async def run_until_stopped(bot: PbpBot, token: str, stop: asyncio.Event) -> Non
                 await starting
         if not bot.is_closed():
             await bot.close()
-
-
-async def serve(settings: Settings, ops: Operations | None = None) -> None:
-    """``python -m bot``: metrics endpoint, migrations, then the bot until a stop signal."""
-    from bot.app import create_bot
-    from bot.db.migrate import upgrade_to_head
-
-    assert settings.discord_token is not None
-    ops = ops or Operations()
-    stop = asyncio.Event()
-    installed = _install_signal_handlers(stop)
-    server = (
-        OpsServer(ops, settings.metrics_port, settings.metrics_host)
-        if settings.metrics_port
-        else None
-    )
-    try:
-        if server is not None:
-            port = await server.start()
-            log.info("metrics and health on http://%s:%d (/metrics, /healthz)", server.host, port)
-        try:
-            await upgrade_to_head(settings.database_url)
-        except (OSError, SQLAlchemyError) as error:
-            log.debug("migrating the database failed", exc_info=True)
-            raise StartFailed(_explain_database_error(error)) from error
-        ops.health.migrated = True
-        if stop.is_set():
-            return
-        bot = create_bot(settings, ops=ops, freeze_heap=True)
-        try:
-            async with bot:  # sets up the client's loop-bound parts, closes it on the way out
-                await run_until_stopped(bot, settings.discord_token.get_secret_value(), stop)
-        except (discord.LoginFailure, *_DISCORD_ERRORS) as error:
-            # The traceback is aiohttp's and discord.py's insides; DEBUG keeps it.
-            log.debug("the bot stopped on a Discord error", exc_info=True)
-            raise StartFailed(explain_discord_error(error)) from error
-    finally:
-        loop = asyncio.get_running_loop()
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-        if server is not None:
-            await server.stop()

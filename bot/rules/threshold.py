@@ -270,7 +270,7 @@ class ThresholdOutcome:
         return self.result.carry_over_next if self.carry_over_rule else 0
 
 
-def test(
+def roll_test(
     modifier: int,
     threshold: int | Difficulty,
     rng: random.Random,
@@ -311,11 +311,7 @@ def test(
     )
 
 
-# Keep pytest from collecting the rule function when a test module imports it by name.
-test.__test__ = False  # type: ignore[attr-defined]
-
-
-def test_odds(
+def odds_of_test(
     modifier: int,
     threshold: int | Difficulty,
     carry_over: int = 0,
@@ -333,6 +329,3 @@ def test_odds(
         total = roll + modifier + carry_over
         odds[_result(roll, total, target, crit_success_at, crit_failure_at)] += ONE_IN_20
     return odds
-
-
-test_odds.__test__ = False  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import campaigns
 from bot.db.types import AbilityName, IdListModel, NameListModel, Snowflake, utcnow
-from bot.ops.context import note_campaign
+from bot.log_context import note_campaign
 from bot.quoting import quote
 from bot.rules.systems import System, UnknownSystem, system_for
 from bot.rules.systems.base import per_system
@@ -105,7 +105,7 @@ class CampaignView:
 
 def _view(row: Row[Any]) -> CampaignView:
     m = row._mapping
-    note_campaign(m["id"])  # the command's log lines name it, at no extra query (bot/ops)
+    note_campaign(m["id"])  # the command's log lines name it, at no extra query
     return CampaignView(
         id=m["id"],
         guild_id=m["guild_id"],

@@ -4,7 +4,7 @@ Revision ID: 0001
 Revises:
 Create Date: 2026-11-29
 
-Hand-checked against ``bot/db/models.py``; ``tests/db/test_db_migrations.py`` proves they agree.
+Hand-checked against ``bot/db/models.py``; ``tests/db/test_migrations.py`` proves they agree.
 Column types are plain SQLAlchemy types (the models' validating TypeDecorators store JSON and
 timestamps), so this file never changes when the Python side does.
 """

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from simcord.builders import ChannelHandle, GuildHandle, RoleHandle
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.tree import user_message
+from tests.scripted import ScriptedRandom
 
 SEED = 20261129
 
@@ -31,32 +31,9 @@ def settings(clean_db_url: str) -> Settings:
     return Settings(_env_file=None, database_url=clean_db_url, shard_count=1)  # type: ignore[call-arg]
 
 
-class ScriptedRandom(random.Random):
-    """A seeded random source whose next d20s can be scripted.
-
-    The rules engine rolls every d20 with ``randint(1, 20)``; ``queue(17, 4)`` makes the next
-    two such rolls show 17 and 4, so a test can state the dice and assert the exact outcome.
-    Unscripted calls fall back to the seeded generator.
-    """
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed)
-        self.script: deque[int] = deque()
-
-    def queue(self, *faces: int) -> None:
-        self.script.extend(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        if self.script:
-            face = self.script.popleft()
-            assert a <= face <= b, f"scripted {face} is not in {a}..{b}"
-            return face
-        return super().randint(a, b)
-
-
 @pytest.fixture
 def rng() -> ScriptedRandom:
-    return ScriptedRandom(SEED)
+    return ScriptedRandom(seed=SEED)
 
 
 @pytest.fixture

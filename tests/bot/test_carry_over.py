@@ -10,13 +10,13 @@ from simcord.actors import MemberActor
 from bot.services import ledger
 from bot.services.campaigns import campaign_for_channel
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
-from tests.bot.test_fortune import ScriptedRandom
 from tests.bot.test_secrecy import _latest
+from tests.scripted import ScriptedRandom
 
 
 @pytest.fixture
 def rng() -> ScriptedRandom:
-    return ScriptedRandom(SEED)
+    return ScriptedRandom(seed=SEED)
 
 
 async def test_critical_leaves_plus_2_used_once_on_the_same_attribute(

@@ -262,13 +262,13 @@ async def test_a_deadline_passing_while_the_bot_is_stopped_runs_once_at_start(
     late = await table.bob.click(_first_request_message(table), label="Roll")
     assert late.ephemeral and "closed at its deadline" in late.response.content
 
-    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
+    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(seed=SEED)))
     await old.db.dispose()
     closed = [t for t in _texts(table) if "closed at its deadline" in t]
     assert len(closed) == 1
     assert "Group Success: 1 of 1 succeeded" in message_text(_first_request_message(table))
     await table.env.advance_time(3 * HOUR)
-    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
+    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(seed=SEED)))
     assert len([t for t in _texts(table) if "closed at its deadline" in t]) == 1
     await table.bot.close_database()
 

@@ -6,9 +6,7 @@ a test queues (``roll_d20`` is ``rng.randint(1, 20)``), then falls back to the s
 
 from __future__ import annotations
 
-import random
 import re
-from collections import deque
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ from bot.db.models import characters, ledger
 from bot.rules import pen_and_dagger as pd
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest
+from tests.scripted import ScriptedRandom
 
 KEEP = "Keep the critical"
 TRADE = "Take a Normal success + a fortune die"
@@ -26,24 +25,9 @@ TRADE_LUCK = "Take a 10 (lucky) + a fortune die"
 REROLL = "Spend a fortune die: reroll"
 
 
-class ScriptedRandom(random.Random):
-    """A seeded source whose ``randint`` first returns the queued faces, in order."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed)
-        self.faces: deque[int] = deque()
-
-    def randint(self, a: int, b: int) -> int:
-        if self.faces:
-            face = self.faces.popleft()
-            assert a <= face <= b, f"scripted {face} outside {a}..{b}"
-            return face
-        return super().randint(a, b)
-
-
 @pytest.fixture
 def rng() -> ScriptedRandom:
-    return ScriptedRandom(SEED)
+    return ScriptedRandom(seed=SEED)
 
 
 def labels(message: Any) -> list[str]:

@@ -50,7 +50,7 @@ from tests.bot.conftest import (
     message_text,
     start_campaign,
 )
-from tests.dice.test_dice_limits import ADVERSARIAL
+from tests.dice.test_limits import ADVERSARIAL
 
 EXAMPLES = int(os.environ.get("PBP_FUZZ_EXAMPLES", "90"))
 SYSTEMS = ["pen-and-dagger", "roll-under", "threshold", "d20-check"]

@@ -71,7 +71,7 @@ async def test_threshold_odds_include_the_stored_carry_over(table: Table) -> Non
     await make_character(table, table.alice, "Mira", {"STR": 3})
     result = await table.alice.slash(table.table, "odds check", ability="str", difficulty="hard")
     text = message_text(result.response)
-    odds = threshold.test_odds(3, threshold.Difficulty.HARD)
+    odds = threshold.odds_of_test(3, threshold.Difficulty.HARD)
     for outcome, p in odds.items():
         assert chart_line(text, outcome.display).endswith(shown(p))
     success = sum((p for r, p in odds.items() if r.succeeded), Fraction(0))

@@ -53,7 +53,7 @@ async def test_three_players_answer_across_a_restart_with_one_shared_d20(
     assert "1 of 3 rolled" in text
 
     old: PbpBot = table.bot
-    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
+    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(seed=SEED)))
     await old.db.dispose()
     assert table.bot is not old
 

@@ -15,7 +15,8 @@ from sqlalchemy import update
 from bot.app import create_bot
 from bot.db.models import campaigns
 from bot.services.campaigns import campaign_for_channel
-from tests.bot.conftest import SEED, ScriptedRandom, Table, start_campaign
+from tests.bot.conftest import SEED, Table, start_campaign
+from tests.scripted import ScriptedRandom
 
 LOGGER = "bot.ops.exposure"
 
@@ -28,7 +29,7 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 async def _restart(table: Table) -> None:
     """A new process on the same database: a new bot, built by create_bot."""
-    await table.env.restart_bot(create_bot(table.bot.settings, rng=ScriptedRandom(SEED)))
+    await table.env.restart_bot(create_bot(table.bot.settings, rng=ScriptedRandom(seed=SEED)))
 
 
 async def test_start_up_warns_once_about_a_gm_channel_every_member_can_read(

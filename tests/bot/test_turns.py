@@ -91,7 +91,7 @@ async def test_a_per_turn_deadline_passes_each_turn_through_a_whole_round(
 
     # The bot restarts mid-round: the order and its clock go on.
     old: PbpBot = table.bot
-    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(SEED)))
+    await table.env.restart_bot(create_bot(settings, rng=ScriptedRandom(seed=SEED)))
     await old.db.dispose()
     await table.env.advance_time(HOUR)
     passed = [t for t in _texts(table) if "Time is up" in t]

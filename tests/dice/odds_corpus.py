@@ -2,7 +2,7 @@
 cases (issue 15, point 8): division, multiplication, rerolls, explosions, keep/drop, success
 counting, counts and sides near the limits of ``bot/dice/limits.py``.
 
-Shared by the tests (``tests/dice/test_dice_odds_budget.py``) and the benchmark
+Shared by the tests (``tests/dice/test_odds_budget.py``) and the benchmark
 (``bench/dice.py`` loads this file by path), so both speak about the same inputs. Only the
 standard library and ``bot.dice`` are imported.
 """

@@ -16,7 +16,7 @@ import pytest
 
 import bot.__main__ as entry
 
-from .test_ops_cli import _env
+from .test_cli import _env
 
 #: `python -m bot` with Discord's API moved to a closed port on this machine: no network,
 #: and never a request to the real Discord with a made-up token, wherever the test runs.

@@ -98,7 +98,7 @@ def test_abilities_are_a_campaign_setting() -> None:
 def test_check_total_and_named_modifiers() -> None:
     outcome = d20.ability_check(
         14,  # +2
-        ScriptedRandom([10]),
+        ScriptedRandom(10),
         ability="DEX",
         level=5,  # +3, doubled: +6
         degree=EXPERT,
@@ -113,53 +113,49 @@ def test_check_total_and_named_modifiers() -> None:
 
 
 def test_total_one_below_dc_fails() -> None:
-    outcome = d20.ability_check(14, ScriptedRandom([9]), ability="DEX", level=5, degree=EXPERT)
+    outcome = d20.ability_check(14, ScriptedRandom(9), ability="DEX", level=5, degree=EXPERT)
     assert outcome.total == 17 and outcome.result is None  # no DC given
-    failed = d20.ability_check(14, ScriptedRandom([9]), ability="DEX", level=5, bonus=0, dc=14)
+    failed = d20.ability_check(14, ScriptedRandom(9), ability="DEX", level=5, bonus=0, dc=14)
     assert failed.total == 11 and failed.result is CheckResult.FAILURE
 
 
 def test_no_dc_means_the_gm_judges() -> None:
-    outcome = d20.ability_check(10, ScriptedRandom([15]), ability="WIS", level=1)
+    outcome = d20.ability_check(10, ScriptedRandom(15), ability="WIS", level=1)
     assert outcome.result is None and outcome.succeeded is None and outcome.result_text == "—"
 
 
 def test_proficiency_label_defaults_and_no_entry_when_untrained() -> None:
-    plain = d20.ability_check(10, ScriptedRandom([5]), ability="STR", level=9, degree=PROF)
+    plain = d20.ability_check(10, ScriptedRandom(5), ability="STR", level=9, degree=PROF)
     assert plain.modifiers == (("STR", 0), ("proficiency (Proficient)", 4))
-    untrained = d20.ability_check(10, ScriptedRandom([5]), ability="STR", level=9)
+    untrained = d20.ability_check(10, ScriptedRandom(5), ability="STR", level=9)
     assert untrained.modifiers == (("STR", 0),)
 
 
 def test_natural_20_is_not_an_automatic_success() -> None:
-    outcome = d20.ability_check(1, ScriptedRandom([20]), ability="STR", level=1, dc=25)
+    outcome = d20.ability_check(1, ScriptedRandom(20), ability="STR", level=1, dc=25)
     assert outcome.total == 15 and outcome.result is CheckResult.FAILURE
-    save = d20.saving_throw(
-        1, ScriptedRandom([20]), ability="CON", level=1, proficient=False, dc=16
-    )
+    save = d20.saving_throw(1, ScriptedRandom(20), ability="CON", level=1, proficient=False, dc=16)
     assert save.result is CheckResult.FAILURE
 
 
 def test_natural_1_is_not_an_automatic_failure() -> None:
     outcome = d20.ability_check(
-        30, ScriptedRandom([1]), ability="STR", level=17, degree=EXPERT, dc=20
+        30, ScriptedRandom(1), ability="STR", level=17, degree=EXPERT, dc=20
     )
     assert outcome.total == 1 + 10 + 12 and outcome.result is CheckResult.SUCCESS
-    save = d20.saving_throw(
-        30, ScriptedRandom([1]), ability="CON", level=20, proficient=True, dc=17
-    )
+    save = d20.saving_throw(30, ScriptedRandom(1), ability="CON", level=20, proficient=True, dc=17)
     assert save.total == 17 and save.result is CheckResult.SUCCESS
 
 
 def test_invalid_inputs_are_refused() -> None:
     with pytest.raises(RulesError):
-        d20.ability_check(10, ScriptedRandom([5]), ability="STR", level=0)
+        d20.ability_check(10, ScriptedRandom(5), ability="STR", level=0)
     with pytest.raises(RulesError):
-        d20.ability_check(10, ScriptedRandom([5]), ability="STR", level=1, dc=0)
+        d20.ability_check(10, ScriptedRandom(5), ability="STR", level=1, dc=0)
     with pytest.raises(RulesError):
-        d20.ability_check(10, ScriptedRandom([5]), ability=" ", level=1)
+        d20.ability_check(10, ScriptedRandom(5), ability=" ", level=1)
     with pytest.raises(RulesError):
-        d20.ability_check(10, ScriptedRandom([5]), ability="STR", level=1, advantage=-1)
+        d20.ability_check(10, ScriptedRandom(5), ability="STR", level=1, advantage=-1)
 
 
 # ------------------------------------------------------------------ advantage: ruling 3
@@ -180,11 +176,11 @@ def test_invalid_inputs_are_refused() -> None:
 def test_advantage_and_disadvantage(
     advantage: int, disadvantage: int, rolls: list[int], kept: int, state: Advantage
 ) -> None:
-    rng = ScriptedRandom(rolls)
+    rng = ScriptedRandom(*rolls)
     outcome = d20.ability_check(
         10, rng, ability="DEX", level=1, advantage=advantage, disadvantage=disadvantage
     )
-    assert rng.rolls == []  # exactly the scripted number of dice were rolled
+    assert list(rng.faces) == []  # exactly the scripted number of dice were rolled
     assert outcome.dice == tuple(rolls) and outcome.kept == kept and outcome.advantage is state
 
 
@@ -193,18 +189,18 @@ def test_advantage_and_disadvantage(
 
 def test_saving_throw_adds_proficiency_only_if_proficient() -> None:
     proficient = d20.saving_throw(
-        16, ScriptedRandom([10]), ability="WIS", level=5, proficient=True, bonus=-1, dc=15
+        16, ScriptedRandom(10), ability="WIS", level=5, proficient=True, bonus=-1, dc=15
     )
     assert proficient.modifiers == (("WIS", 3), ("WIS save (Proficient)", 3), ("bonus", -1))
     assert proficient.total == 15 and proficient.result is CheckResult.SUCCESS
     assert proficient.kind is d20.CheckKind.SAVING_THROW
-    plain = d20.saving_throw(16, ScriptedRandom([10]), ability="WIS", level=5, proficient=False)
+    plain = d20.saving_throw(16, ScriptedRandom(10), ability="WIS", level=5, proficient=False)
     assert plain.modifiers == (("WIS", 3),) and plain.total == 13
 
 
 def test_saving_throw_with_advantage() -> None:
     outcome = d20.saving_throw(
-        10, ScriptedRandom([3, 14]), ability="DEX", level=1, proficient=False, advantage=True
+        10, ScriptedRandom(3, 14), ability="DEX", level=1, proficient=False, advantage=True
     )
     assert outcome.kept == 14
 
@@ -235,15 +231,15 @@ def _check(
 
 def test_contest_higher_total_wins() -> None:
     a, b = _check(14, name="Ana"), _check(10, name="Orc")
-    outcome = d20.contest(a, b, ScriptedRandom([8, 9]))  # Ana 10, Orc 9
+    outcome = d20.contest(a, b, ScriptedRandom(8, 9))  # Ana 10, Orc 9
     assert outcome.result is ContestResult.FIRST_WINS
     assert outcome.winner is outcome.first and outcome.result_text == "Ana wins"
-    outcome = d20.contest(a, b, ScriptedRandom([6, 9]))  # Ana 8, Orc 9
+    outcome = d20.contest(a, b, ScriptedRandom(6, 9))  # Ana 8, Orc 9
     assert outcome.result is ContestResult.SECOND_WINS and outcome.result_text == "Orc wins"
 
 
 def test_contest_tie_changes_nothing() -> None:
-    outcome = d20.contest(_check(14), _check(10), ScriptedRandom([7, 9]))  # 9 and 9
+    outcome = d20.contest(_check(14), _check(10), ScriptedRandom(7, 9))  # 9 and 9
     assert outcome.result is ContestResult.TIE and outcome.winner is None
     assert outcome.result.display == "tie: nothing changes"
     assert outcome.result_text == "Tie: nothing changes"
@@ -288,14 +284,14 @@ def test_quality_save_dcs(
 
 
 def test_item_quality_save_roll() -> None:
-    held = d20.item_quality_save(ScriptedRandom([8]), ItemQuality.MASTER)
+    held = d20.item_quality_save(ScriptedRandom(8), ItemQuality.MASTER)
     assert (held.total, held.dc, held.saved, held.result.display) == (10, 10, True, "Saved")
-    broke = d20.item_quality_save(ScriptedRandom([7]), ItemQuality.MASTER)
+    broke = d20.item_quality_save(ScriptedRandom(7), ItemQuality.MASTER)
     assert not broke.saved and broke.result is d20.ItemSaveResult.FAILED
-    magic = d20.item_quality_save(ScriptedRandom([6]), None, magic_bonus=1)
+    magic = d20.item_quality_save(ScriptedRandom(6), None, magic_bonus=1)
     assert magic.saved and magic.modifiers == (("magic +1 (Grand Master)", 3),)
     with pytest.raises(RulesError):
-        d20.item_quality_save(ScriptedRandom([20]), ItemQuality.YEOMAN)
+        d20.item_quality_save(ScriptedRandom(20), ItemQuality.YEOMAN)
 
 
 @pytest.mark.parametrize("text", ["grand master", "Grand_Master", "GRANDMASTER"])
@@ -313,28 +309,28 @@ def test_item_save_odds() -> None:
 
 
 def test_attack_hits_on_total_vs_ac() -> None:
-    hit = d20.attack_roll(ScriptedRandom([10]), ac=15, score=16, level=1)
+    hit = d20.attack_roll(ScriptedRandom(10), ac=15, score=16, level=1)
     assert hit.modifiers == (("STR", 3), ("proficiency", 2)) and hit.total == 15
     assert hit.result is AttackResult.HIT
-    miss = d20.attack_roll(ScriptedRandom([9]), ac=15, score=16, level=1)
+    miss = d20.attack_roll(ScriptedRandom(9), ac=15, score=16, level=1)
     assert miss.result is AttackResult.MISS
 
 
 def test_crits_are_off_by_default() -> None:
-    nat20 = d20.attack_roll(ScriptedRandom([20]), ac=10, attack_bonus=5)
+    nat20 = d20.attack_roll(ScriptedRandom(20), ac=10, attack_bonus=5)
     assert nat20.result is AttackResult.HIT and not nat20.critical and not nat20.lowers_target_ac
-    nat1 = d20.attack_roll(ScriptedRandom([1]), ac=10, attack_bonus=5, weapon_quality=None)
+    nat1 = d20.attack_roll(ScriptedRandom(1), ac=10, attack_bonus=5, weapon_quality=None)
     assert not nat1.fumble and not nat1.weapon_breaks
 
 
 def test_natural_20_does_not_hit_ac_30() -> None:
     # The text: crits "do not work well in a game where something can have an Armor Class of 30".
-    outcome = d20.attack_roll(ScriptedRandom([20]), ac=30, attack_bonus=5, crit_rules=True)
+    outcome = d20.attack_roll(ScriptedRandom(20), ac=30, attack_bonus=5, crit_rules=True)
     assert outcome.result is AttackResult.MISS and not outcome.critical
 
 
 def test_critical_hit_lowers_the_targets_ac() -> None:
-    outcome = d20.attack_roll(ScriptedRandom([20]), ac=18, attack_bonus=0, crit_rules=True)
+    outcome = d20.attack_roll(ScriptedRandom(20), ac=18, attack_bonus=0, crit_rules=True)
     assert outcome.result is AttackResult.CRITICAL_HIT and outcome.lowers_target_ac
     assert outcome.armor_save is None and outcome.result_text == "Critical Hit"
 
@@ -342,7 +338,7 @@ def test_critical_hit_lowers_the_targets_ac() -> None:
 def test_critical_against_good_armour_rolls_its_quality_save() -> None:
     def crit(save_roll: int) -> d20.AttackOutcome:
         return d20.attack_roll(
-            ScriptedRandom([20, save_roll]),
+            ScriptedRandom(20, save_roll),
             ac=18,
             attack_bonus=0,
             crit_rules=True,
@@ -356,7 +352,7 @@ def test_critical_against_good_armour_rolls_its_quality_save() -> None:
 
 
 def test_fumble_breaks_a_novice_weapon_without_a_save() -> None:
-    rng = ScriptedRandom([1])  # one die only: no save may be rolled
+    rng = ScriptedRandom(1)  # one die only: no save may be rolled
     outcome = d20.attack_roll(
         rng, ac=10, attack_bonus=3, crit_rules=True, weapon_quality=ItemQuality.NOVICE
     )
@@ -382,7 +378,7 @@ def test_fumble_quality_save(
     quality: ItemQuality | None, magic: int, save_roll: int, breaks: bool
 ) -> None:
     outcome = d20.attack_roll(
-        ScriptedRandom([1, save_roll]),
+        ScriptedRandom(1, save_roll),
         ac=10,
         attack_bonus=3,
         crit_rules=True,
@@ -394,7 +390,7 @@ def test_fumble_quality_save(
 
 
 def test_fumble_uses_the_kept_die_under_advantage() -> None:
-    rng = ScriptedRandom([1, 12])
+    rng = ScriptedRandom(1, 12)
     outcome = d20.attack_roll(rng, ac=10, attack_bonus=0, advantage=True, crit_rules=True)
     assert outcome.kept == 12 and not outcome.fumble and outcome.hit
 
@@ -412,7 +408,7 @@ def test_attack_input_needs_bonus_or_score_and_level() -> None:
 
 
 def test_working_together_gives_the_leader_advantage() -> None:
-    rng = ScriptedRandom([4, 16])
+    rng = ScriptedRandom(4, 16)
     outcome = d20.working_together(_check(12), {"Bo": True, "Cy": False}, rng, dc=15)
     assert outcome.leader.advantage is Advantage.ADVANTAGE and outcome.leader.kept == 16
     assert outcome.helpers == ("Bo",) and outcome.turned_away == ("Cy",)
@@ -420,13 +416,13 @@ def test_working_together_gives_the_leader_advantage() -> None:
 
 
 def test_helpers_who_could_not_attempt_it_alone_do_not_count() -> None:
-    rng = ScriptedRandom([4])  # a single die
+    rng = ScriptedRandom(4)  # a single die
     outcome = d20.working_together(_check(12), {"Cy": False}, rng)
     assert outcome.leader.advantage is Advantage.NONE and outcome.helpers == ()
 
 
 def test_help_cancels_against_disadvantage() -> None:
-    rng = ScriptedRandom([4])
+    rng = ScriptedRandom(4)
     outcome = d20.working_together(_check(12, disadvantage=True), {"Bo": True}, rng)
     assert outcome.leader.advantage is Advantage.NONE
 
@@ -446,7 +442,7 @@ def test_group_check_at_least_half(
     rolls: list[int], successes: int, result: d20.GroupResult
 ) -> None:
     members = {name: _check(10) for name in ("A", "B", "C", "D")}
-    outcome = d20.group_check(members, ScriptedRandom(rolls), dc=10)
+    outcome = d20.group_check(members, ScriptedRandom(*rolls), dc=10)
     assert outcome.successes == successes and outcome.result is result
     assert [name for name, _ in outcome.members] == ["A", "B", "C", "D"]
     assert outcome.needed == 2
@@ -454,14 +450,14 @@ def test_group_check_at_least_half(
 
 def test_group_check_odd_sizes_round_up() -> None:
     members = {name: _check(10) for name in ("A", "B", "C")}
-    assert not d20.group_check(members, ScriptedRandom([15, 1, 1]), dc=10).succeeded
-    assert d20.group_check(members, ScriptedRandom([15, 15, 1]), dc=10).succeeded
+    assert not d20.group_check(members, ScriptedRandom(15, 1, 1), dc=10).succeeded
+    assert d20.group_check(members, ScriptedRandom(15, 15, 1), dc=10).succeeded
     with pytest.raises(RulesError):
-        d20.group_check({}, ScriptedRandom([]), dc=10)
+        d20.group_check({}, ScriptedRandom(), dc=10)
 
 
 def test_group_check_members_carry_their_names() -> None:
-    outcome = d20.group_check({"Ana": _check(10)}, ScriptedRandom([12]), dc=10)
+    outcome = d20.group_check({"Ana": _check(10)}, ScriptedRandom(12), dc=10)
     assert outcome.members[0][1].name == "Ana"
 
 

@@ -3,7 +3,6 @@ reroll of one die of two, Null saves, spell schools and racial adjustments."""
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction
 
 import pytest
@@ -12,15 +11,7 @@ from bot.rules import d20_check, threshold
 from bot.rules.common import Advantage
 from bot.rules.errors import RulesError
 from bot.rules.pen_and_dagger import parse_racial_adjustments
-
-
-class Faces(random.Random):
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
+from tests.scripted import ScriptedRandom
 
 
 @pytest.mark.parametrize(("cs_at", "cf_at"), [(None, None), (18, None), (None, 5), (15, 9)])
@@ -28,11 +19,16 @@ class Faces(random.Random):
 def test_critical_thresholds_odds_match_every_face(
     modifier: int, cs_at: int | None, cf_at: int | None
 ) -> None:
-    odds = threshold.test_odds(modifier, 12, crit_success_at=cs_at, crit_failure_at=cf_at)
+    odds = threshold.odds_of_test(modifier, 12, crit_success_at=cs_at, crit_failure_at=cf_at)
     counted = {result: Fraction(0) for result in threshold.ThresholdResult}
     for face in range(1, 21):
-        outcome = threshold.test(
-            modifier, 12, Faces(face), attribute="STR", crit_success_at=cs_at, crit_failure_at=cf_at
+        outcome = threshold.roll_test(
+            modifier,
+            12,
+            ScriptedRandom(face),
+            attribute="STR",
+            crit_success_at=cs_at,
+            crit_failure_at=cf_at,
         )
         counted[outcome.result] += Fraction(1, 20)
         total = face + modifier
@@ -45,32 +41,32 @@ def test_critical_thresholds_odds_match_every_face(
 
 def test_critical_thresholds_must_sit_on_the_right_side_of_the_threshold() -> None:
     with pytest.raises(RulesError, match="below the threshold"):
-        threshold.test_odds(0, 12, crit_success_at=11)
+        threshold.odds_of_test(0, 12, crit_success_at=11)
     with pytest.raises(RulesError, match="would be a success"):
-        threshold.test_odds(0, 12, crit_failure_at=12)
+        threshold.odds_of_test(0, 12, crit_failure_at=12)
 
 
 def test_carry_over_option_off_leaves_nothing() -> None:
-    on = threshold.test(0, 12, Faces(20), attribute="STR")
-    off = threshold.test(0, 12, Faces(20), attribute="STR", carry_over_rule=False)
+    on = threshold.roll_test(0, 12, ScriptedRandom(20), attribute="STR")
+    off = threshold.roll_test(0, 12, ScriptedRandom(20), attribute="STR", carry_over_rule=False)
     assert on.carry_over_next == 2 and off.carry_over_next == 0
     assert off.result is threshold.ThresholdResult.CRITICAL_SUCCESS
 
 
 def test_reroll_one_replaces_the_chosen_die_and_keeps_again() -> None:
     check = d20_check.CheckInput(score=14, ability="DEX", level=1, disadvantage=True)
-    first = d20_check.roll_check(check, Faces(17, 5), dc=12)
+    first = d20_check.roll_check(check, ScriptedRandom(17, 5), dc=12)
     assert first.kept == 5 and first.result is d20_check.CheckResult.FAILURE
-    second = d20_check.reroll_one(first, 1, Faces(15))
+    second = d20_check.reroll_one(first, 1, ScriptedRandom(15))
     assert second.dice == (17, 15) and second.kept == 15 and second.total == 17
     assert second.result is d20_check.CheckResult.SUCCESS
-    first_die = d20_check.reroll_one(first, 0, Faces(2))
+    first_die = d20_check.reroll_one(first, 0, ScriptedRandom(2))
     assert first_die.dice == (2, 5) and first_die.kept == 2
     single = d20_check.roll_check(
-        d20_check.CheckInput(score=14, ability="DEX", level=1), Faces(9), dc=12
+        d20_check.CheckInput(score=14, ability="DEX", level=1), ScriptedRandom(9), dc=12
     )
     with pytest.raises(RulesError, match="advantage or disadvantage"):
-        d20_check.reroll_one(single, 0, Faces(3))
+        d20_check.reroll_one(single, 0, ScriptedRandom(3))
     assert first.advantage is Advantage.DISADVANTAGE
 
 

@@ -15,19 +15,7 @@ from bot.rules.pen_and_dagger import (
     generate_group_scores,
     validate_assignment,
 )
-
-
-class ScriptedRandom(random.Random):
-    """A random source whose randint returns the given values in order, checking the range."""
-
-    def __init__(self, *values: int) -> None:
-        super().__init__(0)
-        self.values = list(values)
-
-    def randint(self, a: int, b: int) -> int:
-        value = self.values.pop(0)
-        assert a <= value <= b
-        return value
+from tests.scripted import ScriptedRandom
 
 
 def players(count: int) -> list[str]:

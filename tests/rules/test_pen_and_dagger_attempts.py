@@ -30,28 +30,15 @@ from bot.rules.pen_and_dagger import (
     reroll,
 )
 from bot.rules.pen_and_dagger import attempts as attempts_module
+from tests.scripted import ScriptedRandom
 
 L = SuccessLevel
-
-
-class ScriptedRandom(random.Random):
-    """A random source whose randint returns the given values in order, checking the range."""
-
-    def __init__(self, *values: int) -> None:
-        super().__init__(0)
-        self.values = list(values)
-
-    def randint(self, a: int, b: int) -> int:
-        assert self.values, "the code rolled more dice than the test scripted"
-        value = self.values.pop(0)
-        assert a <= value <= b
-        return value
 
 
 def roll(rank: Rank, *dice: int, **options: object) -> AttemptOutcome:
     rng = ScriptedRandom(*dice)
     outcome = attempt(rank, rng, **options)  # type: ignore[arg-type]
-    assert rng.values == [], "the code rolled fewer dice than the test scripted"
+    assert list(rng.faces) == [], "the code rolled fewer dice than the test scripted"
     return outcome
 
 

@@ -21,8 +21,8 @@ from tests.stats import assert_sample_fits
 
 def test_save_example_balthasar_passes_sybilla_falls() -> None:
     # "Balthasar (AGI 7) rolls a 6 … he passes. Sybilla (AGI 10) rolls a 13 … she … falls."
-    balthasar = ru.save(7, ScriptedRandom([6]), ability=ru.Ability.AGI)
-    sybilla = ru.save(10, ScriptedRandom([13]), ability=ru.Ability.AGI)
+    balthasar = ru.save(7, ScriptedRandom(6), ability=ru.Ability.AGI)
+    sybilla = ru.save(10, ScriptedRandom(13), ability=ru.Ability.AGI)
     assert (balthasar.roll, balthasar.result, balthasar.passed) == (6, SaveResult.PASS, True)
     assert (sybilla.roll, sybilla.result, sybilla.passed) == (13, SaveResult.FAIL, False)
     assert balthasar.result.display == "Pass" and sybilla.result.display == "Fail"
@@ -32,20 +32,20 @@ def test_save_example_balthasar_passes_sybilla_falls() -> None:
 def test_group_save_example_one_die_for_everyone() -> None:
     # "Balthasar (WIT 12), Sybilla (WIT 6), and Theobald (WIT 9) … gets a 9: Balthasar and
     # Theobald pass, but Sybilla fails." The script holds ONE die: a second roll would fail.
-    rng = ScriptedRandom([9])
+    rng = ScriptedRandom(9)
     outcome = ru.group_save({"Balthasar": 12, "Sybilla": 6, "Theobald": 9}, rng)
     assert outcome.roll == 9
     assert outcome.passed == ("Balthasar", "Theobald")
     assert outcome.failed == ("Sybilla",)
     assert [m.score for m in outcome.members] == [12, 6, 9]
-    assert rng.rolls == []
+    assert list(rng.faces) == []
 
 
 def test_contest_example_ranking() -> None:
     # "Balthasar (STR 5), Sybilla (STR 8), and Theobald (STR 9) … Balthasar rolls a 6 … −1.
     # Sybilla rolls a 5 … 3. Theobald rolls a 20 … −11. Sybilla first, then Balthasar, then
     # Theobald."
-    outcome = ru.contest({"Balthasar": 5, "Sybilla": 8, "Theobald": 9}, ScriptedRandom([6, 5, 20]))
+    outcome = ru.contest({"Balthasar": 5, "Sybilla": 8, "Theobald": 9}, ScriptedRandom(6, 5, 20))
     assert outcome.ranking == ("Sybilla", "Balthasar", "Theobald")
     assert outcome.winner == "Sybilla"
     (only_round,) = outcome.rounds
@@ -74,19 +74,19 @@ def test_contest_example_ranking() -> None:
     ],
 )
 def test_save_passes_on_equal_or_under(score: int, roll: int, result: SaveResult) -> None:
-    assert ru.save(score, ScriptedRandom([roll])).result is result
+    assert ru.save(score, ScriptedRandom(roll)).result is result
 
 
 @pytest.mark.parametrize("score", [0, 20, -3, 100])
 def test_scores_outside_1_to_19_are_refused(score: int) -> None:
     with pytest.raises(RulesError):
-        ru.save(score, ScriptedRandom([10]))
+        ru.save(score, ScriptedRandom(10))
     with pytest.raises(RulesError):
         ru.save_odds(score)
     with pytest.raises(RulesError):
-        ru.group_save({"A": 10, "B": score}, ScriptedRandom([10]))
+        ru.group_save({"A": 10, "B": score}, ScriptedRandom(10))
     with pytest.raises(RulesError):
-        ru.contest({"A": 10, "B": score}, ScriptedRandom([10, 10]))
+        ru.contest({"A": 10, "B": score}, ScriptedRandom(10, 10))
 
 
 def test_non_integer_scores_are_refused() -> None:
@@ -98,9 +98,9 @@ def test_non_integer_scores_are_refused() -> None:
 
 def test_empty_groups_and_one_man_contests_are_refused() -> None:
     with pytest.raises(RulesError):
-        ru.group_save({}, ScriptedRandom([]))
+        ru.group_save({}, ScriptedRandom())
     with pytest.raises(RulesError):
-        ru.contest({"Solo": 10}, ScriptedRandom([5]))
+        ru.contest({"Solo": 10}, ScriptedRandom(5))
 
 
 @pytest.mark.parametrize("text", ["AGI", "agi", "Agility", " agility "])
@@ -123,9 +123,9 @@ def test_three_way_forced_tie_resolved_by_recontest_with_every_round_kept() -> N
         3, 3, 8,  # round 2 (all three again): Ada 7, Bo 7, Cy 2 — Ada and Bo still tied
         10, 4,  # round 3 (Ada and Bo only): Ada 0, Bo 6 — Bo first
     ]  # fmt: skip
-    rng = ScriptedRandom(rolls)
+    rng = ScriptedRandom(*rolls)
     outcome = ru.contest(scores, rng)
-    assert rng.rolls == []
+    assert list(rng.faces) == []
     assert outcome.ranking == ("Bo", "Ada", "Cy")
     assert [r.participants for r in outcome.rounds] == [
         ("Ada", "Bo", "Cy"),
@@ -140,7 +140,7 @@ def test_three_way_forced_tie_resolved_by_recontest_with_every_round_kept() -> N
 
 def test_tie_for_lower_places_only_reorders_those_places() -> None:
     # Ada 9 is clear first; Bo and Cy tie at 3 and re-roll for 2nd and 3rd: Cy 8−2=6 beats Bo.
-    outcome = ru.contest({"Ada": 10, "Bo": 8, "Cy": 8}, ScriptedRandom([1, 5, 5, 7, 2]))
+    outcome = ru.contest({"Ada": 10, "Bo": 8, "Cy": 8}, ScriptedRandom(1, 5, 5, 7, 2))
     assert outcome.ranking == ("Ada", "Cy", "Bo")
     assert [(r.participants, r.first_place, r.last_place) for r in outcome.rounds] == [
         (("Ada", "Bo", "Cy"), 1, 3),
@@ -151,7 +151,7 @@ def test_tie_for_lower_places_only_reorders_those_places() -> None:
 
 def test_two_separate_ties_are_broken_top_places_first() -> None:
     # Round 1: A 5, B 5, C 0, D 0. A and B re-roll for 1st–2nd, then C and D for 3rd–4th.
-    rng = ScriptedRandom([5, 5, 10, 10, 9, 1, 2, 3])
+    rng = ScriptedRandom(5, 5, 10, 10, 9, 1, 2, 3)
     outcome = ru.contest({"A": 10, "B": 10, "C": 10, "D": 10}, rng)
     assert outcome.ranking == ("B", "A", "C", "D")
     assert [(r.participants, r.first_place) for r in outcome.rounds] == [
@@ -162,7 +162,7 @@ def test_two_separate_ties_are_broken_top_places_first() -> None:
 
 
 def test_a_tie_that_repeats_is_repeated_again() -> None:
-    rng = ScriptedRandom([4, 4, 7, 7, 12, 12, 2, 3])
+    rng = ScriptedRandom(4, 4, 7, 7, 12, 12, 2, 3)
     outcome = ru.contest({"A": 9, "B": 9}, rng)
     assert outcome.ranking == ("A", "B")
     assert len(outcome.rounds) == 4

@@ -39,14 +39,14 @@ R = ThresholdResult
     ],
 )
 def test_results(roll: int, modifier: int, threshold: int, result: ThresholdResult) -> None:
-    outcome = th.test(modifier, threshold, ScriptedRandom([roll]), attribute="STR")
+    outcome = th.roll_test(modifier, threshold, ScriptedRandom(roll), attribute="STR")
     assert outcome.result is result
     assert outcome.total == roll + modifier
     assert outcome.succeeded == (result in (R.SUCCESS, R.CRITICAL_SUCCESS))
 
 
 def test_outcome_carries_what_a_renderer_needs() -> None:
-    outcome = th.test(3, 12, ScriptedRandom([11]), attribute="DEX", carry_over=-2)
+    outcome = th.roll_test(3, 12, ScriptedRandom(11), attribute="DEX", carry_over=-2)
     assert outcome.dice == (11,) and outcome.kept == 11
     assert outcome.modifiers == (("DEX", 3), ("critical carry-over", -2))
     assert outcome.total == 12 and outcome.threshold == 12
@@ -86,7 +86,7 @@ def test_tier_defaults() -> None:
 
 
 def test_a_tier_resolves_to_its_threshold() -> None:
-    outcome = th.test(0, Difficulty.HARD, ScriptedRandom([17]), attribute="WIS")
+    outcome = th.roll_test(0, Difficulty.HARD, ScriptedRandom(17), attribute="WIS")
     assert (outcome.threshold, outcome.difficulty, outcome.result) == (
         17,
         Difficulty.HARD,
@@ -96,7 +96,7 @@ def test_a_tier_resolves_to_its_threshold() -> None:
 
 def test_campaign_tiers_override_defaults() -> None:
     tiers = {Difficulty.HARD: 15}
-    outcome = th.test(0, Difficulty.HARD, ScriptedRandom([15]), attribute="STR", tiers=tiers)
+    outcome = th.roll_test(0, Difficulty.HARD, ScriptedRandom(15), attribute="STR", tiers=tiers)
     assert (outcome.threshold, outcome.result) == (15, R.SUCCESS)
     resolved = th.resolve_tiers(tiers)
     assert resolved[Difficulty.MODERATE] == 12 and resolved[Difficulty.HARD] == 15
@@ -122,19 +122,19 @@ def test_difficulty_parse_unknown() -> None:
 
 
 def test_hidden_threshold_is_kept_on_the_outcome_for_the_renderer_to_hide() -> None:
-    outcome = th.test(1, 14, ScriptedRandom([5]), attribute="INT", threshold_hidden=True)
+    outcome = th.roll_test(1, 14, ScriptedRandom(5), attribute="INT", threshold_hidden=True)
     assert outcome.threshold_hidden and outcome.threshold == 14
 
 
 @pytest.mark.parametrize("threshold", [0, -5, 101])
 def test_bad_thresholds_are_refused(threshold: int) -> None:
     with pytest.raises(RulesError):
-        th.test(0, threshold, ScriptedRandom([10]), attribute="STR")
+        th.roll_test(0, threshold, ScriptedRandom(10), attribute="STR")
 
 
 def test_absurd_modifiers_are_refused() -> None:
     with pytest.raises(RulesError):
-        th.test(1000, 12, ScriptedRandom([10]), attribute="STR")
+        th.roll_test(1000, 12, ScriptedRandom(10), attribute="STR")
 
 
 # ------------------------------------------------------------------------------------ ruling 3
@@ -146,7 +146,7 @@ def test_default_attributes() -> None:
 
 def test_level_is_never_added() -> None:
     # The API has no level at all; the only modifiers are the attribute and a carry-over.
-    outcome = th.test(2, 12, ScriptedRandom([9]), attribute="CHA")
+    outcome = th.roll_test(2, 12, ScriptedRandom(9), attribute="CHA")
     assert outcome.modifiers == (("CHA", 2),)
     assert outcome.total == 11 and outcome.result is R.FAILURE
 
@@ -159,30 +159,32 @@ def test_level_is_never_added() -> None:
     [(20, 2), (1, -2), (10, 0), (19, 0), (2, 0)],
 )
 def test_carry_over_next(roll: int, carry_next: int) -> None:
-    outcome = th.test(0, 10, ScriptedRandom([roll]), attribute="DEX")
+    outcome = th.roll_test(0, 10, ScriptedRandom(roll), attribute="DEX")
     assert outcome.carry_over_next == carry_next
 
 
 def test_carry_over_is_applied_once_and_recorded() -> None:
-    first = th.test(0, 12, ScriptedRandom([20]), attribute="DEX")
+    first = th.roll_test(0, 12, ScriptedRandom(20), attribute="DEX")
     assert first.carry_over_next == 2
     # +2 turns a 10 into a 12: success thanks to the carry-over.
-    second = th.test(0, 12, ScriptedRandom([10]), attribute="DEX", carry_over=first.carry_over_next)
+    second = th.roll_test(
+        0, 12, ScriptedRandom(10), attribute="DEX", carry_over=first.carry_over_next
+    )
     assert second.carry_over_used == 2 and second.total == 12 and second.result is R.SUCCESS
     assert second.carry_over_next == 0  # used once: nothing left after an ordinary result
-    penalty = th.test(0, 12, ScriptedRandom([13]), attribute="DEX", carry_over=-2)
+    penalty = th.roll_test(0, 12, ScriptedRandom(13), attribute="DEX", carry_over=-2)
     assert penalty.total == 11 and penalty.result is R.FAILURE
 
 
 def test_a_critical_with_a_carry_over_leaves_a_fresh_one_not_a_stack() -> None:
-    outcome = th.test(0, 12, ScriptedRandom([20]), attribute="DEX", carry_over=2)
+    outcome = th.roll_test(0, 12, ScriptedRandom(20), attribute="DEX", carry_over=2)
     assert outcome.carry_over_next == 2
 
 
 @pytest.mark.parametrize("carry", [1, 4, -4, 3])
 def test_other_carry_overs_are_refused(carry: int) -> None:
     with pytest.raises(RulesError):
-        th.test(0, 12, ScriptedRandom([10]), attribute="DEX", carry_over=carry)
+        th.roll_test(0, 12, ScriptedRandom(10), attribute="DEX", carry_over=carry)
 
 
 # ---------------------------------------------------------------------------------------- odds
@@ -190,21 +192,23 @@ def test_other_carry_overs_are_refused(carry: int) -> None:
 
 def test_odds_by_hand() -> None:
     # +3 vs 12: faces 9..19 succeed (11 faces), 2..8 fail (7), 20 critical, 1 critical failure.
-    assert th.test_odds(3, 12) == {
+    assert th.odds_of_test(3, 12) == {
         R.CRITICAL_SUCCESS: Fraction(1, 20),
         R.SUCCESS: Fraction(11, 20),
         R.FAILURE: Fraction(7, 20),
         R.CRITICAL_FAILURE: Fraction(1, 20),
     }
     # Huge modifier: only the natural 1 fails; impossible threshold: only the natural 20.
-    assert th.test_odds(50, 12)[R.FAILURE] == 0
-    assert th.test_odds(0, 100)[R.SUCCESS] == 0
-    assert th.test_odds(0, 100)[R.CRITICAL_SUCCESS] == Fraction(1, 20)
+    assert th.odds_of_test(50, 12)[R.FAILURE] == 0
+    assert th.odds_of_test(0, 100)[R.SUCCESS] == 0
+    assert th.odds_of_test(0, 100)[R.CRITICAL_SUCCESS] == Fraction(1, 20)
 
 
 def test_odds_with_tier_and_carry_over() -> None:
-    assert th.test_odds(0, Difficulty.MODERATE, 2) == th.test_odds(2, 12)
-    assert th.test_odds(0, Difficulty.HARD, tiers={Difficulty.HARD: 15}) == th.test_odds(0, 15)
+    assert th.odds_of_test(0, Difficulty.MODERATE, 2) == th.odds_of_test(2, 12)
+    assert th.odds_of_test(0, Difficulty.HARD, tiers={Difficulty.HARD: 15}) == th.odds_of_test(
+        0, 15
+    )
 
 
 modifiers = st.integers(min_value=-10, max_value=15)
@@ -214,7 +218,7 @@ carries = st.sampled_from([-2, 0, 2])
 
 @given(modifiers, thresholds, carries)
 def test_odds_are_a_distribution(modifier: int, threshold: int, carry: int) -> None:
-    odds = th.test_odds(modifier, threshold, carry)
+    odds = th.odds_of_test(modifier, threshold, carry)
     assert set(odds) == set(R)
     assert sum(odds.values()) == 1
     assert all(0 <= p <= 1 for p in odds.values())
@@ -224,7 +228,7 @@ def test_odds_are_a_distribution(modifier: int, threshold: int, carry: int) -> N
 @given(modifiers, thresholds, carries)
 def test_higher_modifier_never_worse(modifier: int, threshold: int, carry: int) -> None:
     def success(m: int) -> Fraction:
-        odds = th.test_odds(m, threshold, carry)
+        odds = th.odds_of_test(m, threshold, carry)
         return odds[R.SUCCESS] + odds[R.CRITICAL_SUCCESS]
 
     assert success(modifier + 1) >= success(modifier)
@@ -232,8 +236,10 @@ def test_higher_modifier_never_worse(modifier: int, threshold: int, carry: int) 
 
 @given(modifiers, thresholds, carries, st.integers(min_value=0, max_value=2**32))
 def test_rolled_result_is_consistent(modifier: int, threshold: int, carry: int, seed: int) -> None:
-    outcome = th.test(modifier, threshold, random.Random(seed), attribute="STR", carry_over=carry)
-    assert th.test_odds(modifier, threshold, carry)[outcome.result] > 0
+    outcome = th.roll_test(
+        modifier, threshold, random.Random(seed), attribute="STR", carry_over=carry
+    )
+    assert th.odds_of_test(modifier, threshold, carry)[outcome.result] > 0
     assert outcome.total == outcome.roll + modifier + carry
 
 
@@ -241,7 +247,7 @@ def test_sampled_tests_match_exact_odds() -> None:
     rng = random.Random(31337)
     for modifier, threshold, carry in [(0, 12, 0), (3, 17, 2), (-1, 7, -2), (5, 20, 0)]:
         counts = Counter(
-            th.test(modifier, threshold, rng, attribute="STR", carry_over=carry).result
+            th.roll_test(modifier, threshold, rng, attribute="STR", carry_over=carry).result
             for _ in range(5000)
         )
-        assert_sample_fits(counts, th.test_odds(modifier, threshold, carry))
+        assert_sample_fits(counts, th.odds_of_test(modifier, threshold, carry))

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from svc_helpers import ALICE, CHANNEL, GM_ROLE, GUILD
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.services.campaigns import CampaignView, setup_campaign
 from bot.services.characters import CharacterView, create_character
+from tests.services.helpers import ALICE, CHANNEL, GM_ROLE, GUILD
 
 
 @pytest.fixture

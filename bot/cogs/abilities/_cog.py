@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
 
 import discord
 from discord import app_commands
@@ -12,6 +11,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._respond import answer, defer
+from bot.cogs._types import Interaction
 from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.rules import pen_and_dagger as pd
@@ -30,7 +30,7 @@ async def _member(guild: discord.Guild, user_id: int) -> discord.Member:
         raise NotFound(f"<@{user_id}> is not a member of this server.") from None
 
 
-async def _players(interaction: discord.Interaction[Any], text: str) -> list[tuple[int, str]]:
+async def _players(interaction: Interaction, text: str) -> list[tuple[int, str]]:
     """Mentioned members in the order typed, with their display names; anything else refused.
 
     Members the cache lacks (without the members intent, most) are fetched concurrently,
@@ -71,7 +71,7 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
     @app_commands.describe(players="@mentions of the players who take part")
     @app_commands.guild_only()
     async def roll(
-        self, interaction: discord.Interaction[Any], players: app_commands.Range[str, 1, 1500]
+        self, interaction: Interaction, players: app_commands.Range[str, 1, 1500]
     ) -> None:
         bot = bot_of(interaction)
         result = await generations.roll_scores(
@@ -102,7 +102,7 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
     @app_commands.guild_only()
     async def assign(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         str_: Score,
         dex: Score,
         con: Score,

@@ -2,64 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import send_attack
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._delivery import deliver
 from bot.cogs._gm import gm_group
-from bot.cogs._options import SECRET_HELP, AbilityName, Bonus, Name, Secret
-from bot.render.attacks import attack_embed
-from bot.render.secrecy import stub_embed
-from bot.services import attacks, secrecy
-from bot.services.attacks import AttackOptions, AttackResult
+from bot.cogs._options import ATTACK_HELP, AbilityName, Ac, Bonus, Magic, Name, Quality, Secret
+from bot.cogs._types import Interaction
+from bot.services import attacks
+from bot.services.attacks import AttackOptions
 
-Quality = Literal["Novice", "Yeoman", "Adept", "Master", "Grand Master"]
-#: Wider than an AC can be, so the bot (not Discord) explains what an AC may be.
-Ac = app_commands.Range[int, -1000, 1000]
-Magic = app_commands.Range[int, 0, 9]
 Dice = app_commands.Range[str, 1, 200]
-
-#: Every /attack option's help, shared with /gm attack and /odds attack.
-ATTACK_HELP = {
-    "ac": "The target's Armour Class",
-    "ability": "STR for melee (default), DEX for ranged, or another ability",
-    "proficiency": "Proficient with the weapon: add your proficiency bonus (default yes)",
-    "advantage": "Roll two d20 and keep the better",
-    "disadvantage": "Roll two d20 and keep the worse",
-    "bonus": "A situational bonus or penalty to hit",
-    "damage": "Damage dice rolled on a hit, e.g. 1d8+3 (a critical rolls every die again)",
-    "weapon_quality": "Crit rules: the weapon's quality, for its save against a fumble",
-    "magic_bonus": "Crit rules: the weapon's magic bonus, for its save (add its to-hit as bonus)",
-    "target": "The character attacked: a critical's AC loss is stored for them",
-    "armour_quality": "Crit rules: the target's armour quality, for its save against a critical",
-    "armour_magic": "Crit rules: the target's magic armour bonus, for its save",
-    "secret": SECRET_HELP,
-}
-
-
-async def send_attack(
-    interaction: discord.Interaction[Any], result: AttackResult, *, by_gm: bool = False
-) -> None:
-    """Answer with the attack; a hidden one through deliver (stub, ephemeral, GM copy)."""
-    await deliver(
-        interaction,
-        full=attack_embed(result, gm_copy=by_gm),
-        stub=stub_embed(
-            result.attacker, result.title, result.number, result.visibility, result.commitment
-        ),
-        visibility=result.visibility,
-        gm_targets=result.gm_targets,
-        roll_id=result.roll_id,
-        number=result.number,
-        commitment=result.commitment,
-        roller_is_gm=by_gm or secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
-        gm_full=attack_embed(result, gm_copy=True),
-    )
 
 
 class AttackCog(commands.Cog):
@@ -71,7 +26,7 @@ class AttackCog(commands.Cog):
     @app_commands.guild_only()
     async def attack(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ac: Ac,
         ability: AbilityName = "STR",
         proficiency: bool = True,
@@ -124,7 +79,7 @@ class AttackCog(commands.Cog):
 )
 @app_commands.autocomplete(character=ac.any_character, ability=ac.ability, target=ac.any_character)
 async def gm_attack(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     ac: Ac,
     character: Name | None = None,
     attacker_bonus: Bonus | None = None,

@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import DifficultyChoice, Secret, WordChoices
 from bot.cogs._respond import answer, defer
+from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.render.sheets import campaign_embed
 from bot.rules.systems import SYSTEMS
@@ -57,7 +58,7 @@ async def _fetch_standing(guild: discord.Guild, user_id: int) -> sheets.ChannelM
 
 
 async def channel_audience(
-    interaction: discord.Interaction[Any], channel: discord.TextChannel, *, ephemeral: bool
+    interaction: Interaction, channel: discord.TextChannel, *, ephemeral: bool
 ) -> sheets.ChannelAudience:
     """Who can read ``channel``, from its overwrites (see :class:`sheets.ChannelAudience`).
 
@@ -86,7 +87,7 @@ async def channel_audience(
 
 
 async def _reply(
-    interaction: discord.Interaction[Any], content: str, embed: discord.Embed, *, ephemeral: bool
+    interaction: Interaction, content: str, embed: discord.Embed, *, ephemeral: bool
 ) -> None:
     """The answer, whether or not :func:`channel_audience` deferred; a warning may name
     @everyone and roles, which must never ping."""
@@ -99,7 +100,7 @@ async def _reply(
     )
 
 
-def upload_limit(interaction: discord.Interaction[Any]) -> int:
+def upload_limit(interaction: Interaction) -> int:
     """The largest file Discord accepts in answer to ``interaction`` (it depends on the
     server's boosts), in bytes; the server's own limit if the interaction does not say."""
     limit: int | None = getattr(interaction, "filesize_limit", None)
@@ -131,7 +132,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @app_commands.guild_only()
     async def setup(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         system: str,
         gm_role: discord.Role | None = None,
         gm_channel: discord.TextChannel | None = None,
@@ -158,11 +159,11 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
 
     @app_commands.command(name="show", description="Show this channel's campaign and its settings")
     @app_commands.guild_only()
-    async def show(self, interaction: discord.Interaction[Any]) -> None:
+    async def show(self, interaction: Interaction) -> None:
         campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
         await answer(interaction, embed=campaign_embed(campaign), ephemeral=True)
 
-    async def _changed(self, interaction: discord.Interaction[Any], **changes: Any) -> None:
+    async def _changed(self, interaction: Interaction, **changes: Any) -> None:
         campaign = await sheets.change_settings(
             bot_of(interaction).db, caller_from(interaction), **changes
         )
@@ -174,7 +175,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         remove="Remove it instead of adding it",
     )
     async def set_gm_role(
-        self, interaction: discord.Interaction[Any], role: discord.Role, remove: bool = False
+        self, interaction: Interaction, role: discord.Role, remove: bool = False
     ) -> None:
         campaign = await sheets.set_gm_role(
             bot_of(interaction).db, caller_from(interaction), role.id, add=not remove
@@ -188,7 +189,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     )
     async def set_gm_channel(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         channel: discord.TextChannel | None = None,
         force: bool = False,
     ) -> None:
@@ -212,42 +213,42 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
 
     @settings.command(name="fortune-boon", description="New characters get double fortune dice")
     @app_commands.describe(on="True: new characters may hold 4 fortune dice; False: 2")
-    async def set_fortune_boon(self, interaction: discord.Interaction[Any], on: bool) -> None:
+    async def set_fortune_boon(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, fortune_boon_default=on)
 
     @settings.command(name="crit-rules", description="Critical hits and fumbles on attacks")
     @app_commands.describe(
         on="d20 check: True turns on the optional rules for natural 20s and 1s on attacks"
     )
-    async def set_crit_rules(self, interaction: discord.Interaction[Any], on: bool) -> None:
+    async def set_crit_rules(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, crit_rules=on)
 
     @settings.command(name="carry-over", description="Threshold: +2 / -2 after a critical")
     @app_commands.describe(
         on="True (default): a critical gives +2 / -2 on the next test of that attribute"
     )
-    async def set_carry_over(self, interaction: discord.Interaction[Any], on: bool) -> None:
+    async def set_carry_over(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, carry_over=on)
 
     @settings.command(name="luck-trade", description="Pen & Dagger: trade a natural 20")
     @app_commands.describe(
         on="True (default): a natural 20 may be traded for a Normal success and a fortune die"
     )
-    async def set_luck_trade(self, interaction: discord.Interaction[Any], on: bool) -> None:
+    async def set_luck_trade(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, luck_trade=on)
 
     @settings.command(name="rerolls", description="d20 check: let players /reroll one d20")
     @app_commands.describe(
         on="True: something in the game lets players reroll one die of an advantage roll"
     )
-    async def set_rerolls(self, interaction: discord.Interaction[Any], on: bool) -> None:
+    async def set_rerolls(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, rerolls=on)
 
     @settings.command(name="post-mentions", description="Let /post ping the players it names")
     @app_commands.describe(
         on="True: a post's @player mentions ping them (never @everyone, @here or roles)"
     )
-    async def set_post_mentions(self, interaction: discord.Interaction[Any], on: bool) -> None:
+    async def set_post_mentions(self, interaction: Interaction, on: bool) -> None:
         await posts.set_mentions(bot_of(interaction).db, caller_from(interaction), on)
         said = "ping the players they mention" if on else "ping nobody"
         await answer(interaction, f"Setting saved: posts now {said}.", ephemeral=True)
@@ -259,7 +260,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     )
     async def set_tier(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         difficulty: DifficultyChoice,
         threshold: app_commands.Range[int, 1, 40],
     ) -> None:
@@ -268,7 +269,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @settings.command(name="abilities", description="Ability names, comma-separated")
     @app_commands.describe(names="For example: STR, DEX, CON, INT, WIS, CHA, Mana")
     async def set_abilities(
-        self, interaction: discord.Interaction[Any], names: app_commands.Range[str, 1, 400]
+        self, interaction: Interaction, names: app_commands.Range[str, 1, 400]
     ) -> None:
         parsed = [n.strip() for n in names.split(",") if n.strip()]
         await self._changed(interaction, ability_names=parsed)
@@ -280,7 +281,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     )
     async def set_secrecy(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         command: SecrecyCommandChoice,
         mode: Secret,
     ) -> None:
@@ -293,7 +294,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         name="export", description="Download this campaign as a file: settings, characters, rolls"
     )
     @app_commands.guild_only()
-    async def export(self, interaction: discord.Interaction[Any]) -> None:
+    async def export(self, interaction: Interaction) -> None:
         # Ephemeral: the file holds GM-only rolls; `python -m bot import FILE` reads it.
         await defer(interaction, ephemeral=True)
         exported = await exports.export_for_gm(
@@ -309,12 +310,12 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
 
     @app_commands.command(name="delete", description="Delete this channel's campaign (asks first)")
     @app_commands.guild_only()
-    async def delete(self, interaction: discord.Interaction[Any]) -> None:
+    async def delete(self, interaction: Interaction) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
         campaign = await sheets.confirm_delete_campaign(bot.db, caller)
 
-        async def confirmed(click: discord.Interaction[Any]) -> str:
+        async def confirmed(click: Interaction) -> str:
             # Permissions as they are at the click, not when the question was asked (issue 15).
             await sheets.delete_campaign(bot.db, caller_from(click), campaign.id)
             return "Campaign deleted. Its rolls stay in the ledger."

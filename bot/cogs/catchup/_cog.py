@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._types import Interaction
 from bot.render.catchup import catchup_text
 from bot.services import catchup
 
@@ -16,6 +14,6 @@ from bot.services import catchup
     name="catchup", description="What happened here since your last action (only you see it)"
 )
 @app_commands.guild_only()
-async def catchup_command(interaction: discord.Interaction[Any]) -> None:
+async def catchup_command(interaction: Interaction) -> None:
     found = await catchup.catch_up(bot_of(interaction).db, caller_from(interaction))
     await interaction.response.send_message(catchup_text(found), ephemeral=True)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -11,6 +9,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.quoting import escape
 from bot.render.fortune import boon_text
@@ -24,9 +23,7 @@ Name = app_commands.Range[str, 1, 64]
 class CharacterCog(commands.GroupCog, group_name="character"):
     """Characters: players edit their own, the GM edits any in the campaign."""
 
-    async def _saved(
-        self, interaction: discord.Interaction[Any], character: CharacterView, what: str
-    ) -> None:
+    async def _saved(self, interaction: Interaction, character: CharacterView, what: str) -> None:
         campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
         await answer(
             interaction,
@@ -38,7 +35,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.command(name="create", description="Create a character in this campaign")
     @app_commands.describe(name="Your new character's name, e.g. Angus")
     @app_commands.guild_only()
-    async def create(self, interaction: discord.Interaction[Any], name: Name) -> None:
+    async def create(self, interaction: Interaction, name: Name) -> None:
         bot = bot_of(interaction)
         character = await sheets.create_character(bot.db, caller_from(interaction), name)
         active = " It is your active character." if character.is_active else ""
@@ -54,7 +51,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def show(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         name: Name | None = None,
         player: discord.Member | None = None,
     ) -> None:
@@ -68,7 +65,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
 
     @app_commands.command(name="list", description="List the campaign's characters")
     @app_commands.guild_only()
-    async def list(self, interaction: discord.Interaction[Any]) -> None:
+    async def list(self, interaction: Interaction) -> None:
         campaign, found = await sheets.list_characters(
             bot_of(interaction).db, caller_from(interaction)
         )
@@ -78,7 +75,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.describe(name="Which of your characters you now play")
     @app_commands.autocomplete(name=ac.own_character)
     @app_commands.guild_only()
-    async def use(self, interaction: discord.Interaction[Any], name: Name) -> None:
+    async def use(self, interaction: Interaction, name: Name) -> None:
         character = await sheets.use_character(
             bot_of(interaction).db, caller_from(interaction), name
         )
@@ -94,7 +91,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def set_score(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: app_commands.Range[str, 1, 32],
         value: app_commands.Range[int, -100, 100],
         character: Name | None = None,
@@ -116,7 +113,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def proficiency(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         name: Name,
         value: app_commands.Range[str, 1, 32],
         character: Name | None = None,
@@ -135,7 +132,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def level(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         value: app_commands.Range[int, 1, 20],
         character: Name | None = None,
     ) -> None:
@@ -154,7 +151,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def save(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: app_commands.Range[str, 1, 32],
         proficient: bool = True,
         character: Name | None = None,
@@ -174,7 +171,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def null(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         bonus: app_commands.Range[int, 0, 10] | None = None,
         clear: bool = False,
         character: Name | None = None,
@@ -193,7 +190,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.describe(character="The character whose armour is mended")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
-    async def restore_ac(self, interaction: discord.Interaction[Any], character: Name) -> None:
+    async def restore_ac(self, interaction: Interaction, character: Name) -> None:
         found = await sheets.restore_ac(bot_of(interaction).db, caller_from(interaction), character)
         await self._saved(interaction, found, "AC restored")
 
@@ -204,9 +201,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     )
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
-    async def boon(
-        self, interaction: discord.Interaction[Any], double_fortune: bool, character: Name
-    ) -> None:
+    async def boon(self, interaction: Interaction, double_fortune: bool, character: Name) -> None:
         result = await fortune_table.set_boon(
             bot_of(interaction).db, caller_from(interaction), character, double_fortune
         )
@@ -225,7 +220,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.guild_only()
     async def avatar(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         url: app_commands.Range[str, 1, posts.MAX_AVATAR_URL] | None = None,
         image: discord.Attachment | None = None,
         clear: bool = False,
@@ -254,12 +249,12 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.describe(name="The character to delete; their rolls stay in the ledger")
     @app_commands.autocomplete(name=ac.own_character)
     @app_commands.guild_only()
-    async def delete(self, interaction: discord.Interaction[Any], name: Name) -> None:
+    async def delete(self, interaction: Interaction, name: Name) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
         character = await sheets.confirm_delete_character(bot.db, caller, name)
 
-        async def confirmed(click: discord.Interaction[Any]) -> str:
+        async def confirmed(click: Interaction) -> str:
             # Permissions as they are at the click, not when the question was asked (issue 15).
             await sheets.delete_character(bot.db, caller_from(click), character.id)
             return f"{escape(character.name)} is deleted. Their rolls stay in the ledger."

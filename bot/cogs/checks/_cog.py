@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import send_check
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._delivery import deliver
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
     SAVE_HELP,
@@ -29,46 +26,15 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
-from bot.cogs.fortune._buttons import fortune_view_for
-from bot.render.checks import check_embed
-from bot.render.secrecy import stub_embed
-from bot.services import checks, secrecy
+from bot.cogs._types import Interaction
+from bot.services import checks
 from bot.services.checks import CheckResult
-from bot.words import Visibility
-
-
-async def send_check(interaction: discord.Interaction[Any], result: CheckResult) -> None:
-    """Answer with a check, save or luck roll (also /macro run's answer)."""
-    # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
-    # one needs neither the GM's copy nor the roller's GM standing: not built.
-    hidden = result.visibility is not Visibility.PUBLIC
-    await deliver(
-        interaction,
-        full=check_embed(result),
-        stub=stub_embed(
-            result.character.name,
-            result.plan_title,
-            result.number,
-            result.visibility,
-            result.commitment,
-        ),
-        visibility=result.visibility,
-        gm_targets=result.gm_targets,
-        roll_id=result.roll_id,
-        number=result.number,
-        commitment=result.commitment,
-        # A GM's own blind roll is shown to them (they are who it is hidden for).
-        roller_is_gm=hidden
-        and secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
-        view=fortune_view_for(result),
-        gm_full=check_embed(result, gm_copy=True) if hidden else None,
-    )
 
 
 class ChecksCog(commands.Cog):
     """The core roll of each rule system."""
 
-    async def _send(self, interaction: discord.Interaction[Any], result: CheckResult) -> None:
+    async def _send(self, interaction: Interaction, result: CheckResult) -> None:
         await send_check(interaction, result)
 
     @app_commands.command(
@@ -81,7 +47,7 @@ class ChecksCog(commands.Cog):
     @app_commands.guild_only()
     async def check(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName,
         proficiency: Name | None = None,
         dc: Dc | None = None,
@@ -132,7 +98,7 @@ class ChecksCog(commands.Cog):
     @app_commands.guild_only()
     async def save(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName | None = None,
         dc: Dc | None = None,
         advantage: bool = False,
@@ -167,9 +133,7 @@ class ChecksCog(commands.Cog):
     @app_commands.command(name="luck", description="Pen & Dagger: a luck roll (lucky on 10+)")
     @app_commands.describe(secret=SECRET_HELP)
     @app_commands.guild_only()
-    async def luck(
-        self, interaction: discord.Interaction[Any], secret: Secret | None = None
-    ) -> None:
+    async def luck(self, interaction: Interaction, secret: Secret | None = None) -> None:
         bot = bot_of(interaction)
         result = await checks.perform_luck(
             bot.db,

@@ -1,4 +1,4 @@
-"""A ``discord.ext.tasks`` loop over bot/services/scheduler.py, and the delivery of notices.
+"""A ``discord.ext.tasks`` loop over bot/services/scheduler.py; each feature posts its notices.
 
 The loop starts when the bot is ready (its first pass runs at once: a job that fell due while
 the bot was down runs then, once) and polls every ``SCHEDULER_POLL_SECONDS``. Jobs run in the
@@ -10,27 +10,19 @@ logged, never retried (the effect, such as a completed request, stands and shows
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
-import discord
 from discord.ext import commands, tasks
 
-from bot.cogs._delivery import send_to_gm
-from bot.render.requests import closed_text, reminder_text, request_embed
-from bot.services import requests, scheduler
+from bot.cogs._shared import DELIVERERS
+from bot.services import scheduler
 from bot.services.errors import StorageUnavailable
-from bot.services.secrecy import GmTargets
-from bot.words import NotifyMode
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
 
 log = logging.getLogger(__name__)
-
-#: How other cogs' notices are posted (the turns cog adds its own), by notice type.
-DELIVERERS: dict[type, Callable[[PbpBot, Any], Awaitable[None]]] = {}
 
 #: Jobs one pass runs at most; the rest wait for the next pass (keeps a pass short).
 BATCH = 500
@@ -127,94 +119,11 @@ class ClockCog(commands.Cog):
         return len(ran)
 
     async def deliver(self, notice: object) -> None:
-        """Post what a job produced."""
-        if isinstance(notice, requests.Closed):
-            await self._closed(notice)
-        elif isinstance(notice, requests.Reminders):
-            await self._remind(notice)
-        elif notice is not None:
-            deliver = DELIVERERS.get(type(notice))
-            if deliver is None:
-                log.warning("game clock: no delivery for %s", type(notice).__name__)
-                return
-            await deliver(self.bot, notice)
-
-    async def _channel(self, channel_id: int) -> discord.abc.Messageable | None:
-        channel = self.bot.get_channel(channel_id)
-        if channel is None:
-            try:
-                channel = await self.bot.fetch_channel(channel_id)
-            except discord.HTTPException:
-                return None
-        return channel if isinstance(channel, discord.abc.Messageable) else None
-
-    async def _closed(self, closed: requests.Closed) -> None:
-        """The request's message loses its button and shows the result; the verdict posts."""
-        from bot.cogs.requests._cog import view_for
-
-        request = closed.request
-        channel = await self._channel(request.channel_id)
-        if channel is None:
-            log.warning("request #%s closed, but its channel is gone", request.id)
+        """Post what a job produced, as the feature that scheduled it registered."""
+        if notice is None:
             return
-        # The channel kinds a campaign (or its thread) can be: each can edit a message by id.
-        if request.message_id is not None and isinstance(
-            channel, discord.TextChannel | discord.Thread | discord.VoiceChannel
-        ):
-            try:
-                await channel.get_partial_message(request.message_id).edit(
-                    embed=request_embed(request), view=view_for(request)
-                )
-            except discord.HTTPException:
-                log.warning("could not update request #%s in place", request.id)
-        await channel.send(
-            closed_text(request, closed.how),
-            embed=request_embed(request),
-            allowed_mentions=discord.AllowedMentions.none(),
-        )
-        if request.hidden:
-            await send_to_gm(
-                self.bot,
-                GmTargets.of(closed.campaign),
-                f"Roll request #{request.id} closed {closed.how}; reveal with "
-                f"/gm request reveal request:{request.id}.",
-                request_embed(request, gm_view=True),
-            )
-
-    async def _remind(self, notice: requests.Reminders) -> None:
-        request = notice.request
-        channel = await self._channel(request.channel_id)
-        guild_id = request.guild_id
-        link = (
-            f"https://discord.com/channels/{guild_id}/{request.channel_id}/{request.message_id}"
-            if request.message_id is not None and guild_id is not None
-            else None
-        )
-        for reminder in notice.reminders:
-            text = reminder_text(request, reminder, link)
-            mentions = discord.AllowedMentions(users=True, everyone=False, roles=False)
-            if reminder.mode == NotifyMode.DM:
-                try:
-                    user = self.bot.get_user(reminder.user_id) or await self.bot.fetch_user(
-                        reminder.user_id
-                    )
-                    await user.send(text, allowed_mentions=mentions)
-                    continue
-                except discord.HTTPException:  # DMs closed: the channel, as by default
-                    log.info("request #%s: DM reminder refused; pinging in the channel", request.id)
-            if channel is None:
-                continue
-            try:
-                await channel.send(text, allowed_mentions=mentions)
-            except discord.HTTPException:
-                log.warning(
-                    "request #%s: reminder to %s not delivered", request.id, reminder.user_id
-                )
-
-
-def wake(bot: PbpBot, when: datetime | None) -> None:
-    """Tell the clock a job of this process was scheduled for ``when`` (commands call this
-    after their commit, so the loop need not poll often to be on time)."""
-    cog = bot.get_cog("ClockCog")
-    if when is not None and isinstance(cog, ClockCog):
-        cog.wake(when)
+        deliver = DELIVERERS.get(type(notice))
+        if deliver is None:
+            log.warning("game clock: no delivery for %s", type(notice).__name__)
+            return
+        await deliver(self.bot, notice)

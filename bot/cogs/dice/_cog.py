@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._answers import send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._delivery import deliver
 from bot.cogs._options import Secret
-from bot.render.dice import roll_embed
-from bot.render.secrecy import stub_embed
-from bot.services.rolls import DiceRoll, roll_dice
+from bot.cogs._types import Interaction
+from bot.services.rolls import roll_dice
 
 
 class DiceCog(commands.Cog):
@@ -27,7 +23,7 @@ class DiceCog(commands.Cog):
     )
     async def roll(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         dice: app_commands.Range[str, 1, 1000],
         label: app_commands.Range[str, 1, 100] | None = None,
         secret: Secret | None = None,
@@ -43,20 +39,3 @@ class DiceCog(commands.Cog):
             visibility=secret,
         )
         await send_roll(interaction, rolled)
-
-
-async def send_roll(interaction: discord.Interaction[Any], rolled: DiceRoll) -> None:
-    """Answer with a generic roll (also /macro run's answer)."""
-    name = interaction.user.display_name
-    await deliver(
-        interaction,
-        full=roll_embed(name, rolled),
-        stub=stub_embed(
-            name, rolled.label or "dice", rolled.number, rolled.visibility, rolled.commitment
-        ),
-        visibility=rolled.visibility,
-        gm_targets=rolled.gm_targets,
-        roll_id=rolled.roll_id,
-        number=rolled.number,
-        commitment=rolled.commitment,
-    )

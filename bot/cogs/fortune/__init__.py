@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord.ext import commands
 
 from bot.cogs._gm import ensure_gm_group
-from bot.cogs.fortune._buttons import DYNAMIC_ITEMS
+from bot.cogs._views.fortune import DYNAMIC_ITEMS
 from bot.cogs.fortune._cog import FortuneCog
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -13,7 +11,8 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
 from bot.cogs._options import WordChoices
 from bot.cogs._respond import answer
-from bot.cogs.fortune._buttons import fortune_view
+from bot.cogs._types import Interaction
+from bot.cogs._views.fortune import fortune_view
 from bot.quoting import escape
 from bot.render.fortune import (
     changed_text,
@@ -37,9 +36,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
     @app_commands.describe(character="Whose dice (default: your active character)")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
-    async def show(
-        self, interaction: discord.Interaction[Any], character: Name | None = None
-    ) -> None:
+    async def show(self, interaction: Interaction, character: Name | None = None) -> None:
         status = await fortune_table.show(
             bot_of(interaction).db, caller_from(interaction), character
         )
@@ -55,7 +52,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
     @app_commands.guild_only()
     async def spend(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         purpose: PurposeChoice,
         note: app_commands.Range[str, 1, 500] | None = None,
     ) -> None:
@@ -84,9 +81,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
     @app_commands.describe(character="Who gets them", count="How many (default 1)")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
-    async def give(
-        self, interaction: discord.Interaction[Any], character: Name, count: Count = 1
-    ) -> None:
+    async def give(self, interaction: Interaction, character: Name, count: Count = 1) -> None:
         changed = await fortune_table.give(
             bot_of(interaction).db, caller_from(interaction), character, count
         )
@@ -100,9 +95,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
     @app_commands.describe(character="Whose dice", count="How many (default 1)")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
-    async def take(
-        self, interaction: discord.Interaction[Any], character: Name, count: Count = 1
-    ) -> None:
+    async def take(self, interaction: Interaction, character: Name, count: Count = 1) -> None:
         changed = await fortune_table.take(
             bot_of(interaction).db, caller_from(interaction), character, count
         )
@@ -119,7 +112,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
 )
 @app_commands.autocomplete(character=ac.any_character, ability=ac.ability)
 async def clear_modifier(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     character: Name,
     ability: app_commands.Range[str, 1, 32] | None = None,
 ) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -19,6 +19,7 @@ from bot.cogs._options import (
     CritAt,
     Dc,
     DifficultyChoice,
+    HistoryKind,
     Name,
     RankBonus,
     Secret,
@@ -26,8 +27,9 @@ from bot.cogs._options import (
     option_help,
 )
 from bot.cogs._respond import answer, defer
-from bot.cogs.fortune._buttons import reveal_view
-from bot.cogs.history._cog import HistoryKind, send_history
+from bot.cogs._types import Interaction
+from bot.cogs._views.fortune import reveal_view
+from bot.cogs._views.history import send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.prerolls import applied_field
@@ -50,7 +52,7 @@ class GmRollsCog(commands.Cog):
     secret=SECRET_HELP,
 )
 async def gm_roll(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     dice: app_commands.Range[str, 1, 1000],
     label: app_commands.Range[str, 1, 100] | None = None,
     secret: Secret | None = None,
@@ -96,7 +98,7 @@ async def gm_roll(
 )
 @app_commands.autocomplete(character=ac.any_character, ability=ac.ability, helper=ac.any_character)
 async def gm_check(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     character: Name,
     ability: AbilityName,
     proficiency: Name | None = None,
@@ -176,10 +178,8 @@ async def gm_check(
 
 @gm_group.command(name="reveal", description="Show a hidden roll to everyone, with its salt")
 @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
-async def gm_reveal(
-    interaction: discord.Interaction[Any], roll: app_commands.Range[int, 1, None]
-) -> None:
-    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/history: SCOPED)
+async def gm_reveal(interaction: Interaction, roll: app_commands.Range[int, 1, None]) -> None:
+    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/_views/history.py: SCOPED)
     db = bot_of(interaction).db
     found = await secrecy.reveal(db, caller_from(interaction), roll)
     await post_reveal(interaction, found, await reveal_view(db, found.row))
@@ -194,7 +194,7 @@ async def gm_reveal(
 )
 @app_commands.autocomplete(character=ac.any_character)
 async def gm_log(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     player: discord.Member | None = None,
     character: app_commands.Range[str, 1, 64] | None = None,
     kind: HistoryKind | None = None,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -11,6 +9,7 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name
+from bot.cogs._types import Interaction
 from bot.render.groups import group_save_embed
 from bot.services import groups
 
@@ -29,7 +28,7 @@ class GroupCheckCog(commands.Cog):
     @app_commands.guild_only()
     async def groupcheck(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName,
         proficiency: Name | None = None,
         dc: Dc | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import discord
 from discord import app_commands
@@ -12,6 +12,7 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import Bonus, DifficultyChoice, Name
 from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
 from bot.render.groups import contest_embed, group_save_embed
 from bot.services import groups
 
@@ -31,7 +32,7 @@ class GroupsCog(commands.Cog):
     @app_commands.guild_only()
     async def groupsave(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: app_commands.Range[str, 1, 32],
         dc: app_commands.Range[int, 1, 100] | None = None,
         difficulty: DifficultyChoice | None = None,
@@ -73,7 +74,7 @@ class GroupsCog(commands.Cog):
     @app_commands.guild_only()
     async def contest(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: app_commands.Range[str, 1, 32],
         characters: app_commands.Range[str, 1, 1000],
         first_proficiency: Name | None = None,

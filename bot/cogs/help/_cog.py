@@ -10,6 +10,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, update_message
+from bot.cogs._types import Interaction
 from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
 from bot.services.campaigns import campaign_for_channel
 from bot.services.errors import NoCampaign
@@ -33,21 +34,17 @@ class PagerView(discord.ui.View):
         self.previous.disabled = self.index == 0
         self.next.disabled = self.index == len(self.pages) - 1
 
-    async def _show(self, interaction: discord.Interaction[Any], step: int) -> None:
+    async def _show(self, interaction: Interaction, step: int) -> None:
         self.index = max(0, min(len(self.pages) - 1, self.index + step))
         self._update()
         await update_message(interaction, embed=self.pages[self.index], view=self)
 
     @discord.ui.button(label="Previous", style=discord.ButtonStyle.secondary)
-    async def previous(
-        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]
-    ) -> None:
+    async def previous(self, interaction: Interaction, _button: discord.ui.Button[Any]) -> None:
         await self._show(interaction, -1)
 
     @discord.ui.button(label="Next", style=discord.ButtonStyle.primary)
-    async def next(
-        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]
-    ) -> None:
+    async def next(self, interaction: Interaction, _button: discord.ui.Button[Any]) -> None:
         await self._show(interaction, 1)
 
     async def on_error(
@@ -56,7 +53,7 @@ class PagerView(discord.ui.View):
         await answer_error(interaction, error)
 
 
-async def _channel_system(interaction: discord.Interaction[Any]) -> str | None:
+async def _channel_system(interaction: Interaction) -> str | None:
     """The rule system of the channel's campaign (or its thread's parent's), if it has one."""
     caller = caller_from(interaction)
     if caller.guild_id is None:
@@ -81,9 +78,7 @@ class HelpCog(commands.Cog):
     @app_commands.choices(
         topic=[app_commands.Choice(name=TOPIC_NAMES[t], value=t.value) for t in HelpTopic]
     )
-    async def help_command(
-        self, interaction: discord.Interaction[Any], topic: str | None = None
-    ) -> None:
+    async def help_command(self, interaction: Interaction, topic: str | None = None) -> None:
         chosen = HelpTopic(topic) if topic else None
         system = await _channel_system(interaction) if chosen is HelpTopic.SYSTEM else None
         pages = help_pages(chosen, system)

@@ -7,14 +7,13 @@ would make their rolls for them.
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
 from bot.errors import UserError
 from bot.quoting import escape
 from bot.render.inline import MESSAGE_LIMIT, render_text
@@ -42,7 +41,7 @@ class InlineCog(commands.Cog):
         self.bot.tree.remove_command(self.menu.name, type=self.menu.type)
 
     async def roll_message(
-        self, interaction: discord.Interaction[Any], message: discord.Message
+        self, interaction: Interaction, message: discord.Message
     ) -> None:
         """Roll every `[[…]]` of the caller's own message; reply with the results and a link."""
         if message.author.id != interaction.user.id:

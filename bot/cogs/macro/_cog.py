@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._answers import send_attack, send_check, send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._respond import answer
-from bot.cogs.attack._cog import send_attack
-from bot.cogs.checks._cog import send_check
-from bot.cogs.dice._cog import send_roll
+from bot.cogs._types import Interaction
 from bot.render.macros import deleted_text, list_embed, saved_text
 from bot.services import macros
 from bot.services.attacks import AttackResult
@@ -23,7 +19,7 @@ RollText = app_commands.Range[str, 1, 1000]
 
 
 async def macro_name(
-    interaction: discord.Interaction[Any], current: str
+    interaction: Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
     """The caller's active character's saved rolls (nobody else's)."""
     names = await macros.macro_names(bot_of(interaction).db, caller_from(interaction), current)
@@ -40,7 +36,7 @@ class MacroCog(commands.GroupCog, group_name="macro"):
     )
     @app_commands.guild_only()
     async def save(
-        self, interaction: discord.Interaction[Any], name: MacroName, roll: RollText
+        self, interaction: Interaction, name: MacroName, roll: RollText
     ) -> None:
         saved = await macros.save_macro(
             bot_of(interaction).db, caller_from(interaction), name, roll
@@ -55,7 +51,7 @@ class MacroCog(commands.GroupCog, group_name="macro"):
     @app_commands.guild_only()
     async def run(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         name: MacroName,
         extra: app_commands.Range[str, 1, 200] | None = None,
     ) -> None:
@@ -77,7 +73,7 @@ class MacroCog(commands.GroupCog, group_name="macro"):
 
     @app_commands.command(name="list", description="Your active character's saved rolls")
     @app_commands.guild_only()
-    async def list_(self, interaction: discord.Interaction[Any]) -> None:
+    async def list_(self, interaction: Interaction) -> None:
         listed = await macros.list_macros(bot_of(interaction).db, caller_from(interaction))
         await answer(interaction, embed=list_embed(listed), ephemeral=True)
 
@@ -85,6 +81,6 @@ class MacroCog(commands.GroupCog, group_name="macro"):
     @app_commands.describe(name="The saved roll's name")
     @app_commands.autocomplete(name=macro_name)
     @app_commands.guild_only()
-    async def delete(self, interaction: discord.Interaction[Any], name: MacroName) -> None:
+    async def delete(self, interaction: Interaction, name: MacroName) -> None:
         gone = await macros.delete_macro(bot_of(interaction).db, caller_from(interaction), name)
         await answer(interaction, deleted_text(gone), ephemeral=True)

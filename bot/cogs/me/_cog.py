@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import WordChoices
+from bot.cogs._types import Interaction
 from bot.services import notify
 from bot.words import NotifyMode
 
@@ -28,7 +26,7 @@ _SAID: dict[str, str] = {
 @me_group.command(name="notify", description="How the game clock reminds you: channel, DM, or off")
 @app_commands.describe(how="channel (default): a ping where the game is; dm; off: no pings")
 async def me_notify(
-    interaction: discord.Interaction[Any], how: app_commands.Transform[str, WordChoices(NotifyMode)]
+    interaction: Interaction, how: app_commands.Transform[str, WordChoices(NotifyMode)]
 ) -> None:
     mode = await notify.set_mode(bot_of(interaction).db, caller_from(interaction), how)
     await interaction.response.send_message(_SAID[mode], ephemeral=True)

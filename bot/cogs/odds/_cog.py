@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -11,15 +9,19 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import (
+    ATTACK_HELP,
     CHECK_OPTION_NAMES,
     SAVE_HELP,
     AbilityName,
+    Ac,
     Against,
     Bonus,
     CritAt,
     Dc,
     DifficultyChoice,
+    Magic,
     Name,
+    Quality,
     RankBonus,
     School,
     check_options,
@@ -27,7 +29,7 @@ from bot.cogs._options import (
     save_options,
 )
 from bot.cogs._respond import answer
-from bot.cogs.attack._cog import ATTACK_HELP, Ac, Magic, Quality
+from bot.cogs._types import Interaction
 from bot.render.odds import odds_embed
 from bot.services import attacks, odds
 from bot.services.attacks import AttackOptions
@@ -36,7 +38,7 @@ from bot.services.odds import OddsReport
 PUBLIC = "Show the odds to the whole channel (default: only you)"
 
 
-async def _answer(interaction: discord.Interaction[Any], report: OddsReport, public: bool) -> None:
+async def _answer(interaction: Interaction, report: OddsReport, public: bool) -> None:
     await answer(
         interaction,
         embed=odds_embed(report),
@@ -56,7 +58,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     @app_commands.guild_only()
     async def check(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName,
         proficiency: Name | None = None,
         dc: Dc | None = None,
@@ -99,7 +101,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     @app_commands.guild_only()
     async def save(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ability: AbilityName | None = None,
         dc: Dc | None = None,
         advantage: bool = False,
@@ -126,7 +128,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     @app_commands.command(name="luck", description="Odds of a Pen & Dagger luck roll")
     @app_commands.describe(public=PUBLIC)
     @app_commands.guild_only()
-    async def luck(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+    async def luck(self, interaction: Interaction, public: bool = False) -> None:
         report = await odds.luck_odds(bot_of(interaction).db, caller_from(interaction))
         await _answer(interaction, report, public)
 
@@ -138,7 +140,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     @app_commands.guild_only()
     async def attack(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         ac: Ac,
         ability: AbilityName = "STR",
         proficiency: bool = True,
@@ -177,7 +179,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
     )
     async def roll(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         dice: app_commands.Range[str, 1, 1000],
         at_least: app_commands.Range[int, -100000, 100000] | None = None,
         public: bool = False,

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
 from bot.quoting import escape
 from bot.render.groups import party_embed
 from bot.services import party
@@ -25,7 +23,7 @@ class PartyCog(commands.GroupCog, group_name="party"):
     @app_commands.describe(character="The character's name")
     @app_commands.autocomplete(character=ac.own_character)
     @app_commands.guild_only()
-    async def add(self, interaction: discord.Interaction[Any], character: Name) -> None:
+    async def add(self, interaction: Interaction, character: Name) -> None:
         found, changed = await party.add(
             bot_of(interaction).db, caller_from(interaction), character
         )
@@ -40,7 +38,7 @@ class PartyCog(commands.GroupCog, group_name="party"):
     @app_commands.describe(character="The character's name")
     @app_commands.autocomplete(character=ac.own_character)
     @app_commands.guild_only()
-    async def remove(self, interaction: discord.Interaction[Any], character: Name) -> None:
+    async def remove(self, interaction: Interaction, character: Name) -> None:
         found, changed = await party.remove(
             bot_of(interaction).db, caller_from(interaction), character
         )
@@ -53,6 +51,6 @@ class PartyCog(commands.GroupCog, group_name="party"):
 
     @app_commands.command(name="show", description="The party, with the scores that matter")
     @app_commands.guild_only()
-    async def show(self, interaction: discord.Interaction[Any]) -> None:
+    async def show(self, interaction: Interaction) -> None:
         campaign, members = await party.show(bot_of(interaction).db, caller_from(interaction))
         await answer(interaction, embed=party_embed(campaign, members), ephemeral=True)

@@ -21,6 +21,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer
+from bot.cogs._types import Interaction
 from bot.cogs.post._webhooks import Webhooks, hook_place
 from bot.db.post_models import MAX_POST_TEXT
 from bot.quoting import clip_text
@@ -32,7 +33,7 @@ from bot.tree import answer_error
 
 log = logging.getLogger(__name__)
 
-OnText = Callable[[discord.Interaction[Any], str], Awaitable[None]]
+OnText = Callable[[Interaction, str], Awaitable[None]]
 #: Discord's limit on a modal's title.
 MODAL_TITLE_LIMIT = 45
 
@@ -56,7 +57,7 @@ class PostModal(discord.ui.Modal):
         await self._on_text(interaction, self.text.value)
 
     async def on_error(  # type: ignore[override]  # discord.py's Modal passes no item
-        self, interaction: discord.Interaction[Any], error: Exception, /
+        self, interaction: Interaction, error: Exception, /
     ) -> None:
         await answer_error(interaction, error)
 
@@ -81,7 +82,7 @@ class PostCog(commands.Cog):
     @app_commands.guild_only()
     async def post(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         text: app_commands.Range[str, 1, MAX_POST_TEXT] | None = None,
     ) -> None:
         if text is not None:
@@ -92,7 +93,7 @@ class PostCog(commands.Cog):
         modal = PostModal(f"Post as {author.name}", self._publish)
         await interaction.response.send_modal(modal)
 
-    async def _publish(self, interaction: discord.Interaction[Any], text: str) -> None:
+    async def _publish(self, interaction: Interaction, text: str) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
         place, thread = hook_place(interaction.channel)
@@ -176,7 +177,7 @@ class PostCog(commands.Cog):
                     raise
         raise AssertionError("unreachable")
 
-    async def _hint(self, interaction: discord.Interaction[Any], channel_id: int) -> str | None:
+    async def _hint(self, interaction: Interaction, channel_id: int) -> str | None:
         """How to grant Manage Webhooks, the first time in this channel only."""
         bot = bot_of(interaction)
         if not await posts.claim_webhook_hint(bot.db, channel_id, interaction.guild_id):
@@ -190,18 +191,18 @@ class PostCog(commands.Cog):
     @app_commands.describe(message="The post's message link (Copy Message Link) or id")
     @app_commands.guild_only()
     async def post_edit(
-        self, interaction: discord.Interaction[Any], message: app_commands.Range[str, 1, 200]
+        self, interaction: Interaction, message: app_commands.Range[str, 1, 200]
     ) -> None:
         found = await posts.post_to_edit(bot_of(interaction).db, caller_from(interaction), message)
 
-        async def submitted(submit: discord.Interaction[Any], text: str) -> None:
+        async def submitted(submit: Interaction, text: str) -> None:
             await self._edit(submit, found, text)
 
         modal = PostModal(f"Edit {found.character_name}'s post", submitted, default=found.text)
         await interaction.response.send_modal(modal)
 
     async def _edit(
-        self, interaction: discord.Interaction[Any], found: posts.StoredPost, text: str
+        self, interaction: Interaction, found: posts.StoredPost, text: str
     ) -> None:
         await defer(interaction, ephemeral=True)
         bot = bot_of(interaction)
@@ -258,7 +259,7 @@ class PostCog(commands.Cog):
     @app_commands.describe(message="The post's message link (Copy Message Link) or id")
     @app_commands.guild_only()
     async def post_history(
-        self, interaction: discord.Interaction[Any], message: app_commands.Range[str, 1, 200]
+        self, interaction: Interaction, message: app_commands.Range[str, 1, 200]
     ) -> None:
         found = await posts.post_history(bot_of(interaction).db, caller_from(interaction), message)
         await answer(interaction, embed=view.history_embed(found), ephemeral=True)

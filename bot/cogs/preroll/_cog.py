@@ -5,14 +5,13 @@ The GM applies them with ``/gm check ... preroll:next`` (bot/cogs/gm/_cog.py).
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
 from bot.render.prerolls import sealed_embed, waiting_embed
 from bot.services import prerolls, secrecy
 
@@ -31,7 +30,7 @@ class PrerollCog(commands.Cog):
     @app_commands.guild_only()
     async def preroll(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         count: app_commands.Range[int, 1, prerolls.MAX_SEALED] = 1,
     ) -> None:
         bot = bot_of(interaction)
@@ -48,6 +47,6 @@ class PrerollCog(commands.Cog):
         name="prerolls", description="The sealed pre-rolls waiting in this campaign"
     )
     @app_commands.guild_only()
-    async def list_prerolls(self, interaction: discord.Interaction[Any]) -> None:
+    async def list_prerolls(self, interaction: Interaction) -> None:
         _, found = await prerolls.waiting(bot_of(interaction).db, caller_from(interaction))
         await answer(interaction, embed=waiting_embed(found), ephemeral=True)

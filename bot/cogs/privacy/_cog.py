@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of
+from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.db.engine import Database
 from bot.render.privacy import DELETE_QUESTION, erased_text, stored_embed
@@ -27,7 +26,7 @@ class PrivacyCog(commands.GroupCog, group_name="privacy"):
     """Your data: see it, erase it. Works in servers and in direct messages."""
 
     @app_commands.command(name="show", description="What the bot stores about you, per server")
-    async def show(self, interaction: discord.Interaction[Any]) -> None:
+    async def show(self, interaction: Interaction) -> None:
         bot = bot_of(interaction)
         data = await privacy.stored_data(bot.db, interaction.user.id)
         names = {
@@ -41,7 +40,7 @@ class PrivacyCog(commands.GroupCog, group_name="privacy"):
         name="delete",
         description="Erase your data in this server (in a DM: everywhere); asks first",
     )
-    async def delete(self, interaction: discord.Interaction[Any]) -> None:
+    async def delete(self, interaction: Interaction) -> None:
         user = interaction.user
         guild_id = interaction.guild_id
         where = "in this server" if guild_id is not None else "everywhere this bot runs"
@@ -56,7 +55,7 @@ def erase_view(db: Database, user_id: int, guild_id: int | None, names: list[str
     """The confirmation of /privacy delete: only ``user_id`` can press it, and it erases them
     (in ``guild_id``; None: everywhere)."""
 
-    async def confirmed(_click: discord.Interaction[Any]) -> str:
+    async def confirmed(_click: Interaction) -> str:
         # ConfirmView lets only the asker click; the erasure is theirs, by their id.
         done = await privacy.erase_user(db, user_id, guild_id, names=names)
         return erased_text(done, everywhere=guild_id is None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -21,11 +21,13 @@ from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
 from bot.cogs._options import DifficultyChoice, WordChoices
 from bot.cogs._respond import answer, update_message
-from bot.cogs.clock._cog import wake
+from bot.cogs._shared import channel_of, wake
+from bot.cogs._types import Interaction
 from bot.errors import UserError
 from bot.render.requests import (
     closed_text,
     gm_undelivered_text,
+    reminder_text,
     request_content,
     request_embed,
     reveal_text,
@@ -38,6 +40,9 @@ from bot.services.requests import RequestView
 from bot.services.secrecy import GmTargets
 from bot.tree import answer_error
 from bot.words import DefaultAction
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +114,7 @@ def view_for(request: RequestView) -> discord.ui.View | None:
     return view
 
 
-async def _tell_gm(
-    interaction: discord.Interaction[Any], campaign: CampaignView, request: RequestView
-) -> None:
+async def _tell_gm(interaction: Interaction, campaign: CampaignView, request: RequestView) -> None:
     """Deliver the GM's view (pass/fail under a hidden DC) as every GM copy goes: the GM
     channel, else DMs to the GMs of setup; if nobody got it, tell the last player to roll."""
     delivered = await send_to_gm(
@@ -144,7 +147,7 @@ async def _tell_gm(
 )
 @app_commands.autocomplete(ability=ac.ability)
 async def request_roll(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     ability: app_commands.Range[str, 1, 32],
     characters: app_commands.Range[str, 1, 1000] | None = None,
     dc: app_commands.Range[int, 1, 100] | None = None,
@@ -202,9 +205,7 @@ async def request_roll(
 
 @request_group.command(name="status", description="GM: who has not rolled yet (and the results)")
 @app_commands.describe(request="The request's number (default: the latest)")
-async def request_status(
-    interaction: discord.Interaction[Any], request: RequestNumber | None = None
-) -> None:
+async def request_status(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
     await answer(
@@ -216,9 +217,7 @@ async def request_status(
     name="reveal", description="GM: reveal a hidden DC (or threshold) and who passed"
 )
 @app_commands.describe(request="The request's number (default: the latest unrevealed)")
-async def request_reveal(
-    interaction: discord.Interaction[Any], request: RequestNumber | None = None
-) -> None:
+async def request_reveal(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     _, found = await requests.reveal(bot.db, caller_from(interaction), request, bot.clock.now())
     await answer(interaction, reveal_text(found), embed=request_embed(found))
@@ -244,7 +243,7 @@ def _duration(text: str | None, what: str) -> timedelta | None:
     by="How much longer, like 12h or 1d",
 )
 async def request_extend(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     by: app_commands.Range[str, 1, 20],
     request: RequestNumber | None = None,
 ) -> None:
@@ -265,9 +264,7 @@ async def request_extend(
 
 @request_group.command(name="close", description="GM: close a request now, applying its default")
 @app_commands.describe(request="The request's number (default: the latest open one)")
-async def request_close(
-    interaction: discord.Interaction[Any], request: RequestNumber | None = None
-) -> None:
+async def request_close(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     closed = await requests.close(
         bot.db, bot.rng, caller_from(interaction), request, bot.clock.now()
@@ -279,7 +276,7 @@ async def request_close(
         await _tell_gm(interaction, closed.campaign, found)
 
 
-async def _refresh(interaction: discord.Interaction[Any], found: RequestView) -> None:
+async def _refresh(interaction: Interaction, found: RequestView) -> None:
     """Update the request's own message in place (its deadline line, its button)."""
     if found.message_id is None:
         return
@@ -291,3 +288,64 @@ async def _refresh(interaction: discord.Interaction[Any], found: RequestView) ->
             )
         except discord.HTTPException:
             log.warning("could not update request #%s in place", found.id)
+
+
+# The game clock's notices for requests (registered in this package's setup).
+async def deliver_closed(bot: PbpBot, closed: requests.Closed) -> None:
+    """The request's message loses its button and shows the result; the verdict posts."""
+    request = closed.request
+    channel = await channel_of(bot, request.channel_id)
+    if channel is None:
+        log.warning("request #%s closed, but its channel is gone", request.id)
+        return
+    # The channel kinds a campaign (or its thread) can be: each can edit a message by id.
+    if request.message_id is not None and isinstance(
+        channel, discord.TextChannel | discord.Thread | discord.VoiceChannel
+    ):
+        try:
+            await channel.get_partial_message(request.message_id).edit(
+                embed=request_embed(request), view=view_for(request)
+            )
+        except discord.HTTPException:
+            log.warning("could not update request #%s in place", request.id)
+    await channel.send(
+        closed_text(request, closed.how),
+        embed=request_embed(request),
+        allowed_mentions=discord.AllowedMentions.none(),
+    )
+    if request.hidden:
+        await send_to_gm(
+            bot,
+            GmTargets.of(closed.campaign),
+            f"Roll request #{request.id} closed {closed.how}; reveal with "
+            f"/gm request reveal request:{request.id}.",
+            request_embed(request, gm_view=True),
+        )
+
+
+async def deliver_reminders(bot: PbpBot, notice: requests.Reminders) -> None:
+    """Each reminder as its player chose: a DM, or a ping in the request's channel."""
+    request = notice.request
+    channel = await channel_of(bot, request.channel_id)
+    guild_id = request.guild_id
+    link = (
+        f"https://discord.com/channels/{guild_id}/{request.channel_id}/{request.message_id}"
+        if request.message_id is not None and guild_id is not None
+        else None
+    )
+    for reminder in notice.reminders:
+        text = reminder_text(request, reminder, link)
+        mentions = discord.AllowedMentions(users=True, everyone=False, roles=False)
+        if reminder.mode == "dm":
+            try:
+                user = bot.get_user(reminder.user_id) or await bot.fetch_user(reminder.user_id)
+                await user.send(text, allowed_mentions=mentions)
+                continue
+            except discord.HTTPException:  # DMs closed: the channel, as by default
+                log.info("request #%s: DM reminder refused; pinging in the channel", request.id)
+        if channel is None:
+            continue
+        try:
+            await channel.send(text, allowed_mentions=mentions)
+        except discord.HTTPException:
+            log.warning("request #%s: reminder to %s not delivered", request.id, reminder.user_id)

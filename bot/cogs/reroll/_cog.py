@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
+from bot.cogs._types import Interaction
 from bot.render.rerolls import reroll_embed
 from bot.render.secrecy import stub_embed
 from bot.services import rerolls, secrecy
@@ -25,9 +25,7 @@ class RerollCog(commands.Cog):
         die="Which of the two d20s to reroll (the campaign must allow rerolls)",
     )
     @app_commands.guild_only()
-    async def reroll(
-        self, interaction: discord.Interaction[Any], die: Literal["first", "second"]
-    ) -> None:
+    async def reroll(self, interaction: Interaction, die: Literal["first", "second"]) -> None:
         bot = bot_of(interaction)
         done = await rerolls.reroll(
             bot.db, bot.rng, caller_from(interaction), die, request_text(interaction)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord.ext import commands
 
 from bot.cogs._gm import ensure_gm_group
-from bot.cogs.clock._cog import DELIVERERS
+from bot.cogs._shared import DELIVERERS
 from bot.cogs.rounds._cog import RoundsCog, deliver_reveal, round_group
 from bot.services.rounds import Revealed
 

@@ -8,7 +8,7 @@ reads back, as for a hidden roll's stub), and the reveal posts every declaration
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
@@ -17,7 +17,8 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
 from bot.cogs._respond import answer
-from bot.cogs.clock._cog import wake
+from bot.cogs._shared import wake
+from bot.cogs._types import Interaction
 from bot.render.rounds import (
     cancelled_embed,
     declared_embed,
@@ -54,7 +55,7 @@ class RoundsCog(commands.Cog):
     @app_commands.guild_only()
     async def declare(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         text: app_commands.Range[str, 1, MAX_DECLARATION],
     ) -> None:
         bot = bot_of(interaction)
@@ -70,7 +71,7 @@ class RoundsCog(commands.Cog):
 @round_group.command(name="open", description="GM: open a round of sealed declarations here")
 @app_commands.describe(deadline="It reveals itself after this long, like 90m, 24h or 2d")
 async def round_open(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     deadline: app_commands.Range[str, 1, 20] | None = None,
 ) -> None:
     bot = bot_of(interaction)
@@ -81,13 +82,13 @@ async def round_open(
 
 
 @round_group.command(name="status", description="Who has declared in the open round (not what)")
-async def round_status(interaction: discord.Interaction[Any]) -> None:
+async def round_status(interaction: Interaction) -> None:
     found = await rounds.status(bot_of(interaction).db, caller_from(interaction))
     await answer(interaction, embed=status_embed(found), ephemeral=True)
 
 
 @round_group.command(name="reveal", description="GM: reveal every declaration of the round at once")
-async def round_reveal(interaction: discord.Interaction[Any]) -> None:
+async def round_reveal(interaction: Interaction) -> None:
     bot = bot_of(interaction)
     revealed = await rounds.reveal(bot.db, caller_from(interaction), bot.clock.now())
     messages = reveal_embeds(revealed)
@@ -98,7 +99,7 @@ async def round_reveal(interaction: discord.Interaction[Any]) -> None:
 
 
 @round_group.command(name="cancel", description="GM: close the round unrevealed (it stays sealed)")
-async def round_cancel(interaction: discord.Interaction[Any]) -> None:
+async def round_cancel(interaction: Interaction) -> None:
     bot = bot_of(interaction)
     cancelled = await rounds.cancel(bot.db, caller_from(interaction), bot.clock.now())
     await answer(interaction, embed=cancelled_embed(cancelled), allowed_mentions=_QUIET)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from discord.ext import commands
 
-from bot.cogs.clock._cog import DELIVERERS
+from bot.cogs._shared import DELIVERERS
 from bot.cogs.turns._cog import deliver_turn, turns_group
 from bot.services.turns import TurnEvent
 

@@ -7,14 +7,15 @@ one ping, their way (``/me notify``): a mention in that message, a DM, or nothin
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import WordChoices
-from bot.cogs.clock._cog import wake
+from bot.cogs._shared import wake
+from bot.cogs._types import Interaction
 from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
 from bot.services import turns
 from bot.services.clock import parse_duration
@@ -47,7 +48,7 @@ async def _dm(bot: PbpBot, event: TurnEvent) -> None:
         log.info("turn order #%s: DM to the current player refused", event.order.id)
 
 
-async def _answer(interaction: discord.Interaction[Any], event: TurnEvent) -> None:
+async def _answer(interaction: Interaction, event: TurnEvent) -> None:
     bot = bot_of(interaction)
     await interaction.response.send_message(
         event_text(event), embed=order_embed(event.order), allowed_mentions=ping_mentions(event)
@@ -75,7 +76,7 @@ async def deliver_turn(bot: PbpBot, event: TurnEvent) -> None:
     deadline="Per turn: it passes by itself after this long, like 24h",
 )
 async def turns_start(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     characters: app_commands.Range[str, 1, 1000] | None = None,
     order: app_commands.Transform[str, WordChoices(TurnOrderKind)] = TurnOrderKind.LISTED,
     deadline: app_commands.Range[str, 1, 20] | None = None,
@@ -91,13 +92,13 @@ async def turns_start(
 
 
 @turns_group.command(name="show", description="The turn order here, and whose turn it is")
-async def turns_show(interaction: discord.Interaction[Any]) -> None:
+async def turns_show(interaction: Interaction) -> None:
     view = await turns.show(bot_of(interaction).db, caller_from(interaction))
     await interaction.response.send_message(embed=order_embed(view), ephemeral=True)
 
 
 @turns_group.command(name="next", description="End the current turn (its player or a GM)")
-async def turns_next(interaction: discord.Interaction[Any]) -> None:
+async def turns_next(interaction: Interaction) -> None:
     bot = bot_of(interaction)
     await _answer(
         interaction, await turns.next_turn(bot.db, caller_from(interaction), bot.clock.now())
@@ -105,12 +106,12 @@ async def turns_next(interaction: discord.Interaction[Any]) -> None:
 
 
 @turns_group.command(name="hold", description="Skip me this round; I keep my place")
-async def turns_hold(interaction: discord.Interaction[Any]) -> None:
+async def turns_hold(interaction: Interaction) -> None:
     bot = bot_of(interaction)
     await _answer(interaction, await turns.hold(bot.db, caller_from(interaction), bot.clock.now()))
 
 
 @turns_group.command(name="end", description="GM: end the turn order here")
-async def turns_end(interaction: discord.Interaction[Any]) -> None:
+async def turns_end(interaction: Interaction) -> None:
     bot = bot_of(interaction)
     await _answer(interaction, await turns.end(bot.db, caller_from(interaction), bot.clock.now()))

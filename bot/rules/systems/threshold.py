@@ -107,7 +107,7 @@ class ThresholdSystem(Defaults):
         cs_at, cf_at = options.crit_success_at, options.crit_failure_at
         if cs_at is not None or cf_at is not None:
             # Checked now, so a bad option refuses before anything changes.
-            threshold.test_odds(
+            threshold.odds_of_test(
                 score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
             )
         return Plan(
@@ -115,7 +115,7 @@ class ThresholdSystem(Defaults):
             "test",
             ability,
             f"{ability} test",
-            lambda rng: threshold.test(
+            lambda rng: threshold.roll_test(
                 score,
                 target,
                 rng,
@@ -127,7 +127,7 @@ class ThresholdSystem(Defaults):
                 crit_failure_at=cf_at,
             ),
             lambda: named(
-                threshold.test_odds(
+                threshold.odds_of_test(
                     score, target, used, tiers=tiers, crit_success_at=cs_at, crit_failure_at=cf_at
                 ),
                 lambda r: r.display,

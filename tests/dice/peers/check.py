@@ -43,7 +43,7 @@ def classify(peer: str, entry: dict[str, Any], engine: Any) -> str:
 
 def classify_dice_maiden(expr: str, cases: Any, engine: Any) -> str:
     """Dice Maiden's entries: the forced faces give the totals its README describes?"""
-    from tests.dice.forced import Forced
+    from tests.scripted import ScriptedRandom
 
     many = getattr(engine, "parse_many", None)
     try:
@@ -53,7 +53,7 @@ def classify_dice_maiden(expr: str, cases: Any, engine: Any) -> str:
     if cases is None:
         return "different"  # accepted, but Dice Maiden means something we don't do
     for faces, expected in cases:
-        rng = Forced(faces)
+        rng = ScriptedRandom(*faces)
         try:
             if many is None:
                 got: Any = engine.roll(parsed, rng).total

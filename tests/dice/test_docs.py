@@ -10,7 +10,7 @@ import pytest
 
 from bot.dice import parse_many
 from bot.dice.batch import roll_many
-from tests.dice.forced import Forced
+from tests.scripted import ScriptedRandom
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "dice.md"
 ROW = re.compile(
@@ -44,7 +44,7 @@ def test_doc_example(where, spellings, faces, six, expected):
         forced *= 6
     want = [int(x) for x in expected.split(",")]
     first = spellings[0]
-    results = roll_many(first, Forced(forced))  # type: ignore[arg-type]
+    results = roll_many(first, ScriptedRandom(*forced))
     got = [r.total for r in results]
     assert got == (want * 6 if six else want), where
     for other in spellings[1:]:

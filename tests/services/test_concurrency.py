@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import random
 
-from svc_helpers import gm_caller, origin
-
 from bot.db.engine import Database
 from bot.services import fortune as svc
 from bot.services.characters import CharacterView, get_character_by_id
 from bot.services.errors import FortuneAtMaximum, NoFortuneLeft
 from bot.services.fortune_table import set_boon
+from tests.services.helpers import gm_caller, origin
 
 
 async def _hammer(db: Database, character_id: int, ops: list[int]) -> tuple[int, int]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from svc_helpers import gm_caller, origin
 
 from bot.db.engine import Database
 from bot.services import fortune as svc
@@ -19,6 +18,7 @@ from bot.services.errors import (
 from bot.services.fortune_table import set_boon
 from bot.services.ledger import latest_rolls
 from bot.words import FortunePurpose
+from tests.services.helpers import gm_caller, origin
 
 
 async def test_gain_to_maximum(db: Database, hero: CharacterView) -> None:

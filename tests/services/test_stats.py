@@ -8,7 +8,6 @@ import random
 from fractions import Fraction
 
 import pytest
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
@@ -18,6 +17,7 @@ from bot.services._sql import transaction
 from bot.services.campaigns import CampaignView, setup_campaign
 from bot.services.characters import create_character, party_add, set_score
 from bot.services.context import Caller
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 CAROL = 4_000_000_000_000_003
 GM = 4_000_000_000_000_009

@@ -13,11 +13,12 @@ import pytest
 from bot.dice import DiceError, exact_odds, parse, parse_many, render_markdown, render_plain, roll
 from bot.dice.batch import roll_many
 from bot.dice.roller import ADDED, DROPPED, FAILURE, FOLDED, KEPT, SUCCESS
-from tests.dice.forced import Forced, enumerate_outcomes
+from tests.dice.forced import enumerate_outcomes
+from tests.scripted import ScriptedRandom
 
 
 def total(expression: str, *faces: int) -> int:
-    rng = Forced(faces)
+    rng = ScriptedRandom(*faces)
     result = roll(expression, rng)  # type: ignore[arg-type]
     assert rng.used == len(faces), f"{expression} used {rng.used} of {len(faces)} dice"
     return result.total
@@ -98,7 +99,7 @@ def test_each_spelling_means_what_its_bot_means(expression, faces, expected):
 
 
 def test_selector_keep_is_a_selection_not_a_success_count():
-    result = roll("4d6k<3", Forced((1, 5, 2, 6)))  # type: ignore[arg-type]
+    result = roll("4d6k<3", ScriptedRandom(1, 5, 2, 6))
     flags = [d.flags for d in result.terms[0].dice]
     assert [bool(f & KEPT) for f in flags] == [True, False, True, False]
     assert not any(f & SUCCESS for f in flags)
@@ -106,28 +107,28 @@ def test_selector_keep_is_a_selection_not_a_success_count():
 
 
 def test_success_and_failure_marks_and_dice_added_or_folded():
-    pool = roll("5d10 t8 f1", Forced((8, 1, 9, 1, 3)))  # type: ignore[arg-type]
+    pool = roll("5d10 t8 f1", ScriptedRandom(8, 1, 9, 1, 3))
     marks = [(bool(d.flags & SUCCESS), bool(d.flags & FAILURE)) for d in pool.terms[0].dice]
     assert marks == [(True, False), (False, True), (True, False), (False, True), (False, False)]
     assert render_markdown(pool) == "5d10>=8f<=1 (8✓, **1**✗, 9✓, **1**✗, 3) = 0"
-    added = roll("2d6ra1", Forced((1, 4, 6)))  # type: ignore[arg-type]
+    added = roll("2d6ra1", ScriptedRandom(1, 4, 6))
     assert added.terms[0].dice[-1].flags & ADDED and added.terms[0].dice[-1].source == 0
-    folded = roll("1d6!!", Forced((6, 6, 2)))  # type: ignore[arg-type]
+    folded = roll("1d6!!", ScriptedRandom(6, 6, 2))
     assert [bool(d.flags & FOLDED) for d in folded.terms[0].dice] == [False, True, True]
     assert folded.total == 14 and render_plain(folded) == "1d6!!6 (6!, +6!, +2) = 14"
 
 
 def test_fate_and_sets_render():
-    fate = roll("4dF", Forced((1, 2, 3, 3)))  # type: ignore[arg-type]
+    fate = roll("4dF", ScriptedRandom(1, 2, 3, 3))
     assert render_markdown(fate) == "4dF (−, 0, +, +) = 1"
-    group = roll("(1d4, 2+2, 3d6kl1)kh1", Forced((3, 6, 5, 2)))  # type: ignore[arg-type]
+    group = roll("(1d4, 2+2, 3d6kl1)kh1", ScriptedRandom(3, 6, 5, 2))
     assert group.sets == ((False, True, False),)
     assert render_plain(group) == "(1d4 (3)x, 2 + 2, 3d6kl1 (6x, 5x, 2)x)kh1 = 4"
     assert [d.flags & DROPPED for d in group.terms[1].dice][:2] == [DROPPED, DROPPED]
 
 
 def test_comparison_renders_pass_or_fail_and_is_recorded():
-    result = roll("1d20+5 >= 15", Forced((12,)))  # type: ignore[arg-type]
+    result = roll("1d20+5 >= 15", ScriptedRandom(12))
     assert result.passed is True and result.compared == (17, 15)
     assert render_plain(result) == "1d20 (12) + 5 >= 15 → 17 ≥ 15: pass"
     record = result.to_record()
@@ -212,14 +213,14 @@ def test_repeats_and_several_rolls_each_get_their_own_total_and_labels():
     batch = parse_many("6#4d6kh3")
     assert batch.count == 6 and parse_many("6 4d6 k3").text == "6#4d6kh3"
     faces = [f for _ in range(6) for f in (1, 2, 3, 4)]
-    results = roll_many(batch, Forced(faces))  # type: ignore[arg-type]
+    results = roll_many(batch, ScriptedRandom(*faces))
     assert [r.total for r in results] == [9] * 6
-    pair = roll_many("1d20+5 [attack]; 2d6+3 [damage]", Forced((12, 2, 5)))  # type: ignore[arg-type]
+    pair = roll_many("1d20+5 [attack]; 2d6+3 [damage]", ScriptedRandom(12, 2, 5))
     assert [(r.total, r.labels) for r in pair] == [(17, ("attack",)), (10, ("damage",))]
-    advantage = roll_many("3 +d20", Forced((1, 20, 5, 4, 9, 9)))  # type: ignore[arg-type]
+    advantage = roll_many("3 +d20", ScriptedRandom(1, 20, 5, 4, 9, 9))
     assert [r.total for r in advantage] == [20, 5, 9]
-    assert [r.total for r in roll_many("2 d6", Forced((3, 4)))] == [3, 4]  # type: ignore[arg-type]
-    assert [r.total for r in roll_many("3 + 4", Forced(()))] == [7]  # type: ignore[arg-type]
+    assert [r.total for r in roll_many("2 d6", ScriptedRandom(3, 4))] == [3, 4]
+    assert [r.total for r in roll_many("3 + 4", ScriptedRandom())] == [7]
 
 
 @pytest.mark.parametrize(

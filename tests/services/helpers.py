@@ -1,4 +1,4 @@
-"""Constants and helpers shared by the service tests (imported as ``svc_helpers``)."""
+"""Constants and helpers shared by the service tests (``tests.services.helpers``)."""
 
 from __future__ import annotations
 

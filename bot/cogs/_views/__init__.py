@@ -1,4 +1,4 @@
-"""Small views the cogs share."""
+"""Views more than one feature shows: here, so no cog imports another feature's private module."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from bot.cogs._respond import answer, update_message
+from bot.cogs._types import Interaction
 from bot.tree import answer_error
 
 
@@ -22,7 +23,7 @@ class ConfirmView(discord.ui.View):
         self,
         owner_id: int,
         confirm_label: str,
-        on_confirm: Callable[[discord.Interaction[Any]], Awaitable[str]],
+        on_confirm: Callable[[Interaction], Awaitable[str]],
     ) -> None:
         super().__init__(timeout=120)
         self.owner_id = owner_id
@@ -36,17 +37,13 @@ class ConfirmView(discord.ui.View):
         return True
 
     @discord.ui.button(label="Confirm", style=discord.ButtonStyle.danger)
-    async def confirm(
-        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]
-    ) -> None:
+    async def confirm(self, interaction: Interaction, _button: discord.ui.Button[Any]) -> None:
         self.stop()
         message = await self.on_confirm(interaction)
         await update_message(interaction, content=message, view=None)
 
     @discord.ui.button(label="Cancel", style=discord.ButtonStyle.secondary)
-    async def cancel(
-        self, interaction: discord.Interaction[Any], _button: discord.ui.Button[Any]
-    ) -> None:
+    async def cancel(self, interaction: Interaction, _button: discord.ui.Button[Any]) -> None:
         self.stop()
         await update_message(interaction, content="Cancelled: nothing changed.", view=None)
 

@@ -21,12 +21,12 @@ from bot import app
 from bot.app import create_bot
 from bot.config import Settings
 from bot.db.models import campaigns, ledger
+from bot.log_context import QUIET_DRIVERS, install_log_context
 from bot.logs import setup_logging
 from bot.ops import RESTARTING, Operations
-from bot.ops.context import QUIET_DRIVERS, install_log_context
 from bot.ops.inflight import InFlight
 from bot.ops.server import OpsServer
-from bot.ops.shutdown import serve
+from bot.serve import serve
 from bot.services import characters, sheets
 from bot.services import requests as request_service
 from bot.services.campaigns import campaign_for_channel

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from svc_helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller, origin
 
 from bot.db.engine import Database
 from bot.services import characters as svc
@@ -13,6 +12,7 @@ from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 from bot.services.ledger import NewRoll, latest_rolls, record_roll
 from bot.words import LedgerKind
+from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller, origin
 
 
 async def test_first_character_becomes_active(db: Database, pd_campaign: CampaignView) -> None:

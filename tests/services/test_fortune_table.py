@@ -8,7 +8,6 @@ import random
 
 import pytest
 from sqlalchemy import func, select
-from svc_helpers import ALICE, BOB, CHANNEL, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
@@ -18,6 +17,8 @@ from bot.services.characters import CharacterView, get_character_by_id, set_scor
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoFortuneLeft, NotAllowed, NotFound
 from bot.services.serialize import to_jsonable
+from tests.scripted import ScriptedRandom
+from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
 
 _ids = itertools.count(8_000_000_000_000_000)
 
@@ -26,20 +27,13 @@ def caller(user_id: int = ALICE) -> Caller:
     return Caller(user_id=user_id, channel_id=CHANNEL, guild_id=GUILD, interaction_id=next(_ids))
 
 
-class Faces(random.Random):
-    """Returns the given d20 faces in order, then 19s."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0) if self.faces else 19
-
-
 async def roll(db: Database, *faces: int) -> checks.CheckResult:
     return await checks.perform_check(
-        db, Faces(*faces), caller(), checks.CheckOptions(ability="DEX"), "/check ability:DEX"
+        db,
+        ScriptedRandom(*faces, then=19),
+        caller(),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX",
     )
 
 
@@ -65,8 +59,8 @@ async def test_two_clicks_on_one_roll_reroll_once(db: Database, angus: Character
     await fortune.give_fortune(db, angus.id, origin(), 2)
     result = await roll(db, 2)
     outcomes = await asyncio.gather(
-        fortune_table.reroll_roll(db, Faces(19), caller(), result.roll_id),
-        fortune_table.reroll_roll(db, Faces(19), caller(), result.roll_id),
+        fortune_table.reroll_roll(db, ScriptedRandom(19, then=19), caller(), result.roll_id),
+        fortune_table.reroll_roll(db, ScriptedRandom(19, then=19), caller(), result.roll_id),
         return_exceptions=True,
     )
     assert sum(isinstance(o, fortune_table.RerollResult) for o in outcomes) == 1
@@ -81,7 +75,10 @@ async def test_rerolls_of_many_rolls_spend_only_the_dice_held(
     await fortune.give_fortune(db, angus.id, origin(), 2)
     rolls = [await roll(db, 2) for _ in range(5)]
     outcomes = await asyncio.gather(
-        *(fortune_table.reroll_roll(db, Faces(19), caller(), r.roll_id) for r in rolls),
+        *(
+            fortune_table.reroll_roll(db, ScriptedRandom(19, then=19), caller(), r.roll_id)
+            for r in rolls
+        ),
         return_exceptions=True,
     )
     assert sum(isinstance(o, fortune_table.RerollResult) for o in outcomes) == 2
@@ -96,10 +93,10 @@ async def test_refused_choices_change_nothing(db: Database, angus: CharacterView
     await fortune.give_fortune(db, angus.id, origin(), 1)
     natural_1 = await roll(db, 1)
     with pytest.raises(InvalidValue, match="natural 1"):
-        await fortune_table.reroll_roll(db, Faces(), caller(), natural_1.roll_id)
+        await fortune_table.reroll_roll(db, ScriptedRandom(then=19), caller(), natural_1.roll_id)
     other = await roll(db, 2)
     with pytest.raises(NotAllowed):
-        await fortune_table.reroll_roll(db, Faces(), caller(BOB), other.roll_id)
+        await fortune_table.reroll_roll(db, ScriptedRandom(then=19), caller(BOB), other.roll_id)
     await fortune.give_fortune(db, angus.id, origin(), 1)
     twenty = await roll(db, 20)
     assert not twenty.outcome.trade_available  # at the maximum when rolled
@@ -118,7 +115,7 @@ async def test_a_blind_roll_is_not_found_by_its_roller(
     await fortune.give_fortune(db, angus.id, origin(), 1)
     blind = await checks.perform_check(
         db,
-        Faces(face),
+        ScriptedRandom(face, then=19),
         caller(),
         checks.CheckOptions(ability="DEX"),
         "/check ability:DEX secret:blind",
@@ -128,7 +125,7 @@ async def test_a_blind_roll_is_not_found_by_its_roller(
     for choose in (
         fortune_table.keep_critical(db, caller(), blind.roll_id),
         fortune_table.trade_critical(db, caller(), blind.roll_id),
-        fortune_table.reroll_roll(db, Faces(19), caller(), blind.roll_id),
+        fortune_table.reroll_roll(db, ScriptedRandom(19, then=19), caller(), blind.roll_id),
     ):
         with pytest.raises(NotFound) as refused:
             await choose
@@ -145,7 +142,7 @@ async def test_a_hidden_roll_is_chosen_on_only_once_revealed(
     sees); once its roller reveals it, the trade is made, in public."""
     hidden = await checks.perform_check(
         db,
-        Faces(20),
+        ScriptedRandom(20, then=19),
         caller(),
         checks.CheckOptions(ability="DEX"),
         "/check ability:DEX secret:self",

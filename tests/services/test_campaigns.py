@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from svc_helpers import CHANNEL, GM_ROLE, GUILD
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.errors import UserError
 from bot.services import campaigns as svc
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from tests.services.helpers import CHANNEL, GM_ROLE, GUILD
 
 THREAD = 5_000_000_000_000_001
 

@@ -9,13 +9,13 @@ import random
 import re
 
 import pytest
-from svc_helpers import CHANNEL, GUILD, gm_caller
 
 from bot.db.engine import Database
 from bot.services import export
 from bot.services.campaigns import CampaignView
 from bot.services.errors import InvalidValue, TooLarge
 from bot.services.rolls import roll_dice
+from tests.services.helpers import CHANNEL, GUILD, gm_caller
 
 
 async def _big_rolls(db: Database, count: int) -> None:

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility, ledger
@@ -38,6 +37,8 @@ from bot.services import (
 from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView, create_character, set_score
 from bot.services.context import Caller
+from tests.scripted import ScriptedRandom
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 
 OTHER_GUILD = GUILD + 7
 OTHER_CHANNEL = CHANNEL + 7
@@ -62,17 +63,6 @@ def caller(user_id: int, *, guild: int = GUILD, channel: int = CHANNEL) -> Calle
     )
 
 
-class Faces(random.Random):
-    """Returns the given d20 faces in order, then 12s."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0) if self.faces else min(max(12, a), b)
-
-
 async def _characters(db: Database, campaign: CampaignView) -> tuple[CharacterView, CharacterView]:
     jade = await create_character(db, campaign.id, ALICE, JADE)
     quill = await create_character(db, campaign.id, BOB, QUILL)
@@ -90,7 +80,7 @@ async def play(db: Database, campaign: CampaignView) -> dict[str, int]:
         label = f"{JADE} sneaks" if user == ALICE else f"{QUILL} strikes"
         done = await rolls.roll_dice(
             db,
-            Faces(),
+            ScriptedRandom(then=12),
             caller(user),
             "1d20+2 [sneak] # quiet now",
             label=label,
@@ -99,7 +89,7 @@ async def play(db: Database, campaign: CampaignView) -> dict[str, int]:
         numbers[f"public-{user}"] = done.number
     hidden = await rolls.roll_dice(
         db,
-        Faces(),
+        ScriptedRandom(then=12),
         caller(ALICE),
         "1d20",
         label="only me",
@@ -109,7 +99,7 @@ async def play(db: Database, campaign: CampaignView) -> dict[str, int]:
     numbers["self"] = hidden.number
     blind = await checks.perform_check(
         db,
-        Faces(9),
+        ScriptedRandom(9, then=12),
         caller(ALICE),
         checks.CheckOptions(ability="DEX"),
         f"/check ability:DEX character:{JADE} secret:blind",
@@ -119,12 +109,20 @@ async def play(db: Database, campaign: CampaignView) -> dict[str, int]:
     await secrecy.reveal(db, caller(GM_USER), blind.number)
     await fortune.give_fortune(db, jade.id, origin(GM_USER), 2)
     checked = await checks.perform_check(
-        db, Faces(5), caller(ALICE), checks.CheckOptions(ability="DEX"), "/check ability:DEX"
+        db,
+        ScriptedRandom(5, then=12),
+        caller(ALICE),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX",
     )
-    await fortune_table.reroll_roll(db, Faces(15), caller(ALICE), checked.roll_id)
+    await fortune_table.reroll_roll(db, ScriptedRandom(15, then=12), caller(ALICE), checked.roll_id)
     await fortune_table.spend(db, caller(ALICE), "hint", note=f"{JADE} reads the map")
     bob_check = await checks.perform_check(
-        db, Faces(14), caller(BOB), checks.CheckOptions(ability="DEX"), "/check ability:DEX"
+        db,
+        ScriptedRandom(14, then=12),
+        caller(BOB),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX",
     )
     numbers["bob-check"] = bob_check.number
     request = await requests.create(
@@ -135,7 +133,9 @@ async def play(db: Database, campaign: CampaignView) -> dict[str, int]:
         characters_text=f"{JADE}, {QUILL}",
     )
     for user in (ALICE, BOB):
-        await requests.answer(db, Faces(11), caller(user), request.id, "Roll button")
+        await requests.answer(
+            db, ScriptedRandom(11, then=12), caller(user), request.id, "Roll button"
+        )
     await generation.roll_scores(
         db,
         random.Random(5),
@@ -222,9 +222,13 @@ async def test_erasing_in_one_server_leaves_the_others(
     db: Database, pd_campaign: CampaignView
 ) -> None:
     await _characters(db, pd_campaign)
-    await rolls.roll_dice(db, Faces(), caller(ALICE), "1d20", label=JADE, request="/roll dice:1d20")
+    await rolls.roll_dice(
+        db, ScriptedRandom(then=12), caller(ALICE), "1d20", label=JADE, request="/roll dice:1d20"
+    )
     elsewhere = caller(ALICE, guild=OTHER_GUILD, channel=OTHER_CHANNEL)
-    await rolls.roll_dice(db, Faces(), elsewhere, "1d20", label=JADE, request="/roll dice:1d20")
+    await rolls.roll_dice(
+        db, ScriptedRandom(then=12), elsewhere, "1d20", label=JADE, request="/roll dice:1d20"
+    )
     await privacy.erase_user(db, ALICE, GUILD)
     shown = await privacy.stored_data(db, ALICE)
     assert [s.guild_id for s in shown.servers] == [OTHER_GUILD]
@@ -253,7 +257,7 @@ async def test_the_ledger_still_refuses_anything_but_a_tombstone(
 ) -> None:
     await _characters(db, pd_campaign)
     done = await rolls.roll_dice(
-        db, Faces(), caller(ALICE), "1d20", label=JADE, request="/roll dice:1d20"
+        db, ScriptedRandom(then=12), caller(ALICE), "1d20", label=JADE, request="/roll dice:1d20"
     )
     bad = [
         "UPDATE ledger SET user_id = 5 WHERE id = :id",
@@ -354,7 +358,7 @@ async def test_a_name_from_another_campaign_never_erases_rolls_of_no_campaign(
     await play(db, pd_campaign)
     await rolls.roll_dice(
         db,
-        Faces(),
+        ScriptedRandom(then=12),
         caller(BOB, channel=CHANNEL + 50),
         "1d20",
         label=f"{QUILL} attacks",
@@ -381,10 +385,14 @@ async def test_attack_damage_is_charged_to_the_work_budget(db: Database) -> None
     await set_score(db, hero.id, "STR", 12)
     tight = budgets.Budgets(budgets.Rate(50, 0.0001), budgets.Rate(1e9, 1))
     spent = replace(caller(ALICE), budget=tight)
-    await rolls.roll_dice(db, Faces(), spent, "1000d20kh500", request="/roll")
+    await rolls.roll_dice(db, ScriptedRandom(then=12), spent, "1000d20kh500", request="/roll")
     before = await rows_of(db, ALICE)
     with pytest.raises(budgets.OverBudget):
         await attacks.perform_attack(
-            db, Faces(), spent, attacks.AttackOptions(ac=1, damage="1000d20kh500"), "/attack"
+            db,
+            ScriptedRandom(then=12),
+            spent,
+            attacks.AttackOptions(ac=1, damage="1000d20kh500"),
+            "/attack",
         )
     assert await rows_of(db, ALICE) == before  # refused: nothing recorded

@@ -8,7 +8,6 @@ import itertools
 import random
 
 import pytest
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
@@ -18,6 +17,7 @@ from bot.services.campaigns import CampaignView, setup_campaign
 from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
 from bot.words import LedgerKind
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD
 
 GM = 4_000_000_000_000_009
 _interactions = itertools.count(8_000_000_000_000_000)

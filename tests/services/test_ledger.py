@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event, text
-from svc_helpers import ALICE, BOB, origin
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
@@ -22,6 +21,7 @@ from bot.services.characters import CharacterView
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
 from bot.words import LedgerKind
 from tests.ledger_triggers import drop_triggers
+from tests.services.helpers import ALICE, BOB, origin
 
 
 def roll(campaign_id: int | None = None, **overrides: object) -> svc.NewRoll:

@@ -8,11 +8,9 @@ old button acts on a new object.
 from __future__ import annotations
 
 import itertools
-import random
 
 import pytest
 from sqlalchemy import func, select
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
@@ -26,6 +24,8 @@ from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
 from bot.services.errors import NotFound
 from tests.ledger_triggers import purge_newest_rolls
+from tests.scripted import ScriptedRandom
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 GM = 4_000_000_000_000_009
 _interactions = itertools.count(7_000_000_000_000_000)
@@ -41,17 +41,6 @@ def _caller(user_id: int) -> Caller:
         role_ids=roles,
         interaction_id=next(_interactions),
     )
-
-
-class Faces(random.Random):
-    """Returns the given d20 faces in order, then 10s."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0) if self.faces else 10
 
 
 async def _d20_table(db: Database) -> tuple[int, list[int], requests.RequestView]:
@@ -83,7 +72,9 @@ async def test_the_old_request_button_after_the_campaign_is_recreated_acts_on_no
 
     # Alice clicks "Roll" on the old message: that request is gone, the new one is untouched.
     with pytest.raises(NotFound, match="no longer exists"):
-        await requests.answer(db, Faces(15), _caller(ALICE), old_request.id, "old button")
+        await requests.answer(
+            db, ScriptedRandom(15, then=10), _caller(ALICE), old_request.id, "old button"
+        )
     untouched = await requests.load(db, new_request.id)
     assert [t.answered for t in untouched.targets] == [False, False]
 
@@ -100,7 +91,11 @@ async def test_an_old_natural_20_choice_never_lands_on_a_new_roll(db: Database) 
     hero = await create_character(db, campaign.id, ALICE, "Jade")
     await set_score(db, hero.id, "DEX", 12)
     old = await checks.perform_check(
-        db, Faces(20), _caller(ALICE), checks.CheckOptions(ability="DEX"), "/check ability:DEX"
+        db,
+        ScriptedRandom(20, then=10),
+        _caller(ALICE),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX",
     )
     await delete_campaign(db, campaign.id)
     await purge_newest_rolls(db, old.roll_id)
@@ -111,7 +106,11 @@ async def test_an_old_natural_20_choice_never_lands_on_a_new_roll(db: Database) 
     hero = await create_character(db, campaign.id, ALICE, "Jade")
     await set_score(db, hero.id, "DEX", 12)
     new = await checks.perform_check(
-        db, Faces(20), _caller(ALICE), checks.CheckOptions(ability="DEX"), "/check ability:DEX"
+        db,
+        ScriptedRandom(20, then=10),
+        _caller(ALICE),
+        checks.CheckOptions(ability="DEX"),
+        "/check ability:DEX",
     )
     assert new.roll_id > old.roll_id
 

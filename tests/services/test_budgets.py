@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import pytest
 from sqlalchemy import func, select
-from svc_helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
 from bot.config import Settings
 from bot.db.engine import Database
@@ -34,6 +33,7 @@ from bot.services.budgets import (
 from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
 from bot.services.rolls import roll_dice
+from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
 #: The defaults an operator gets (bot/config.py), so "ordinary play never meets it" is about them.
 _DEFAULTS = Settings.model_fields

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
@@ -26,6 +25,7 @@ from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed
 from tests.ledger_triggers import drop_triggers
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "secret-rolls.md"  # "Checking … by hand"
 GM = Caller(user_id=5, channel_id=CHANNEL, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))

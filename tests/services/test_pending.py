@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from svc_helpers import ALICE, CHANNEL, GUILD, origin
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
@@ -15,6 +14,7 @@ from bot.services._sql import transaction
 from bot.services.campaigns import setup_campaign
 from bot.services.characters import create_character, get_character_by_id
 from bot.services.errors import InvalidValue
+from tests.services.helpers import ALICE, CHANNEL, GUILD, origin
 
 
 async def _threshold_character(db: Database) -> int:

@@ -10,11 +10,12 @@ import pytest
 
 from bot.dice import DiceError, exact_odds, parse, render_markdown, render_plain, roll
 from bot.dice.roller import FROM_IMPLOSION, IMPLODED
-from tests.dice.forced import Forced, enumerate_outcomes
+from tests.dice.forced import enumerate_outcomes
+from tests.scripted import ScriptedRandom
 
 
 def forced(expression: str, *faces: int):
-    rng = Forced(faces)
+    rng = ScriptedRandom(*faces)
     result = roll(expression, rng)  # type: ignore[arg-type]
     assert rng.used == len(faces), f"{expression} used {rng.used} of {len(faces)} dice"
     return result

@@ -3,6 +3,7 @@
 The custom ids carry only the ledger roll id and the choice, so a button works after a
 restart and on any shard process (``bot.add_dynamic_items`` in the cog's setup); who may click
 and what happens is decided by the service from the stored roll, never from the message.
+Shared views: /check, /reveal and /gm reveal attach them as well as /fortune.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import discord
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import update_message
+from bot.cogs._types import Interaction
 from bot.db.engine import Database
 from bot.quoting import escape
 from bot.render.fortune import choice_embed, reroll_embed
@@ -30,7 +32,7 @@ TRADE_LUCK_LABEL = "Take a 10 (lucky) + a fortune die"
 REROLL_LABEL = "Spend a fortune die: reroll"
 
 
-def _title(interaction: discord.Interaction[Any], fallback: str) -> str:
+def _title(interaction: Interaction, fallback: str) -> str:
     """The result's title as it was shown (the message's own embed)."""
     message = interaction.message
     if message is not None and message.embeds and message.embeds[0].title:

@@ -4,7 +4,6 @@ audience check; @everyone is never a GM role; import forgets the known GMs."""
 from __future__ import annotations
 
 import pytest
-from svc_helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller
 
 from bot.db.engine import Database
 from bot.services import campaigns, sheets
@@ -13,6 +12,7 @@ from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.export import export_campaigns, import_campaigns
 from bot.services.secrecy import GmTargets
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller
 
 PLAYERS = 3_000_000_000_000_002
 MOD = 4_000_000_000_000_077

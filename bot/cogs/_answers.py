@@ -1,0 +1,85 @@
+"""How a recorded roll answers its interaction, shared by its command and /macro run.
+
+One function per result type, so a saved roll (issue 18) answers with the very embed its command
+would, and no cog imports another feature's private module (issue 21).
+"""
+
+from __future__ import annotations
+
+from bot.cogs._common import caller_from
+from bot.cogs._delivery import deliver
+from bot.cogs._types import Interaction
+from bot.cogs._views.fortune import fortune_view_for
+from bot.render.attacks import attack_embed
+from bot.render.checks import check_embed
+from bot.render.dice import roll_embed
+from bot.render.secrecy import stub_embed
+from bot.services import secrecy
+from bot.services.attacks import AttackResult
+from bot.services.checks import CheckResult
+from bot.services.rolls import DiceRoll
+from bot.words import Visibility
+
+
+async def send_attack(
+    interaction: Interaction, result: AttackResult, *, by_gm: bool = False
+) -> None:
+    """Answer with the attack; a hidden one through deliver (stub, ephemeral, GM copy)."""
+    await deliver(
+        interaction,
+        full=attack_embed(result, gm_copy=by_gm),
+        stub=stub_embed(
+            result.attacker, result.title, result.number, result.visibility, result.commitment
+        ),
+        visibility=result.visibility,
+        gm_targets=result.gm_targets,
+        roll_id=result.roll_id,
+        number=result.number,
+        commitment=result.commitment,
+        roller_is_gm=by_gm or secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
+        gm_full=attack_embed(result, gm_copy=True),
+    )
+
+
+async def send_check(interaction: Interaction, result: CheckResult) -> None:
+    """Answer with a check, save or luck roll."""
+    # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
+    # one needs neither the GM's copy nor the roller's GM standing: not built.
+    hidden = result.visibility is not Visibility.PUBLIC
+    await deliver(
+        interaction,
+        full=check_embed(result),
+        stub=stub_embed(
+            result.character.name,
+            result.plan_title,
+            result.number,
+            result.visibility,
+            result.commitment,
+        ),
+        visibility=result.visibility,
+        gm_targets=result.gm_targets,
+        roll_id=result.roll_id,
+        number=result.number,
+        commitment=result.commitment,
+        # A GM's own blind roll is shown to them (they are who it is hidden for).
+        roller_is_gm=hidden and secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
+        view=fortune_view_for(result),
+        gm_full=check_embed(result, gm_copy=True) if hidden else None,
+    )
+
+
+async def send_roll(interaction: Interaction, rolled: DiceRoll) -> None:
+    """Answer with a generic roll."""
+    name = interaction.user.display_name
+    await deliver(
+        interaction,
+        full=roll_embed(name, rolled),
+        stub=stub_embed(
+            name, rolled.label or "dice", rolled.number, rolled.visibility, rolled.commitment
+        ),
+        visibility=rolled.visibility,
+        gm_targets=rolled.gm_targets,
+        roll_id=rolled.roll_id,
+        number=rolled.number,
+        commitment=rolled.commitment,
+    )

@@ -10,7 +10,6 @@ from dataclasses import replace
 
 import pytest
 from sqlalchemy import select
-from svc_helpers import ALICE, CHANNEL, GUILD, gm_caller
 
 from bot.db.engine import Database
 from bot.db.preroll_models import prerolls as prerolls_table
@@ -21,6 +20,8 @@ from bot.services.checks import CheckOptions
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
 from bot.services.privacy import erase_user
+from tests.scripted import ScriptedRandom
+from tests.services.helpers import ALICE, CHANNEL, GUILD, gm_caller
 
 _interactions = itertools.count(8_000_000_000_000_000)
 
@@ -47,7 +48,9 @@ async def test_concurrent_checks_never_use_the_same_sealed_die(
     await set_score(db, hero.id, "DEX", 12)
     faces = [3, 17, 9, 20, 1, 12]
     rng = random.Random(1)
-    sealed = await prerolls.seal(db, _FacesRandom(faces), _alice(), len(faces), "/preroll count:6")
+    sealed = await prerolls.seal(
+        db, ScriptedRandom(*faces), _alice(), len(faces), "/preroll count:6"
+    )
     assert [d.number for d in sealed.dice] == list(range(1, 7))
 
     async def apply() -> prerolls.PrerolledCheck | None:
@@ -89,17 +92,6 @@ async def test_concurrent_seals_never_exceed_the_cap(db: Database, hero: Charact
     assert len(await _table(db)) == 9
 
 
-class _FacesRandom(random.Random):
-    """The given d20 faces, in order."""
-
-    def __init__(self, faces: list[int]) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
-
-
 async def test_erasure_deletes_the_sealed_pre_rolls_and_tombstones_their_rows(
     db: Database, hero: CharacterView
 ) -> None:
@@ -118,7 +110,7 @@ async def test_an_exported_campaign_keeps_its_sealed_pre_rolls(
     """The operator's export and import move the pre-rolls with their rows: the one used stays
     used, the one waiting can still be applied, once, in the new place."""
     await set_score(db, hero.id, "DEX", 12)
-    await prerolls.seal(db, _FacesRandom([6, 15]), _alice(), 2, "/preroll count:2")
+    await prerolls.seal(db, ScriptedRandom(6, 15), _alice(), 2, "/preroll count:2")
     caller = replace(gm_caller(), interaction_id=next(_interactions))
     await prerolls.perform_gm_check(
         db, random.Random(4), caller, hero.name, CheckOptions("DEX"), "/gm check preroll:next"
@@ -148,7 +140,7 @@ async def test_a_gms_export_leaves_sealed_dice_out_so_the_import_has_none_to_app
     """A GM's export drops an unrevealed pre-roll's die and salt (as any self roll's): imported,
     it can never be applied, so it does not count as waiting."""
     await set_score(db, hero.id, "DEX", 12)
-    await prerolls.seal(db, _FacesRandom([6]), _alice(), 1, "/preroll")
+    await prerolls.seal(db, ScriptedRandom(6), _alice(), 1, "/preroll")
     data = await export.export_campaigns(db, campaign_id=hero.campaign_id, redact_private=True)
     [moved] = await export.import_campaigns(db, data, guild_id=GUILD, channel_id=CHANNEL + 7)
     assert moved.rows["prerolls"] == 1

@@ -38,7 +38,7 @@ from bot.services.characters import (
     set_score,
 )
 from bot.services.fortune import gain_fortune_in, spend_fortune_in
-from bot.services.ledger import NewRoll, Origin, latest_rolls_in, record_roll_in
+from bot.services.ledger import NewRoll, Origin, latest_rolls_in, record_in
 from bot.words import LedgerKind
 
 USERS = 50
@@ -75,7 +75,7 @@ async def _check_in(session: Any, channel_id: int, user_id: int) -> None:
     # caller's active character (scores, proficiencies...), the ledger row; then a counter.
     campaign = await campaign_for_channel_in(session, GUILD, channel_id, None)
     character = await resolve_character_in(session, campaign.id, user_id, None)
-    recorded = await record_roll_in(
+    recorded = await record_in(
         session, _roll(campaign.id, character.id, character.name, channel_id, user_id)
     )
     assert not recorded.duplicate

@@ -36,7 +36,7 @@ from bot.services.characters import (
     resolve_character_in,
 )
 from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
+from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
 from bot.words import SecrecyCommand, Visibility
 
@@ -293,16 +293,10 @@ async def _perform_in(
     if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
     outcome = plan.roll(rng)
-    recorded = await secrecy.record_roll_in(
+    recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
-            origin=ledger.Origin(
-                channel_id=caller.channel_id,
-                user_id=caller.user_id,
-                guild_id=caller.guild_id,
-                interaction_id=caller.interaction_id,
-                parent_channel_id=caller.parent_channel_id,
-            ),
+            origin=ledger.Origin.of(caller),
             kind=plan.kind,
             request=request,
             dice=list(_dice_of(outcome)),
@@ -313,8 +307,6 @@ async def _perform_in(
             character_name=character.name,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
     if sealed is not None:
         await sealed.mark_used_in(session, recorded.id)
     carried = campaign.rules.carry_over_next(outcome)

@@ -36,7 +36,6 @@ from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.characters import CharacterView, get_character, get_character_by_id
 from bot.services.context import Caller
 from bot.services.errors import (
-    DuplicateInteraction,
     FortuneAtMaximum,
     InvalidValue,
     NoFortuneLeft,
@@ -271,10 +270,10 @@ async def _record(
 ) -> ledger.Recorded:
     # Only a public or revealed roll is chosen on (issue 15, _load_roll), so the choice is
     # made in the open: a public row.
-    recorded = await ledger.record_roll_in(
+    recorded = await ledger.record_in(
         session,
         NewRoll(
-            origin=_origin(caller),
+            origin=Origin.of(caller),
             kind=kind,
             request=request,
             dice=dice,
@@ -290,22 +289,10 @@ async def _record(
             character_name=roll.row.character_name,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
     await session.execute(
         update(_F).where(_F.c.roll_id == roll.row.id).values(result_roll_id=recorded.id)
     )
     return recorded
-
-
-def _origin(caller: Caller) -> Origin:
-    return Origin(
-        channel_id=caller.channel_id,
-        user_id=caller.user_id,
-        guild_id=caller.guild_id,
-        interaction_id=caller.interaction_id,
-        parent_channel_id=caller.parent_channel_id,
-    )
 
 
 async def _fortune_of(session: AsyncSession, character_id: int) -> tuple[int, int]:
@@ -536,14 +523,14 @@ async def spend(db: Database, caller: Caller, purpose: str, note: str | None = N
     campaign, character = await target_character(db, caller, None, "spend its fortune dice")
     _require_pen_and_dagger(campaign)
     note = " ".join(note.split()) if note else None
-    return await fortune.spend_fortune(db, character.id, _origin(caller), purpose, note=note)
+    return await fortune.spend_fortune(db, character.id, Origin.of(caller), purpose, note=note)
 
 
 async def give(db: Database, caller: Caller, name: str, count: int = 1) -> FortuneView:
     """GM: give ``count`` dice, refused (changing nothing) past the character's maximum."""
     _, character = await _gm_target(db, caller, name, "give fortune dice")
     try:
-        return await fortune.give_fortune(db, character.id, _origin(caller), count)
+        return await fortune.give_fortune(db, character.id, Origin.of(caller), count)
     except FortuneAtMaximum:
         now = await get_character_by_id(db, character.id)
         boon = (
@@ -566,7 +553,7 @@ async def take(db: Database, caller: Caller, name: str, count: int = 1) -> Fortu
     """GM: take ``count`` dice away, refused (changing nothing) below zero."""
     _, character = await _gm_target(db, caller, name, "take fortune dice")
     try:
-        return await fortune.take_fortune(db, character.id, _origin(caller), count)
+        return await fortune.take_fortune(db, character.id, Origin.of(caller), count)
     except NoFortuneLeft:
         now = await get_character_by_id(db, character.id)
         if now.fortune == 0:
@@ -616,10 +603,10 @@ async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonRes
             )
         ).one()
         after = int(row.fortune)
-        recorded = await ledger.record_roll_in(
+        await ledger.record_in(
             session,
             NewRoll(
-                origin=_origin(caller),
+                origin=Origin.of(caller),
                 kind=LedgerKind.FORTUNE,
                 request=f"fortune boon {'on' if on else 'off'}",
                 dice=[],
@@ -633,8 +620,6 @@ async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonRes
                 character_name=character.name,
             ),
         )
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.id)
     return BoonResult(character.name, on, after, cap, int(before) - after)
 
 

@@ -29,7 +29,7 @@ from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
-from bot.services.groups import campaign_in, origin, record_in
+from bot.services.groups import campaign_in
 from bot.services.serialize import to_jsonable
 from bot.words import LedgerKind
 
@@ -94,10 +94,10 @@ async def roll_scores(
         _require_pd(campaign)
         require_gm(campaign, caller, "run the group ability-score generation")
         generation = pd.generate_group_scores(names, rng, gm=gm)
-        recorded = await record_in(
+        recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.GENERATE,
                 request=request,
                 dice=[die.value for score in generation.scores for die in score.dice],

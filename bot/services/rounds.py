@@ -36,7 +36,7 @@ from bot.services.campaigns import CampaignView
 from bot.services.characters import active_character_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotFound
-from bot.services.groups import campaign_in, origin, record_in
+from bot.services.groups import campaign_in
 from bot.words import JobKind, LedgerKind, Visibility
 
 _R = rounds
@@ -249,10 +249,10 @@ async def declare(db: Database, caller: Caller, text: str, now: datetime) -> Dec
         if earlier is not None:
             numbers = await ledger.numbers_in(session, [int(earlier.ledger_id)])
             earlier_number = numbers[int(earlier.ledger_id)]
-        stored = await record_in(
+        stored = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.DECLARATION,
                 request=REQUEST,
                 dice=[],

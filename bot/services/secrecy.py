@@ -211,27 +211,6 @@ def fields_match(row: ledger_svc.RollView) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
-class Stored:
-    """A recorded roll: its ledger id (internal), whether the interaction was a duplicate, the
-    commitment of a hidden roll (None for public ones), its public number and chain link."""
-
-    id: int
-    duplicate: bool
-    commitment: str | None
-    number: int = 0
-    chain: str = ""
-
-
-async def record_roll_in(session: Executor, roll: ledger_svc.NewRoll) -> Stored:
-    """Record any roll: the ledger numbers and chains it, and seals a hidden one with its salt
-    and commitment in the same one INSERT (no later UPDATE)."""
-    recorded = await ledger_svc.record_roll_in(session, roll)
-    return Stored(
-        recorded.id, recorded.duplicate, recorded.commitment, recorded.number, recorded.chain
-    )
-
-
 # --- who may see what -----------------------------------------------------------------------
 
 
@@ -371,9 +350,7 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.
         await pending.on_reveal_in(session, row)
         # ...and the AC a hidden critical hit took from its target (issue 16).
-        from bot.services import attacks  # attacks records through this module
-
-        await attacks.on_reveal_in(session, row)
+        await pending.ac_loss_on_reveal_in(session, row)
         # Its salts, for the encoding the reveal shows (format 3 hashes each field).
         (row,) = await ledger_svc.with_salts_in(session, [row])
     return RowAccess(row, found.campaign, True, found.caller_is_gm)

@@ -34,7 +34,7 @@ from bot.services.campaigns import CampaignView
 from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
-from bot.services.groups import campaign_in, origin, record_in, resolve_targets_in
+from bot.services.groups import campaign_in, resolve_targets_in
 from bot.words import JobKind, LedgerKind, TurnOrderKind, Visibility
 
 _O = turn_orders
@@ -155,13 +155,13 @@ async def _record_in(
 ) -> None:
     """The change as a ledger row: public, in the campaign's chain."""
     row_origin = (
-        origin(caller, with_interaction=True)
+        ledger.Origin.of(caller)
         if caller is not None
         else ledger.Origin(
             channel_id=view.channel_id, user_id=view.current.user_id, guild_id=view.guild_id
         )
     )
-    await record_in(
+    await ledger.record_in(
         session,
         ledger.NewRoll(
             origin=row_origin,

@@ -388,7 +388,7 @@ async def test_upgrade_keeps_every_row_and_rule_and_ids_move_past_all_ever_used(
         request = await requests.create(
             database, caller, "DEX", "/gm request roll", characters_text="Ed"
         )
-        roll = await ledger.record_roll(
+        roll = await ledger.record(
             database,
             ledger.NewRoll(
                 origin=ledger.Origin(channel_id=15, user_id=GM, guild_id=GUILD),

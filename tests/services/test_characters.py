@@ -10,7 +10,7 @@ from bot.services.campaigns import CampaignView, setup_campaign, update_settings
 from bot.services.characters import CharacterView, Proficiency
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
-from bot.services.ledger import NewRoll, latest_rolls, record_roll
+from bot.services.ledger import NewRoll, latest_rolls, record
 from bot.words import LedgerKind
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller, origin
 
@@ -163,7 +163,7 @@ async def test_delete_keeps_rolls_and_promotes_another(
 ) -> None:
     moss = await svc.create_character(db, pd_campaign.id, ALICE, "Moss")
     await svc.set_score(db, hero.id, "STR", 12)
-    await record_roll(
+    await record(
         db,
         NewRoll(
             origin=origin(),

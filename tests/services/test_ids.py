@@ -142,7 +142,7 @@ async def test_a_roll_after_the_newest_rows_are_deleted_takes_a_new_number(
 
     async def record() -> int:
         async with transaction(db) as session:
-            return (await secrecy.record_roll_in(session, roll())).id
+            return (await ledger_svc.record_in(session, roll())).id
 
     first = await record()
     second = await record()

@@ -30,15 +30,15 @@ from sqlalchemy.engine import make_url
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
 from bot.services._sql import core_transaction, transaction
-from bot.services.campaigns import campaign_for_channel_in, setup_campaign
-from bot.services.characters import (
+from bot.services.store.campaigns import campaign_for_channel_in, setup_campaign
+from bot.services.store.characters import (
     create_character,
     resolve_character_in,
     set_proficiency,
     set_score,
 )
-from bot.services.fortune import gain_fortune_in, spend_fortune_in
-from bot.services.ledger import NewRoll, Origin, latest_rolls_in, record_in
+from bot.services.store.fortune import gain_fortune_in, spend_fortune_in
+from bot.services.store.ledger import NewRoll, Origin, latest_rolls_in, record_in
 from bot.words import LedgerKind
 
 USERS = 50

@@ -28,9 +28,10 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, awaits_answer, defer, deferred_ephemeral
 from bot.cogs._types import Interaction
 from bot.render import secrecy as render
-from bot.services import campaigns, secrecy
+from bot.services import secrecy
 from bot.services.errors import StorageUnavailable
 from bot.services.secrecy import GmTargets, RowAccess
+from bot.services.store import campaigns
 from bot.words import Visibility
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from bot.render import style
 from bot.render.outcomes import outcome_words
 from bot.services import commitments as cm
 from bot.services import secrecy
-from bot.services.ledger import RollView
 from bot.services.secrecy import GM_CHANNEL_HINT, Verification
+from bot.services.store.ledger import RollView
 from bot.words import LedgerKind, Visibility
 
 #: Who sees a hidden roll's result, in the stub's words.

@@ -9,7 +9,7 @@ damage, records the roll and stores a named target character's lost AC, in one t
 
 A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed
 (issue 15): the AC its critical takes away is stored by its reveal
-(:func:`bot.services.pending.ac_loss_on_reveal_in`).
+(:func:`bot.services.store.pending.ac_loss_on_reveal_in`).
 """
 
 from __future__ import annotations
@@ -24,20 +24,21 @@ from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
 from bot.rules.systems import Feature
-from bot.services import budgets, characters, ledger, secrecy
+from bot.services import budgets, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import (
+from bot.services.checks import SYSTEM_NAMES
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import (
     MAX_AC_LOSS,
     CharacterView,
     character_by_name_in,
     resolve_character_in,
 )
-from bot.services.checks import SYSTEM_NAMES
-from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NoCampaign
-from bot.services.serialize import to_jsonable
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).

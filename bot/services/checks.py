@@ -25,19 +25,20 @@ from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-e
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
 from bot.rules.systems.base import refuse_options, score_of
-from bot.services import ledger, pending, secrecy
+from bot.services import secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import (
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.serialize import to_jsonable
+from bot.services.store import ledger, pending
+from bot.services.store.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import (
     CharacterView,
     character_by_name_in,
     resolve_character_in,
 )
-from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NoCampaign
-from bot.services.serialize import to_jsonable
 from bot.words import SecrecyCommand, Visibility
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from bot.errors import UserError
 from bot.quoting import escape
 
 if TYPE_CHECKING:
-    from bot.services.ledger import Recorded
+    from bot.services.store.ledger import Recorded
 
 
 class NoCampaign(UserError):
@@ -74,7 +74,7 @@ class StorageUnavailable(UserError):
 class DuplicateInteraction(Exception):
     """The interaction was already recorded (another shard or a retry got there first).
 
-    :func:`~bot.services.ledger.record_in` raises it inside the caller's transaction, so the
+    :func:`~bot.services.store.ledger.record_in` raises it inside the caller's transaction, so the
     transaction's side effects roll back; the player is pointed to the roll (bot/tree.py).
     ``roll_id`` is the public number the existing row printed, ``existing`` that row.
     """

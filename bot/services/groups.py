@@ -18,11 +18,8 @@ from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems import Feature, read, system_for, system_of
-from bot.services import characters, ledger, pending
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView
 from bot.services.checks import (
     SYSTEM_NAMES,
     CheckOptions,
@@ -39,6 +36,9 @@ from bot.services.errors import (
 )
 from bot.services.party import party_members_in
 from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger, pending
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind, Visibility
 
 #: At most this many characters in one group roll (one embed field each, Discord allows 25).

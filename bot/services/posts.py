@@ -35,15 +35,15 @@ from bot.db.post_models import (
 )
 from bot.db.types import utcnow
 from bot.quoting import quote
-from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
-from bot.services.characters import CharacterView, active_character_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.inline import InlineRoll, InlineRolls, InlineSpan, find_rolls, roll_text_in
 from bot.services.sheets import target_character
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
+from bot.services.store.characters import CharacterView, active_character_in
 from bot.words import LedgerKind
 
 #: The ledger kind of a post, and of each edit of one (a new version of its text).

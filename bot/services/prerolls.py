@@ -37,13 +37,14 @@ from bot.db.preroll_models import prerolls
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import checks, ledger
+from bot.services import checks
 from bot.services._sql import Executor, core_transaction, transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView, resolve_character_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import CharacterView, resolve_character_in
 from bot.words import LedgerKind, Visibility
 
 #: Sealed dice that may wait per character (see the module docstring for why).

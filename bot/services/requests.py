@@ -33,10 +33,9 @@ from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import characters, ledger, notify, scheduler
+from bot.services import notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, get_campaign_in, system_key
 from bot.services.clock import MAX_DURATION
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed, NotFound
@@ -56,6 +55,8 @@ from bot.services.groups import (
     summarize,
 )
 from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import CampaignView, get_campaign_in, system_key
 from bot.words import DefaultAction, JobKind, LedgerKind, NotifyMode, Visibility
 
 _R = roll_requests

@@ -21,14 +21,14 @@ from bot.db.engine import Database
 from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.rules.systems import Feature
-from bot.services import ledger
 from bot.services._sql import core_transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import load_character_in
 from bot.services.checks import SYSTEM_NAMES, CheckResult
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import load_character_in
 from bot.words import LedgerKind
 
 #: The rows /reroll looks at: the player's own checks, saves and attacks, and rerolls.

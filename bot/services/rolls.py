@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
-from bot.services import budgets, ledger, secrecy
+from bot.services import budgets, secrecy
 from bot.services._sql import Executor, core_transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 

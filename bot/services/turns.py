@@ -27,14 +27,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import turn_orders
-from bot.services import ledger, notify, scheduler
+from bot.services import notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in, resolve_targets_in
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 from bot.words import JobKind, LedgerKind, TurnOrderKind, Visibility
 
 _O = turn_orders

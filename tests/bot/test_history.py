@@ -11,8 +11,9 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from bot.db.models import Visibility
-from bot.services import ledger, secrecy
-from bot.services.campaigns import campaign_for_channel
+from bot.services import secrecy
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import (
     Table,
     answered_ephemeral,

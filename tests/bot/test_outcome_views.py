@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.services import ledger
-from bot.services.ledger import RollView
+from bot.services.store import ledger
+from bot.services.store.ledger import RollView
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest, private_gm_channel
 

@@ -19,8 +19,8 @@ from simcord.enums import ChannelType
 from sqlalchemy import func, select, update
 
 from bot.db.models import campaigns, characters, ledger
-from bot.services.campaigns import campaign_for_channel
-from bot.services.ledger import NewRoll, Origin, get_roll, record
+from bot.services.store.campaigns import campaign_for_channel
+from bot.services.store.ledger import NewRoll, Origin, get_roll, record
 from bot.words import LedgerKind
 from tests.bot.conftest import Table, final_answer, make_character, message_text, start_campaign
 

@@ -12,11 +12,8 @@ from sqlalchemy import func, select, update
 
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem, Visibility, campaigns, characters, ledger
-from bot.services import campaigns as campaigns_svc
-from bot.services import characters as chars
 from bot.services import commitments as cm
-from bot.services import fortune, gamelog, pending, secrecy
-from bot.services.campaigns import setup_campaign
+from bot.services import gamelog, secrecy
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed
 from bot.services.export import (
@@ -26,7 +23,11 @@ from bot.services.export import (
     import_campaigns,
     load,
 )
-from bot.services.ledger import NewRoll, Origin, record, stamp_revealed
+from bot.services.store import campaigns as campaigns_svc
+from bot.services.store import characters as chars
+from bot.services.store import fortune, pending
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.ledger import NewRoll, Origin, record, stamp_revealed
 from bot.words import LedgerKind
 from tests.conftest import truncate_all
 
@@ -188,7 +189,7 @@ async def test_import_into_the_same_database_after_deletion_keeps_every_roll(
 ) -> None:
     campaign_id = await fill(db)
     exported = await export_campaigns(db, campaign_id=campaign_id)
-    from bot.services.campaigns import delete_campaign
+    from bot.services.store.campaigns import delete_campaign
 
     await delete_campaign(db, campaign_id)
     [imported] = await import_campaigns(db, exported)

@@ -15,10 +15,10 @@ from sqlalchemy import event, text
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.services import gamelog
-from bot.services import ledger as svc
-from bot.services.campaigns import CampaignView, delete_campaign
-from bot.services.characters import CharacterView
 from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
+from bot.services.store import ledger as svc
+from bot.services.store.campaigns import CampaignView, delete_campaign
+from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind
 from tests.ledger_triggers import drop_triggers
 from tests.services.helpers import ALICE, BOB, origin
@@ -195,9 +195,9 @@ _CHANGES = re.compile(
 
 
 def test_no_delete_path_in_the_code() -> None:
-    """Nothing deletes ledger rows; the two UPDATEs, both in bot/services/ledger.py, are the
+    """Nothing deletes ledger rows; the two UPDATEs, both in bot/services/store/ledger.py, are the
     reveal stamp and an erasure's tombstone (issue 22)."""
-    root = Path(svc.__file__).resolve().parents[1]
+    root = Path(svc.__file__).resolve().parents[2]  # bot/
     source = Path(svc.__file__).read_text()
     assert "delete(" not in source
     assert source.count("update(_L)") == 2
@@ -206,7 +206,7 @@ def test_no_delete_path_in_the_code() -> None:
     second = source.index("update(_L)", first + 1)
     assert "def tombstone_in" in source[second - 1000 : second]
     for path in root.rglob("*.py"):
-        if path.name in {"ledger.py", "models.py"} and path.parent.name in {"services", "db"}:
+        if path.name in {"ledger.py", "models.py"} and path.parent.name in {"store", "db"}:
             continue
         text = path.read_text()
         assert not _CHANGES.search(text), path

@@ -8,12 +8,12 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.services import ledger
-from bot.services import pending as svc
 from bot.services._sql import transaction
-from bot.services.campaigns import setup_campaign
-from bot.services.characters import create_character, get_character_by_id
 from bot.services.errors import InvalidValue
+from bot.services.store import ledger
+from bot.services.store import pending as svc
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.characters import create_character, get_character_by_id
 from tests.services.helpers import ALICE, CHANNEL, GUILD, origin
 
 

@@ -45,8 +45,8 @@ from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.services._sql import Executor, insert_for, transaction
-from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
 _C = characters

@@ -20,7 +20,7 @@ from bot.services.errors import (
     NoFortuneLeft,
     NotFound,
 )
-from bot.services.ledger import NewRoll, Origin, record_in
+from bot.services.store.ledger import NewRoll, Origin, record_in
 from bot.words import (
     BOON_FORTUNE_MAX,
     FORTUNE_MAX,

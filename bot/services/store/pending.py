@@ -33,9 +33,9 @@ from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
 from bot.rules import threshold
-from bot.services import characters, ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import InvalidValue
+from bot.services.store import characters, ledger
 from bot.words import LedgerKind, Visibility
 
 _P = pending_modifiers

@@ -76,8 +76,8 @@ from bot.config import Settings
 from bot.db.engine import create_database
 from bot.db.migrate import upgrade_to_head
 from bot.db.models import character_scores
-from bot.services import characters as chars
-from bot.services.campaigns import DEFAULT_ABILITIES, setup_campaign
+from bot.services.store import characters as chars
+from bot.services.store.campaigns import DEFAULT_ABILITIES, setup_campaign
 
 ROOT = Path(__file__).resolve().parents[1]
 USERS = 50

@@ -30,15 +30,15 @@ from sqlalchemy.engine import make_url
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
 from bot.services._sql import core_transaction, transaction
-from bot.services.campaigns import campaign_for_channel_in, setup_campaign
-from bot.services.characters import (
+from bot.services.store.campaigns import campaign_for_channel_in, setup_campaign
+from bot.services.store.characters import (
     create_character,
     resolve_character_in,
     set_proficiency,
     set_score,
 )
-from bot.services.fortune import gain_fortune_in, spend_fortune_in
-from bot.services.ledger import NewRoll, Origin, latest_rolls_in, record_roll_in
+from bot.services.store.fortune import gain_fortune_in, spend_fortune_in
+from bot.services.store.ledger import NewRoll, Origin, latest_rolls_in, record_in
 from bot.words import LedgerKind
 
 USERS = 50
@@ -75,7 +75,7 @@ async def _check_in(session: Any, channel_id: int, user_id: int) -> None:
     # caller's active character (scores, proficiencies...), the ledger row; then a counter.
     campaign = await campaign_for_channel_in(session, GUILD, channel_id, None)
     character = await resolve_character_in(session, campaign.id, user_id, None)
-    recorded = await record_roll_in(
+    recorded = await record_in(
         session, _roll(campaign.id, character.id, character.name, channel_id, user_id)
     )
     assert not recorded.duplicate

@@ -18,9 +18,9 @@ from bot.db.engine import create_database
 from bot.db.migrate import upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.services import export
-from bot.services.campaigns import setup_campaign
 from bot.services.context import Caller
 from bot.services.rolls import roll_dice
+from bot.services.store.campaigns import setup_campaign
 
 GUILD, CHANNEL, GM_ROLE, GM = 1_000_000_000_000_001, 2_000_000_000_000_001, 3_000_000_000_001, 9
 DICE = "1000d10000"

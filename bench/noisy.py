@@ -40,8 +40,8 @@ from simcord._dpy_internals import real_monotonic
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
-from bot.services import characters as chars
-from bot.services.campaigns import DEFAULT_ABILITIES, setup_campaign
+from bot.services.store import characters as chars
+from bot.services.store.campaigns import DEFAULT_ABILITIES, setup_campaign
 from bot.tree import user_message
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -24,9 +24,9 @@ from bot.db.migrate import upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.services import gamelog, privacy
 from bot.services._sql import transaction
-from bot.services.campaigns import setup_campaign
-from bot.services.characters import create_character
-from bot.services.ledger import NewRoll, Origin, record_rolls_in
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.characters import create_character
+from bot.services.store.ledger import NewRoll, Origin, record_rolls_in
 
 GUILD, CHANNEL = 10**17, 10**17 + 1
 PLAYERS = (4 * 10**17 + 1, 4 * 10**17 + 2)

@@ -20,9 +20,9 @@ from bot.db.engine import Database, create_database
 from bot.ops import Operations
 from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
-from bot.services import bot_state
 from bot.services.budgets import Budgets, Rate
 from bot.services.clock import Clock
+from bot.services.store import bot_state
 from bot.tree import PbpTree
 
 log = logging.getLogger(__name__)

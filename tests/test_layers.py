@@ -196,7 +196,7 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
     [
         ("bot.rules.threshold", "bot.services.checks.plan", "the pure core imports the bot"),
         ("bot.dice.parser", "discord.Embed", "the pure core imports I/O"),
-        ("bot.services.campaigns", "bot.ops.context.note", "a layer above it"),
+        ("bot.services.store.campaigns", "bot.ops.context.note", "a layer above it"),
         ("bot.services.x", "discord.Interaction", "a layer above it"),
         ("bot.db.models", "bot.services.checks.X", "a layer above it"),
         ("bot.render.checks", "bot.db.engine.Database", "reaches the database"),

@@ -14,7 +14,7 @@ from bot import words
 from bot.db.fortune_models import FortuneChoice
 from bot.db.models import Campaign, LedgerRow, NotifySetting, ScheduledJob, TurnOrder
 from bot.db.party_models import RollRequest, RollRequestTarget
-from bot.services.ledger import _KIND
+from bot.services.store.ledger import _KIND
 
 BOT = Path(words.__file__).parent
 

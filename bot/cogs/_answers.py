@@ -13,7 +13,7 @@ from bot.cogs._views.fortune import fortune_view_for
 from bot.render.attacks import attack_embed
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
-from bot.render.secrecy import stub_embed
+from bot.render.secrecy import Delivery
 from bot.services import secrecy
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
@@ -27,17 +27,14 @@ async def send_attack(
     """Answer with the attack; a hidden one through deliver (stub, ephemeral, GM copy)."""
     await deliver(
         interaction,
-        full=attack_embed(result, gm_copy=by_gm),
-        stub=stub_embed(
-            result.attacker, result.title, result.number, result.visibility, result.commitment
+        Delivery.of(
+            result,
+            attack_embed(result, gm_copy=by_gm),
+            roller=result.attacker,
+            what=result.title,
+            gm_full=attack_embed(result, gm_copy=True),
         ),
-        visibility=result.visibility,
-        gm_targets=result.gm_targets,
-        roll_id=result.roll_id,
-        number=result.number,
-        commitment=result.commitment,
         roller_is_gm=by_gm or secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
-        gm_full=attack_embed(result, gm_copy=True),
     )
 
 
@@ -48,23 +45,16 @@ async def send_check(interaction: Interaction, result: CheckResult) -> None:
     hidden = result.visibility is not Visibility.PUBLIC
     await deliver(
         interaction,
-        full=check_embed(result),
-        stub=stub_embed(
-            result.character.name,
-            result.plan_title,
-            result.number,
-            result.visibility,
-            result.commitment,
+        Delivery.of(
+            result,
+            check_embed(result),
+            roller=result.character.name,
+            what=result.plan_title,
+            gm_full=check_embed(result, gm_copy=True) if hidden else None,
         ),
-        visibility=result.visibility,
-        gm_targets=result.gm_targets,
-        roll_id=result.roll_id,
-        number=result.number,
-        commitment=result.commitment,
         # A GM's own blind roll is shown to them (they are who it is hidden for).
         roller_is_gm=hidden and secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
         view=fortune_view_for(result),
-        gm_full=check_embed(result, gm_copy=True) if hidden else None,
     )
 
 
@@ -73,13 +63,5 @@ async def send_roll(interaction: Interaction, rolled: DiceRoll) -> None:
     name = interaction.user.display_name
     await deliver(
         interaction,
-        full=roll_embed(name, rolled),
-        stub=stub_embed(
-            name, rolled.label or "dice", rolled.number, rolled.visibility, rolled.commitment
-        ),
-        visibility=rolled.visibility,
-        gm_targets=rolled.gm_targets,
-        roll_id=rolled.roll_id,
-        number=rolled.number,
-        commitment=rolled.commitment,
+        Delivery.of(rolled, roll_embed(name, rolled), roller=name, what=rolled.label or "dice"),
     )

@@ -28,9 +28,11 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, awaits_answer, defer, deferred_ephemeral
 from bot.cogs._types import Interaction
 from bot.render import secrecy as render
-from bot.services import campaigns, secrecy
+from bot.render.secrecy import Delivery
+from bot.services import secrecy
 from bot.services.errors import StorageUnavailable
 from bot.services.secrecy import GmTargets, RowAccess
+from bot.services.store import campaigns
 from bot.words import Visibility
 
 if TYPE_CHECKING:
@@ -158,70 +160,44 @@ async def _note_gm(interaction: Interaction, targets: GmTargets) -> None:
 
 async def deliver(
     interaction: Interaction,
+    roll: Delivery,
     *,
-    full: discord.Embed,
-    stub: discord.Embed | None,
-    visibility: Visibility,
-    gm_targets: GmTargets,
-    roll_id: int,
-    number: int,
-    commitment: str | None = None,
     roller_is_gm: bool = False,
     view: discord.ui.View | None = None,
-    gm_full: discord.Embed | None = None,
 ) -> None:
-    """Answer ``interaction`` with ``full`` as ``visibility`` allows; see the module docstring.
+    """Answer ``interaction`` with ``roll`` as its visibility allows; see the module docstring.
 
     ``view`` (buttons acting on the result) goes only with a copy the roller sees in full.
-    ``roller_is_gm``: a GM's own blind roll is shown to them too. ``roll_id`` is the ledger
-    row (internal), ``number`` what the messages print. A roller with GM standing
-    becomes a known GM of the campaign, after everything is answered. ``gm_full``: the GM's
-    copy when it must differ from the roller's (a natural 20's choice is not the GM's); else
-    ``full``.
+    ``roller_is_gm``: a GM's own blind roll is shown to them too. A roller with GM standing
+    becomes a known GM of the campaign, after everything is answered.
     """
-    await _answer(
-        interaction,
-        full=full,
-        stub=stub,
-        visibility=visibility,
-        gm_targets=gm_targets,
-        roll_id=roll_id,
-        number=number,
-        commitment=commitment,
-        roller_is_gm=roller_is_gm,
-        view=view,
-        gm_full=gm_full,
-    )
-    await _note_gm(interaction, gm_targets)
+    await _answer(interaction, roll, roller_is_gm=roller_is_gm, view=view)
+    await _note_gm(interaction, roll.gm_targets)
 
 
 async def _answer(
     interaction: Interaction,
+    roll: Delivery,
     *,
-    full: discord.Embed,
-    stub: discord.Embed | None,
-    visibility: Visibility,
-    gm_targets: GmTargets,
-    roll_id: int,
-    number: int,
-    commitment: str | None,
     roller_is_gm: bool,
     view: discord.ui.View | None,
-    gm_full: discord.Embed | None,
 ) -> None:
+    full, visibility, number = roll.full, roll.visibility, roll.number
     if visibility is Visibility.PUBLIC:
         await answer(interaction, embed=full, view=view, allowed_mentions=_QUIET)
         return
-    marked = render.marked_copy(full, number, visibility, commitment)
+    marked = render.marked_copy(full, number, visibility, roll.commitment)
     if visibility is Visibility.SELF:
         await answer(interaction, embed=marked, view=view, ephemeral=True)
         return
-    if stub is None:
+    if roll.stub is None:
         raise ValueError("a gm or blind roll needs a public stub")
-    stub_id = await answer(interaction, embed=stub, allowed_mentions=_QUIET)
+    stub_id = await answer(interaction, embed=roll.stub, allowed_mentions=_QUIET)
     if stub_id is not None and interaction.channel_id is not None:
         # /verify compares with the commitment as this message still shows it (issue 15).
-        await secrecy.record_stub(bot_of(interaction).db, roll_id, interaction.channel_id, stub_id)
+        await secrecy.record_stub(
+            bot_of(interaction).db, roll.roll_id, interaction.channel_id, stub_id
+        )
     followup = interaction.followup
     sees_full = visibility is Visibility.GM or roller_is_gm
     own_copy_lost = False
@@ -236,9 +212,9 @@ async def _answer(
             own_copy_lost = True
     header = render.gm_copy_text(interaction.user.id, interaction.channel_id or 0)
     gm_copy = marked
-    if gm_full is not None:
-        gm_copy = render.marked_copy(gm_full, number, visibility, commitment)
-    delivered = await send_to_gm(interaction.client, gm_targets, header, gm_copy)
+    if roll.gm_full is not None:
+        gm_copy = render.marked_copy(roll.gm_full, number, visibility, roll.commitment)
+    delivered = await send_to_gm(interaction.client, roll.gm_targets, header, gm_copy)
     notes = [render.undelivered_text()] if not delivered else []
     if own_copy_lost:
         notes.append(OWN_COPY_LOST.format(roll_id=number))

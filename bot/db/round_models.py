@@ -1,7 +1,7 @@
 """Tables of sealed declarations (issue 18): a GM's round, and each player's sealed action.
 
 The text of a declaration is never stored here: it lives in its ledger row (kind
-``declaration``), sealed like a hidden roll (salt and commitment, bot/services/ledger.py), and
+``declaration``), sealed like a hidden roll (salt and commitment, bot/services/store/ledger.py), and
 shown to nobody until the round is revealed. These tables say only which rows belong to which
 round and which of a player's declarations is their current one.
 """

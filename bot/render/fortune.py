@@ -9,7 +9,6 @@ from bot.quoting import escape
 from bot.render import style
 from bot.render.checks import breakdown, colour, result_text
 from bot.services.checks import SYSTEM_NAMES
-from bot.services.fortune import FortuneView
 from bot.services.fortune_table import (
     BoonResult,
     ChoiceResult,
@@ -17,6 +16,7 @@ from bot.services.fortune_table import (
     PdOutcome,
     RerollResult,
 )
+from bot.services.store.fortune import FortuneView
 from bot.words import FortunePurpose, RollChoice
 
 #: Discord shows at most 1,024 characters per field; long reroll runs show both ends.

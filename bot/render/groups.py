@@ -14,11 +14,11 @@ from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.generation import GenerationResult
 from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 
 
 def _dice(summary: RollSummary) -> str:

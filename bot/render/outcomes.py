@@ -23,7 +23,7 @@ from bot.rules.common import Advantage
 from bot.rules.systems import outcome_from_record, read
 from bot.services.checks import Outcome
 from bot.services.fortune_table import attempt_from_record, luck_from_record
-from bot.services.ledger import RollView
+from bot.services.store.ledger import RollView
 from bot.words import LedgerKind
 
 #: At most this many faces of a generic roll in one line (a 100d6 stays one line).

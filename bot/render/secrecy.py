@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Protocol
+
 import discord
 
 from bot.quoting import escape
@@ -9,8 +12,8 @@ from bot.render import style
 from bot.render.outcomes import outcome_words
 from bot.services import commitments as cm
 from bot.services import secrecy
-from bot.services.ledger import RollView
-from bot.services.secrecy import GM_CHANNEL_HINT, Verification
+from bot.services.secrecy import GM_CHANNEL_HINT, GmTargets, Verification
+from bot.services.store.ledger import RollView
 from bot.words import LedgerKind, Visibility
 
 #: Who sees a hidden roll's result, in the stub's words.
@@ -38,6 +41,60 @@ def stub_embed(
         style.add_field(embed, "Commitment (SHA-256)", f"`{commitment}`")
     style.set_footer(embed, f"roll #{roll_id} · after /gm reveal, check it with /verify")
     return embed
+
+
+class RecordedRoll(Protocol):
+    """What a rolling service returns (a dice roll, a check, an attack) as delivery reads it."""
+
+    @property
+    def roll_id(self) -> int: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def visibility(self) -> Visibility: ...
+    @property
+    def commitment(self) -> str | None: ...
+    @property
+    def gm_targets(self) -> GmTargets: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A recorded roll as Discord is to get it (bot/cogs/_delivery.py): the full result, the
+    public stub of a hidden one, the GM's copy when it must differ (``gm_full``: a natural 20's
+    choice is not the GM's), and what the record says of it. ``roll_id`` is the ledger row
+    (internal), ``number`` what the messages print."""
+
+    full: discord.Embed
+    stub: discord.Embed | None
+    visibility: Visibility
+    gm_targets: GmTargets
+    roll_id: int
+    number: int
+    commitment: str | None = None
+    gm_full: discord.Embed | None = None
+
+    @classmethod
+    def of(
+        cls,
+        roll: RecordedRoll,
+        full: discord.Embed,
+        *,
+        roller: str,
+        what: str,
+        gm_full: discord.Embed | None = None,
+    ) -> Delivery:
+        """``full`` for ``roll``, with its stub: ``roller`` rolls ``what`` in secret."""
+        return cls(
+            full=full,
+            stub=stub_embed(roller, what, roll.number, roll.visibility, roll.commitment),
+            visibility=roll.visibility,
+            gm_targets=roll.gm_targets,
+            roll_id=roll.roll_id,
+            number=roll.number,
+            commitment=roll.commitment,
+            gm_full=gm_full,
+        )
 
 
 def marked_copy(

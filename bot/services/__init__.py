@@ -11,9 +11,8 @@ atomically::
         character = await active_character_in(session, campaign.id, user_id)
         bonus = await consume_pending_in(session, character.id, "STR")
         ...  # the rules engine decides the outcome
-        recorded = await record_roll_in(session, NewRoll(...))
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.id)  # rolls the side effects back
+        # A retried interaction raises DuplicateInteraction here: the side effects roll back.
+        recorded = await record_in(session, NewRoll(...))
         await gain_fortune_in(session, character.id)
 
 User-fixable failures raise subclasses of :class:`bot.errors.UserError`

@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 
 from bot.quoting import escape
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import NotAllowed
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 
 
 def gm_standing(gm_role_ids: Iterable[int], role_ids: AbstractSet[int], manage_guild: bool) -> bool:

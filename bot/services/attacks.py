@@ -8,7 +8,8 @@ breaks the weapon unless the weapon's quality save holds. The rules engine decid
 damage, records the roll and stores a named target character's lost AC, in one transaction.
 
 A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed
-(issue 15): the AC its critical takes away is stored by its reveal (:func:`on_reveal_in`).
+(issue 15): the AC its critical takes away is stored by its reveal
+(:func:`bot.services.store.pending.ac_loss_on_reveal_in`).
 """
 
 from __future__ import annotations
@@ -18,30 +19,31 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import case, update
-
 from bot.db.engine import Database
-from bot.db.models import characters
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.rules import d20_check
 from bot.rules.systems import Feature
-from bot.services import budgets, ledger, secrecy
+from bot.services import budgets, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView, character_by_name_in, resolve_character_in
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
+from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import (
+    MAX_AC_LOSS,
+    CharacterView,
+    character_by_name_in,
+    resolve_character_in,
+)
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 #: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
 MIN_AC = 1
 MAX_AC = d20_check.MAX_TARGET
-#: The most AC critical hits can take from one character (the column's sane range).
-MAX_AC_LOSS = 100
 
 #: Options that only mean something with the campaign's crit rules on.
 _CRIT_OPTIONS = ("weapon_quality", "magic_bonus", "armour_quality", "armour_magic")
@@ -334,16 +336,10 @@ async def _perform_in(
         "target_id": target.id if target else None,
         "ac_lost": lost,
     }
-    recorded = await secrecy.record_roll_in(
+    recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
-            origin=ledger.Origin(
-                channel_id=caller.channel_id,
-                user_id=caller.user_id,
-                guild_id=caller.guild_id,
-                interaction_id=caller.interaction_id,
-                parent_channel_id=caller.parent_channel_id,
-            ),
+            origin=ledger.Origin.of(caller),
             kind=LedgerKind.ATTACK,
             request=request,
             dice=list(outcome.dice),
@@ -354,11 +350,9 @@ async def _perform_in(
             character_name=name,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
     stored = False
     if target is not None and lost and chosen is Visibility.PUBLIC:
-        await _lower_ac_in(session, target.id, lost)
+        await characters.lower_ac_in(session, target.id, lost)
         stored = True
     return AttackResult(
         roll_id=recorded.id,
@@ -379,33 +373,6 @@ async def _perform_in(
         chain=recorded.chain,
         character_id=attacker.id if attacker else None,
     )
-
-
-async def _lower_ac_in(session: Executor, character_id: int, amount: int) -> None:
-    """Add ``amount`` to the character's AC loss, atomically (never past the column's range)."""
-    c = characters
-    added = c.c.ac_loss + amount
-    await session.execute(
-        update(c)
-        .where(c.c.id == character_id)
-        .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), else_=added))
-    )
-
-
-async def on_reveal_in(session: Executor, row: ledger.RollView) -> int:
-    """In a reveal's transaction: store the AC a hidden critical took from its target.
-
-    Returns the AC taken (0 for any other row). Issue 15: a hidden roll changes nothing others
-    can observe until it is revealed.
-    """
-    data = row.outcome
-    if row.kind != LedgerKind.ATTACK or not isinstance(data, dict):
-        return 0
-    target_id, lost = data.get("target_id"), data.get("ac_lost")
-    if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:
-        return 0
-    await _lower_ac_in(session, target_id, lost)
-    return lost
 
 
 async def perform_attack(

@@ -20,13 +20,13 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters, pending_modifiers, turn_orders
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.quoting import quote
-from bot.services import ledger as ledger_svc
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
 from bot.services.context import Caller
 from bot.services.groups import NOBODY_ROLLED, campaign_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
+from bot.services.store import ledger as ledger_svc
 from bot.words import LedgerKind
 
 _R = roll_requests

@@ -25,19 +25,20 @@ from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-e
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
 from bot.rules.systems.base import refuse_options, score_of
-from bot.services import ledger, pending, secrecy
+from bot.services import secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import (
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.serialize import to_jsonable
+from bot.services.store import ledger, pending
+from bot.services.store.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import (
     CharacterView,
     character_by_name_in,
     resolve_character_in,
 )
-from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
-from bot.services.serialize import to_jsonable
 from bot.words import SecrecyCommand, Visibility
 
 if TYPE_CHECKING:
@@ -293,16 +294,10 @@ async def _perform_in(
     if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
     outcome = plan.roll(rng)
-    recorded = await secrecy.record_roll_in(
+    recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
-            origin=ledger.Origin(
-                channel_id=caller.channel_id,
-                user_id=caller.user_id,
-                guild_id=caller.guild_id,
-                interaction_id=caller.interaction_id,
-                parent_channel_id=caller.parent_channel_id,
-            ),
+            origin=ledger.Origin.of(caller),
             kind=plan.kind,
             request=request,
             dice=list(_dice_of(outcome)),
@@ -313,8 +308,6 @@ async def _perform_in(
             character_name=character.name,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
     if sealed is not None:
         await sealed.mark_used_in(session, recorded.id)
     carried = campaign.rules.carry_over_next(outcome)

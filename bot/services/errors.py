@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.errors import UserError
 from bot.quoting import escape
+
+if TYPE_CHECKING:
+    from bot.services.store.ledger import Recorded
 
 
 class NoCampaign(UserError):
@@ -69,10 +74,12 @@ class StorageUnavailable(UserError):
 class DuplicateInteraction(Exception):
     """The interaction was already recorded (another shard or a retry got there first).
 
-    Raise it inside a transaction after :func:`~bot.services.ledger.record_roll_in` reports a
-    duplicate, so the transaction's side effects roll back; answer nothing to the user.
+    :func:`~bot.services.store.ledger.record_in` raises it inside the caller's transaction, so the
+    transaction's side effects roll back; the player is pointed to the roll (bot/tree.py).
+    ``roll_id`` is the public number the existing row printed, ``existing`` that row.
     """
 
-    def __init__(self, roll_id: int) -> None:
+    def __init__(self, roll_id: int, existing: Recorded | None = None) -> None:
         super().__init__(f"interaction already recorded as ledger row {roll_id}")
         self.roll_id = roll_id
+        self.existing = existing

@@ -32,8 +32,8 @@ from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotFound, TooLarge
 from bot.services.gamelog import check_rows
-from bot.services.ledger import RollView, chain_size_in, salts_of
 from bot.services.sheets import campaign_here
+from bot.services.store.ledger import RollView, chain_size_in, salts_of
 from bot.words import Visibility
 
 FORMAT = "pbp-dice-export"

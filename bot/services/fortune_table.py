@@ -1,9 +1,9 @@
-"""Fortune dice at the table (Pen & Dagger rulings 5 and 6) and the GM's carry-over tools.
+"""Fortune dice at the table (Pen & Dagger rulings 5 and 6).
 
 The choices a roll hands its roller: keep or trade a natural 20, or spend a fortune die to
 reroll. Each is one transaction that claims the roll in ``fortune_choices`` (its primary key is
 the roll's ledger id, so a roll is chosen on once, however many clicks arrive), changes the
-fortune dice with the atomic statements of :mod:`bot.services.fortune`, and appends a new
+fortune dice with the atomic statements of :mod:`bot.services.store.fortune`, and appends a new
 ledger row: the ledger stays append-only, and the original outcome is rebuilt from its row.
 
 Issue 15: a hidden roll changes nothing others can observe until it is revealed. So no choice
@@ -29,25 +29,25 @@ from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
-from bot.services import fortune, ledger, pending, secrecy
+from bot.services import secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
-from bot.services.characters import CharacterView, get_character, get_character_by_id
 from bot.services.context import Caller
 from bot.services.errors import (
-    DuplicateInteraction,
     FortuneAtMaximum,
     InvalidValue,
     NoFortuneLeft,
     NotAllowed,
     NotFound,
 )
-from bot.services.fortune import FortuneView
-from bot.services.ledger import NewRoll, Origin, RollView
 from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
+from bot.services.store import fortune, ledger
+from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
+from bot.services.store.characters import CharacterView, get_character, get_character_by_id
+from bot.services.store.fortune import FortuneView
+from bot.services.store.ledger import NewRoll, Origin, RollView
 from bot.words import (
     BOON_FORTUNE_MAX,
     FortuneAction,
@@ -271,10 +271,10 @@ async def _record(
 ) -> ledger.Recorded:
     # Only a public or revealed roll is chosen on (issue 15, _load_roll), so the choice is
     # made in the open: a public row.
-    recorded = await ledger.record_roll_in(
+    recorded = await ledger.record_in(
         session,
         NewRoll(
-            origin=_origin(caller),
+            origin=Origin.of(caller),
             kind=kind,
             request=request,
             dice=dice,
@@ -290,22 +290,10 @@ async def _record(
             character_name=roll.row.character_name,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
     await session.execute(
         update(_F).where(_F.c.roll_id == roll.row.id).values(result_roll_id=recorded.id)
     )
     return recorded
-
-
-def _origin(caller: Caller) -> Origin:
-    return Origin(
-        channel_id=caller.channel_id,
-        user_id=caller.user_id,
-        guild_id=caller.guild_id,
-        interaction_id=caller.interaction_id,
-        parent_channel_id=caller.parent_channel_id,
-    )
 
 
 async def _fortune_of(session: AsyncSession, character_id: int) -> tuple[int, int]:
@@ -536,14 +524,14 @@ async def spend(db: Database, caller: Caller, purpose: str, note: str | None = N
     campaign, character = await target_character(db, caller, None, "spend its fortune dice")
     _require_pen_and_dagger(campaign)
     note = " ".join(note.split()) if note else None
-    return await fortune.spend_fortune(db, character.id, _origin(caller), purpose, note=note)
+    return await fortune.spend_fortune(db, character.id, Origin.of(caller), purpose, note=note)
 
 
 async def give(db: Database, caller: Caller, name: str, count: int = 1) -> FortuneView:
     """GM: give ``count`` dice, refused (changing nothing) past the character's maximum."""
     _, character = await _gm_target(db, caller, name, "give fortune dice")
     try:
-        return await fortune.give_fortune(db, character.id, _origin(caller), count)
+        return await fortune.give_fortune(db, character.id, Origin.of(caller), count)
     except FortuneAtMaximum:
         now = await get_character_by_id(db, character.id)
         boon = (
@@ -566,7 +554,7 @@ async def take(db: Database, caller: Caller, name: str, count: int = 1) -> Fortu
     """GM: take ``count`` dice away, refused (changing nothing) below zero."""
     _, character = await _gm_target(db, caller, name, "take fortune dice")
     try:
-        return await fortune.take_fortune(db, character.id, _origin(caller), count)
+        return await fortune.take_fortune(db, character.id, Origin.of(caller), count)
     except NoFortuneLeft:
         now = await get_character_by_id(db, character.id)
         if now.fortune == 0:
@@ -616,10 +604,10 @@ async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonRes
             )
         ).one()
         after = int(row.fortune)
-        recorded = await ledger.record_roll_in(
+        await ledger.record_in(
             session,
             NewRoll(
-                origin=_origin(caller),
+                origin=Origin.of(caller),
                 kind=LedgerKind.FORTUNE,
                 request=f"fortune boon {'on' if on else 'off'}",
                 dice=[],
@@ -633,67 +621,11 @@ async def set_boon(db: Database, caller: Caller, name: str, on: bool) -> BoonRes
                 character_name=character.name,
             ),
         )
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.id)
     return BoonResult(character.name, on, after, cap, int(before) - after)
 
 
 def _cap(cap: int) -> Any:
     return case((_C.c.fortune > cap, cap), else_=_C.c.fortune)
-
-
-# --- carry-over modifiers (threshold ruling 4) ------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ClearedCarryOver:
-    """Carry-overs the GM cleared; ``secret`` when one came from a hidden, unrevealed roll."""
-
-    name: str
-    cleared: dict[str, int]
-    secret: bool
-
-
-async def clear_modifier(
-    db: Database, caller: Caller, name: str, ability: str | None = None
-) -> ClearedCarryOver:
-    """GM: clear a character's pending carry-over (one ability, or all); returns what went.
-
-    Only what the GM may see (issue 15): a hidden roll stores no carry-over before its reveal,
-    and one stored before that rule from another player's unrevealed self roll is neither
-    cleared nor reported (the answer would tell the GM that roll was a critical). A waiting one
-    the GM may see (see :mod:`bot.services.pending`) is marked ``secret``, so the answer goes
-    to the GM only.
-    """
-    campaign = await campaign_here(db, caller)
-    require_gm(campaign, caller, "clear carry-over modifiers")
-    character = await get_character(db, campaign.id, name)
-    canonical = campaign.ability(ability) if ability else None
-    gm = secrecy.viewer_is_gm(campaign, caller)
-    found = [
-        c
-        for c in await pending.carry_overs(db, character.id)
-        if (canonical is None or c.ability == canonical)
-        and (
-            c.active
-            or secrecy.may_see(
-                c.source_visibility or Visibility.PUBLIC,
-                c.source_roller_id or 0,
-                False,
-                caller.user_id,
-                gm,
-            )
-        )
-    ]
-    cleared = await pending.clear_abilities(db, character.id, [c.ability for c in found])
-    if not cleared:
-        on = f" on {canonical}" if canonical else ""
-        raise InvalidValue(f"{escape(character.name)} has no carry-over modifier{on} to clear.")
-    return ClearedCarryOver(
-        character.name,
-        {c.ability: c.value for c in found},
-        any(not c.active for c in found),
-    )
 
 
 # --- the choice a revealed roll offers (issue 15) ---------------------------------------------

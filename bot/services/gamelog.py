@@ -14,12 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.db.engine import Database
-from bot.services import budgets, ledger
+from bot.services import budgets
 from bot.services import commitments as cm
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
-from bot.services.ledger import RollView
 from bot.services.secrecy import (
     commitment_of,
     encoding_of_row,
@@ -28,6 +26,9 @@ from bot.services.secrecy import (
     who_matches,
 )
 from bot.services.sheets import campaign_here
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.ledger import RollView
 from bot.words import Visibility
 
 

@@ -21,16 +21,16 @@ from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
-from bot.services import characters, ledger
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
-from bot.services.groups import campaign_in, origin, record_in
+from bot.services.groups import campaign_in
 from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind
 
 _G = ability_generations
@@ -94,10 +94,10 @@ async def roll_scores(
         _require_pd(campaign)
         require_gm(campaign, caller, "run the group ability-score generation")
         generation = pd.generate_group_scores(names, rng, gm=gm)
-        recorded = await record_in(
+        recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.GENERATE,
                 request=request,
                 dice=[die.value for score in generation.scores for die in score.dice],

@@ -18,11 +18,8 @@ from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems import Feature, read, system_for, system_of
-from bot.services import characters, ledger, pending, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView
 from bot.services.checks import (
     SYSTEM_NAMES,
     CheckOptions,
@@ -32,7 +29,6 @@ from bot.services.checks import (
 )
 from bot.services.context import Caller
 from bot.services.errors import (
-    DuplicateInteraction,
     InvalidValue,
     NoCampaign,
     NotAllowed,
@@ -40,6 +36,9 @@ from bot.services.errors import (
 )
 from bot.services.party import party_members_in
 from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger, pending
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind, Visibility
 
 #: At most this many characters in one group roll (one embed field each, Discord allows 25).
@@ -286,29 +285,6 @@ def dice_of(outcome: Outcome) -> list[int]:
     return list(read(outcome).dice)
 
 
-def origin(caller: Caller, *, with_interaction: bool) -> ledger.Origin:
-    """The ledger origin; only one row per interaction carries its id (it is unique)."""
-    return ledger.Origin(
-        channel_id=caller.channel_id,
-        user_id=caller.user_id,
-        guild_id=caller.guild_id,
-        interaction_id=caller.interaction_id if with_interaction else None,
-        parent_channel_id=caller.parent_channel_id,
-    )
-
-
-async def record_in(session: Executor, roll: ledger.NewRoll) -> secrecy.Stored:
-    """Record one row; a duplicate interaction rolls the whole transaction back.
-
-    Through :func:`secrecy.record_roll_in`, so a hidden row (a hidden-DC request's) gets its
-    salt and commitment like every other hidden roll.
-    """
-    recorded = await secrecy.record_roll_in(session, roll)
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
-    return recorded
-
-
 async def campaign_in(session: Executor, caller: Caller) -> CampaignView:
     """The campaign of the caller's channel, inside a transaction."""
     if caller.guild_id is None:
@@ -442,7 +418,7 @@ async def _group_roll(
                     (member, await roll_member_in(session, rng, campaign, member, spec))
                 )
         kind = member_kind(campaign, spec)
-        member_origin = origin(caller, with_interaction=False)
+        member_origin = ledger.Origin.of(caller, with_interaction=False)
         member_rows = await ledger.record_rolls_in(
             session,
             [
@@ -468,10 +444,10 @@ async def _group_roll(
                 MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
             )
         verdict = group_verdict(campaign.system, [(m.name, m.summary) for m in members], spec.dc)
-        group = await record_in(
+        group = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.GROUP,
                 request=request,
                 dice=[shared] if shared is not None else [],
@@ -597,7 +573,7 @@ async def contest(
             session,
             [
                 ledger.NewRoll(
-                    origin=origin(caller, with_interaction=False),
+                    origin=ledger.Origin.of(caller, with_interaction=False),
                     kind=LedgerKind.CHECK,
                     request=request,
                     dice=per_member[character.id],
@@ -609,10 +585,10 @@ async def contest(
                 for character in who
             ],
         )
-        contest_row = await record_in(
+        contest_row = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.CONTEST,
                 request=request,
                 dice=[d for c in who for d in per_member[c.id]],

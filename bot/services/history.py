@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
-from bot.services import budgets, ledger
+from bot.services import budgets
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
-from bot.services.characters import character_by_name_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, require_campaign_gm, viewer_is_gm
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
+from bot.services.store.characters import character_by_name_in
 
 MAX_PAGE = 25
 

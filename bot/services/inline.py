@@ -22,16 +22,17 @@ from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
-from bot.services import attacks, budgets, checks, ledger, macros, rolls
+from bot.services import attacks, budgets, checks, macros, rolls
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import AttackResult
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView, active_character_in
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.roll_text import Command, RollText, RollTextError, parse_roll_text
 from bot.services.rolls import DiceRoll
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import CharacterView, active_character_in
 
 #: The most `[[…]]` one text may hold (a post is at most 4,000 characters).
 MAX_ROLLS = 20

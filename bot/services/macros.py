@@ -22,11 +22,9 @@ from bot.db.macro_models import macros
 from bot.dice import parse_many
 from bot.quoting import escape, quote
 from bot.rules.systems import Feature, system_for
-from bot.services import attacks, checks, ledger, rolls
+from bot.services import attacks, checks, rolls
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.attacks import AttackResult
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView, active_character_in
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
@@ -39,6 +37,9 @@ from bot.services.roll_text import (
     parse_roll_text,
 )
 from bot.services.rolls import DiceRoll
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import CharacterView, active_character_in
 
 #: A character's saved rolls at most (Discord's autocomplete lists 25).
 MAX_MACROS = 25

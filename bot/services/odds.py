@@ -15,13 +15,14 @@ from bot.db.engine import Database
 from bot.dice import exact_odds, parse
 from bot.dice.limits import MAX_ODDS_COST
 from bot.dice.odds import OddsMeter, odds_cost
-from bot.services import budgets, characters, checks, pending
+from bot.services import budgets, checks
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.checks import CheckOptions, CheckPlan
 from bot.services.context import Caller
 from bot.services.sheets import campaign_here
+from bot.services.store import characters, pending
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 
 #: Outcome names best first, so every chart reads from the best result down.
 _BEST_FIRST = (

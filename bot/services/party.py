@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from bot.db.engine import Database
-from bot.services import characters, sheets
+from bot.services import sheets
 from bot.services._sql import Executor
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.context import Caller
+from bot.services.store import characters
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 
 
 async def party_members_in(session: Executor, campaign_id: int) -> list[CharacterView]:

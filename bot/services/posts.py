@@ -35,15 +35,15 @@ from bot.db.post_models import (
 )
 from bot.db.types import utcnow
 from bot.quoting import quote
-from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
-from bot.services.characters import CharacterView, active_character_in
 from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, InvalidValue, NotAllowed, NotFound
+from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.inline import InlineRoll, InlineRolls, InlineSpan, find_rolls, roll_text_in
 from bot.services.sheets import target_character
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
+from bot.services.store.characters import CharacterView, active_character_in
 from bot.words import LedgerKind
 
 #: The ledger kind of a post, and of each edit of one (a new version of its text).
@@ -233,18 +233,6 @@ async def _campaign_in(session: Executor, caller: Caller) -> CampaignView:
     )
 
 
-def _origin(caller: Caller, *, deduplicate: bool = False) -> ledger.Origin:
-    # The interaction id goes on one row only: the first inline roll's when there is one (a
-    # retried interaction is refused there), else the post's own.
-    return ledger.Origin(
-        channel_id=caller.channel_id,
-        user_id=caller.user_id,
-        guild_id=caller.guild_id,
-        interaction_id=caller.interaction_id if deduplicate else None,
-        parent_channel_id=caller.parent_channel_id,
-    )
-
-
 async def post_author(db: Database, caller: Caller) -> PostAuthor:
     """The caller's active character here (refused early, before a modal opens)."""
     async with transaction(db) as session:
@@ -283,10 +271,12 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
         )
         rolled = await roll_text_in(session, caller, text, rng, bound_to=f"post {post_id}")
         numbers = [r.number for r in rolled.rolls]
-        recorded = await ledger.record_roll_in(
+        recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=_origin(caller, deduplicate=not rolled.rolls),
+                # The interaction id goes on one row only: the first inline roll's when there
+                # is one (a retried interaction is refused there), else the post's own.
+                origin=ledger.Origin.of(caller, with_interaction=not rolled.rolls),
                 kind=LedgerKind.POST,
                 request=f"/post (post {post_id})",
                 dice=[],
@@ -296,8 +286,6 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
                 character_name=character.name,
             ),
         )
-        if recorded.duplicate:  # a retried interaction: this post exists already
-            raise DuplicateInteraction(recorded.id)
         await session.execute(
             update(posts).where(posts.c.id == post_id).values(ledger_id=recorded.id)
         )
@@ -477,10 +465,10 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
         if before != after:
             raise InvalidValue(_roll_change(before, after))
         version = int(row.version) + 1
-        recorded = await ledger.record_roll_in(
+        recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=_origin(caller, deduplicate=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.POST_EDIT,
                 request=f"/post edit (post {post_id})",
                 dice=[],
@@ -495,8 +483,6 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
                 character_name=row.character_name,
             ),
         )
-        if recorded.duplicate:  # a retried interaction: this edit is kept already
-            raise DuplicateInteraction(recorded.id)
         now = utcnow()
         await session.execute(
             post_versions.insert().values(

@@ -37,13 +37,14 @@ from bot.db.preroll_models import prerolls
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import checks, ledger
+from bot.services import checks
 from bot.services._sql import Executor, core_transaction, transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import CharacterView, resolve_character_in
 from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign
+from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import CharacterView, resolve_character_in
 from bot.words import LedgerKind, Visibility
 
 #: Sealed dice that may wait per character (see the module docstring for why).
@@ -137,17 +138,11 @@ async def seal(
         ids: list[int] = []
         for index in range(count):
             face = roll_d20(rng)
-            recorded = await ledger.record_roll_in(
+            recorded = await ledger.record_in(
                 session,
                 ledger.NewRoll(
-                    origin=ledger.Origin(
-                        channel_id=caller.channel_id,
-                        user_id=caller.user_id,
-                        guild_id=caller.guild_id,
-                        # One row carries the interaction, so a retried one seals nothing new.
-                        interaction_id=caller.interaction_id if index == 0 else None,
-                        parent_channel_id=caller.parent_channel_id,
-                    ),
+                    # One row carries the interaction, so a retried one seals nothing new.
+                    origin=ledger.Origin.of(caller, with_interaction=index == 0),
                     kind=LedgerKind.PREROLL,
                     request=request,
                     dice=[face],
@@ -160,8 +155,6 @@ async def seal(
                     character_name=character.name,
                 ),
             )
-            if recorded.duplicate:
-                raise DuplicateInteraction(recorded.number)
             await session.execute(
                 insert(prerolls).values(
                     ledger_id=recorded.id, campaign_id=campaign.id, character_id=character.id

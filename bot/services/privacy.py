@@ -41,7 +41,7 @@ from bot.db.post_models import post_versions, posts
 from bot.db.round_models import round_declarations, rounds
 from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
-from bot.services.ledger import RollView, salts_of, tombstone_in, view_of
+from bot.services.store.ledger import RollView, salts_of, tombstone_in, view_of
 from bot.words import Visibility
 
 #: Where /privacy points for the whole story: the note shipped with the bot's source (no

@@ -33,10 +33,9 @@ from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import characters, ledger, notify, scheduler
+from bot.services import notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView, get_campaign_in, system_key
 from bot.services.clock import MAX_DURATION
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed, NotFound
@@ -49,8 +48,6 @@ from bot.services.groups import (
     dice_of,
     group_verdict,
     member_kind,
-    origin,
-    record_in,
     resolve_targets_in,
     roll_member_in,
     shared_save,
@@ -58,6 +55,8 @@ from bot.services.groups import (
     summarize,
 )
 from bot.services.serialize import to_jsonable
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import CampaignView, get_campaign_in, system_key
 from bot.words import DefaultAction, JobKind, LedgerKind, NotifyMode, Visibility
 
 _R = roll_requests
@@ -462,7 +461,7 @@ async def answer(
             before,
             target.id,
             target.character_id,
-            origin(caller, with_interaction=True),
+            ledger.Origin.of(caller),
             request,
         )
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
@@ -497,7 +496,7 @@ async def _roll_target_in(
         outcome = await roll_member_in(session, rng, campaign, character, spec)
         dice = dice_of(outcome)
     visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
-    member_row = await record_in(
+    member_row = await ledger.record_in(
         session,
         ledger.NewRoll(
             origin=row_origin,
@@ -554,10 +553,10 @@ async def _complete_if_done_in(
     # The members' rows by their public numbers (ids are internal: import renumbers them).
     numbers = await ledger.numbers_in(session, [i for i in roll_ids if i is not None])
     member_rolls = [None if i is None else numbers.get(i) for i in roll_ids]
-    group_row = await record_in(
+    group_row = await ledger.record_in(
         session,
         ledger.NewRoll(
-            origin=origin(caller, with_interaction=False),
+            origin=ledger.Origin.of(caller, with_interaction=False),
             kind=LedgerKind.GROUP,
             request=f"roll request #{request_id}",
             dice=[view.shared_roll] if view.shared_roll is not None else [],

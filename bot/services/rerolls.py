@@ -21,14 +21,14 @@ from bot.db.engine import Database
 from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.rules.systems import Feature
-from bot.services import ledger, secrecy
 from bot.services._sql import core_transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.characters import load_character_in
 from bot.services.checks import SYSTEM_NAMES, CheckResult
 from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, InvalidValue, NoCampaign, NotFound
+from bot.services.errors import InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.characters import load_character_in
 from bot.words import LedgerKind
 
 #: The rows /reroll looks at: the player's own checks, saves and attacks, and rerolls.
@@ -100,16 +100,10 @@ async def reroll(
         outcome = d20_check.reroll_one(original, DICE[which], rng)
         replaced = original.dice[DICE[which]]
         visibility = row.visibility
-        recorded = await secrecy.record_roll_in(
+        recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=ledger.Origin(
-                    channel_id=caller.channel_id,
-                    user_id=caller.user_id,
-                    guild_id=caller.guild_id,
-                    interaction_id=caller.interaction_id,
-                    parent_channel_id=caller.parent_channel_id,
-                ),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.D20_REROLL,
                 request=request,
                 dice=[outcome.dice[DICE[which]]],
@@ -126,8 +120,6 @@ async def reroll(
                 character_name=character.name,
             ),
         )
-        if recorded.duplicate:
-            raise DuplicateInteraction(recorded.number)
     title = _title(outcome, which, row.number)
     return RerollResult(
         CheckResult(

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
-from bot.services import budgets, ledger, secrecy
+from bot.services import budgets, secrecy
 from bot.services._sql import Executor, core_transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
-from bot.services.errors import DuplicateInteraction, NoCampaign
+from bot.services.errors import NoCampaign
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 
@@ -126,16 +127,10 @@ async def roll_batch_in(
             "label": label,
             "expression": batch.text,
         }
-    recorded = await secrecy.record_roll_in(
+    recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
-            origin=ledger.Origin(
-                channel_id=caller.channel_id,
-                user_id=caller.user_id,
-                guild_id=caller.guild_id,
-                interaction_id=caller.interaction_id,
-                parent_channel_id=caller.parent_channel_id,
-            ),
+            origin=ledger.Origin.of(caller),
             kind=LedgerKind.ROLL,
             request=request,
             dice=dice,
@@ -144,8 +139,6 @@ async def roll_batch_in(
             campaign_id=campaign.id if campaign else None,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.number)
     return DiceRoll(
         recorded.id,
         results,

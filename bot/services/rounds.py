@@ -3,7 +3,7 @@
 A GM opens a round in a campaign channel (``/gm round open [deadline]``); each player declares
 an action once (``/declare``), and may replace it until the round closes. A declaration is a
 ledger row of kind :data:`~bot.words.LedgerKind.DECLARATION`, sealed exactly like a hidden
-roll (bot/services/ledger.py: a random salt from :mod:`secrets`, the SHA-256 commitment of a
+roll (bot/services/store/ledger.py: a random salt from :mod:`secrets`, the SHA-256 commitment of a
 canonical encoding, the row chained into the campaign's log by that commitment). Its
 visibility is ``self``, so a GM's export leaves its text out, and
 :func:`bot.services.secrecy.can_see` lets nobody see an unrevealed declaration, its author
@@ -29,14 +29,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.round_models import round_declarations, rounds
 from bot.db.types import utcnow
-from bot.services import ledger, scheduler
+from bot.services import scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
-from bot.services.campaigns import CampaignView
-from bot.services.characters import active_character_in
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotFound
-from bot.services.groups import campaign_in, origin, record_in
+from bot.services.groups import campaign_in
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import active_character_in
 from bot.words import JobKind, LedgerKind, Visibility
 
 _R = rounds
@@ -147,7 +148,7 @@ async def _open_in(session: AsyncSession, caller: Caller, *, lock: bool) -> Roun
 
 async def _current_in(session: AsyncSession, round_id: int) -> list[tuple[Any, int]]:
     """The current declarations of a round (one per player), oldest first, each with its
-    public number (the ledger row's: only bot/services/ledger.py reads that table)."""
+    public number (the ledger row's: only bot/services/store/ledger.py reads that table)."""
     stmt = (
         select(_D)
         .where(_D.c.round_id == round_id, _D.c.replaced_at.is_(None))
@@ -249,10 +250,10 @@ async def declare(db: Database, caller: Caller, text: str, now: datetime) -> Dec
         if earlier is not None:
             numbers = await ledger.numbers_in(session, [int(earlier.ledger_id)])
             earlier_number = numbers[int(earlier.ledger_id)]
-        stored = await record_in(
+        stored = await ledger.record_in(
             session,
             ledger.NewRoll(
-                origin=origin(caller, with_interaction=True),
+                origin=ledger.Origin.of(caller),
                 kind=LedgerKind.DECLARATION,
                 request=REQUEST,
                 dice=[],

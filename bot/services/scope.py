@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bot.services.access import is_gm
-from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
-from bot.services.ledger import RollView
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.ledger import RollView
 
 
 def home_of(campaign: CampaignView | None, caller: Caller) -> int | None:

@@ -20,19 +20,19 @@ from bot.db.engine import Database
 from bot.db.models import ledger_stubs
 from bot.quoting import quote
 from bot.services import commitments as cm
-from bot.services import ledger as ledger_svc
-from bot.services import pending
 from bot.services._sql import Executor, insert_for, one_statement, transaction
 from bot.services.access import gm_standing, is_gm, require_gm
-from bot.services.campaigns import (
+from bot.services.context import Caller
+from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
+from bot.services.scope import readable_row
+from bot.services.store import ledger as ledger_svc
+from bot.services.store import pending
+from bot.services.store.campaigns import (
     CampaignView,
     campaign_for_channel,
     campaign_for_channel_in,
     update_settings,
 )
-from bot.services.context import Caller
-from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
-from bot.services.scope import readable_row
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 #: The commands whose default visibility a campaign can set, and the defaults (the issue:
@@ -131,9 +131,9 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
 
     Format 3 binds the public number, scope, place, time, the ``who`` digest and the dice and
     outcome with each string as its field digest (so the row's salts must have been read,
-    :func:`~bot.services.ledger.with_salts_in`); format 2 the same with the dice and outcome in
-    clear; format 1 rows (committed before issue 15) bound the id they were shown under (kept
-    as ``number``) and the campaign id they had then (bot/services/commitments.py).
+    :func:`~bot.services.store.ledger.with_salts_in`); format 2 the same with the dice and
+    outcome in clear; format 1 rows (committed before issue 15) bound the id they were shown
+    under (kept as ``number``) and the campaign id they had then (bot/services/commitments.py).
     """
     if row.format == cm.LEGACY_FORMAT:
         return cm.legacy_encoding(
@@ -209,27 +209,6 @@ def fields_match(row: ledger_svc.RollView) -> bool:
     except cm.Unsalted:
         return False
     return True
-
-
-@dataclass(frozen=True, slots=True)
-class Stored:
-    """A recorded roll: its ledger id (internal), whether the interaction was a duplicate, the
-    commitment of a hidden roll (None for public ones), its public number and chain link."""
-
-    id: int
-    duplicate: bool
-    commitment: str | None
-    number: int = 0
-    chain: str = ""
-
-
-async def record_roll_in(session: Executor, roll: ledger_svc.NewRoll) -> Stored:
-    """Record any roll: the ledger numbers and chains it, and seals a hidden one with its salt
-    and commitment in the same one INSERT (no later UPDATE)."""
-    recorded = await ledger_svc.record_roll_in(session, roll)
-    return Stored(
-        recorded.id, recorded.duplicate, recorded.commitment, recorded.number, recorded.chain
-    )
 
 
 # --- who may see what -----------------------------------------------------------------------
@@ -371,9 +350,7 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.
         await pending.on_reveal_in(session, row)
         # ...and the AC a hidden critical hit took from its target (issue 16).
-        from bot.services import attacks  # attacks records through this module
-
-        await attacks.on_reveal_in(session, row)
+        await pending.ac_loss_on_reveal_in(session, row)
         # Its salts, for the encoding the reveal shows (format 3 hashes each field).
         (row,) = await ledger_svc.with_salts_in(session, [row])
     return RowAccess(row, found.campaign, True, found.caller_is_gm)

@@ -2,7 +2,7 @@
 
 Each function takes the :class:`Caller`, finds the channel's campaign, checks who may do
 it (players edit their own characters; the GM edits any and changes settings), then calls
-the storage services.
+the storage tier (bot/services/store/).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.engine import Database
+from bot.quoting import escape
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature, system_for
-from bot.services import campaigns, characters, pending, secrecy
+from bot.services import secrecy
 from bot.services.access import (
     gm_standing,
     is_gm,
@@ -25,10 +26,12 @@ from bot.services.access import (
     require_manage_guild,
     require_owner_or_gm,
 )
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound, StorageUnavailable
+from bot.services.store import campaigns, characters, pending
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
+from bot.words import Visibility
 
 log = logging.getLogger(__name__)
 
@@ -270,7 +273,7 @@ class CharacterSheet(CharacterView):
 
     ``pending`` holds only the active carry-overs (threshold ruling 4); ``waiting`` the ones
     earned on a hidden roll not yet revealed that this viewer may see (issue 7: a hidden result
-    appears nowhere a non-entitled user can see; see :mod:`bot.services.pending`).
+    appears nowhere a non-entitled user can see; see :mod:`bot.services.store.pending`).
     """
 
     waiting: tuple[pending.CarryOver, ...] = ()
@@ -320,6 +323,57 @@ async def show_character(
     found = await pending.carry_overs(db, character.id) if character.pending else []
     return campaign, sheet_for(
         character, found, caller.user_id, secrecy.viewer_is_gm(campaign, caller)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedCarryOver:
+    """Carry-overs the GM cleared; ``secret`` when one came from a hidden, unrevealed roll."""
+
+    name: str
+    cleared: dict[str, int]
+    secret: bool
+
+
+async def clear_modifier(
+    db: Database, caller: Caller, name: str, ability: str | None = None
+) -> ClearedCarryOver:
+    """GM: clear a character's pending carry-over (one ability, or all); returns what went.
+
+    Only what the GM may see (issue 15): a hidden roll stores no carry-over before its reveal,
+    and one stored before that rule from another player's unrevealed self roll is neither
+    cleared nor reported (the answer would tell the GM that roll was a critical). A waiting one
+    the GM may see (see :mod:`bot.services.store.pending`) is marked ``secret``, so the answer
+    goes to the GM only.
+    """
+    campaign = await campaign_here(db, caller)
+    require_gm(campaign, caller, "clear carry-over modifiers")
+    character = await characters.get_character(db, campaign.id, name)
+    canonical = campaign.ability(ability) if ability else None
+    gm = secrecy.viewer_is_gm(campaign, caller)
+    found = [
+        c
+        for c in await pending.carry_overs(db, character.id)
+        if (canonical is None or c.ability == canonical)
+        and (
+            c.active
+            or secrecy.may_see(
+                c.source_visibility or Visibility.PUBLIC,
+                c.source_roller_id or 0,
+                False,
+                caller.user_id,
+                gm,
+            )
+        )
+    ]
+    cleared = await pending.clear_abilities(db, character.id, [c.ability for c in found])
+    if not cleared:
+        on = f" on {canonical}" if canonical else ""
+        raise InvalidValue(f"{escape(character.name)} has no carry-over modifier{on} to clear.")
+    return ClearedCarryOver(
+        character.name,
+        {c.ability: c.value for c in found},
+        any(not c.active for c in found),
     )
 
 

@@ -25,12 +25,12 @@ from typing import Any
 from bot.db.engine import Database
 from bot.services import budgets
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
-from bot.services.ledger import RollView, chain_size_in, latest_rolls_in
 from bot.services.scope import readable_channels
 from bot.services.secrecy import can_see, viewer_is_gm
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.ledger import RollView, chain_size_in, latest_rolls_in
 from bot.words import LedgerKind
 
 FACES = 20

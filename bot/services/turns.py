@@ -27,14 +27,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import turn_orders
-from bot.services import ledger, notify, scheduler
+from bot.services import notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
-from bot.services.groups import campaign_in, origin, record_in, resolve_targets_in
+from bot.services.groups import campaign_in, resolve_targets_in
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 from bot.words import JobKind, LedgerKind, TurnOrderKind, Visibility
 
 _O = turn_orders
@@ -155,13 +156,13 @@ async def _record_in(
 ) -> None:
     """The change as a ledger row: public, in the campaign's chain."""
     row_origin = (
-        origin(caller, with_interaction=True)
+        ledger.Origin.of(caller)
         if caller is not None
         else ledger.Origin(
             channel_id=view.channel_id, user_id=view.current.user_id, guild_id=view.guild_id
         )
     )
-    await record_in(
+    await ledger.record_in(
         session,
         ledger.NewRoll(
             origin=row_origin,

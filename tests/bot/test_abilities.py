@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from bot.services import characters
-from bot.services.campaigns import campaign_for_channel
 from bot.services.errors import InvalidValue
+from bot.services.store import characters
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import (
     Table,
     answered_ephemeral,

@@ -13,9 +13,9 @@ from fractions import Fraction
 import pytest
 
 from bot.render.odds import percent
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
-from bot.services.characters import get_character
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
+from bot.services.store.characters import get_character
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _setup as secrecy_setup
 from tests.bot.test_secrecy import seen_by, shows, shows_any

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from simcord.actors import MemberActor
 
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest
 from tests.scripted import ScriptedRandom

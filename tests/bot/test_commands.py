@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services import characters, checks, ledger, sheets
-from bot.services.campaigns import campaign_for_channel
+from bot.services import checks, sheets
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 

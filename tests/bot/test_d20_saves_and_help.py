@@ -3,8 +3,8 @@ helper refused for lacking the task's proficiency (exact dice, the rule text's f
 
 from __future__ import annotations
 
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 

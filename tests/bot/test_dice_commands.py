@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from bot.services import ledger
+from bot.services.store import ledger
 from tests.bot.conftest import Table, message_text
 from tests.bot.test_secrecy import _latest, _setup, seen_by
 

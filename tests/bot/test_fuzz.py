@@ -39,8 +39,8 @@ from simcord.backend.errors import OptionError, SetupError
 from sqlalchemy import select
 
 from bot.db.schema import metadata
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from bot.tree import user_message
 from tests.bot.conftest import (
     Table,

@@ -15,10 +15,10 @@ import pytest
 from simcord.actors import MemberActor
 from simcord.builders import RoleHandle
 
-from bot.services import characters, ledger
-from bot.services.campaigns import CampaignView, campaign_for_channel
 from bot.services.errors import NoCampaign
 from bot.services.export import export_campaigns, import_campaigns
+from bot.services.store import characters, ledger
+from bot.services.store.campaigns import CampaignView, campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text
 
 _NOISE = re.compile(r"[0-9a-f]{64}|<[@#&]!?\d+>|#\d+")

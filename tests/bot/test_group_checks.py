@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 

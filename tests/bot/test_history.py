@@ -11,8 +11,9 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from bot.db.models import Visibility
-from bot.services import ledger, secrecy
-from bot.services.campaigns import campaign_for_channel
+from bot.services import secrecy
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import (
     Table,
     answered_ephemeral,
@@ -138,7 +139,7 @@ async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
     """Older or foreign hidden rows may lack a commitment: never print "None" for it."""
     await _setup(table, "d20-check")
     campaign = await campaign_for_channel(table.bot.db, table.guild.id, table.table.id)
-    recorded = await ledger.record_roll(
+    recorded = await ledger.record(
         table.bot.db,
         ledger.NewRoll(
             origin=ledger.Origin(table.table.id, table.alice.id, table.guild.id),

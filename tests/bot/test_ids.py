@@ -14,8 +14,8 @@ from sqlalchemy import func, select
 
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import ledger
-from bot.services import characters
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store import characters
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.ledger_triggers import purge_newest_rolls
 

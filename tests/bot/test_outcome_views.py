@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bot.services import ledger
-from bot.services.ledger import RollView
+from bot.services.store import ledger
+from bot.services.store.ledger import RollView
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_secrecy import _latest, private_gm_channel
 
@@ -220,7 +220,7 @@ async def test_a_row_of_an_unknown_shape_shows_its_dice(table: Table) -> None:
     await table.alice.slash(table.table, "check", ability="DEX")
     known = await _latest(table)
     for outcome in ({"base_rank": "Adept", "level": 9}, {"success": "great"}):
-        await ledger.record_roll(
+        await ledger.record(
             table.bot.db,
             ledger.NewRoll(
                 origin=ledger.Origin(known.channel_id, known.user_id, known.guild_id),

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
 from bot.services.prerolls import MAX_SEALED
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import (
     Table,
     answered_ephemeral,

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from bot.cogs.privacy._cog import erase_view
 from bot.db.schema import metadata
 from bot.services import gamelog, privacy
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 

@@ -9,7 +9,7 @@ from sqlalchemy import func, select, update
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.party_models import roll_request_targets, roll_requests
-from bot.services import ledger
+from bot.services.store import ledger
 from tests.bot.conftest import (
     SEED,
     ScriptedRandom,

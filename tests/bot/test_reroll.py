@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import random
 
-from bot.services import ledger, rerolls
-from bot.services.campaigns import campaign_for_channel
+from bot.services import rerolls
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from bot.render.odds import percent
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel, delete_campaign
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel, delete_campaign
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_fortune import labels
 

@@ -10,7 +10,7 @@ import pytest
 
 from bot.app import extension_names
 from bot.dice import roll
-from bot.services import ledger
+from bot.services.store import ledger
 from tests.bot.conftest import SEED, Table, message_text
 
 

@@ -14,7 +14,7 @@ from sqlalchemy import update
 
 from bot.app import create_bot
 from bot.db.models import campaigns
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import SEED, Table, start_campaign
 from tests.scripted import ScriptedRandom
 

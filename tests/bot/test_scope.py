@@ -19,8 +19,8 @@ from simcord.enums import ChannelType
 from sqlalchemy import func, select, update
 
 from bot.db.models import campaigns, characters, ledger
-from bot.services.campaigns import campaign_for_channel
-from bot.services.ledger import NewRoll, Origin, get_roll, record_roll
+from bot.services.store.campaigns import campaign_for_channel
+from bot.services.store.ledger import NewRoll, Origin, get_roll, record
 from bot.words import LedgerKind
 from tests.bot.conftest import Table, final_answer, make_character, message_text, start_campaign
 
@@ -245,7 +245,7 @@ async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_
         await connection.execute(
             update(campaigns).where(campaigns.c.id == campaign.id).values(ledger_scope=OLD_CHANNEL)
         )
-    old = await record_roll(
+    old = await record(
         table.bot.db,
         NewRoll(
             origin=Origin(channel_id=OLD_CHANNEL, user_id=table.alice.id, guild_id=OLD_GUILD),
@@ -264,7 +264,7 @@ async def test_a_moved_campaigns_old_rolls_read_as_its_channel_a_private_thread_
     assert await _history(table.alice, table) == {old.number, in_thread}
     # What was rolled in another channel of the old server (a thread there, perhaps private)
     # is the GM's alone.
-    old_thread = await record_roll(
+    old_thread = await record(
         table.bot.db,
         NewRoll(
             origin=Origin(channel_id=OLD_CHANNEL + 1, user_id=table.alice.id, guild_id=OLD_GUILD),

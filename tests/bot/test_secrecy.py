@@ -13,8 +13,8 @@ from simcord.actors import MemberActor
 from simcord.backend.errors import SetupError
 
 from bot.db.models import Visibility
-from bot.services import ledger
-from bot.services.campaigns import campaign_for_channel
+from bot.services.store import ledger
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 MODES = ["public", "gm", "blind", "self"]

@@ -23,8 +23,8 @@ from bot.app import create_bot
 from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import campaigns, characters, ledger
-from bot.services import fortune
-from bot.services.ledger import Origin
+from bot.services.store import fortune
+from bot.services.store.ledger import Origin
 
 ROUNDS = 6
 SHARDS = 2

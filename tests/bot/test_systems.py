@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.services import ledger
+from bot.services.store import ledger
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 
 

@@ -23,10 +23,11 @@ from bot.db.engine import create_database
 from bot.db.migrate import downgrade_to, upgrade_to, upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.db.schema import metadata
-from bot.services import ledger, requests
-from bot.services.campaigns import setup_campaign
-from bot.services.characters import create_character, set_score
+from bot.services import requests
 from bot.services.context import Caller
+from bot.services.store import ledger
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.characters import create_character, set_score
 
 ROOT = Path(__file__).resolve().parents[2]
 BEFORE = "0005_secrecy"
@@ -388,7 +389,7 @@ async def test_upgrade_keeps_every_row_and_rule_and_ids_move_past_all_ever_used(
         request = await requests.create(
             database, caller, "DEX", "/gm request roll", characters_text="Ed"
         )
-        roll = await ledger.record_roll(
+        roll = await ledger.record(
             database,
             ledger.NewRoll(
                 origin=ledger.Origin(channel_id=15, user_id=GM, guild_id=GUILD),

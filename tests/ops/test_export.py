@@ -12,11 +12,8 @@ from sqlalchemy import func, select, update
 
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem, Visibility, campaigns, characters, ledger
-from bot.services import campaigns as campaigns_svc
-from bot.services import characters as chars
 from bot.services import commitments as cm
-from bot.services import fortune, gamelog, pending, secrecy
-from bot.services.campaigns import setup_campaign
+from bot.services import gamelog, secrecy
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed
 from bot.services.export import (
@@ -26,7 +23,11 @@ from bot.services.export import (
     import_campaigns,
     load,
 )
-from bot.services.ledger import NewRoll, Origin, record_roll, stamp_revealed
+from bot.services.store import campaigns as campaigns_svc
+from bot.services.store import characters as chars
+from bot.services.store import fortune, pending
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.ledger import NewRoll, Origin, record, stamp_revealed
 from bot.words import LedgerKind
 from tests.conftest import truncate_all
 
@@ -94,7 +95,7 @@ async def fill(db: Database, channel: int = CHANNEL) -> int:
     rook = await chars.create_character(db, campaign.id, BOB, "Rook")
     await chars.party_add(db, rook.id)
     origin = Origin(channel_id=channel, user_id=ALICE, guild_id=GUILD, interaction_id=channel + 7)
-    public = await record_roll(
+    public = await record(
         db,
         NewRoll(
             origin=origin,
@@ -107,7 +108,7 @@ async def fill(db: Database, channel: int = CHANNEL) -> int:
             character_name="Jade",
         ),
     )
-    await record_roll(
+    await record(
         db,
         NewRoll(
             origin=Origin(channel_id=channel, user_id=BOB, guild_id=GUILD),
@@ -188,7 +189,7 @@ async def test_import_into_the_same_database_after_deletion_keeps_every_roll(
 ) -> None:
     campaign_id = await fill(db)
     exported = await export_campaigns(db, campaign_id=campaign_id)
-    from bot.services.campaigns import delete_campaign
+    from bot.services.store.campaigns import delete_campaign
 
     await delete_campaign(db, campaign_id)
     [imported] = await import_campaigns(db, exported)
@@ -273,7 +274,7 @@ async def test_gm_export_redacts_rolls_only_their_roller_may_see(db: Database) -
 
 async def _hidden_revealed(db: Database, campaign_id: int) -> int:
     """A revealed blind roll in the campaign; its public number."""
-    recorded = await record_roll(
+    recorded = await record(
         db,
         NewRoll(
             origin=Origin(channel_id=CHANNEL, user_id=ALICE, guild_id=GUILD),
@@ -310,7 +311,7 @@ async def _moves(source: Database, target: Database) -> None:
     checked = await gamelog.check_campaign_log(target, campaign)
     assert checked.intact and checked.rolls == 5
     # The next roll there continues the numbers and the chain.
-    recorded = await record_roll(
+    recorded = await record(
         target,
         NewRoll(
             origin=Origin(channel_id=CHANNEL + 50, user_id=BOB, guild_id=GUILD + 5),
@@ -346,7 +347,7 @@ async def test_verify_still_matches_after_the_campaign_is_deleted(db: Database) 
     assert found.matches and found.access.row.number == number
     # A new campaign in the same channel never prints a number the old one printed.
     again = await setup_campaign(db, GUILD, CHANNEL, RuleSystem.D20_CHECK)
-    recorded = await record_roll(
+    recorded = await record(
         db,
         NewRoll(
             origin=Origin(channel_id=CHANNEL, user_id=BOB, guild_id=GUILD),
@@ -495,7 +496,7 @@ async def test_a_moved_campaign_and_its_old_channel_never_print_the_same_number(
     [moved] = await import_campaigns(db, exported, channel_id=OTHER_CHANNEL)
 
     async def roll_in(channel: int, campaign: int | None) -> int:
-        recorded = await record_roll(
+        recorded = await record(
             db,
             NewRoll(
                 origin=Origin(channel_id=channel, user_id=BOB, guild_id=GUILD),

@@ -27,10 +27,11 @@ from bot.ops import RESTARTING, Operations
 from bot.ops.inflight import InFlight
 from bot.ops.server import OpsServer
 from bot.serve import serve
-from bot.services import characters, sheets
 from bot.services import requests as request_service
-from bot.services.campaigns import campaign_for_channel
+from bot.services import sheets
 from bot.services.context import Caller
+from bot.services.store import characters
+from bot.services.store.campaigns import campaign_for_channel
 from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
 
 

@@ -1,6 +1,6 @@
 """Fortune dice (ruling 6): the maximum, the four purposes, and the counts a roll refuses.
 
-The count itself changes atomically in SQL (bot/services/fortune.py, tested in
+The count itself changes atomically in SQL (bot/services/store/fortune.py, tested in
 tests/services/test_svc_fortune.py); the rules only read it.
 """
 

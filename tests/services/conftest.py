@@ -6,8 +6,8 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
-from bot.services.campaigns import CampaignView, setup_campaign
-from bot.services.characters import CharacterView, create_character
+from bot.services.store.campaigns import CampaignView, setup_campaign
+from bot.services.store.characters import CharacterView, create_character
 from tests.services.helpers import ALICE, CHANNEL, GM_ROLE, GUILD
 
 

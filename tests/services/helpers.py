@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from bot.services.context import Caller
-from bot.services.ledger import Origin
+from bot.services.store.ledger import Origin
 
 GUILD = 1_000_000_000_000_001
 CHANNEL = 2_000_000_000_000_001

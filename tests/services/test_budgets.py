@@ -30,9 +30,9 @@ from bot.services.budgets import (
     dice_work,
     odds_work,
 )
-from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
 from bot.services.rolls import roll_dice
+from bot.services.store.campaigns import CampaignView
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
 #: The defaults an operator gets (bot/config.py), so "ordinary play never meets it" is about them.

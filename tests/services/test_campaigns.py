@@ -7,8 +7,8 @@ import pytest
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.errors import UserError
-from bot.services import campaigns as svc
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.services.store import campaigns as svc
 from tests.services.helpers import CHANNEL, GM_ROLE, GUILD
 
 THREAD = 5_000_000_000_000_001

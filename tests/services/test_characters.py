@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bot.db.engine import Database
-from bot.services import characters as svc
-from bot.services.campaigns import CampaignView, setup_campaign, update_settings
-from bot.services.characters import CharacterView, Proficiency
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
-from bot.services.ledger import NewRoll, latest_rolls, record_roll
+from bot.services.store import characters as svc
+from bot.services.store.campaigns import CampaignView, setup_campaign, update_settings
+from bot.services.store.characters import CharacterView, Proficiency
+from bot.services.store.ledger import NewRoll, latest_rolls, record
 from bot.words import LedgerKind
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller, origin
 
@@ -117,8 +117,8 @@ async def test_threshold_modifiers_and_roll_under_scores(db: Database) -> None:
 async def test_boon_raises_maximum_and_losing_it_caps(
     db: Database, pd_campaign: CampaignView, hero: CharacterView
 ) -> None:
-    from bot.services.fortune import give_fortune
     from bot.services.fortune_table import set_boon
+    from bot.services.store.fortune import give_fortune
 
     given = await set_boon(db, gm_caller(), "Jade", True)
     assert (given.maximum, given.lost) == (4, 0)
@@ -163,7 +163,7 @@ async def test_delete_keeps_rolls_and_promotes_another(
 ) -> None:
     moss = await svc.create_character(db, pd_campaign.id, ALICE, "Moss")
     await svc.set_score(db, hero.id, "STR", 12)
-    await record_roll(
+    await record(
         db,
         NewRoll(
             origin=origin(),

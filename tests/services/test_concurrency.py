@@ -6,10 +6,10 @@ import asyncio
 import random
 
 from bot.db.engine import Database
-from bot.services import fortune as svc
-from bot.services.characters import CharacterView, get_character_by_id
 from bot.services.errors import FortuneAtMaximum, NoFortuneLeft
 from bot.services.fortune_table import set_boon
+from bot.services.store import fortune as svc
+from bot.services.store.characters import CharacterView, get_character_by_id
 from tests.services.helpers import gm_caller, origin
 
 

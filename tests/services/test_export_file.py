@@ -12,9 +12,9 @@ import pytest
 
 from bot.db.engine import Database
 from bot.services import export
-from bot.services.campaigns import CampaignView
 from bot.services.errors import InvalidValue, TooLarge
 from bot.services.rolls import roll_dice
+from bot.services.store.campaigns import CampaignView
 from tests.services.helpers import CHANNEL, GUILD, gm_caller
 
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import pytest
 
 from bot.db.engine import Database
-from bot.services import fortune as svc
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView, get_character_by_id
 from bot.services.errors import (
     DuplicateInteraction,
     FortuneAtMaximum,
@@ -16,7 +13,10 @@ from bot.services.errors import (
     NotFound,
 )
 from bot.services.fortune_table import set_boon
-from bot.services.ledger import latest_rolls
+from bot.services.store import fortune as svc
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView, get_character_by_id
+from bot.services.store.ledger import latest_rolls
 from bot.words import FortunePurpose
 from tests.services.helpers import gm_caller, origin
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 
 from bot.db.engine import Database
-from bot.services import campaigns, sheets
-from bot.services.campaigns import MAX_KNOWN_GMS, CampaignView
+from bot.services import sheets
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.export import export_campaigns, import_campaigns
 from bot.services.secrecy import GmTargets
+from bot.services.store import campaigns
+from bot.services.store.campaigns import MAX_KNOWN_GMS, CampaignView
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller
 
 PLAYERS = 3_000_000_000_000_002

@@ -17,12 +17,12 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import RuleSystem, Visibility
 from bot.db.party_models import roll_request_targets
 from bot.services import checks, fortune_table, requests, secrecy
-from bot.services import ledger as ledger_svc
 from bot.services._sql import transaction
-from bot.services.campaigns import delete_campaign, setup_campaign
-from bot.services.characters import create_character, set_score
 from bot.services.context import Caller
 from bot.services.errors import NotFound
+from bot.services.store import ledger as ledger_svc
+from bot.services.store.campaigns import delete_campaign, setup_campaign
+from bot.services.store.characters import create_character, set_score
 from tests.ledger_triggers import purge_newest_rolls
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
@@ -142,7 +142,7 @@ async def test_a_roll_after_the_newest_rows_are_deleted_takes_a_new_number(
 
     async def record() -> int:
         async with transaction(db) as session:
-            return (await secrecy.record_roll_in(session, roll())).id
+            return (await ledger_svc.record_in(session, roll())).id
 
     first = await record()
     second = await record()

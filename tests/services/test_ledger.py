@@ -15,13 +15,22 @@ from sqlalchemy import event, text
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.services import gamelog
-from bot.services import ledger as svc
-from bot.services.campaigns import CampaignView, delete_campaign
-from bot.services.characters import CharacterView
-from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
+from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
+from bot.services.store import ledger as svc
+from bot.services.store.campaigns import CampaignView, delete_campaign
+from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind
 from tests.ledger_triggers import drop_triggers
 from tests.services.helpers import ALICE, BOB, origin
+
+
+async def record_or_existing(db: Database, roll: svc.NewRoll) -> svc.Recorded:
+    """The row recorded, or for a duplicate interaction the existing row it names."""
+    try:
+        return await svc.record(db, roll)
+    except DuplicateInteraction as duplicate:
+        assert duplicate.existing is not None and duplicate.roll_id == duplicate.existing.number
+        return duplicate.existing
 
 
 def roll(campaign_id: int | None = None, **overrides: object) -> svc.NewRoll:
@@ -38,7 +47,7 @@ def roll(campaign_id: int | None = None, **overrides: object) -> svc.NewRoll:
 
 
 async def test_record_and_read_back(db: Database, pd_campaign: CampaignView) -> None:
-    recorded = await svc.record_roll(db, roll(pd_campaign.id, visibility=Visibility.GM))
+    recorded = await svc.record(db, roll(pd_campaign.id, visibility=Visibility.GM))
     assert not recorded.duplicate
     row = await svc.get_roll(db, recorded.id)
     assert row.request == "2d6+1" and row.outcome == {"total": 7}
@@ -49,15 +58,15 @@ async def test_record_and_read_back(db: Database, pd_campaign: CampaignView) -> 
 
 
 async def test_generic_roll_needs_no_campaign(db: Database) -> None:
-    recorded = await svc.record_roll(db, roll(None, origin=svc.Origin(channel_id=5, user_id=6)))
+    recorded = await svc.record(db, roll(None, origin=svc.Origin(channel_id=5, user_id=6)))
     row = await svc.get_roll(db, recorded.id)
     assert row.campaign_id is None and row.guild_id is None and row.interaction_id is None
 
 
 async def test_same_interaction_recorded_once(db: Database, pd_campaign: CampaignView) -> None:
     same = origin()
-    first = await svc.record_roll(db, roll(pd_campaign.id, origin=same))
-    second = await svc.record_roll(db, roll(pd_campaign.id, origin=same, request="again"))
+    first = await svc.record(db, roll(pd_campaign.id, origin=same))
+    second = await record_or_existing(db, roll(pd_campaign.id, origin=same, request="again"))
     assert second == dataclasses.replace(first, duplicate=True)
     assert [r.request for r in await svc.latest_rolls(db, pd_campaign.id)] == ["2d6+1"]
 
@@ -67,7 +76,7 @@ async def test_concurrent_same_interaction_stores_one_row(
 ) -> None:
     same = origin()
     results = await asyncio.gather(
-        *(svc.record_roll(db, roll(pd_campaign.id, origin=same)) for _ in range(2))
+        *(record_or_existing(db, roll(pd_campaign.id, origin=same)) for _ in range(2))
     )
     assert sorted(r.duplicate for r in results) == [False, True]
     assert len({r.id for r in results}) == 1
@@ -112,7 +121,7 @@ async def test_several_rows_in_one_statement_come_back_in_order(
 async def test_several_rows_refuses_what_needs_the_single_path(
     db: Database, pd_campaign: CampaignView
 ) -> None:
-    """Deduplicated (interaction) and hidden rows need record_roll_in; nothing is written."""
+    """Deduplicated (interaction) and hidden rows need record_in; nothing is written."""
     plain = svc.Origin(channel_id=5, user_id=ALICE)
     for bad in (
         roll(pd_campaign.id),
@@ -129,7 +138,7 @@ async def test_latest_rolls_newest_first_with_filters(
     db: Database, pd_campaign: CampaignView, hero: CharacterView
 ) -> None:
     for i in range(25):
-        await svc.record_roll(
+        await svc.record(
             db,
             roll(
                 pd_campaign.id,
@@ -153,7 +162,7 @@ async def test_latest_rolls_newest_first_with_filters(
 
 
 async def test_reveal_stamps_once(db: Database, pd_campaign: CampaignView) -> None:
-    recorded = await svc.record_roll(db, roll(pd_campaign.id, visibility=Visibility.BLIND))
+    recorded = await svc.record(db, roll(pd_campaign.id, visibility=Visibility.BLIND))
     at = datetime(2031, 5, 1, 12, tzinfo=UTC)
     revealed = await svc.stamp_revealed(db, recorded.id, at)
     assert revealed.revealed_at == at and revealed.commitment == recorded.commitment
@@ -166,9 +175,9 @@ async def test_reveal_stamps_once(db: Database, pd_campaign: CampaignView) -> No
 
 async def test_validation(db: Database) -> None:
     with pytest.raises(InvalidValue, match="too long"):
-        await svc.record_roll(db, roll(request="d" * 4001))
+        await svc.record(db, roll(request="d" * 4001))
     with pytest.raises(ValueError, match="kind"):
-        await svc.record_roll(db, roll(kind="Not A Kind"))
+        await svc.record(db, roll(kind="Not A Kind"))
 
 
 #: Modules that may read the ledger table directly and append to it, never change a row:
@@ -186,9 +195,9 @@ _CHANGES = re.compile(
 
 
 def test_no_delete_path_in_the_code() -> None:
-    """Nothing deletes ledger rows; the two UPDATEs, both in bot/services/ledger.py, are the
+    """Nothing deletes ledger rows; the two UPDATEs, both in bot/services/store/ledger.py, are the
     reveal stamp and an erasure's tombstone (issue 22)."""
-    root = Path(svc.__file__).resolve().parents[1]
+    root = Path(svc.__file__).resolve().parents[2]  # bot/
     source = Path(svc.__file__).read_text()
     assert "delete(" not in source
     assert source.count("update(_L)") == 2
@@ -197,7 +206,7 @@ def test_no_delete_path_in_the_code() -> None:
     second = source.index("update(_L)", first + 1)
     assert "def tombstone_in" in source[second - 1000 : second]
     for path in root.rglob("*.py"):
-        if path.name in {"ledger.py", "models.py"} and path.parent.name in {"services", "db"}:
+        if path.name in {"ledger.py", "models.py"} and path.parent.name in {"store", "db"}:
             continue
         text = path.read_text()
         assert not _CHANGES.search(text), path
@@ -206,7 +215,7 @@ def test_no_delete_path_in_the_code() -> None:
 
 
 async def test_deleting_campaign_keeps_rows(db: Database, pd_campaign: CampaignView) -> None:
-    recorded = await svc.record_roll(db, roll(pd_campaign.id))
+    recorded = await svc.record(db, roll(pd_campaign.id))
     await delete_campaign(db, pd_campaign.id)
     row = await svc.get_roll(db, recorded.id)
     assert row.campaign_id is None and row.guild_id is not None and row.request == "2d6+1"
@@ -219,7 +228,7 @@ async def test_rolls_outside_a_campaign_are_numbered_per_channel_threads_with_th
     in_thread = svc.Origin(channel_id=6, user_id=ALICE, parent_channel_id=5)
     elsewhere = svc.Origin(channel_id=9, user_id=ALICE)
     numbers = [
-        (await svc.record_roll(db, roll(None, origin=o))).number
+        (await svc.record(db, roll(None, origin=o))).number
         for o in (in_channel, in_thread, elsewhere, in_channel)
     ]
     assert numbers == [1, 2, 1, 3]
@@ -230,7 +239,7 @@ async def test_a_gap_in_the_chain_is_found_and_named(
 ) -> None:
     """Removing a row (possible only behind the database's triggers) breaks the next link."""
     for i in range(4):
-        await svc.record_roll(
+        await svc.record(
             db, roll(pd_campaign.id, origin=svc.Origin(5, ALICE), request=f"r{i}")
         )
     assert (await gamelog.check_campaign_log(db, pd_campaign)).intact

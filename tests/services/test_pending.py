@@ -8,12 +8,12 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.services import ledger, secrecy
-from bot.services import pending as svc
 from bot.services._sql import transaction
-from bot.services.campaigns import setup_campaign
-from bot.services.characters import create_character, get_character_by_id
 from bot.services.errors import InvalidValue
+from bot.services.store import ledger
+from bot.services.store import pending as svc
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.characters import create_character, get_character_by_id
 from tests.services.helpers import ALICE, CHANNEL, GUILD, origin
 
 
@@ -72,7 +72,7 @@ async def test_a_carry_over_from_a_hidden_roll_waits_until_it_is_revealed(db: Da
 
 async def secrecy_record(db: Database, campaign_id: int, visibility: Visibility) -> int:
     async with transaction(db) as session:
-        stored = await secrecy.record_roll_in(
+        stored = await ledger.record_in(
             session,
             ledger.NewRoll(
                 origin=origin(),

@@ -14,12 +14,13 @@ from sqlalchemy import select
 from bot.db.engine import Database
 from bot.db.preroll_models import prerolls as prerolls_table
 from bot.services import commitments as cm
-from bot.services import export, ledger, prerolls
-from bot.services.characters import CharacterView, set_score
+from bot.services import export, prerolls
 from bot.services.checks import CheckOptions
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
 from bot.services.privacy import erase_user
+from bot.services.store import ledger
+from bot.services.store.characters import CharacterView, set_score
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, CHANNEL, GUILD, gm_caller
 

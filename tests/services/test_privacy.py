@@ -18,11 +18,9 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility, ledger
 from bot.db.party_models import roll_request_targets
 from bot.db.schema import metadata
-from bot.services import campaigns as campaigns_svc
 from bot.services import (
     checks,
     export,
-    fortune,
     fortune_table,
     gamelog,
     generation,
@@ -34,9 +32,11 @@ from bot.services import (
 from bot.services import (
     commitments as cm,
 )
-from bot.services.campaigns import CampaignView
-from bot.services.characters import CharacterView, create_character, set_score
 from bot.services.context import Caller
+from bot.services.store import campaigns as campaigns_svc
+from bot.services.store import fortune
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView, create_character, set_score
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 

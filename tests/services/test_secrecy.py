@@ -19,11 +19,12 @@ from sqlalchemy.exc import DBAPIError
 from bot.db.engine import Database
 from bot.db.models import Visibility
 from bot.services import commitments as cm
-from bot.services import gamelog, ledger, secrecy
+from bot.services import gamelog, secrecy
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView
 from bot.services.context import Caller
-from bot.services.errors import AlreadyRevealed, InvalidValue, NotAllowed
+from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotAllowed
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView
 from tests.ledger_triggers import drop_triggers
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
@@ -108,9 +109,14 @@ def _roll(campaign: CampaignView, visibility: Visibility, user: int = ALICE) -> 
     )
 
 
-async def _record(db: Database, roll: ledger.NewRoll) -> secrecy.Stored:
-    async with transaction(db) as session:
-        return await secrecy.record_roll_in(session, roll)
+async def _record(db: Database, roll: ledger.NewRoll) -> ledger.Recorded:
+    """The row recorded, or for a duplicate interaction the existing row it names."""
+    try:
+        async with transaction(db) as session:
+            return await ledger.record_in(session, roll)
+    except DuplicateInteraction as duplicate:
+        assert duplicate.existing is not None
+        return duplicate.existing
 
 
 async def test_hidden_rows_carry_a_commitment_over_their_number_and_place(

@@ -12,11 +12,12 @@ import pytest
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.rules import roll_under
-from bot.services import groups, ledger, requests, secrecy, stats
+from bot.services import groups, requests, stats
 from bot.services._sql import transaction
-from bot.services.campaigns import CampaignView, setup_campaign
-from bot.services.characters import create_character, party_add, set_score
 from bot.services.context import Caller
+from bot.services.store import ledger
+from bot.services.store.campaigns import CampaignView, setup_campaign
+from bot.services.store.characters import create_character, party_add, set_score
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 CAROL = 4_000_000_000_000_003
@@ -64,7 +65,7 @@ async def _check(
     db: Database, campaign: CampaignView, user: int, face: int, mode: Visibility
 ) -> None:
     async with transaction(db) as session:
-        await secrecy.record_roll_in(
+        await ledger.record_in(
             session,
             ledger.NewRoll(
                 origin=origin(user),

@@ -22,7 +22,7 @@ from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune_table
 from bot.services.checks import CheckResult
-from bot.services.ledger import RollView
+from bot.services.store.ledger import RollView
 from bot.tree import answer_error
 from bot.words import RollChoice, Visibility
 

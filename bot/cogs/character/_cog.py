@@ -15,7 +15,7 @@ from bot.quoting import escape
 from bot.render.fortune import boon_text
 from bot.render.sheets import character_embed, character_list_text
 from bot.services import fortune_table, posts, sheets
-from bot.services.characters import CharacterView
+from bot.services.store.characters import CharacterView
 
 Name = app_commands.Range[str, 1, 64]
 

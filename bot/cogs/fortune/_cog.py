@@ -21,7 +21,7 @@ from bot.render.fortune import (
     spent_text,
     status_text,
 )
-from bot.services import fortune_table
+from bot.services import fortune_table, sheets
 from bot.words import FortunePurpose
 
 Name = app_commands.Range[str, 1, 64]
@@ -117,7 +117,7 @@ async def clear_modifier(
     ability: app_commands.Range[str, 1, 32] | None = None,
 ) -> None:
     """Threshold ruling 4: the GM can clear a pending +2 / −2."""
-    done = await fortune_table.clear_modifier(
+    done = await sheets.clear_modifier(
         bot_of(interaction).db, caller_from(interaction), character, ability
     )
     # One from a hidden roll not yet revealed would tell the table it was a critical: GM only.

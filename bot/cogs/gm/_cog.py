@@ -33,7 +33,7 @@ from bot.cogs._views.history import send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.prerolls import applied_field
-from bot.render.secrecy import stub_embed
+from bot.render.secrecy import Delivery
 from bot.services import checks, prerolls, secrecy
 from bot.services.rolls import roll_dice
 from bot.words import SecrecyCommand
@@ -71,13 +71,7 @@ async def gm_roll(
     name = "The GM"
     await deliver(
         interaction,
-        full=roll_embed(name, rolled),
-        stub=stub_embed(name, label or "dice", rolled.number, rolled.visibility, rolled.commitment),
-        visibility=rolled.visibility,
-        gm_targets=rolled.gm_targets,
-        roll_id=rolled.roll_id,
-        number=rolled.number,
-        commitment=rolled.commitment,
+        Delivery.of(rolled, roll_embed(name, rolled), roller=name, what=label or "dice"),
         roller_is_gm=True,
     )
 
@@ -158,20 +152,13 @@ async def gm_check(
     )
     await deliver(
         interaction,
-        # The GM rolled it: every copy of a hidden one is a GM's (no "you may trade it").
-        full=check_embed(result, gm_copy=True),
-        stub=stub_embed(
-            result.character.name,
-            result.plan_title,
-            result.number,
-            result.visibility,
-            result.commitment,
+        Delivery.of(
+            result,
+            # The GM rolled it: every copy of a hidden one is a GM's (no "you may trade it").
+            check_embed(result, gm_copy=True),
+            roller=result.character.name,
+            what=result.plan_title,
         ),
-        visibility=result.visibility,
-        gm_targets=result.gm_targets,
-        roll_id=result.roll_id,
-        number=result.number,
-        commitment=result.commitment,
         roller_is_gm=True,
     )
 

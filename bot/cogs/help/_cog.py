@@ -12,8 +12,8 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, update_message
 from bot.cogs._types import Interaction
 from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
-from bot.services.campaigns import campaign_for_channel
 from bot.services.errors import NoCampaign
+from bot.services.store.campaigns import campaign_for_channel
 from bot.tree import answer_error
 
 #: Long enough to read a page; the help can always be asked again.

@@ -34,10 +34,10 @@ from bot.render.requests import (
     status_text,
 )
 from bot.services import requests
-from bot.services.campaigns import CampaignView
 from bot.services.clock import format_duration, parse_duration
 from bot.services.requests import RequestView
 from bot.services.secrecy import GmTargets
+from bot.services.store.campaigns import CampaignView
 from bot.tree import answer_error
 from bot.words import DefaultAction
 

@@ -11,7 +11,7 @@ from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
 from bot.cogs._types import Interaction
 from bot.render.rerolls import reroll_embed
-from bot.render.secrecy import stub_embed
+from bot.render.secrecy import Delivery
 from bot.services import rerolls, secrecy
 
 
@@ -33,19 +33,12 @@ class RerollCog(commands.Cog):
         result = done.check
         await deliver(
             interaction,
-            full=reroll_embed(done),
-            stub=stub_embed(
-                result.character.name,
-                result.plan_title,
-                result.number,
-                result.visibility,
-                result.commitment,
+            Delivery.of(
+                result,
+                reroll_embed(done),
+                roller=result.character.name,
+                what=result.plan_title,
+                gm_full=reroll_embed(done, gm_copy=True),
             ),
-            visibility=result.visibility,
-            gm_targets=result.gm_targets,
-            roll_id=result.roll_id,
-            number=result.number,
-            commitment=result.commitment,
             roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
-            gm_full=reroll_embed(done, gm_copy=True),
         )

@@ -5,12 +5,14 @@ once, and :func:`tombstone_in`, which erases a person's data (issue 22); the dat
 triggers refuse anything else (migrations 0007 and 0008). Rows survive the
 deletion of their campaign or character (the foreign keys become NULL; ``character_name``,
 guild, channel and user stay). ``interaction_id`` is unique: recording the same Discord
-interaction twice stores one row, and the second caller learns it was a duplicate.
+interaction twice stores one row, and the second caller gets
+:class:`~bot.services.errors.DuplicateInteraction`, which rolls its transaction back.
 
-Every row is appended through :func:`record_roll_in` or :func:`record_rolls_in`, which (issue
-15) give it the next public number of its scope, seal a hidden row with its salt and
-commitment, and link it into its campaign's (or channel's) hash chain; the byte formats are in
-:mod:`bot.services.commitments`.
+Every roll is recorded through :func:`record_in` (one row: any visibility, deduplicated by its
+interaction) or its batch form :func:`record_rolls_in` (a group roll's public member rows);
+both (issue 15) give each row the next public number of its scope, seal a hidden row with its
+salt and commitment, and link it into its campaign's (or channel's) hash chain; the byte
+formats are in :mod:`bot.services.commitments`. There is no other way to append a row.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import secrets
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Row, bindparam, exists, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql
@@ -32,8 +34,11 @@ from bot.db.models import ledger, ledger_chains, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
-from bot.services.errors import AlreadyRevealed, InvalidValue, NotFound
+from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
 from bot.words import Visibility
+
+if TYPE_CHECKING:
+    from bot.services.context import Caller
 
 _L = ledger
 MAX_REQUEST = 4000
@@ -52,6 +57,19 @@ class Origin:
     #: The parent channel of a thread or forum post: a roll outside any campaign is numbered
     #: under it, as the campaign of that channel would be.
     parent_channel_id: int | None = None
+
+    @classmethod
+    def of(cls, caller: Caller, *, with_interaction: bool = True) -> Origin:
+        """Where the caller is. Only one row per interaction may carry its id (it is unique):
+        the other rows of a command that records several (a group roll's members) go
+        ``with_interaction=False``."""
+        return cls(
+            channel_id=caller.channel_id,
+            user_id=caller.user_id,
+            guild_id=caller.guild_id,
+            interaction_id=caller.interaction_id if with_interaction else None,
+            parent_channel_id=caller.parent_channel_id,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +92,8 @@ class Recorded:
     """A row as appended: its id (internal: buttons and foreign keys), its public ``number``
     (what stubs and results print), its chain link, and a hidden row's commitment.
 
-    ``duplicate`` when the interaction had been recorded already: then the fields are the
-    existing row's.
+    ``duplicate`` only on the existing row a :class:`~bot.services.errors.DuplicateInteraction`
+    carries (the interaction had been recorded already).
     """
 
     id: int
@@ -349,18 +367,26 @@ def _pg_insert_and_head(names: tuple[str, ...]) -> Any:
     return select(inserted.c.id).add_cte(head)
 
 
-async def record_roll_in(session: Executor, roll: NewRoll) -> Recorded:
-    """In a caller's transaction: append ``roll`` (INSERT ... ON CONFLICT DO NOTHING).
+async def record_in(session: Executor, roll: NewRoll) -> Recorded:
+    """In a caller's transaction: record ``roll``, the one way to append a ledger row.
 
     The row gets the next number of its scope and its chain link; a hidden row (gm, blind,
     self) is sealed with a fresh salt and its commitment, in this one INSERT (the row is never
     updated afterwards but for the reveal stamp).
 
-    On a duplicate interaction nothing is written and the existing row comes back with
-    ``duplicate=True`` (a number reserved for it stays unused: a gap, never a reuse); a caller
-    that already changed counters in this transaction should raise
-    :class:`~bot.services.errors.DuplicateInteraction` to roll them back.
+    A duplicate interaction (INSERT ... ON CONFLICT DO NOTHING wrote nothing) raises
+    :class:`~bot.services.errors.DuplicateInteraction` with the existing row, so everything
+    the caller's transaction changed rolls back with it (a number reserved for it stays
+    unused: a gap, never a reuse).
     """
+    recorded = await _append_in(session, roll)
+    if recorded.duplicate:
+        raise DuplicateInteraction(recorded.number, recorded)
+    return recorded
+
+
+async def _append_in(session: Executor, roll: NewRoll) -> Recorded:
+    """:func:`record_in`'s INSERT; a duplicate comes back as the existing row."""
     _check(roll)
     dialect = dialect_name(session)
     stmt = _INSERTS.get(dialect)
@@ -420,8 +446,8 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     statement (a multi-row INSERT ... RETURNING), numbered and chained in the order given.
 
     For the members' rows of a group roll: they all belong to one chain (one campaign). Rows
-    with an interaction id (deduplicated) or a hidden visibility go through
-    :func:`record_roll_in` instead.
+    with an interaction id (deduplicated) or a hidden visibility go through :func:`record_in`
+    instead.
     """
     if not rolls:
         return []
@@ -465,10 +491,10 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     ]
 
 
-async def record_roll(db: Database, roll: NewRoll) -> Recorded:
-    """Append ``roll`` in its own transaction; see :func:`record_roll_in`."""
+async def record(db: Database, roll: NewRoll) -> Recorded:
+    """:func:`record_in` in its own transaction."""
     async with transaction(db) as session:
-        return await record_roll_in(session, roll)
+        return await record_in(session, roll)
 
 
 async def get_roll_in(session: Executor, roll_id: int) -> RollView:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     and_,
     bindparam,
+    case,
     delete,
     exists,
     literal_column,
@@ -44,8 +45,8 @@ from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.services._sql import Executor, insert_for, transaction
-from bot.services.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
 _C = characters
@@ -543,6 +544,20 @@ async def set_null_bonus(db: Database, character_id: int, bonus: int | None) -> 
         if Feature.NULLS not in campaign.rules.features:
             raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.rules.key}.")
     return await _update(db, character_id, null_bonus=bonus)
+
+
+#: The most AC critical hits can take from one character (the column's sane range).
+MAX_AC_LOSS = 100
+
+
+async def lower_ac_in(session: Executor, character_id: int, amount: int) -> None:
+    """Add ``amount`` to the character's AC loss, atomically (never past the column's range)."""
+    added = _C.c.ac_loss + amount
+    await session.execute(
+        update(_C)
+        .where(_C.c.id == character_id)
+        .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), else_=added))
+    )
 
 
 async def restore_ac(db: Database, character_id: int) -> CharacterView:

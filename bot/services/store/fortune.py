@@ -15,13 +15,12 @@ from bot.db.engine import Database
 from bot.db.models import characters
 from bot.services._sql import Executor, transaction
 from bot.services.errors import (
-    DuplicateInteraction,
     FortuneAtMaximum,
     InvalidValue,
     NoFortuneLeft,
     NotFound,
 )
-from bot.services.ledger import NewRoll, Origin, record_roll_in
+from bot.services.store.ledger import NewRoll, Origin, record_in
 from bot.words import (
     BOON_FORTUNE_MAX,
     FORTUNE_MAX,
@@ -115,7 +114,7 @@ async def _with_ledger(
     campaign_id: int | None,
     **details: str | None,
 ) -> None:
-    recorded = await record_roll_in(
+    await record_in(
         session,
         NewRoll(
             origin=origin,
@@ -129,8 +128,6 @@ async def _with_ledger(
             character_name=view.name,
         ),
     )
-    if recorded.duplicate:
-        raise DuplicateInteraction(recorded.id)
 
 
 async def _campaign_id(session: AsyncSession, character_id: int) -> int | None:

@@ -15,6 +15,9 @@ shown to everyone, only pass/fail is hidden: bot/services/groups.py), still stor
 once with its ``source_roll_id``: such a carry-over *waits* (not applied, and shown only to
 viewers who may see the source roll) until its source is revealed. A modifier without a source
 roll counts as public.
+
+A hidden attack's critical hit defers the AC it takes from its target the same way
+(:func:`ac_loss_on_reveal_in`, issue 16).
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
 from bot.rules import threshold
-from bot.services import ledger
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import InvalidValue
+from bot.services.store import characters, ledger
 from bot.words import LedgerKind, Visibility
 
 _P = pending_modifiers
@@ -218,3 +221,17 @@ async def on_reveal_in(session: Executor, row: ledger.RollView) -> CarryOver | N
     ability, value = earned
     await set_pending_in(session, row.character_id, ability, value, row.id)
     return CarryOver(ability, value, row.id, row.visibility, row.user_id, row.revealed_at)
+
+
+async def ac_loss_on_reveal_in(session: Executor, row: ledger.RollView) -> int:
+    """In the reveal's transaction: store the AC a hidden critical hit took from its target
+    (issue 16; bot/services/attacks.py records it in the row and stores it at once only for a
+    public attack). Returns the AC taken (0 for any other row)."""
+    data = row.outcome
+    if row.kind != LedgerKind.ATTACK or not isinstance(data, dict):
+        return 0
+    target_id, lost = data.get("target_id"), data.get("ac_lost")
+    if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:
+        return 0
+    await characters.lower_ac_in(session, target_id, lost)
+    return lost

@@ -25,7 +25,7 @@ from bot.rules.systems.base import (
     skill_of,
 )
 from bot.rules.systems.d20 import SIX_ABILITIES
-from bot.words import fortune_maximum
+from bot.words import LedgerKind, fortune_maximum
 
 _PdRoll = TypeVar("_PdRoll", pd.AttemptOutcome, pd.LuckOutcome)
 
@@ -62,7 +62,7 @@ class PenAndDaggerSystem(Defaults):
     save_options: frozenset[str] | None = None
     outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
     initiative_ability: str | None = "DEX"
-    check_word: str = "attempt"
+    check_word: str = LedgerKind.ATTEMPT
     summary: str = (
         "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
         "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "
@@ -119,7 +119,7 @@ class PenAndDaggerSystem(Defaults):
         }
         return Plan(
             self.key,
-            "attempt",
+            LedgerKind.ATTEMPT,
             ability,
             title,
             lambda rng: trade_rule(
@@ -137,7 +137,7 @@ class PenAndDaggerSystem(Defaults):
         fortune_max = fortune_maximum(sheet.double_fortune)
         return Plan(
             self.key,
-            "luck",
+            LedgerKind.LUCK,
             "",
             "luck roll",
             lambda rng: trade_rule(

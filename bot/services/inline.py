@@ -22,6 +22,7 @@ from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import read
 from bot.services import attacks, budgets, checks, ledger, macros, rolls
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import AttackResult
@@ -32,6 +33,7 @@ from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.roll_text import Command, RollText, RollTextError, parse_roll_text
 from bot.services.rolls import DiceRoll
+from bot.words import Visibility
 
 #: The most `[[…]]` one text may hold (a post is at most 4,000 characters).
 MAX_ROLLS = 20
@@ -250,7 +252,7 @@ async def _roll(
         )
     if parsed.command is Command.ATTACK and parsed.attack is not None:
         attack = await attacks.attack_in(
-            session, rng, caller, parsed.attack, request, visibility="public"
+            session, rng, caller, parsed.attack, request, visibility=Visibility.PUBLIC
         )
         total, detail = attack_summary(attack, parsed.label)
         return InlineRoll(
@@ -333,11 +335,15 @@ def check_summary(result: CheckResult) -> tuple[str, str]:
         if outcome.carry_over_next:
             detail += f"; {_signed(outcome.carry_over_next)} on the next {outcome.attribute} test"
         return total, detail
-    assert isinstance(outcome, d20_check.CheckOutcome)
-    detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
-    if outcome.result is None:
-        return _number(outcome.total), detail
-    return f"{outcome.result_text} ({_number(outcome.total)} vs DC {outcome.dc})", detail
+    if isinstance(outcome, d20_check.CheckOutcome):
+        detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
+        if outcome.result is None:
+            return _number(outcome.total), detail
+        return f"{outcome.result_text} ({_number(outcome.total)} vs DC {outcome.dc})", detail
+    # Any other registered system (issue 21): its outcome as the registry reads it.
+    reading = read(outcome)
+    shown = "; ".join(f"{label}: {text}" for label, text in reading.lines)
+    return reading.result, f"{title}: {shown or ', '.join(map(str, reading.dice))}"
 
 
 def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str, str]:

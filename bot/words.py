@@ -155,6 +155,14 @@ class JobState(enum.StrEnum):
     CANCELLED = "cancelled"
 
 
+class RoundState(enum.StrEnum):
+    """A round of sealed declarations (issue 18): open for them, revealed, or cancelled."""
+
+    OPEN = "open"
+    REVEALED = "revealed"
+    CANCELLED = "cancelled"
+
+
 class NotifyMode(enum.StrEnum):
     """How a player wants the game clock's pings: in the channel, by DM, or not at all."""
 

@@ -14,6 +14,7 @@ from bot import words
 from bot.db.fortune_models import FortuneChoice
 from bot.db.models import Campaign, LedgerRow, NotifySetting, ScheduledJob, TurnOrder
 from bot.db.party_models import RollRequest, RollRequestTarget
+from bot.db.round_models import Round
 from bot.services.store.ledger import _KIND
 
 BOT = Path(words.__file__).parent
@@ -32,6 +33,7 @@ STORED: list[tuple[type[enum.StrEnum], list[Column[str]]]] = [
         [RollRequest.__table__.c.default_action, RollRequestTarget.__table__.c.defaulted],
     ),
     (words.TurnOrderKind, [TurnOrder.__table__.c.order_kind]),
+    (words.RoundState, [Round.__table__.c.state]),
 ]
 
 

@@ -14,11 +14,9 @@ from typing import cast
 from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, Integer, String, Table, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import NEVER_REUSE_IDS, Base
+from bot.db.models import NEVER_REUSE_IDS, Base, sql_in
 from bot.db.types import UTCDateTime, utcnow
-
-#: A round's states: open for declarations, revealed (by the GM or its deadline), cancelled.
-ROUND_STATES: tuple[str, ...] = ("open", "revealed", "cancelled")
+from bot.words import RoundState
 
 
 class Round(Base):
@@ -35,7 +33,7 @@ class Round(Base):
             postgresql_where=text("state = 'open'"),
         ),
         Index("ix_rounds_campaign_id_id", "campaign_id", "id"),
-        CheckConstraint("state IN ('open', 'revealed', 'cancelled')", name="state"),
+        CheckConstraint(sql_in("state", [s.value for s in RoundState]), name="state"),
         NEVER_REUSE_IDS,
     )
 
@@ -48,7 +46,7 @@ class Round(Base):
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     #: When it reveals itself (a scheduled job); None: the GM reveals it.
     deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    state: Mapped[str] = mapped_column(String(12), default="open")
+    state: Mapped[str] = mapped_column(String(12), default=RoundState.OPEN.value)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 

@@ -22,7 +22,6 @@ from bot.rules import pen_and_dagger as pd
 from bot.rules.common import Advantage
 from bot.rules.systems import outcome_from_record, read
 from bot.services.checks import Outcome
-from bot.services.fortune_table import attempt_from_record, luck_from_record
 from bot.services.store.ledger import RollView
 from bot.words import LedgerKind
 
@@ -57,49 +56,12 @@ def outcome_words(row: RollView) -> str:
 def check_outcome(data: Any) -> Outcome | None:
     """The rules outcome a check, save, test, attempt or luck row stores, or None.
 
-    Told apart by shape (a row does not name its system): the keys each system's outcome
-    dataclass serialises to.
+    Told apart by shape (a row does not name its system): each registered system knows the
+    keys its outcome dataclasses serialise to (``System.outcome_from_record``).
     """
     if not isinstance(data, dict):
         return None
-    if "base_rank" in data:
-        return attempt_from_record(data)
-    if "die" in data and "lucky" in data:
-        return luck_from_record(data)
-    if "attribute" in data and "threshold" in data:
-        return _threshold(data)
-    if "score" in data and "roll" in data and "result" in data:
-        return _save(data)
-    if "kept" in data and "modifiers" in data and "kind" in data:
-        return _d20(data)
-    return outcome_from_record(data)  # any other registered system's shape
-
-
-def _save(data: dict[str, Any]) -> roll_under.SaveOutcome:
-    ability = data.get("ability")
-    return roll_under.SaveOutcome(
-        score=int(data["score"]),
-        roll=int(data["roll"]),
-        result=roll_under.SaveResult(data["result"]),
-        ability=roll_under.Ability(ability) if ability else None,
-    )
-
-
-def _threshold(data: dict[str, Any]) -> threshold.ThresholdOutcome:
-    difficulty = data.get("difficulty")
-    return threshold.ThresholdOutcome(
-        attribute=str(data["attribute"]),
-        roll=int(data["roll"]),
-        modifier=int(data["modifier"]),
-        carry_over_used=int(data.get("carry_over_used") or 0),
-        threshold=int(data["threshold"]),
-        result=threshold.ThresholdResult(data["result"]),
-        threshold_hidden=bool(data.get("threshold_hidden")),
-        difficulty=threshold.Difficulty(difficulty) if difficulty else None,
-        crit_success_at=data.get("crit_success_at"),
-        crit_failure_at=data.get("crit_failure_at"),
-        carry_over_rule=data.get("carry_over_rule", True) is not False,
-    )
+    return outcome_from_record(data)
 
 
 def _d20(data: dict[str, Any]) -> d20_check.CheckOutcome:

@@ -14,6 +14,7 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.services.rounds import Declared, Revealed, RoundView, Status
+from bot.words import RoundState
 
 #: Discord allows ten embeds per message, and 6,000 characters across all of them.
 EMBEDS_PER_MESSAGE = 10
@@ -80,7 +81,7 @@ def status_embed(status: Status, *, title: str | None = None) -> discord.Embed:
         body,
         style.INFO,
     )
-    if round_.state == "open":
+    if round_.state == RoundState.OPEN:
         style.add_field(embed, "Reveal", _deadline(round_))
     style.set_footer(embed, f"round {round_.id} · declarations stay sealed until the reveal")
     return embed

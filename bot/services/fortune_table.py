@@ -29,6 +29,7 @@ from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
+from bot.rules.systems.pen_and_dagger import attempt_from_record, luck_from_record
 from bot.services import secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
@@ -69,38 +70,6 @@ _C = characters
 
 
 # --- rebuilding outcomes from the ledger ------------------------------------------------------
-
-
-def attempt_from_record(data: dict[str, Any]) -> pd.AttemptOutcome:
-    """An :class:`~pd.AttemptOutcome` from its ``to_jsonable`` form (the checks' ledger rows)."""
-    return pd.AttemptOutcome(
-        base_rank=pd.Rank(int(data["base_rank"])),
-        adjustments=tuple(int(a) for a in data["adjustments"]),
-        effective_rank=pd.Rank(int(data["effective_rank"])),
-        dice=tuple(int(d) for d in data["dice"]),
-        kept=int(data["kept"]),
-        table_level=pd.SuccessLevel(int(data["table_level"])),
-        shifted_level=pd.SuccessLevel(int(data["shifted_level"])),
-        level=pd.SuccessLevel(int(data["level"])),
-        advantage=bool(data["advantage"]),
-        disadvantage=bool(data["disadvantage"]),
-        reliable=bool(data["reliable"]),
-        unreliable=bool(data["unreliable"]),
-        trade_available=bool(data["trade_available"]),
-        traded=bool(data["traded"]),
-        fortune_gained=int(data["fortune_gained"]),
-    )
-
-
-def luck_from_record(data: dict[str, Any]) -> pd.LuckOutcome:
-    """A :class:`~pd.LuckOutcome` from its ``to_jsonable`` form."""
-    return pd.LuckOutcome(
-        die=int(data["die"]),
-        lucky=bool(data["lucky"]),
-        trade_available=bool(data["trade_available"]),
-        traded=bool(data["traded"]),
-        fortune_gained=int(data["fortune_gained"]),
-    )
 
 
 def outcome_from_record(kind: str, data: Any) -> PdOutcome | None:

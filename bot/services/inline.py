@@ -22,6 +22,7 @@ from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems import read
 from bot.services import attacks, budgets, checks, macros, rolls
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import AttackResult
@@ -33,6 +34,7 @@ from bot.services.rolls import DiceRoll
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.store.characters import CharacterView, active_character_in
+from bot.words import Visibility
 
 #: The most `[[…]]` one text may hold (a post is at most 4,000 characters).
 MAX_ROLLS = 20
@@ -251,7 +253,7 @@ async def _roll(
         )
     if parsed.command is Command.ATTACK and parsed.attack is not None:
         attack = await attacks.attack_in(
-            session, rng, caller, parsed.attack, request, visibility="public"
+            session, rng, caller, parsed.attack, request, visibility=Visibility.PUBLIC
         )
         total, detail = attack_summary(attack, parsed.label)
         return InlineRoll(
@@ -334,11 +336,15 @@ def check_summary(result: CheckResult) -> tuple[str, str]:
         if outcome.carry_over_next:
             detail += f"; {_signed(outcome.carry_over_next)} on the next {outcome.attribute} test"
         return total, detail
-    assert isinstance(outcome, d20_check.CheckOutcome)
-    detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
-    if outcome.result is None:
-        return _number(outcome.total), detail
-    return f"{outcome.result_text} ({_number(outcome.total)} vs DC {outcome.dc})", detail
+    if isinstance(outcome, d20_check.CheckOutcome):
+        detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
+        if outcome.result is None:
+            return _number(outcome.total), detail
+        return f"{outcome.result_text} ({_number(outcome.total)} vs DC {outcome.dc})", detail
+    # Any other registered system (issue 21): its outcome as the registry reads it.
+    reading = read(outcome)
+    shown = "; ".join(f"{label}: {text}" for label, text in reading.lines)
+    return reading.result, f"{title}: {shown or ', '.join(map(str, reading.dice))}"
 
 
 def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str, str]:

@@ -26,7 +26,9 @@ from sqlalchemy import select, update
 from bot.db.engine import Database
 from bot.db.models import characters
 from bot.db.post_models import (
-    MAX_POST_TEXT,
+    MAX_POST_TEXT as MAX_POST_TEXT,  # the cog sizes its text box by it
+)
+from bot.db.post_models import (
     post_channels,
     post_rolls,
     post_settings,

@@ -38,7 +38,7 @@ from bot.services.groups import campaign_in
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import active_character_in
-from bot.words import JobKind, LedgerKind, Visibility
+from bot.words import JobKind, LedgerKind, RoundState, Visibility
 
 _R = rounds
 _D = round_declarations
@@ -139,7 +139,7 @@ def _view(row: Any) -> RoundView:
 
 async def _open_in(session: AsyncSession, caller: Caller, *, lock: bool) -> RoundView:
     """The open round of the caller's channel (locked: every change to a round takes it)."""
-    stmt = select(_R).where(_R.c.channel_id == caller.channel_id, _R.c.state == "open")
+    stmt = select(_R).where(_R.c.channel_id == caller.channel_id, _R.c.state == RoundState.OPEN)
     row = (await session.execute(stmt.with_for_update() if lock else stmt)).first()
     if row is None:
         raise NotFound(NO_ROUND)
@@ -168,7 +168,9 @@ async def open_round(
         campaign = await campaign_in(session, caller)
         require_gm(campaign, caller, "open a round")
         taken = await session.execute(
-            select(_R.c.id).where(_R.c.channel_id == caller.channel_id, _R.c.state == "open")
+            select(_R.c.id).where(
+                _R.c.channel_id == caller.channel_id, _R.c.state == RoundState.OPEN
+            )
         )
         if taken.first() is not None:
             raise InvalidValue(ALREADY_OPEN)
@@ -183,7 +185,7 @@ async def open_round(
                     opened_by=caller.user_id,
                     opened_at=now,
                     deadline_at=deadline_at,
-                    state="open",
+                    state=RoundState.OPEN,
                 )
                 .returning(_R.c.id)
             )
@@ -267,9 +269,7 @@ async def declare(db: Database, caller: Caller, text: str, now: datetime) -> Dec
             ),
         )
         if earlier is not None:
-            await session.execute(
-                update(_D).where(_D.c.id == earlier.id).values(replaced_at=now)
-            )
+            await session.execute(update(_D).where(_D.c.id == earlier.id).values(replaced_at=now))
         await session.execute(
             _D.insert().values(
                 round_id=current.id,
@@ -316,7 +316,7 @@ async def _reveal_in(
             Shown(row.name, int(row.user_id), stamped.number, str(outcome.get(TEXT_KEY, "")))
         )
     await session.execute(
-        update(_R).where(_R.c.id == current.id).values(state="revealed", closed_at=now)
+        update(_R).where(_R.c.id == current.id).values(state=RoundState.REVEALED, closed_at=now)
     )
     await scheduler.cancel_in(session, round_key(current.id), now)
     after = (await session.execute(select(_R).where(_R.c.id == current.id))).one()
@@ -340,7 +340,9 @@ async def cancel(db: Database, caller: Caller, now: datetime) -> Status:
         current = await _open_in(session, caller, lock=True)
         rows = await _current_in(session, current.id)
         await session.execute(
-            update(_R).where(_R.c.id == current.id).values(state="cancelled", closed_at=now)
+            update(_R)
+            .where(_R.c.id == current.id)
+            .values(state=RoundState.CANCELLED, closed_at=now)
         )
         await scheduler.cancel_in(session, round_key(current.id), now)
         after = (await session.execute(select(_R).where(_R.c.id == current.id))).one()
@@ -355,13 +357,11 @@ async def _on_deadline(
 ) -> Revealed | None:
     """The round's deadline: reveal it, once (a round already revealed or cancelled: nothing)."""
     round_id = int(job.payload["round_id"])
-    row = (
-        await session.execute(select(_R).where(_R.c.id == round_id).with_for_update())
-    ).first()
+    row = (await session.execute(select(_R).where(_R.c.id == round_id).with_for_update())).first()
     if row is None:
         return None
     current = _view(row)
-    if current.state != "open" or current.deadline_at is None:
+    if current.state != RoundState.OPEN or current.deadline_at is None:
         return None
     if current.deadline_at > context.now:
         # Run early (a retry racing a clock change): this job is stamped done, so schedule

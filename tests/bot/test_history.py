@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from discord import app_commands
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
@@ -282,3 +283,18 @@ async def test_a_backtick_in_a_label_cannot_break_the_gm_logs_code_span(table: T
     assert page.response is not None
     said = message_text(page.response)
     assert "x` **loud**" not in said and "loud" in said
+
+
+@pytest.mark.parametrize("command", ["history", "gm log"])
+async def test_the_kind_filter_offers_every_kind_history_lists(table: Table, command: str) -> None:
+    # Issue 18's rows (sealed pre-rolls, posts and their edits, declarations) are listed by
+    # /history, so each is a kind to filter by; a turn-order change is not a roll.
+    found = table.bot.tree.get_command(command.split()[0])
+    if " " in command:
+        assert isinstance(found, app_commands.Group)
+        found = found.get_command(command.split()[1])
+    assert isinstance(found, app_commands.Command)
+    (kind,) = [p for p in found.parameters if p.name == "kind"]
+    offered = {c.value for c in kind.choices}
+    assert {"preroll", "post", "post-edit", "declaration", "check", "attempt"} <= offered
+    assert "turn" not in offered

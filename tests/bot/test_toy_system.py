@@ -38,7 +38,13 @@ from bot.rules.systems import (
     Table as Campaign,
 )
 from bot.rules.systems.base import Defaults, refuse_options, score_of
-from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
 from tests.conftest import truncate_all
 
 KEY = "coin-flip"
@@ -297,3 +303,14 @@ async def test_a_hidden_toy_roll_shows_nowhere_until_the_gm_reveals_it(table: Ta
     assert revealed.response is not None
     after = message_text((await table.bob.slash(table.table, "history")).response)
     assert "3 heads of 1 needed" in after
+
+
+async def test_a_toy_check_in_a_message_reads_in_the_systems_words(table: Table) -> None:
+    # Issue 18's inline rolls ask the registry too: a check in a message plays the toy.
+    menu = "Roll the dice in this message"
+    await _party(table)
+    message = await table.alice.send(table.table, "Pip holds on [[check NERVE dc:2]]")
+    table.dice(HEADS, TAILS, HEADS)
+    answer = final_answer(await table.alice.context_menu(table.table, menu, message))
+    assert "2 heads of 2 needed" in answer.content
+    assert "NERVE flip" in answer.content

@@ -169,12 +169,8 @@ def test_a_tie_that_repeats_is_repeated_again() -> None:
 
 
 def test_a_broken_rng_cannot_loop_forever() -> None:
-    class Stuck(random.Random):
-        def randint(self, a: int, b: int) -> int:
-            return 10
-
     with pytest.raises(RuntimeError):
-        ru.contest({"A": 9, "B": 9}, Stuck(), max_rounds=50)
+        ru.contest({"A": 9, "B": 9}, ScriptedRandom(then=10), max_rounds=50)
 
 
 # ------------------------------------------------------------------------------------- odds

@@ -30,7 +30,7 @@ def test_each_outcome_is_read_by_its_own_system() -> None:
     rng = random.Random(7)
     attempt = pd.attempt(pd.Rank.parse("Trained"), rng)
     save = roll_under.save(12, rng, ability=roll_under.Ability.parse("AGI"))
-    test = threshold.test(2, 12, rng, attribute="DEX")
+    test = threshold.roll_test(2, 12, rng, attribute="DEX")
     check = d20_check.roll_check(d20_check.CheckInput(score=14, ability="STR", level=3), rng, dc=12)
     for outcome, key in (
         (attempt, "pen-and-dagger"),

@@ -33,6 +33,7 @@ from bot.services.budgets import (
 from bot.services.context import Caller
 from bot.services.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
+from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
 #: The defaults an operator gets (bot/config.py), so "ordinary play never meets it" is about them.
@@ -126,12 +127,8 @@ async def test_a_refused_roll_records_nothing_and_rolls_no_die(
     before = await rows(db)
     levels = budgets.level(ALICE, GUILD)
 
-    class NoDice(random.Random):
-        def randbytes(self, n: int) -> bytes:  # the roller's only source of dice
-            raise AssertionError("a refused roll rolled a die")
-
-    with pytest.raises(OverBudget):
-        await roll_dice(db, NoDice(), caller(budgets), BIG, request="/roll")
+    with pytest.raises(OverBudget):  # no die scripted: a die rolled would raise Exhausted
+        await roll_dice(db, ScriptedRandom(), caller(budgets), BIG, request="/roll")
     assert await rows(db) == before
     assert budgets.level(ALICE, GUILD) == levels  # and it took nothing from either bucket
 

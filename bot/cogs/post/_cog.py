@@ -23,7 +23,6 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
 from bot.cogs.post._webhooks import Webhooks, hook_place
-from bot.db.post_models import MAX_POST_TEXT
 from bot.quoting import clip_text
 from bot.render import posts as view
 from bot.services import posts
@@ -46,7 +45,7 @@ class PostModal(discord.ui.Modal):
         self.text: discord.ui.TextInput[PostModal] = discord.ui.TextInput(
             label="Text",
             style=discord.TextStyle.paragraph,
-            max_length=MAX_POST_TEXT,
+            max_length=posts.MAX_POST_TEXT,
             default=default,
             placeholder="Write in character; [[1d20+5]] or [[check DEX]] rolls in place.",
         )
@@ -83,7 +82,7 @@ class PostCog(commands.Cog):
     async def post(
         self,
         interaction: Interaction,
-        text: app_commands.Range[str, 1, MAX_POST_TEXT] | None = None,
+        text: app_commands.Range[str, 1, posts.MAX_POST_TEXT] | None = None,
     ) -> None:
         if text is not None:
             await self._publish(interaction, text)
@@ -201,9 +200,7 @@ class PostCog(commands.Cog):
         modal = PostModal(f"Edit {found.character_name}'s post", submitted, default=found.text)
         await interaction.response.send_modal(modal)
 
-    async def _edit(
-        self, interaction: Interaction, found: posts.StoredPost, text: str
-    ) -> None:
+    async def _edit(self, interaction: Interaction, found: posts.StoredPost, text: str) -> None:
         await defer(interaction, ephemeral=True)
         bot = bot_of(interaction)
         channel = bot.get_channel(found.channel_id) or interaction.channel

@@ -39,7 +39,7 @@ from bot.services.requests import RequestView
 from bot.services.secrecy import GmTargets
 from bot.services.store.campaigns import CampaignView
 from bot.tree import answer_error
-from bot.words import DefaultAction
+from bot.words import DefaultAction, NotifyMode
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
@@ -336,7 +336,7 @@ async def deliver_reminders(bot: PbpBot, notice: requests.Reminders) -> None:
     for reminder in notice.reminders:
         text = reminder_text(request, reminder, link)
         mentions = discord.AllowedMentions(users=True, everyone=False, roles=False)
-        if reminder.mode == "dm":
+        if reminder.mode == NotifyMode.DM:
             try:
                 user = bot.get_user(reminder.user_id) or await bot.fetch_user(reminder.user_id)
                 await user.send(text, allowed_mentions=mentions)

@@ -27,6 +27,7 @@ from bot.rules.systems.base import (
     signed,
     skill_of,
 )
+from bot.words import LedgerKind
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 
@@ -135,7 +136,7 @@ class D20System(Defaults):
     )
     outcome_types: tuple[type, ...] = (d20_check.CheckOutcome,)
     initiative_ability: str | None = "DEX"
-    check_word: str = "check"
+    check_word: str = LedgerKind.CHECK
     summary: str = (
         "`/check` rolls d20 plus your ability modifier, your proficiency bonus if proficient "
         "(doubled for Expert; set by `/character level`) and any `bonus:`; meet or beat the "
@@ -201,7 +202,7 @@ class D20System(Defaults):
                 )
             check = d20_check.helped_input(check, {options.helper: True})
             title += f", helped by {options.helper}"
-        return d20_plan(self.key, "check", ability, title, check, options.dc)
+        return d20_plan(self.key, LedgerKind.CHECK, ability, title, check, options.dc)
 
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
         ability = save_ability(table, options)
@@ -225,7 +226,7 @@ class D20System(Defaults):
             title += f" ({options.school.strip().casefold()} spell effect)"
         if options.dc_from:
             title += f" against {options.dc_from}"
-        return d20_plan(self.key, "save", ability, title, check, options.dc)
+        return d20_plan(self.key, LedgerKind.SAVE, ability, title, check, options.dc)
 
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, d20_check.CheckOutcome)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -25,7 +25,7 @@ from bot.rules.systems.base import (
     skill_of,
 )
 from bot.rules.systems.d20 import SIX_ABILITIES
-from bot.words import fortune_maximum
+from bot.words import LedgerKind, fortune_maximum
 
 _PdRoll = TypeVar("_PdRoll", pd.AttemptOutcome, pd.LuckOutcome)
 
@@ -46,6 +46,38 @@ def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
     return replace(outcome, trade_available=False)
 
 
+def attempt_from_record(data: Mapping[str, Any]) -> pd.AttemptOutcome:
+    """An :class:`~pd.AttemptOutcome` from its ``to_jsonable`` form (the checks' ledger rows)."""
+    return pd.AttemptOutcome(
+        base_rank=pd.Rank(int(data["base_rank"])),
+        adjustments=tuple(int(a) for a in data["adjustments"]),
+        effective_rank=pd.Rank(int(data["effective_rank"])),
+        dice=tuple(int(d) for d in data["dice"]),
+        kept=int(data["kept"]),
+        table_level=pd.SuccessLevel(int(data["table_level"])),
+        shifted_level=pd.SuccessLevel(int(data["shifted_level"])),
+        level=pd.SuccessLevel(int(data["level"])),
+        advantage=bool(data["advantage"]),
+        disadvantage=bool(data["disadvantage"]),
+        reliable=bool(data["reliable"]),
+        unreliable=bool(data["unreliable"]),
+        trade_available=bool(data["trade_available"]),
+        traded=bool(data["traded"]),
+        fortune_gained=int(data["fortune_gained"]),
+    )
+
+
+def luck_from_record(data: Mapping[str, Any]) -> pd.LuckOutcome:
+    """A :class:`~pd.LuckOutcome` from its ``to_jsonable`` form."""
+    return pd.LuckOutcome(
+        die=int(data["die"]),
+        lucky=bool(data["lucky"]),
+        trade_available=bool(data["trade_available"]),
+        traded=bool(data["traded"]),
+        fortune_gained=int(data["fortune_gained"]),
+    )
+
+
 @dataclass(frozen=True)
 class PenAndDaggerSystem(Defaults):
     """Pen & Dagger: a rank read against the Success Table; luck rolls and fortune dice."""
@@ -62,7 +94,7 @@ class PenAndDaggerSystem(Defaults):
     save_options: frozenset[str] | None = None
     outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
     initiative_ability: str | None = "DEX"
-    check_word: str = "attempt"
+    check_word: str = LedgerKind.ATTEMPT
     summary: str = (
         "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
         "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "
@@ -74,6 +106,13 @@ class PenAndDaggerSystem(Defaults):
         {Feature.FORTUNE, Feature.LUCK, Feature.GENERATION, Feature.FIRST_LEVEL_CAP, Feature.RANKS}
     )
     group_no_dc: str | None = "attempts use the Success Table, not a DC"
+
+    def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        if "base_rank" in data:
+            return attempt_from_record(data)
+        if "die" in data and "lucky" in data:
+            return luck_from_record(data)
+        return None
 
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random
@@ -119,7 +158,7 @@ class PenAndDaggerSystem(Defaults):
         }
         return Plan(
             self.key,
-            "attempt",
+            LedgerKind.ATTEMPT,
             ability,
             title,
             lambda rng: trade_rule(
@@ -137,7 +176,7 @@ class PenAndDaggerSystem(Defaults):
         fortune_max = fortune_maximum(sheet.double_fortune)
         return Plan(
             self.key,
-            "luck",
+            LedgerKind.LUCK,
             "",
             "luck roll",
             lambda rng: trade_rule(

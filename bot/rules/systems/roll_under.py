@@ -21,6 +21,7 @@ from bot.rules.systems.base import (
     refuse_options,
     score_of,
 )
+from bot.words import LedgerKind
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class RollUnderSystem(Defaults):
     save_options: frozenset[str] | None = frozenset()
     outcome_types: tuple[type, ...] = (roll_under.SaveOutcome,)
     initiative_ability: str | None = "AGI"
-    check_word: str = "save"
+    check_word: str = LedgerKind.SAVE
     summary: str = (
         "Three abilities, STR, AGI and WIT, scored 1 to 19. `/check` (or `/save`) rolls a d20: "
         "your score or lower passes. `/groupsave` rolls one d20 for everyone; in a `/contest` "
@@ -62,7 +63,7 @@ class RollUnderSystem(Defaults):
         p = roll_under.save_odds(score)
         return Plan(
             self.key,
-            "save",
+            LedgerKind.SAVE,
             ability,
             f"{ability} save",
             lambda rng: roll_under.save(score, rng, ability=ru_ability),

@@ -25,6 +25,7 @@ from bot.rules.systems.base import (
     signed,
 )
 from bot.rules.systems.d20 import SIX_ABILITIES
+from bot.words import LedgerKind
 
 _TONES = {
     threshold.ThresholdResult.CRITICAL_SUCCESS: Tone.CRITICAL_SUCCESS,
@@ -61,7 +62,7 @@ class ThresholdSystem(Defaults):
     save_options: frozenset[str] | None = None
     outcome_types: tuple[type, ...] = (threshold.ThresholdOutcome,)
     initiative_ability: str | None = "DEX"
-    check_word: str = "test"
+    check_word: str = LedgerKind.TEST
     features: frozenset[Feature] = frozenset({Feature.TIERS, Feature.CARRY_OVER})
     summary: str = (
         "`/check` rolls d20 plus your attribute modifier (your level is never added) and "
@@ -112,7 +113,7 @@ class ThresholdSystem(Defaults):
             )
         return Plan(
             self.key,
-            "test",
+            LedgerKind.TEST,
             ability,
             f"{ability} test",
             lambda rng: threshold.roll_test(

@@ -16,6 +16,8 @@ import random
 import re
 from dataclasses import dataclass, replace
 
+from sqlalchemy import text as sql_text
+
 from bot.db.engine import Database
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
@@ -23,7 +25,7 @@ from bot.quoting import quote
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.services import attacks, budgets, checks, ledger, macros, rolls
-from bot.services._sql import Executor, core_transaction
+from bot.services._sql import Executor, core_transaction, dialect_name
 from bot.services.attacks import AttackResult
 from bot.services.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.characters import CharacterView, active_character_in
@@ -379,6 +381,7 @@ async def roll_text(
         )
     async with core_transaction(db) as session:
         if once and bound_to:
+            await _lock_bound_in(session, caller, bound_to)
             earlier = await _earlier_in(session, caller, bound_to)
             if earlier is not None:
                 raise InlineRollError(
@@ -386,6 +389,18 @@ async def roll_text(
                     "message's dice are rolled once. Nothing was rolled."
                 )
         return await roll_text_in(session, caller, text, rng, bound_to=bound_to)
+
+
+async def _lock_bound_in(session: Executor, caller: Caller, bound_to: str) -> None:
+    """Serialise two rolls of one message by one person until commit, so the second sees the
+    first's rows (a double click on the context menu). PostgreSQL: a transaction-scoped
+    advisory lock on the pair; SQLite has one writer at a time already (BEGIN IMMEDIATE)."""
+    if dialect_name(session) != "postgresql":
+        return
+    await session.execute(
+        sql_text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
+        {"key": f"inline:{caller.user_id}:{bound_to}"},
+    )
 
 
 async def _earlier_in(session: Executor, caller: Caller, bound_to: str) -> int | None:

@@ -197,7 +197,8 @@ async def roll_text_in(
     planned = [
         await _plan(session, caller, i, span, context) for i, span in enumerate(spans, start=1)
     ]
-    _charge(caller, [p.work for p in planned])
+    works = [p.work for p in planned]
+    _charge(caller, works)
     done: list[InlineRoll] = []
     for index, plan in enumerate(planned, start=1):
         who = caller if index == 1 else replace(caller, interaction_id=None)
@@ -206,7 +207,9 @@ async def roll_text_in(
             done.append(await _roll(session, who, rng, plan, request))
         except UserError as exc:
             # A check this campaign's system refuses, a character without the score: found
-            # only now; the caller's transaction rolls back the rolls before this one.
+            # only now; the caller's transaction rolls back the rolls before this one, and
+            # the refused text gives back the work it took (it has done nothing).
+            _refund(caller, works)
             raise _refusal(index, plan.span, exc) from None
     return InlineRolls(tuple(done))
 
@@ -223,10 +226,15 @@ def _charge(caller: Caller, works: list[int]) -> None:
                 budgets.charge(caller, work)
                 taken.append(work)
     except budgets.OverBudget:
-        if caller.budget is not None:
-            for work in taken:
-                caller.budget.refund(caller.user_id, caller.guild_id, work)
+        _refund(caller, taken)
         raise
+
+
+def _refund(caller: Caller, works: list[int]) -> None:
+    """Give back what :func:`_charge` took for ``works``."""
+    if caller.budget is not None:
+        for work in works:
+            caller.budget.refund(caller.user_id, caller.guild_id, work)
 
 
 def _request(plan: _Planned, bound_to: str | None) -> str:

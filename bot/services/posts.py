@@ -297,7 +297,7 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
             ),
         )
         if recorded.duplicate:  # a retried interaction: this post exists already
-            raise DuplicateInteraction(recorded.id)
+            raise DuplicateInteraction(recorded.number)
         await session.execute(
             update(posts).where(posts.c.id == post_id).values(ledger_id=recorded.id)
         )
@@ -496,7 +496,7 @@ async def edit_post(db: Database, caller: Caller, post_id: int, text: str) -> St
             ),
         )
         if recorded.duplicate:  # a retried interaction: this edit is kept already
-            raise DuplicateInteraction(recorded.id)
+            raise DuplicateInteraction(recorded.number)
         now = utcnow()
         await session.execute(
             post_versions.insert().values(

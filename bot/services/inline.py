@@ -16,6 +16,8 @@ import random
 import re
 from dataclasses import dataclass, replace
 
+from sqlalchemy import text as sql_text
+
 from bot.db.engine import Database
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
@@ -24,7 +26,7 @@ from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import read
 from bot.services import attacks, budgets, checks, macros, rolls
-from bot.services._sql import Executor, core_transaction
+from bot.services._sql import Executor, core_transaction, dialect_name
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
@@ -198,7 +200,8 @@ async def roll_text_in(
     planned = [
         await _plan(session, caller, i, span, context) for i, span in enumerate(spans, start=1)
     ]
-    _charge(caller, [p.work for p in planned])
+    works = [p.work for p in planned]
+    _charge(caller, works)
     done: list[InlineRoll] = []
     for index, plan in enumerate(planned, start=1):
         who = caller if index == 1 else replace(caller, interaction_id=None)
@@ -207,7 +210,9 @@ async def roll_text_in(
             done.append(await _roll(session, who, rng, plan, request))
         except UserError as exc:
             # A check this campaign's system refuses, a character without the score: found
-            # only now; the caller's transaction rolls back the rolls before this one.
+            # only now; the caller's transaction rolls back the rolls before this one, and
+            # the refused text gives back the work it took (it has done nothing).
+            _refund(caller, works)
             raise _refusal(index, plan.span, exc) from None
     return InlineRolls(tuple(done))
 
@@ -224,10 +229,15 @@ def _charge(caller: Caller, works: list[int]) -> None:
                 budgets.charge(caller, work)
                 taken.append(work)
     except budgets.OverBudget:
-        if caller.budget is not None:
-            for work in taken:
-                caller.budget.refund(caller.user_id, caller.guild_id, work)
+        _refund(caller, taken)
         raise
+
+
+def _refund(caller: Caller, works: list[int]) -> None:
+    """Give back what :func:`_charge` took for ``works``."""
+    if caller.budget is not None:
+        for work in works:
+            caller.budget.refund(caller.user_id, caller.guild_id, work)
 
 
 def _request(plan: _Planned, bound_to: str | None) -> str:
@@ -386,6 +396,7 @@ async def roll_text(
         )
     async with core_transaction(db) as session:
         if once and bound_to:
+            await _lock_bound_in(session, caller, bound_to)
             earlier = await _earlier_in(session, caller, bound_to)
             if earlier is not None:
                 raise InlineRollError(
@@ -393,6 +404,18 @@ async def roll_text(
                     "message's dice are rolled once. Nothing was rolled."
                 )
         return await roll_text_in(session, caller, text, rng, bound_to=bound_to)
+
+
+async def _lock_bound_in(session: Executor, caller: Caller, bound_to: str) -> None:
+    """Serialise two rolls of one message by one person until commit, so the second sees the
+    first's rows (a double click on the context menu). PostgreSQL: a transaction-scoped
+    advisory lock on the pair; SQLite has one writer at a time already (BEGIN IMMEDIATE)."""
+    if dialect_name(session) != "postgresql":
+        return
+    await session.execute(
+        sql_text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
+        {"key": f"inline:{caller.user_id}:{bound_to}"},
+    )
 
 
 async def _earlier_in(session: Executor, caller: Caller, bound_to: str) -> int | None:

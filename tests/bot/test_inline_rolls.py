@@ -280,3 +280,20 @@ async def test_inline_rolls_take_the_commands_work_from_the_budgets_before_any_d
     async with core_transaction(table.bot.db) as session:
         rolled = await roll_text_in(session, who, "[[1000d20]] then [[1d20]]", table.bot.rng)
     assert len(rolled.rolls) == 2 and len(await rows(table)) == 2
+
+
+async def test_a_text_refused_while_rolling_gives_its_work_back(table: Table) -> None:
+    # The attack's target is looked up only when it is rolled, after the budgets were charged:
+    # the refused text has done nothing, so it costs nothing either.
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"STR": 14})
+    budgets = Budgets(Rate(1500, 0.001), Rate(100_000, 100), clock=lambda: 0.0)
+    who = replace(caller_of(table, table.alice), budget=budgets)
+    full = budgets.level(who.user_id, who.guild_id)
+    with pytest.raises(InlineRollError, match="Nobody"):
+        async with core_transaction(table.bot.db) as session:
+            await roll_text_in(
+                session, who, "[[1000d20]] [[attack ac:15 target:Nobody]]", table.bot.rng
+            )
+    assert budgets.level(who.user_id, who.guild_id) == full
+    assert await rows(table) == []

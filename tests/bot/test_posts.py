@@ -15,7 +15,10 @@ from sqlalchemy import func, select
 
 from bot.db.models import ledger
 from bot.db.post_models import post_rolls, post_versions, posts
+from bot.services import posts as post_service
 from bot.services._sql import transaction
+from bot.services.context import Caller
+from bot.services.errors import DuplicateInteraction
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
 from tests.bot.test_permissions import every_permission, restrict_bot
 
@@ -383,3 +386,21 @@ async def test_a_webhook_refused_after_all_falls_back_to_the_bots_own_embed(
     )
     again = await table.alice.slash(table.table, "post", text="Ayla, again.")
     assert again.response is not None and "Manage Webhooks" not in again.response.content
+
+
+async def test_a_post_delivered_twice_names_its_own_roll_number(table: Table) -> None:
+    # A gateway replay of /post: the second delivery is told where the post went, by the
+    # public number its ledger row shows (/history, /verify), not by an internal id.
+    await setup_table(table)
+    lobby = table.guild.create_text_channel("lobby")
+    await table.alice.slash(lobby, "roll", dice="1d20")  # a row numbered in another scope
+    caller = Caller(
+        user_id=table.alice.id,
+        channel_id=table.table.id,
+        guild_id=table.guild.id,
+        interaction_id=987_654_321,
+    )
+    first = await post_service.create_post(table.bot.db, caller, "I wait.", table.bot.rng)
+    with pytest.raises(DuplicateInteraction) as replay:
+        await post_service.create_post(table.bot.db, caller, "I wait.", table.bot.rng)
+    assert replay.value.roll_id == first.number

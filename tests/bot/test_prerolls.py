@@ -85,7 +85,7 @@ async def test_sealed_die_applied_by_the_gm_then_verified(table: Table) -> None:
     assert applied.kind == "check" and applied.dice == [17]
     assert applied.outcome["prerolls"] == [row.number]
     assert applied.visibility.value == "public"
-    assert list(table.bot.rng.script) == [3]  # type: ignore[attr-defined]  # no fresh die
+    assert list(table.bot.rng.faces) == [3]  # type: ignore[attr-defined]  # no fresh die
 
     verified = message_text(
         final_answer(await table.bob.slash(table.table, "verify", roll=row.number))

@@ -151,6 +151,12 @@ def _value(param: app_commands.Parameter) -> st.SearchStrategy[tuple[Any, bool]]
         return st.sampled_from(["#table", "#gm"]).map(lambda v: (v, True))
     if kind is discord.AppCommandOptionType.mentionable:
         return st.sampled_from(["@alice", "@GM"]).map(lambda v: (v, True))
+    if kind is discord.AppCommandOptionType.attachment:
+        # (filename, bytes), as SimCord uploads it: an image, not an image, an empty file.
+        files = st.sampled_from(
+            [("a.png", b"\x89PNG fake"), ("notes.txt", b"hi"), ("empty.gif", b"")]
+        )
+        return files.map(lambda v: (v, True))
     raise AssertionError(f"no strategy for option type {kind}")  # a new type: add one here
 
 

@@ -22,9 +22,7 @@ from bot.db.engine import Database
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
 from bot.quoting import quote
-from bot.rules import d20_check, roll_under, threshold
-from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import read
+from bot.rules.systems.base import d20_line, number
 from bot.services import attacks, budgets, checks, macros, rolls
 from bot.services._sql import Executor, core_transaction, dialect_name
 from bot.services.attacks import AttackResult
@@ -294,24 +292,10 @@ async def _roll(
 # --------------------------------------------------------------------------- short words
 
 
-def _number(value: int) -> str:
-    return f"−{-value}" if value < 0 else str(value)
-
-
-def _signed(value: int) -> str:
-    return f"+{value}" if value >= 0 else f"−{-value}"
-
-
-def _d20(dice: tuple[int, ...], kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
-    faces = str(kept) if len(dice) <= 1 else f"{', '.join(map(str, dice))} → {kept}"
-    terms = "".join(f" {_signed(v)} {name}" for name, v in modifiers)
-    return f"d20 {faces}{terms} = {_number(kept + sum(v for _, v in modifiers))}"
-
-
 def _dice_total(result: RollResult) -> str:
     if result.compared is not None:
         return "Pass" if result.passed else "Fail"
-    return _number(result.total)
+    return number(result.total)
 
 
 def dice_summary(rolled: DiceRoll) -> tuple[str, str]:
@@ -323,48 +307,17 @@ def dice_summary(rolled: DiceRoll) -> tuple[str, str]:
 
 def check_summary(result: CheckResult) -> tuple[str, str]:
     """A check's result in its system's words, and its dice with the modifiers by name."""
-    outcome = result.outcome
-    title = result.plan_title
-    if isinstance(outcome, pd.AttemptOutcome):
-        faces = ", ".join(map(str, outcome.dice))
-        rank = outcome.effective_rank.display_name
-        detail = f"{title}: d20 {faces} → {outcome.kept}, Rank {rank}"
-        if outcome.trade_available:
-            detail += " (natural 20: may be traded for a fortune die)"
-        return outcome.level.display_name, detail
-    if isinstance(outcome, pd.LuckOutcome):
-        words = "Lucky" if outcome.lucky else "Not lucky"
-        return words, f"{title}: d20 {outcome.die} (lucky on {pd.LUCKY_ON} or higher)"
-    if isinstance(outcome, roll_under.SaveOutcome):
-        name = outcome.ability.name if outcome.ability else "score"
-        total = f"{outcome.result.display} ({outcome.roll} vs {outcome.score})"
-        return total, f"{title}: d20 {outcome.roll} against {name} {outcome.score} (pass on ≤)"
-    if isinstance(outcome, threshold.ThresholdOutcome):
-        shown = "?" if outcome.threshold_hidden else str(outcome.threshold)
-        total = f"{outcome.result.display} ({_number(outcome.total)} vs {shown})"
-        detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
-        if outcome.carry_over_next:
-            detail += f"; {_signed(outcome.carry_over_next)} on the next {outcome.attribute} test"
-        return total, detail
-    if isinstance(outcome, d20_check.CheckOutcome):
-        detail = f"{title}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
-        if outcome.result is None:
-            return _number(outcome.total), detail
-        return f"{outcome.result_text} ({_number(outcome.total)} vs DC {outcome.dc})", detail
-    # Any other registered system (issue 21): its outcome as the registry reads it.
-    reading = read(outcome)
-    shown = "; ".join(f"{label}: {text}" for label, text in reading.lines)
-    return reading.result, f"{title}: {shown or ', '.join(map(str, reading.dice))}"
+    return result.campaign.rules.summarize(result.outcome, result.plan_title)
 
 
 def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str, str]:
     """An attack's result (`Hit (17 vs AC 15), 7 damage`) and its dice."""
     outcome = result.outcome
-    total = f"{outcome.result_text} ({_number(outcome.total)} vs AC {outcome.ac})"
+    total = f"{outcome.result_text} ({number(outcome.total)} vs AC {outcome.ac})"
     if result.damage is not None:
         total += f", {result.damage.total} damage"
     what = f"{result.title} ({weapon})" if weapon else result.title
-    detail = f"{what}: {_d20(outcome.dice, outcome.kept, outcome.modifiers)}"
+    detail = f"{what}: {d20_line(outcome.dice, outcome.kept, outcome.modifiers)}"
     if result.damage is not None:
         detail += f"; damage {render_plain(result.damage.roll, max_length=200)}"
         if result.damage.again is not None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import random
 
-from bot.services.characters import CharacterView
-
 from bot.db.engine import Database
 from bot.services import inline
 from bot.services.context import Caller
 from bot.services.inline import InlineRollError
+from bot.services.store.characters import CharacterView
 from tests.services.helpers import ALICE, CHANNEL, GUILD
 
 BOUND = "message https://discord.com/channels/1/2/3"

@@ -278,6 +278,11 @@ class System(Protocol):
         """How one of its outcomes reads."""
         ...
 
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        """One of its outcomes in a line of text (an inline roll, issue 18): the result in the
+        system's words, and the dice with the modifiers by name."""
+        ...
+
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         """Rebuild an outcome from its stored form, or None if the shape is not its own."""
         ...
@@ -338,6 +343,11 @@ class Defaults:
     group_saves: bool = False
     group_needs_dc: bool = False
     group_shares_die: bool = False
+
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        reading = self.read(outcome)  # type: ignore[attr-defined]
+        shown = "; ".join(f"{label}: {text}" for label, text in reading.lines)
+        return reading.result, f"{title}: {shown or ', '.join(map(str, reading.dice))}"
 
     def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
         return None
@@ -567,3 +577,15 @@ def d20_initiative(
 def named(odds: Mapping[Any, Fraction], name: Callable[[Any], str]) -> dict[str, Fraction]:
     """Odds keyed by their display names."""
     return {name(key): p for key, p in odds.items()}
+
+
+def number(value: int) -> str:
+    """A number as the bot shows it: a true minus sign."""
+    return f"−{-value}" if value < 0 else str(value)
+
+
+def d20_line(dice: tuple[int, ...], kept: int, modifiers: tuple[tuple[str, int], ...]) -> str:
+    """``d20 12, 17 → 17 +3 DEX = 20``: the dice, the one kept, the modifiers by name."""
+    faces = str(kept) if len(dice) <= 1 else f"{', '.join(map(str, dice))} → {kept}"
+    terms = "".join(f" {signed(v)} {name}" for name, v in modifiers)
+    return f"d20 {faces}{terms} = {number(kept + sum(v for _, v in modifiers))}"

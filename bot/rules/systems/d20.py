@@ -22,6 +22,8 @@ from bot.rules.systems.base import (
     Table,
     Tone,
     d20_initiative,
+    d20_line,
+    number,
     refuse_options,
     score_of,
     signed,
@@ -157,6 +159,13 @@ class D20System(Defaults):
     )
     group_saves: bool = True
     group_needs_dc: bool = True
+
+
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        detail = f"{title}: {d20_line(outcome.dice, outcome.kept, outcome.modifiers)}"
+        if outcome.result is None:
+            return number(outcome.total), detail
+        return f"{outcome.result_text} ({number(outcome.total)} vs DC {outcome.dc})", detail
 
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random

@@ -107,6 +107,18 @@ class PenAndDaggerSystem(Defaults):
     )
     group_no_dc: str | None = "attempts use the Success Table, not a DC"
 
+
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        if isinstance(outcome, pd.LuckOutcome):
+            words = "Lucky" if outcome.lucky else "Not lucky"
+            return words, f"{title}: d20 {outcome.die} (lucky on {pd.LUCKY_ON} or higher)"
+        faces = ", ".join(map(str, outcome.dice))
+        rank = outcome.effective_rank.display_name
+        detail = f"{title}: d20 {faces} → {outcome.kept}, Rank {rank}"
+        if outcome.trade_available:
+            detail += " (natural 20: may be traded for a fortune die)"
+        return outcome.level.display_name, detail
+
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if "base_rank" in data:
             return attempt_from_record(data)

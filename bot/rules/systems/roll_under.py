@@ -52,6 +52,12 @@ class RollUnderSystem(Defaults):
         "options are for d20 check. Nothing was rolled."
     )
 
+
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        name = outcome.ability.name if outcome.ability else "score"
+        total = f"{outcome.result.display} ({outcome.roll} vs {outcome.score})"
+        return total, f"{title}: d20 {outcome.roll} against {name} {outcome.score} (pass on ≤)"
+
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
     ) -> Plan:

@@ -19,7 +19,9 @@ from bot.rules.systems.base import (
     Table,
     Tone,
     d20_initiative,
+    d20_line,
     named,
+    number,
     refuse_options,
     score_of,
     signed,
@@ -73,6 +75,15 @@ class ThresholdSystem(Defaults):
     )
     target_word: str = "threshold"
     group_needs_target: bool = True
+
+
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        shown = "?" if outcome.threshold_hidden else str(outcome.threshold)
+        total = f"{outcome.result.display} ({number(outcome.total)} vs {shown})"
+        detail = f"{title}: {d20_line(outcome.dice, outcome.kept, outcome.modifiers)}"
+        if outcome.carry_over_next:
+            detail += f"; {signed(outcome.carry_over_next)} on the next {outcome.attribute} test"
+        return total, detail
 
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random

@@ -1,7 +1,7 @@
 """GM options for the optional rules, and what attacks and Null saves need per character.
 
 Revision ID: 0010_rule_options
-Revises: 0007_ledger_chain
+Revises: 0009_scheduler
 Create Date: 2026-11-30
 
 Campaigns: ``carry_over`` (threshold: +2/−2 after a critical, default on as before),

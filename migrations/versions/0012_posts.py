@@ -1,5 +1,7 @@
-"""Posting in character (issue 18): posts, their versions and bound rolls, posting settings,
-and a character's portrait.
+"""Posting in character (issue 18): posts, versions, bound rolls, settings and portraits.
+
+Posts, every version of their text, the rolls bound to them, posting settings, and a
+character's portrait.
 
 Revision ID: 0012_posts
 Revises: 0011_macros

@@ -1,7 +1,7 @@
 """Sealed declarations (issue 18): rounds, and each player's sealed declaration in one.
 
 Revision ID: 0013_rounds
-Revises: 0010_rule_options
+Revises: 0012_posts
 Create Date: 2026-11-30
 
 A declaration's text is in its ledger row (kind ``declaration``, sealed like a hidden roll);

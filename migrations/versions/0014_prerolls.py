@@ -1,7 +1,7 @@
 """Sealed pre-rolls (issue 18): each sealed d20's character, and the check that used it.
 
 Revision ID: 0014_prerolls
-Revises: 0010_rule_options
+Revises: 0013_rounds
 Create Date: 2026-11-30
 
 Each sealed d20 is a hidden ``preroll`` ledger row; ``prerolls`` names its character and, once

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pytest
 
 from bot.db.models import RuleSystem
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import SYSTEMS, Tone, read, register, system_for, system_of, unregister
-from bot.rules.systems.base import Defaults, per_system
+from bot.rules.systems import (
+    SYSTEMS,
+    Feature,
+    Tone,
+    read,
+    register,
+    system_for,
+    system_of,
+    unregister,
+)
+from bot.rules.systems.base import Defaults, Skill, per_system
 from bot.rules.systems.d20 import group_verdict
 
 
@@ -93,3 +103,46 @@ def test_registering_is_seen_live_and_undone() -> None:
     finally:
         unregister("toy-test")
     assert "toy-test" not in names and system_of(_Marker(1)) is None
+
+
+@dataclass(frozen=True)
+class _Tiers:
+    very_easy: int = 6
+    easy: int = 8
+    moderate: int = 10
+    hard: int = 12
+    very_hard: int = 14
+
+
+@dataclass(frozen=True)
+class _Table:
+    ability_names: tuple[str, ...]
+    tiers: _Tiers = _Tiers()
+    carry_over: bool = False
+    luck_trade: bool = False
+
+    def ability(self, name: str) -> str:
+        return name
+
+
+@dataclass(frozen=True)
+class _Sheet:
+    name: str = "Mira"
+    level: int = 1
+    fortune: int = 1
+    double_fortune: bool = False
+    scores: Mapping[str, int] = field(default_factory=dict)
+    proficiencies: Mapping[str, Skill] = field(default_factory=dict)
+    save_proficiencies: frozenset[str] = frozenset()
+    null_bonus: int | None = None
+
+
+@pytest.mark.parametrize("key", [s.value for s in RuleSystem])
+def test_a_system_has_a_luck_roll_exactly_when_it_lists_the_feature(key: str) -> None:
+    # /luck and [[luck]] ask plan_luck; /macro save asks Feature.LUCK before any character
+    # exists: the two answers must agree, or a saved macro would be refused when run.
+    system = system_for(key)
+    low, _high = system.score_range
+    sheet = _Sheet(scores={a: low for a in system.abilities}, proficiencies={})
+    plan = system.plan_luck(_Table(system.abilities), sheet)
+    assert (plan is not None) == (Feature.LUCK in system.features)

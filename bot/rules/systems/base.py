@@ -344,8 +344,12 @@ class Defaults:
     group_needs_dc: bool = False
     group_shares_die: bool = False
 
+    def read(self, outcome: Any) -> Reading:
+        # Every system says how its own outcomes read: there is no sensible default.
+        raise NotImplementedError(f"{type(self).__name__} must define read()")
+
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
-        reading = self.read(outcome)  # type: ignore[attr-defined]
+        reading = self.read(outcome)
         shown = "; ".join(f"{label}: {text}" for label, text in reading.lines)
         return reading.result, f"{title}: {shown or ', '.join(map(str, reading.dice))}"
 

@@ -241,34 +241,6 @@ async def _context_in(
     return campaign, character
 
 
-async def _perform(
-    db: Database,
-    rng: random.Random,
-    caller: Caller,
-    request: str,
-    planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
-    *,
-    visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = SecrecyCommand.CHECK,
-    character_name: str | None = None,
-    as_gm: bool = False,
-    sealed: SealedDraw | None = None,
-) -> CheckResult:
-    async with core_transaction(db) as session:
-        return await _perform_in(
-            session,
-            rng,
-            caller,
-            request,
-            planner,
-            visibility=visibility,
-            command=command,
-            character_name=character_name,
-            as_gm=as_gm,
-            sealed=sealed,
-        )
-
-
 async def _perform_in(
     session: Executor,
     rng: random.Random,
@@ -283,9 +255,10 @@ async def _perform_in(
     sealed: SealedDraw | None = None,
 ) -> CheckResult:
     campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
+    system = campaign.rules
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     carry_over: int | None = None
-    if campaign.rules.uses_carry_over(campaign):
+    if system.uses_carry_over(campaign):
         # Plan first so a bad option refuses before anything changes, then consume the
         # carry-over atomically (DELETE ... RETURNING): a modifier is used once, ruling 4.
         ability = planner(campaign, character, 0).ability
@@ -310,7 +283,7 @@ async def _perform_in(
     )
     if sealed is not None:
         await sealed.mark_used_in(session, recorded.id)
-    carried = campaign.rules.carry_over_next(outcome)
+    carried = system.carry_over_next(outcome)
     if carried and chosen is Visibility.PUBLIC:
         # Issue 15: a hidden roll changes nothing others can observe until it is
         # revealed, so its carry-over is stored by the reveal (pending.on_reveal_in).
@@ -346,15 +319,8 @@ async def perform_check(
 
     ``visibility`` None means the campaign's default for /check.
     """
-    options = await with_helper(db, caller, options)
-    return await _perform(
-        db,
-        rng,
-        caller,
-        request,
-        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
-        visibility=visibility,
-    )
+    async with core_transaction(db) as session:
+        return await check_in(session, rng, caller, options, request, visibility=visibility)
 
 
 async def perform_gm_check(
@@ -370,19 +336,19 @@ async def perform_gm_check(
 ) -> CheckResult:
     """GM only: roll a check with a player's character's stored stats (default blind);
     ``sealed``: with the character's sealed pre-rolls (bot/services/prerolls.py)."""
-    options = await with_helper(db, caller, options)
-    return await _perform(
-        db,
-        rng,
-        caller,
-        request,
-        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
-        visibility=visibility,
-        command=SecrecyCommand.GM_CHECK,
-        character_name=character_name,
-        as_gm=True,
-        sealed=sealed,
-    )
+    async with core_transaction(db) as session:
+        return await check_in(
+            session,
+            rng,
+            caller,
+            options,
+            request,
+            visibility=visibility,
+            command=SecrecyCommand.GM_CHECK,
+            character_name=character_name,
+            as_gm=True,
+            sealed=sealed,
+        )
 
 
 async def perform_save(
@@ -395,16 +361,8 @@ async def perform_save(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a saving throw for the caller's active character and record it."""
-    options = await with_dc_source(db, caller, options)
-    return await _perform(
-        db,
-        rng,
-        caller,
-        request,
-        lambda c, ch, _carry: plan_save(c, ch, options),
-        visibility=visibility,
-        command=SecrecyCommand.SAVE,
-    )
+    async with core_transaction(db) as session:
+        return await save_in(session, rng, caller, options, request, visibility=visibility)
 
 
 async def perform_luck(
@@ -416,19 +374,12 @@ async def perform_luck(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a Pen & Dagger luck roll for the caller's active character and record it."""
-    return await _perform(
-        db,
-        rng,
-        caller,
-        request,
-        lambda c, ch, _carry: plan_luck(c, ch),
-        visibility=visibility,
-        command=SecrecyCommand.LUCK,
-    )
+    async with core_transaction(db) as session:
+        return await luck_in(session, rng, caller, request, visibility=visibility)
 
 
-# The same rolls in a caller's transaction: the inline rolls of a post (bot/services/inline.py)
-# are several commands recorded together, all or none.
+# The rolls in a caller's transaction: the commands above open one, and the inline rolls of a
+# post (bot/services/inline.py) are several commands recorded together, all or none.
 async def check_in(
     session: Executor,
     rng: random.Random,
@@ -437,8 +388,13 @@ async def check_in(
     request: str,
     *,
     visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = SecrecyCommand.CHECK,
+    character_name: str | None = None,
+    as_gm: bool = False,
+    sealed: SealedDraw | None = None,
 ) -> CheckResult:
-    """:func:`perform_check` in the caller's transaction."""
+    """:func:`perform_check` in the caller's transaction (and :func:`perform_gm_check`'s,
+    with ``as_gm``, a ``character_name`` and perhaps ``sealed`` pre-rolls)."""
     options = await with_helper_in(session, caller, options)
     return await _perform_in(
         session,
@@ -447,6 +403,10 @@ async def check_in(
         request,
         lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
         visibility=visibility,
+        command=command,
+        character_name=character_name,
+        as_gm=as_gm,
+        sealed=sealed,
     )
 
 

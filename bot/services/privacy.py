@@ -17,7 +17,7 @@ everyone else stay, as a GM's ``/campaign delete`` leaves the rolls for the grou
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -581,8 +581,221 @@ async def _erase_rounds_in(
     return changed + _changed(result)
 
 
+async def _rewrite(
+    session: Executor, table: Table, selected: Any, change: Callable[[Any], dict[str, Any]]
+) -> int:
+    """Update each selected row (its ``id`` among the columns) with what ``change`` returns
+    for it, skipping rows it leaves alone; returns how many changed. The shape every stored
+    text or list that may name the person is erased with."""
+    changed = 0
+    for row in await _rows(session, selected):
+        values = change(row)
+        if values:
+            await session.execute(update(table).where(table.c.id == row.id).values(**values))
+            changed += 1
+    return changed
+
+
+async def _erase_characters_in(session: Executor, user_id: int, guild_id: int | None) -> int:
+    """Their characters, and what only a character holds; returns how many."""
+    mine = select(characters.c.id).where(
+        characters.c.user_id == user_id,
+        characters.c.campaign_id.in_(select(campaigns.c.id).where(_in_scope(campaigns, guild_id))),
+    )
+    character_ids: list[int] = list(await session.scalars(mine))
+    if character_ids:
+        # Their saved rolls first, explicitly (issue 18); scores, proficiencies, saves,
+        # carry-overs and sealed pre-rolls go with them (ON DELETE CASCADE); the ledger's
+        # and requests' references become NULL.
+        await session.execute(delete(macros).where(macros.c.character_id.in_(character_ids)))
+        await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
+    return len(character_ids)
+
+
+async def _erase_fortune_choices_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """Who chose to spend or keep a fortune die on a roll in scope."""
+    in_ledger_scope = fortune_choices.c.roll_id.in_(
+        select(ledger.c.id).where(_in_scope(ledger, guild_id))
+    )
+    result = await session.execute(
+        update(fortune_choices)
+        .where(fortune_choices.c.user_id == user_id, in_ledger_scope)
+        .values(user_id=cm.TOMBSTONE_ID)
+    )
+    return _changed(result)
+
+
+async def _erase_requests_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """GM roll requests: their place among the targets, their names in others' answers, the
+    requests they made as GM, and their names in the typed request."""
+    requests_here = select(roll_requests.c.id).where(_in_scope(roll_requests, guild_id))
+    result = await session.execute(
+        update(roll_request_targets)
+        .where(
+            roll_request_targets.c.user_id == user_id,
+            roll_request_targets.c.request_id.in_(requests_here),
+        )
+        .values(user_id=cm.TOMBSTONE_ID, character_name=cm.TOMBSTONE)
+    )
+    changed = _changed(result)
+
+    def target(row: Any) -> dict[str, Any]:
+        match = known(row.campaign_id, display=False)
+        values: dict[str, Any] = {}
+        if row.character_name != cm.TOMBSTONE and match(row.character_name):
+            values["character_name"] = cm.TOMBSTONE
+        result_after = _tombstoned(row.result, None, False, match)
+        if result_after != row.result:
+            values["result"] = result_after
+        return values
+
+    targets = (
+        select(
+            roll_request_targets.c.id,
+            roll_request_targets.c.character_name,
+            roll_request_targets.c.result,
+            roll_requests.c.campaign_id,
+        )
+        .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
+        .where(_in_scope(roll_requests, guild_id))
+    )
+    changed += await _rewrite(session, roll_request_targets, targets, target)
+    result = await session.execute(
+        update(roll_requests)
+        .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, guild_id))
+        .values(gm_user_id=cm.TOMBSTONE_ID)
+    )
+    changed += _changed(result)
+
+    def typed(row: Any) -> dict[str, Any]:
+        match = known(row.campaign_id, display=False)
+        if row.request != cm.TOMBSTONE and match(row.request, command=True):
+            return {"request": cm.TOMBSTONE}
+        return {}
+
+    requests = select(
+        roll_requests.c.id, roll_requests.c.request, roll_requests.c.campaign_id
+    ).where(_in_scope(roll_requests, guild_id))
+    return changed + await _rewrite(session, roll_requests, requests, typed)
+
+
+async def _erase_generations_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """Score generations: their seat as player or GM, and their names in the scores."""
+
+    def generation(row: Any) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        if user_id in row.player_ids:
+            values["player_ids"] = [p for p in row.player_ids if p != user_id]
+        if row.gm_user_id == user_id:
+            values["gm_user_id"] = cm.TOMBSTONE_ID
+        involved = row.roll_id in known.generations
+        match = known(row.campaign_id, display=involved)
+        scores = _tombstoned(row.scores, None, False, match)
+        if scores != row.scores:
+            values["scores"] = scores
+        return values
+
+    campaigns_here = select(campaigns.c.id).where(_in_scope(campaigns, guild_id))
+    selected = select(ability_generations).where(
+        ability_generations.c.campaign_id.in_(campaigns_here)
+    )
+    return await _rewrite(session, ability_generations, selected, generation)
+
+
+async def _erase_gm_seats_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """Their place among a campaign's GMs."""
+
+    def seat(row: Any) -> dict[str, Any]:
+        if user_id in row.gm_user_ids:
+            return {"gm_user_ids": [g for g in row.gm_user_ids if g != user_id]}
+        return {}
+
+    selected = select(campaigns.c.id, campaigns.c.gm_user_ids).where(
+        _in_scope(campaigns, guild_id)
+    )
+    return await _rewrite(session, campaigns, selected, seat)
+
+
+async def _erase_turn_orders_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """Turn orders name each entry's character and player: theirs become the tombstone (the
+    order keeps its place, so the others' turns go on)."""
+
+    def order(row: Any) -> dict[str, Any]:
+        match = known(row.campaign_id, display=False)
+        entries = [
+            {**entry, "user_id": cm.TOMBSTONE_ID, "name": cm.TOMBSTONE}
+            if _listed(entry, user_id)
+            or (isinstance(entry, dict) and match(str(entry.get("name", ""))))
+            else entry
+            for entry in row.entries or ()
+        ]
+        return {"entries": entries} if entries != list(row.entries or ()) else {}
+
+    selected = select(turn_orders.c.id, turn_orders.c.campaign_id, turn_orders.c.entries).where(
+        _in_scope(turn_orders, guild_id)
+    )
+    return await _rewrite(session, turn_orders, selected, order)
+
+
+async def _erase_posts_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """Their posts are their own words: deleted, every version and bound roll with them (the
+    rolls stay in the log like any other, tombstoned there). Another player's post keeps its
+    words, but a mention of them is erased."""
+    result = await session.execute(
+        delete(posts).where(posts.c.user_id == user_id, _in_scope(posts, guild_id))
+    )
+    mention = re.compile(rf"<@!?{user_id}>")
+
+    def version(row: Any) -> dict[str, Any]:
+        text = mention.sub(cm.TOMBSTONE, row.text)
+        return {"text": text} if text != row.text else {}
+
+    selected = select(post_versions.c.id, post_versions.c.text).where(
+        post_versions.c.post_id.in_(select(posts.c.id).where(_in_scope(posts, guild_id))),
+        post_versions.c.text.contains(str(user_id)),
+    )
+    return _changed(result) + await _rewrite(session, post_versions, selected, version)
+
+
+async def _erase_settings_in(
+    session: Executor, user_id: int, guild_id: int | None, known: _Names
+) -> int:
+    """The one setting kept for every server goes with an erasure everywhere."""
+    if guild_id is not None:
+        return 0
+    result = await session.execute(
+        delete(notify_settings).where(notify_settings.c.user_id == user_id)
+    )
+    return _changed(result)
+
+
 def _fields(row: RollView) -> dict[str, Any]:
     return {name: getattr(row, name) for name in RollView.__slots__}
+
+
+#: What erase_user does after the log, in order, in the transaction that deletes the characters.
+_ERASE_STEPS: tuple[Callable[[Executor, int, int | None, _Names], Awaitable[int]], ...] = (
+    _erase_fortune_choices_in,
+    _erase_requests_in,
+    _erase_generations_in,
+    _erase_gm_seats_in,
+    _erase_turn_orders_in,
+    _erase_posts_in,
+    _erase_rounds_in,
+    _erase_settings_in,
+)
 
 
 async def erase_user(
@@ -599,171 +812,11 @@ async def erase_user(
     # their names when run again.
     rolls, older = await _erase_ledger(db, user_id, guild_id, known)
     async with transaction(db) as session:
-        mine = select(characters.c.id).where(
-            characters.c.user_id == user_id,
-            characters.c.campaign_id.in_(
-                select(campaigns.c.id).where(_in_scope(campaigns, guild_id))
-            ),
-        )
-        character_ids: list[int] = list(await session.scalars(mine))
-        if character_ids:
-            # Their saved rolls first, explicitly (issue 18); scores, proficiencies, saves,
-            # carry-overs and sealed pre-rolls go with them (ON DELETE CASCADE); the ledger's
-            # and requests' references become NULL.
-            await session.execute(delete(macros).where(macros.c.character_id.in_(character_ids)))
-            await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
+        erased_characters = await _erase_characters_in(session, user_id, guild_id)
         other = 0
-        in_ledger_scope = fortune_choices.c.roll_id.in_(
-            select(ledger.c.id).where(_in_scope(ledger, guild_id))
-        )
-        result = await session.execute(
-            update(fortune_choices)
-            .where(fortune_choices.c.user_id == user_id, in_ledger_scope)
-            .values(user_id=cm.TOMBSTONE_ID)
-        )
-        other += _changed(result)
-        requests_here = select(roll_requests.c.id).where(_in_scope(roll_requests, guild_id))
-        result = await session.execute(
-            update(roll_request_targets)
-            .where(
-                roll_request_targets.c.user_id == user_id,
-                roll_request_targets.c.request_id.in_(requests_here),
-            )
-            .values(user_id=cm.TOMBSTONE_ID, character_name=cm.TOMBSTONE)
-        )
-        other += _changed(result)
-        targets = (
-            select(
-                roll_request_targets.c.id,
-                roll_request_targets.c.character_name,
-                roll_request_targets.c.result,
-                roll_requests.c.campaign_id,
-            )
-            .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
-            .where(_in_scope(roll_requests, guild_id))
-        )
-        for target in await _rows(session, targets):
-            match = known(target.campaign_id, display=False)
-            values: dict[str, Any] = {}
-            if target.character_name != cm.TOMBSTONE and match(target.character_name):
-                values["character_name"] = cm.TOMBSTONE
-            result_after = _tombstoned(target.result, None, False, match)
-            if result_after != target.result:
-                values["result"] = result_after
-            if values:
-                await session.execute(
-                    update(roll_request_targets)
-                    .where(roll_request_targets.c.id == target.id)
-                    .values(**values)
-                )
-                other += 1
-        result = await session.execute(
-            update(roll_requests)
-            .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, guild_id))
-            .values(gm_user_id=cm.TOMBSTONE_ID)
-        )
-        other += _changed(result)
-        typed = select(
-            roll_requests.c.id, roll_requests.c.request, roll_requests.c.campaign_id
-        ).where(_in_scope(roll_requests, guild_id))
-        for request in await _rows(session, typed):
-            match = known(request.campaign_id, display=False)
-            if request.request != cm.TOMBSTONE and match(request.request, command=True):
-                await session.execute(
-                    update(roll_requests)
-                    .where(roll_requests.c.id == request.id)
-                    .values(request=cm.TOMBSTONE)
-                )
-                other += 1
-        campaigns_here = select(campaigns.c.id).where(_in_scope(campaigns, guild_id))
-        for generation in list(
-            await session.execute(
-                select(ability_generations).where(
-                    ability_generations.c.campaign_id.in_(campaigns_here)
-                )
-            )
-        ):
-            values = {}
-            if user_id in generation.player_ids:
-                values["player_ids"] = [p for p in generation.player_ids if p != user_id]
-            if generation.gm_user_id == user_id:
-                values["gm_user_id"] = cm.TOMBSTONE_ID
-            involved = generation.roll_id in known.generations
-            match = known(generation.campaign_id, display=involved)
-            scores = _tombstoned(generation.scores, None, False, match)
-            if scores != generation.scores:
-                values["scores"] = scores
-            if values:
-                await session.execute(
-                    update(ability_generations)
-                    .where(ability_generations.c.id == generation.id)
-                    .values(**values)
-                )
-                other += 1
-        for campaign in list(
-            await session.execute(
-                select(campaigns.c.id, campaigns.c.gm_user_ids).where(
-                    _in_scope(campaigns, guild_id)
-                )
-            )
-        ):
-            if user_id in campaign.gm_user_ids:
-                await session.execute(
-                    update(campaigns)
-                    .where(campaigns.c.id == campaign.id)
-                    .values(gm_user_ids=[g for g in campaign.gm_user_ids if g != user_id])
-                )
-                other += 1
-        # Turn orders name each entry's character and player: theirs become the tombstone
-        # (the order keeps its place, so the others' turns go on).
-        for order in await _rows(
-            session,
-            select(turn_orders.c.id, turn_orders.c.campaign_id, turn_orders.c.entries).where(
-                _in_scope(turn_orders, guild_id)
-            ),
-        ):
-            match = known(order.campaign_id, display=False)
-            entries = [
-                {**entry, "user_id": cm.TOMBSTONE_ID, "name": cm.TOMBSTONE}
-                if _listed(entry, user_id)
-                or (isinstance(entry, dict) and match(str(entry.get("name", ""))))
-                else entry
-                for entry in order.entries or ()
-            ]
-            if entries != list(order.entries or ()):
-                await session.execute(
-                    update(turn_orders).where(turn_orders.c.id == order.id).values(entries=entries)
-                )
-                other += 1
-        # Their posts are their own words: deleted, every version and bound roll with them
-        # (the rolls stay in the log like any other, tombstoned above). Another player's post
-        # keeps its words, but a mention of them is erased.
-        result = await session.execute(
-            delete(posts).where(posts.c.user_id == user_id, _in_scope(posts, guild_id))
-        )
-        other += _changed(result)
-        mention = re.compile(rf"<@!?{user_id}>")
-        for version in await _rows(
-            session,
-            select(post_versions.c.id, post_versions.c.text).where(
-                post_versions.c.post_id.in_(select(posts.c.id).where(_in_scope(posts, guild_id))),
-                post_versions.c.text.contains(str(user_id)),
-            ),
-        ):
-            text = mention.sub(cm.TOMBSTONE, version.text)
-            if text != version.text:
-                await session.execute(
-                    update(post_versions).where(post_versions.c.id == version.id).values(text=text)
-                )
-                other += 1
-        other += await _erase_rounds_in(session, user_id, guild_id, known)
-        if guild_id is None:
-            # The one setting kept for every server goes with an erasure everywhere.
-            result = await session.execute(
-                delete(notify_settings).where(notify_settings.c.user_id == user_id)
-            )
-            other += _changed(result)
-    return Erased(len(character_ids), rolls, other, older, tuple(sorted(known.all())))
+        for step in _ERASE_STEPS:
+            other += await step(session, user_id, guild_id, known)
+    return Erased(erased_characters, rolls, other, older, tuple(sorted(known.all())))
 
 
 __all__ = [

@@ -71,6 +71,11 @@ PD_RANKS: tuple[str, ...] = (
 )
 
 
+# Built once: every campaign row read or written is checked against them (a hot path).
+_SECRECY_COMMANDS = frozenset(SecrecyCommand)
+_VISIBILITIES = frozenset(Visibility)
+
+
 class SecrecyDefaults(TypeDecorator[dict[str, str]]):
     """Per-command default visibility, ``{"check": "blind", ...}``, validated in and out."""
 
@@ -81,10 +86,9 @@ class SecrecyDefaults(TypeDecorator[dict[str, str]]):
     def _valid(value: Any) -> dict[str, str]:
         if not isinstance(value, dict):
             raise ValueError("secrecy defaults must be a mapping")
-        commands, modes = set(SecrecyCommand), set(Visibility)
         out: dict[str, str] = {}
         for command, mode in value.items():
-            if command not in commands or mode not in modes:
+            if command not in _SECRECY_COMMANDS or mode not in _VISIBILITIES:
                 raise ValueError(f"invalid secrecy default {command!r}: {mode!r}")
             out[str(command)] = str(mode)
         return dict(sorted(out.items()))

@@ -181,10 +181,11 @@ def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     outcome = result.outcome
     hidden = result.visibility is not Visibility.PUBLIC
     for_gm = gm_copy and hidden
+    reading = read(outcome)  # once: a check's embed is the hottest render path
     embed = style.new_embed(
         f"{escape(result.character.name)}: {escape(result.plan_title)}",
-        f"**{result_text(outcome)}**",
-        colour(outcome),
+        f"**{reading.result}**",
+        TONE_COLOURS[reading.tone],
     )
     for label, text in breakdown(outcome, for_gm=for_gm, hidden=hidden and not for_gm):
         style.add_field(embed, label, text, inline=label in {"d20", "Rank", "Threshold", "DC"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from bot.rules import roll_under
@@ -66,14 +67,18 @@ class RollUnderSystem(Defaults):
         score = score_of(sheet, ability, self.score_word)
         # Ruling 1: the check is a save, d20 <= score.
         ru_ability = roll_under.Ability.parse(ability)
-        p = roll_under.save_odds(score)
+
+        def odds() -> dict[str, Fraction]:  # only /odds asks: no Fraction on a roll's path
+            p = roll_under.save_odds(score)
+            return {"Pass": p, "Fail": 1 - p}
+
         return Plan(
             self.key,
             LedgerKind.SAVE,
             ability,
             f"{ability} save",
             lambda rng: roll_under.save(score, rng, ability=ru_ability),
-            lambda: {"Pass": p, "Fail": 1 - p},
+            odds,
         )
 
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:

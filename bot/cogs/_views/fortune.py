@@ -133,18 +133,25 @@ def fortune_view(roll_id: int, outcome: object, fortune: int) -> discord.ui.View
     """
     if not isinstance(outcome, (pd.AttemptOutcome, pd.LuckOutcome)) or outcome.traded:
         return None
-    view = discord.ui.View(timeout=None)
+    buttons: list[discord.ui.DynamicItem[discord.ui.Button[Any]]]
     if outcome.natural_20:
         if not outcome.trade_available:
             return None  # at the maximum: keeping is the only (default) choice
         luck = isinstance(outcome, pd.LuckOutcome)
-        view.add_item(NaturalTwentyButton(roll_id, RollChoice.KEEP, luck=luck))
-        view.add_item(NaturalTwentyButton(roll_id, RollChoice.TRADE, luck=luck))
-        return view
-    if fortune > 0 and pd.can_reroll(outcome)[0]:
-        view.add_item(RerollButton(roll_id))
-        return view
-    return None
+        buttons = [
+            NaturalTwentyButton(roll_id, RollChoice.KEEP, luck=luck),
+            NaturalTwentyButton(roll_id, RollChoice.TRADE, luck=luck),
+        ]
+    elif fortune > 0 and pd.can_reroll(outcome)[0]:
+        buttons = [RerollButton(roll_id)]
+    else:
+        return None
+    # Built only when there is a button: most checks offer none, and a View costs more to
+    # make than the rest of the check's message.
+    view = discord.ui.View(timeout=None)
+    for button in buttons:
+        view.add_item(button)
+    return view
 
 
 def fortune_view_for(

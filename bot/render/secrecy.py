@@ -84,10 +84,14 @@ class Delivery:
         what: str,
         gm_full: discord.Embed | None = None,
     ) -> Delivery:
-        """``full`` for ``roll``, with its stub: ``roller`` rolls ``what`` in secret."""
+        """``full`` for ``roll``, with its stub (``roller`` rolls ``what`` in secret) when it
+        is hidden: a public roll has no stub, and most rolls are public."""
+        hidden = roll.visibility is not Visibility.PUBLIC
         return cls(
             full=full,
-            stub=stub_embed(roller, what, roll.number, roll.visibility, roll.commitment),
+            stub=stub_embed(roller, what, roll.number, roll.visibility, roll.commitment)
+            if hidden
+            else None,
             visibility=roll.visibility,
             gm_targets=roll.gm_targets,
             roll_id=roll.roll_id,

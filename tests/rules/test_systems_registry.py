@@ -21,7 +21,7 @@ from bot.rules.systems import (
     system_of,
     unregister,
 )
-from bot.rules.systems.base import Defaults, Skill, per_system
+from bot.rules.systems.base import Defaults, Reading, Skill, per_system
 from bot.rules.systems.d20 import group_verdict
 
 
@@ -103,6 +103,36 @@ def test_registering_is_seen_live_and_undone() -> None:
     finally:
         unregister("toy-test")
     assert "toy-test" not in names and system_of(_Marker(1)) is None
+
+
+@dataclass(frozen=True)
+class _Coin(Defaults):
+    """A toy whose reading says which registration read it."""
+
+    key: str = "coin-test"
+    name: str = "Coin"
+    outcome_types: tuple[type, ...] = (_Marker,)
+    word: str = "Heads"
+
+    def read(self, outcome: object) -> Reading:
+        assert isinstance(outcome, _Marker)
+        return Reading((outcome.value,), self.word, True, Tone.SUCCESS)
+
+
+def test_a_reading_follows_the_registry_not_an_earlier_read() -> None:
+    # read() keeps its last answer for the same outcome object (a check's service and its embed
+    # both read it); a change of registry must not serve that answer again.
+    marker = _Marker(1)
+    register(_Coin())  # type: ignore[arg-type]
+    try:
+        assert read(marker).result == "Heads"
+        assert read(marker).result == "Heads"
+        register(_Coin(word="Tails"))  # type: ignore[arg-type]  # replaces the key's system
+        assert read(marker).result == "Tails"
+    finally:
+        unregister("coin-test")
+    with pytest.raises(TypeError, match="no registered system"):
+        read(marker)
 
 
 @dataclass(frozen=True)

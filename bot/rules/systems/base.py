@@ -435,6 +435,7 @@ SYSTEMS: Mapping[str, System] = _Registry()
 
 def register(system: System) -> System:
     """Add ``system`` (or replace the one with its key); returns it."""
+    _forget_last_read()
     old = _SYSTEMS.get(system.key)
     if old is not None:
         unregister(old.key)
@@ -446,6 +447,7 @@ def register(system: System) -> System:
 
 def unregister(key: str) -> None:
     """Remove a registered system (a test's toy system, at teardown)."""
+    _forget_last_read()
     system = _SYSTEMS.pop(key, None)
     if system is not None:
         for kind in system.outcome_types:
@@ -500,12 +502,30 @@ def system_of(outcome: Any) -> System | None:
     return _BY_OUTCOME.get(type(outcome))
 
 
+#: The last outcome read and its reading. Outcomes and readings are immutable, so the same
+#: object reads the same: a check is read by its service (the dice to record) and again by its
+#: embed, and this saves the second. Kept by identity, holding the outcome, so a new object
+#: at a reused address can never match.
+_last_read: tuple[Any, Reading] | None = None
+
+
+def _forget_last_read() -> None:
+    global _last_read
+    _last_read = None  # the registry changed: an outcome may read otherwise, or not at all
+
+
 def read(outcome: Any) -> Reading:
     """How any system's outcome reads."""
+    global _last_read
+    last = _last_read
+    if last is not None and last[0] is outcome:
+        return last[1]
     system = system_of(outcome)
     if system is None:
         raise TypeError(f"no registered system rolls {type(outcome).__name__}")
-    return system.read(outcome)
+    reading = system.read(outcome)
+    _last_read = (outcome, reading)
+    return reading
 
 
 def outcome_from_record(data: Mapping[str, Any]) -> Any | None:

@@ -74,9 +74,17 @@ ERASED = "~erased"
 ROLLER, CHARACTER, REQUEST = "roller", "character", "request"
 
 
+#: json.dumps with options builds an encoder per call; every roll encodes several times.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+#: A string as canonical() writes it (quoted, ASCII escapes): the json module's own C function.
+_quoted: Callable[[str], str] = json.encoder.encode_basestring_ascii
+
+
 def canonical(obj: Any) -> bytes:
     """Compact, key-sorted, ASCII-only JSON: the one byte form every digest here hashes."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return _CANONICAL.encode(obj).encode("ascii")
 
 
 def normalised(value: Any) -> Any:
@@ -260,12 +268,22 @@ def personal_fields(
 def field_salt(row_salt: str, path: str) -> str:
     """A field's salt, derived from the row's: HMAC-SHA256 keyed by the row salt, so a field's
     salt kept after an erasure says nothing about the row salt or another field's."""
-    return hmac.new(bytes.fromhex(row_salt), path.encode("utf-8"), hashlib.sha256).hexdigest()
+    # hmac.digest: OpenSSL's one-shot HMAC, the same bytes as hmac.new(...).digest().
+    return hmac.digest(bytes.fromhex(row_salt), path.encode("utf-8"), "sha256").hex()
+
+
+_V1_KEY = f'"v":{_quoted(FIELD_V1)},'
 
 
 def field_digest(path: str, value: Any, salt: str) -> str:
-    """The salted digest of one field."""
-    return sha256_hex(canonical({"v": FIELD_V1, "field": path, "value": value, "salt": salt}))
+    """The salted digest of one field: of
+    ``canonical({"v": FIELD_V1, "field": path, "value": value, "salt": salt})``."""
+    # Written out in its sorted key order (field, salt, v, value), as canonical() would: every
+    # string of every roll is hashed this way, and building the dict to encode it cost more
+    # than the hash. tests/services/test_commitments.py holds the two forms to the same bytes.
+    text = _quoted(value) if isinstance(value, str) else _CANONICAL.encode(value)
+    encoded = f'{{"field":{_quoted(path)},"salt":{_quoted(salt)},{_V1_KEY}"value":{text}}}'
+    return sha256_hex(encoded.encode("ascii"))
 
 
 #: A field's digest by its path and value; None when it cannot be computed (no salt kept).

@@ -1,0 +1,125 @@
+"""Instructions per command, before and after a change: ``bench/commands.py`` under callgrind.
+
+Time on a shared 2-core box wanders by several per cent between runs of the same code
+(``bench/compare.py`` prints the spread); the number of instructions the process executes for a
+command barely moves. This runs ``bench/commands.py --only LABEL`` from each tree at two sizes
+under valgrind's callgrind and divides the difference by the extra commands, so start-up,
+migrations and the world's setup cancel out::
+
+    .venv/bin/python bench/instructions.py --trees ../before . --only "/check (Pen"
+
+Each timed command of ``bench/commands.py`` comes with one of the framework's floor (a stub
+bot answering /roll), run by the same SimCord in both trees, so the figure is instructions per
+command plus one floor command; the difference after − before is the command's own. Counts the
+bot's process only (a PostgreSQL server's work is another process). Needs valgrind
+(``apt install valgrind``); a run is about 30 times slower than without it. Not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+#: Timed commands per mode of one run: each size runs the command and the floor, 1 user and
+#: 50 users, so a size of n is 4n commands.
+SMALL, LARGE = 20, 220
+_COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+
+
+def instructions(tree: Path, size: int, only: str, extra: list[str]) -> int:
+    """Instructions callgrind counted for one ``bench/commands.py`` run of ``tree``'s code."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-instructions-"))
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={folder / 'callgrind.out'}",
+        sys.executable,
+        "bench/commands.py",
+        "--per-command",
+        str(size),
+        "--skip-memory",
+        "--only",
+        only,
+        "--out",
+        str(folder / "run.json"),
+        *extra,
+    ]
+    # The tree's own bot package first on the path, whatever this venv has installed; a fixed
+    # hash seed so dict and set layouts are the same in every run.
+    env = {**os.environ, "PYTHONPATH": str(tree.resolve()), "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{tree}: {shlex.join(command)} failed:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_command(counts: dict[int, int]) -> float:
+    """Instructions per (command + floor command): the large run's extra over the small's."""
+    return (counts[LARGE] - counts[SMALL]) / (2 * (LARGE - SMALL))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--trees", type=Path, nargs=2, metavar=("BEFORE", "AFTER"), required=True)
+    parser.add_argument("--only", required=True, help="a command label, as bench/commands.py")
+    parser.add_argument("--postgres", action="store_true", help="also run on PostgreSQL")
+    parser.add_argument("--campaigns", type=int, default=5)
+    parser.add_argument("--characters", type=int, default=50)
+    parser.add_argument("--jobs", type=int, default=2, help="runs at once (one per core)")
+    args = parser.parse_args()
+    extra = ["--campaigns", str(args.campaigns), "--characters", str(args.characters)]
+    databases = [("SQLite", ["--no-postgres"])]
+    if args.postgres:
+        databases.append(("SQLite + PostgreSQL", []))
+    jobs = [
+        (side, tree, database, flags, size, i)
+        for database, flags in databases
+        for side, tree in zip(("before", "after"), args.trees, strict=True)
+        for i, size in enumerate((SMALL, LARGE))
+    ]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        futures = {
+            (side, database, size): pool.submit(
+                instructions,
+                tree,
+                size,
+                args.only,
+                # Two runs at once need two PostgreSQL databases.
+                [*extra, *flags, "--pg-database", f"pbp_bench_instr_{side}_{i}"],
+            )
+            for side, tree, database, flags, size, i in jobs
+        }
+        counts = {key: future.result() for key, future in futures.items()}
+    print("`" + shlex.join(["python", "bench/instructions.py", *sys.argv[1:]]) + "`")
+    print()
+    print("| database | command (+ one floor command) | before | after | after − before | ratio |")
+    print("|---|---|---|---|---|---|")
+    figures = {
+        side: {
+            database: per_command({size: counts[(side, database, size)] for size in (SMALL, LARGE)})
+            for database, _ in databases
+        }
+        for side in ("before", "after")
+    }
+    for side in figures:
+        if args.postgres:  # a run with PostgreSQL plays every command on SQLite too
+            both = figures[side].pop("SQLite + PostgreSQL")
+            figures[side]["PostgreSQL"] = both - figures[side]["SQLite"]
+    for database, old in figures["before"].items():
+        new = figures["after"][database]
+        print(
+            f"| {database} | {args.only} | {old:,.0f} | {new:,.0f} | {new - old:+,.0f} "
+            f"| {new / old:.4f}× |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -8,6 +8,10 @@ migrations and the world's setup cancel out::
 
     .venv/bin/python bench/instructions.py --trees ../before . --only "/check (Pen"
 
+PostgreSQL's figure moves by a per cent or two from run to run (how often the event loop wakes
+while it waits for the server depends on timing), so ``--repeat N`` runs everything N times and
+prints each side's median with its spread.
+
 Each timed command of ``bench/commands.py`` comes with one of the framework's floor (a stub
 bot answering /roll), run by the same SimCord in both trees, so the figure is instructions per
 command plus one floor command; the difference after − before is the command's own. Counts the
@@ -21,6 +25,7 @@ import argparse
 import os
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,20 +79,22 @@ def main() -> None:
     parser.add_argument("--campaigns", type=int, default=5)
     parser.add_argument("--characters", type=int, default=50)
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (one per core)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians are printed")
     args = parser.parse_args()
     extra = ["--campaigns", str(args.campaigns), "--characters", str(args.characters)]
     databases = [("SQLite", ["--no-postgres"])]
     if args.postgres:
         databases.append(("SQLite + PostgreSQL", []))
     jobs = [
-        (side, tree, database, flags, size, i)
+        (side, tree, database, flags, size, i, run)
+        for run in range(args.repeat)
         for database, flags in databases
         for side, tree in zip(("before", "after"), args.trees, strict=True)
         for i, size in enumerate((SMALL, LARGE))
     ]
     with ThreadPoolExecutor(args.jobs) as pool:
         futures = {
-            (side, database, size): pool.submit(
+            (side, database, size, run): pool.submit(
                 instructions,
                 tree,
                 size,
@@ -95,30 +102,37 @@ def main() -> None:
                 # Two runs at once need two PostgreSQL databases.
                 [*extra, *flags, "--pg-database", f"pbp_bench_instr_{side}_{i}"],
             )
-            for side, tree, database, flags, size, i in jobs
+            for side, tree, database, flags, size, i, run in jobs
         }
         counts = {key: future.result() for key, future in futures.items()}
     print("`" + shlex.join(["python", "bench/instructions.py", *sys.argv[1:]]) + "`")
     print()
-    print("| database | command (+ one floor command) | before | after | after − before | ratio |")
-    print("|---|---|---|---|---|---|")
-    figures = {
-        side: {
-            database: per_command({size: counts[(side, database, size)] for size in (SMALL, LARGE)})
-            for database, _ in databases
-        }
-        for side in ("before", "after")
-    }
-    for side in figures:
-        if args.postgres:  # a run with PostgreSQL plays every command on SQLite too
-            both = figures[side].pop("SQLite + PostgreSQL")
-            figures[side]["PostgreSQL"] = both - figures[side]["SQLite"]
-    for database, old in figures["before"].items():
-        new = figures["after"][database]
-        print(
-            f"| {database} | {args.only} | {old:,.0f} | {new:,.0f} | {new - old:+,.0f} "
-            f"| {new / old:.4f}× |"
-        )
+    # One figure per side, database and run; a run with PostgreSQL plays every command on SQLite
+    # too, so PostgreSQL's figure is that run's less the SQLite run of the same repeat.
+    figures: dict[tuple[str, str], list[float]] = {}
+    for side in ("before", "after"):
+        for run in range(args.repeat):
+            runs = {
+                database: per_command({n: counts[(side, database, n, run)] for n in (SMALL, LARGE)})
+                for database, _ in databases
+            }
+            if args.postgres:
+                runs["PostgreSQL"] = runs.pop("SQLite + PostgreSQL") - runs["SQLite"]
+            for database, figure in runs.items():
+                figures.setdefault((side, database), []).append(figure)
+    spread = args.repeat > 1
+    print(
+        "| database | command (+ one floor command) | before | after | after − before | ratio |"
+        + (" before (min–max) | after (min–max) |" if spread else "")
+    )
+    print("|---|---|---|---|---|---|" + ("---|---|" if spread else ""))
+    for database in ("SQLite", "PostgreSQL") if args.postgres else ("SQLite",):
+        old, new = figures[("before", database)], figures[("after", database)]
+        a, b = statistics.median(old), statistics.median(new)
+        row = f"| {database} | {args.only} | {a:,.0f} | {b:,.0f} | {b - a:+,.0f} | {b / a:.4f}× |"
+        if spread:
+            row += f" {min(old):,.0f}–{max(old):,.0f} | {min(new):,.0f}–{max(new):,.0f} |"
+        print(row)
 
 
 if __name__ == "__main__":

@@ -99,8 +99,8 @@ def main() -> None:
                 tree,
                 size,
                 args.only,
-                # Two runs at once need two PostgreSQL databases.
-                [*extra, *flags, "--pg-database", f"pbp_bench_instr_{side}_{i}"],
+                # Runs at once need their own PostgreSQL databases (each drops and creates its).
+                [*extra, *flags, "--pg-database", f"pbp_bench_instr_{side}_{i}_{run}"],
             )
             for side, tree, database, flags, size, i, run in jobs
         }

@@ -42,6 +42,7 @@ class Post(Base):
     __table_args__ = (
         Index("ix_posts_campaign_id_id", "campaign_id", "id"),
         Index("ix_posts_channel_id_message_id", "channel_id", "message_id"),
+        Index("ix_posts_user_id", "user_id"),  # a person's posts (docs/privacy.md)
         CheckConstraint("version >= 1", name="version"),
         NEVER_REUSE_IDS,
     )

@@ -138,12 +138,20 @@ HOLDINGS: tuple[Holding, ...] = (
         "request",
         "dice",
         "outcome",
+        "character_id",  # NULL once their character is deleted, as any deletion does
     ),
     _holding("ledger_salts", "a changed ledger row's salts (replaced)", "*", "salt", "digest"),
     _holding("ledger_names", "user_id", "*"),
     _holding("fortune_choices", "user_id", "user_id"),
     _holding("roll_requests", "gm_user_id, or a target is theirs", "gm_user_id", "request"),
-    _holding("roll_request_targets", "user_id", "user_id", "character_name", "result"),
+    _holding(
+        "roll_request_targets",
+        "user_id",
+        "user_id",
+        "character_name",
+        "result",
+        "character_id",  # NULL once their character is deleted
+    ),
     _holding("ability_generations", "gm_user_id or player_ids", "gm_user_id", "player_ids"),
     _holding("campaigns", "gm_user_ids", "gm_user_ids"),
     _holding("turn_orders", "an entry's user_id", "entries"),

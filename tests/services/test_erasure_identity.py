@@ -126,9 +126,7 @@ async def test_a_bound_copy_in_another_players_post_names_nobody_after_erasure(
                 select(post_rolls.c.detail).where(post_rolls.c.post_id == post.id)
             )
         ]
-        named = list(
-            await session.execute(select(ledger_names.c.user_id, ledger_names.c.name))
-        )
+        named = list(await session.execute(select(ledger_names.c.user_id, ledger_names.c.name)))
     assert any(ZEPH in d for d in bound)  # the copy names her: "helped by Zephyrine"
     assert (BOB, ZEPH) in [tuple(n) for n in named]  # and the roll names Bob by id
 
@@ -147,7 +145,7 @@ async def test_a_bound_copy_in_another_players_post_names_nobody_after_erasure(
                 select(post_versions.c.text).where(post_versions.c.post_id == post.id)
             )
         )
-    assert [(c.source, c.detail) for c in copies][0] == (cm.TOMBSTONE, cm.TOMBSTONE)
+    assert next((c.source, c.detail) for c in copies) == (cm.TOMBSTONE, cm.TOMBSTONE)
     assert copies[1].source == "1d6"  # her other roll's copy is hers and stays
     # Her own words stay hers; the [[...]] that named Zephyrine does not.
     assert versions == [f"{words}[[{cm.TOMBSTONE}]] then [[1d6]]."]
@@ -188,9 +186,7 @@ async def test_no_unsalted_digest_of_an_erased_post_is_left(
     assert (await gamelog.check_campaign_log(db, d20)).intact
 
 
-async def test_sqlite_forgets_erased_text_in_its_files(
-    database_url: str, tmp_path: Path
-) -> None:
+async def test_sqlite_forgets_erased_text_in_its_files(database_url: str, tmp_path: Path) -> None:
     """``secure_delete`` on every connection, whatever the build's default, and the
     write-ahead log truncated: the erased words are in no byte of the database's files."""
     from bot.db.engine import create_database

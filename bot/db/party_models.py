@@ -90,6 +90,8 @@ class RollRequestTarget(Base):
     __table_args__ = (
         UniqueConstraint("request_id", "character_id"),
         Index("ix_roll_request_targets_user_id", "user_id"),  # a person's (docs/privacy.md)
+        # Deleting a character nulls its targets' character_id: by index, not a scan.
+        Index("ix_roll_request_targets_character_id", "character_id"),
         NEVER_REUSE_IDS,
     )
 

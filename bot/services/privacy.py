@@ -846,29 +846,35 @@ async def _erase_requests_in(session: Executor, person: _Person) -> int:
     """GM roll requests: the typed request of one they made or that names one of their
     characters (by its target's id), their id as GM, and their place among the targets."""
     user_id = person.user_id
-    theirs = select(roll_request_targets.c.request_id).where(
-        roll_request_targets.c.user_id == user_id
+    made = select(roll_requests.c.id).where(
+        roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, person.guild_id)
     )
-    result = await session.execute(
-        update(roll_requests)
-        .where(
-            or_(roll_requests.c.gm_user_id == user_id, roll_requests.c.id.in_(theirs)),
-            roll_requests.c.request != cm.TOMBSTONE,
-            _in_scope(roll_requests, person.guild_id),
+    for_them = (
+        select(roll_requests.c.id)
+        .join(roll_request_targets, roll_requests.c.id == roll_request_targets.c.request_id)
+        .where(roll_request_targets.c.user_id == user_id, _in_scope(roll_requests, person.guild_id))
+    )
+    ids = {int(i) for (i,) in await _rows(session, made)}
+    ids |= {int(i) for (i,) in await _rows(session, for_them)}
+    changed = 0
+    if ids:
+        result = await session.execute(
+            update(roll_requests)
+            .where(roll_requests.c.id.in_(sorted(ids)), roll_requests.c.request != cm.TOMBSTONE)
+            .values(request=cm.TOMBSTONE)
         )
-        .values(request=cm.TOMBSTONE)
-    )
-    changed = _changed(result)
+        changed = _changed(result)
     result = await session.execute(
         update(roll_requests)
         .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, person.guild_id))
         .values(gm_user_id=cm.TOMBSTONE_ID)
     )
     changed += _changed(result)
-    here = select(roll_requests.c.id).where(_in_scope(roll_requests, person.guild_id))
     match = person.own()
-    stmt = select(roll_request_targets.c.id, roll_request_targets.c.result).where(
-        roll_request_targets.c.user_id == user_id, roll_request_targets.c.request_id.in_(here)
+    stmt = (
+        select(roll_request_targets.c.id, roll_request_targets.c.result)
+        .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
+        .where(roll_request_targets.c.user_id == user_id, _in_scope(roll_requests, person.guild_id))
     )
     for target_id, summary in await _rows(session, stmt):
         await session.execute(
@@ -967,10 +973,14 @@ async def _erase_mentions_in(session: Executor, person: _Person) -> int:
         text = mention.sub(cm.TOMBSTONE, row.text)
         return {"text": text} if text != row.text else {}
 
-    selected = select(post_versions.c.id, post_versions.c.text).where(
-        post_versions.c.text.contains(f"<@{person.user_id}>")
-        | post_versions.c.text.contains(f"<@!{person.user_id}>"),
-        post_versions.c.post_id.in_(select(posts.c.id).where(_in_scope(posts, person.guild_id))),
+    selected = (
+        select(post_versions.c.id, post_versions.c.text)
+        .join(posts, posts.c.id == post_versions.c.post_id)
+        .where(
+            post_versions.c.text.contains(f"<@{person.user_id}>")
+            | post_versions.c.text.contains(f"<@!{person.user_id}>"),
+            _in_scope(posts, person.guild_id),
+        )
     )
     return await _rewrite(session, post_versions, selected, version)
 
@@ -978,16 +988,20 @@ async def _erase_mentions_in(session: Executor, person: _Person) -> int:
 async def _erase_rounds_in(session: Executor, person: _Person) -> int:
     """Sealed declarations: the declarer's id and shown name in theirs, a GM's id in the
     rounds they opened. (The text is in the ledger row, erased with it.)"""
-    here = select(rounds.c.id).where(_in_scope(rounds, person.guild_id))
-    result = await session.execute(
-        update(round_declarations)
-        .where(
-            round_declarations.c.user_id == person.user_id,
-            round_declarations.c.round_id.in_(here),
-        )
-        .values(user_id=cm.TOMBSTONE_ID, name=cm.TOMBSTONE)
+    stmt = (
+        select(round_declarations.c.id)
+        .join(rounds, rounds.c.id == round_declarations.c.round_id)
+        .where(round_declarations.c.user_id == person.user_id, _in_scope(rounds, person.guild_id))
     )
-    changed = _changed(result)
+    ids = [int(i) for (i,) in await _rows(session, stmt)]
+    changed = 0
+    if ids:
+        result = await session.execute(
+            update(round_declarations)
+            .where(round_declarations.c.id.in_(ids))
+            .values(user_id=cm.TOMBSTONE_ID, name=cm.TOMBSTONE)
+        )
+        changed = _changed(result)
     result = await session.execute(
         update(rounds)
         .where(rounds.c.opened_by == person.user_id, _in_scope(rounds, person.guild_id))

@@ -88,8 +88,9 @@ FREE_TEXT_KEYS = frozenset(
 #: inside longer text (a one- or two-letter name would take every "a" of their labels).
 MIN_NAME_IN_TEXT = 3
 #: Rows read per query (and transaction) while erasing. A page's Python work holds the event
-#: loop; 50 keeps each slice short, and the other players' commands run between pages.
-PAGE = 50
+#: loop (its salts are recomputed: ~0.5-1 ms a row on a busy 2-core machine, bench/privacy.py),
+#: so 20 keeps each slice well under 50 ms; the other players' commands run between pages.
+PAGE = 20
 #: Rows of a person's own log read per page by ``/privacy show`` (three columns each).
 SHOW_PAGE = 2000
 
@@ -267,28 +268,40 @@ async def _turn() -> None:
 async def _own_rolls(
     db: Database, user_id: int, guild_id: int | None
 ) -> dict[int | None, list[Any]]:
-    """Per server: how many rolls of theirs, the first and the last; a page of their rows
-    (through ``ix_ledger_user_id_id``) per transaction."""
+    """Per server: how many rolls of theirs, the first and the last; counted by the database
+    a page of their rows (through ``ix_ledger_user_id_id``) per transaction."""
     found: dict[int | None, list[Any]] = {}
     after = 0
     while True:
+        theirs = [ledger.c.user_id == user_id, ledger.c.id > after, _in_scope(ledger, guild_id)]
         async with transaction(db) as session:
-            stmt = (
-                select(ledger.c.id, ledger.c.guild_id, ledger.c.created_at)
-                .where(
-                    ledger.c.user_id == user_id, ledger.c.id > after, _in_scope(ledger, guild_id)
-                )
+            # The page's last row, then the page counted by server.
+            last = await session.scalar(
+                select(ledger.c.id)
+                .where(*theirs)
                 .order_by(ledger.c.id)
-                .limit(SHOW_PAGE)
+                .offset(SHOW_PAGE - 1)
+                .limit(1)
             )
-            page = await _rows(session, stmt)
-        for _, guild, at in page:
-            entry = found.setdefault(guild, [0, at, at])
-            entry[0] += 1
-            entry[1], entry[2] = min(entry[1], at), max(entry[2], at)
-        if len(page) < SHOW_PAGE:
+            if last is not None:
+                theirs.append(ledger.c.id <= last)
+            stmt = (
+                select(
+                    ledger.c.guild_id,
+                    func.count(),
+                    func.min(ledger.c.created_at),
+                    func.max(ledger.c.created_at),
+                )
+                .where(*theirs)
+                .group_by(ledger.c.guild_id)
+            )
+            for guild, count, first, newest in await _rows(session, stmt):
+                entry = found.setdefault(guild, [0, first, newest])
+                entry[0] += int(count)
+                entry[1], entry[2] = min(entry[1], first), max(entry[2], newest)
+        if last is None:
             return found
-        after = int(page[-1][0])
+        after = int(last)
         await _turn()
 
 
@@ -616,14 +629,18 @@ class _Person:
     rolls: int = 0
     older: int = 0
     other: int = 0
+    _matchers: dict[frozenset[str], _Matcher] = field(default_factory=dict)
 
     def own(self) -> _Matcher:
         return _Matcher(self.user_id, self.own_names)
 
-    def named_as(self, names: Iterable[str]) -> _Matcher:
+    def named_as(self, names: frozenset[str]) -> _Matcher:
         # In a row that names them by id, a name of any length is looked for as a word: the
         # row is known to be about them, and a two-letter name must go too.
-        return _Matcher(self.user_id, names, shortest=1)
+        found = self._matchers.get(names)
+        if found is None:
+            found = self._matchers[names] = _Matcher(self.user_id, names, shortest=1)
+        return found
 
 
 async def _person_in(
@@ -722,7 +739,8 @@ async def _erase_named_rows(db: Database, person: _Person) -> None:
                     .where(
                         ledger.c.character_id == character_id,
                         ledger.c.id > after,
-                        ledger.c.user_id != person.user_id,
+                        # Not theirs (done above) nor erased before (0: nothing personal left).
+                        ledger.c.user_id.not_in([person.user_id, cm.TOMBSTONE_ID]),
                     )
                     .order_by(ledger.c.id)
                     .limit(PAGE)
@@ -742,7 +760,7 @@ async def _erase_named_in(session: Executor, person: _Person, found: dict[int, s
     ]
     todo = []
     for row in rows:
-        changes = _changes(row, person.user_id, person.named_as(found[row.id]))
+        changes = _changes(row, person.user_id, person.named_as(frozenset(found[row.id])))
         if changes:
             todo.append((row, changes))
     person.older += await _apply_in(session, todo)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, String, Table
+from sqlalchemy import BigInteger, CheckConstraint, ForeignKey, Index, String, Table
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.models import Base, sql_in
@@ -22,7 +22,10 @@ class FortuneChoice(Base):
     """The one choice made on a roll; ``result_roll_id`` is the ledger row recording it."""
 
     __tablename__ = "fortune_choices"
-    __table_args__ = (CheckConstraint(sql_in("choice", list(RollChoice)), name="choice"),)
+    __table_args__ = (
+        CheckConstraint(sql_in("choice", list(RollChoice)), name="choice"),
+        Index("ix_fortune_choices_user_id", "user_id"),  # a person's (docs/privacy.md)
+    )
 
     roll_id: Mapped[int] = mapped_column(
         BigId, ForeignKey("ledger.id", ondelete="CASCADE"), primary_key=True, autoincrement=False

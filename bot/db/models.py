@@ -125,6 +125,8 @@ class Campaign(Base):
     __tablename__ = "campaigns"
     __table_args__ = (
         CheckConstraint(sql_in("system", [s.value for s in RuleSystem]), name="system"),
+        # A server's campaigns (/privacy show and erasure in one server: docs/privacy.md).
+        Index("ix_campaigns_guild_id", "guild_id"),
         CheckConstraint(
             "tier_very_easy >= 1 AND tier_very_easy <= tier_easy AND tier_easy <= tier_moderate"
             " AND tier_moderate <= tier_hard AND tier_hard <= tier_very_hard"
@@ -175,6 +177,8 @@ class Character(Base):
     __table_args__ = (
         UniqueConstraint("campaign_id", "name_key"),
         Index("ix_characters_campaign_id_user_id", "campaign_id", "user_id"),
+        # A person's characters in every campaign (/privacy show, erasure: docs/privacy.md).
+        Index("ix_characters_user_id", "user_id"),
         Index(
             "uq_characters_one_active",
             "campaign_id",
@@ -293,6 +297,8 @@ class LedgerRow(Base):
         Index("ix_ledger_character_id_id", "character_id", "id"),
         Index("ix_ledger_campaign_id_number", "campaign_id", "number"),
         Index("ix_ledger_scope_id_number", "scope_id", "number"),
+        # A person's own rows, in order (/privacy show, erasure a page at a time).
+        Index("ix_ledger_user_id_id", "user_id", "id"),
         CheckConstraint(sql_in("visibility", [v.value for v in Visibility]), name="visibility"),
         CheckConstraint("length(kind) >= 1", name="kind"),
         CheckConstraint("length(request) <= 4000", name="request"),
@@ -358,6 +364,27 @@ class LedgerSalt(Base):
     field: Mapped[str] = mapped_column(Text, primary_key=True)
     salt: Mapped[str | None] = mapped_column(String(64))
     digest: Mapped[str | None] = mapped_column(String(64))
+
+
+class LedgerName(Base):
+    """Who a ledger row names besides its roller, by Discord id, and the name it names them by
+    (the character a GM rolled for, a helper, an attack's target, a group's members, a turn
+    order's players, a score generation's players).
+
+    Erasure finds the rows that name a person here, by id, never by searching text
+    (bot/services/privacy.py, docs/privacy.md); it deletes the person's rows of this table
+    with the rest. Written in the roll's own transaction (``NewRoll.named``); nothing the
+    chain or a commitment binds.
+    """
+
+    __tablename__ = "ledger_names"
+    __table_args__ = (Index("ix_ledger_names_user_id_ledger_id", "user_id", "ledger_id"),)
+
+    ledger_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("ledger.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
 
 
 class LedgerChain(Base):
@@ -492,6 +519,7 @@ pending_modifiers = cast(Table, PendingModifier.__table__)
 ledger = cast(Table, LedgerRow.__table__)
 ledger_chains = cast(Table, LedgerChain.__table__)
 ledger_salts = cast(Table, LedgerSalt.__table__)
+ledger_names = cast(Table, LedgerName.__table__)
 ledger_stubs = cast(Table, LedgerStub.__table__)
 bot_state = cast(Table, BotState.__table__)
 scheduled_jobs = cast(Table, ScheduledJob.__table__)

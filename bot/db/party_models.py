@@ -37,6 +37,7 @@ class RollRequest(Base):
     __tablename__ = "roll_requests"
     __table_args__ = (
         Index("ix_roll_requests_campaign_id_id", "campaign_id", "id"),
+        Index("ix_roll_requests_gm_user_id", "gm_user_id"),  # a person's (docs/privacy.md)
         CheckConstraint(
             "shared_roll IS NULL OR (shared_roll >= 1 AND shared_roll <= 20)", name="shared_roll"
         ),
@@ -86,7 +87,13 @@ class RollRequestTarget(Base):
     """One requested character; ``answered_at`` is set once, by its owner's click."""
 
     __tablename__ = "roll_request_targets"
-    __table_args__ = (UniqueConstraint("request_id", "character_id"), NEVER_REUSE_IDS)
+    __table_args__ = (
+        UniqueConstraint("request_id", "character_id"),
+        Index("ix_roll_request_targets_user_id", "user_id"),  # a person's (docs/privacy.md)
+        # Deleting a character nulls its targets' character_id: by index, not a scan.
+        Index("ix_roll_request_targets_character_id", "character_id"),
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     request_id: Mapped[int] = mapped_column(ForeignKey("roll_requests.id", ondelete="CASCADE"))

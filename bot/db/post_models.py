@@ -42,6 +42,9 @@ class Post(Base):
     __table_args__ = (
         Index("ix_posts_campaign_id_id", "campaign_id", "id"),
         Index("ix_posts_channel_id_message_id", "channel_id", "message_id"),
+        Index("ix_posts_user_id", "user_id"),  # a person's posts (docs/privacy.md)
+        # Deleting a character nulls its posts' character_id: found by index, not a scan.
+        Index("ix_posts_character_id", "character_id"),
         CheckConstraint("version >= 1", name="version"),
         NEVER_REUSE_IDS,
     )
@@ -96,6 +99,8 @@ class PostRoll(Base):
     its ledger row."""
 
     __tablename__ = "post_rolls"
+    #: The copies of a roll in posts, by the roll (an erasure of someone it names).
+    __table_args__ = (Index("ix_post_rolls_ledger_id", "ledger_id"),)
 
     post_id: Mapped[int] = mapped_column(
         ForeignKey("posts.id", ondelete="CASCADE"), primary_key=True

@@ -33,6 +33,7 @@ class Round(Base):
             postgresql_where=text("state = 'open'"),
         ),
         Index("ix_rounds_campaign_id_id", "campaign_id", "id"),
+        Index("ix_rounds_opened_by", "opened_by"),  # a person's (docs/privacy.md)
         CheckConstraint(sql_in("state", [s.value for s in RoundState]), name="state"),
         NEVER_REUSE_IDS,
     )
@@ -58,7 +59,11 @@ class RoundDeclaration(Base):
     """
 
     __tablename__ = "round_declarations"
-    __table_args__ = (Index("ix_round_declarations_round_id_id", "round_id", "id"), NEVER_REUSE_IDS)
+    __table_args__ = (
+        Index("ix_round_declarations_round_id_id", "round_id", "id"),
+        Index("ix_round_declarations_user_id", "user_id"),  # a person's (docs/privacy.md)
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"))

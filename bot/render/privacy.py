@@ -15,11 +15,12 @@ from bot.words import NotifyMode
 #: What /privacy delete asks before anything changes.
 DELETE_QUESTION = (
     "Erase your data {where}? Your characters (with their scores, proficiencies and fortune "
-    "dice) are deleted. Your rolls stay in the game log for the table, but your Discord id, "
-    "names, character names and the words you typed (labels, notes, commands) are replaced "
-    "by `[erased]` there and everywhere else the bot keeps them. The dice, results and the "
-    "log's proofs still check. This cannot be undone. What is kept and why: `{doc}` in the "
-    "bot's source."
+    "dice) and your posts are deleted. Your rolls stay in the game log for the table, but "
+    "your Discord id, names, character names and the words you typed (labels, notes, "
+    "commands) are replaced by `[erased]`; so is your character's name where another "
+    "player's roll names it (a GM's roll for it, a helper, a target). Words other players "
+    "wrote stay theirs. The dice, results and the log's proofs still check. This cannot be "
+    "undone. What is kept and why: `{doc}` in the bot's source."
 )
 
 
@@ -45,6 +46,11 @@ def _server_text(server: ServerData) -> str:
         f"• {server.rolls} rolls in the game log (first {_when(server.first_roll)}, last "
         f"{_when(server.last_roll)}), with your id, character names and commands as typed."
     )
+    if server.named_in:
+        lines.append(
+            f"• {server.named_in} rolls of others that name you or your characters "
+            "(a GM's roll for them, a helper, a target, a group roll)."
+        )
     if server.fortune_choices:
         lines.append(f"• {server.fortune_choices} fortune choices on rolls.")
     if server.requests_made or server.requests_received:

@@ -348,6 +348,10 @@ async def _perform_in(
             campaign_id=campaign.id,
             character_id=attacker.id if attacker else None,
             character_name=name,
+            named=ledger.naming(
+                None if attacker is None else (attacker.user_id, attacker.name),
+                None if target is None else (target.user_id, target.name),
+            ),
         ),
     )
     stored = False

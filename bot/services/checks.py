@@ -112,13 +112,21 @@ async def with_helper_in(
     session: Executor, caller: Caller, options: CheckOptions
 ) -> CheckOptions:
     """:func:`with_helper` in the caller's transaction."""
+    return (await _helper_in(session, caller, options))[0]
+
+
+async def _helper_in(
+    session: Executor, caller: Caller, options: CheckOptions
+) -> tuple[CheckOptions, CharacterView | None]:
+    """:func:`with_helper_in`, and the helper's character (its player is named by the roll's
+    row: docs/privacy.md)."""
     if not options.helper or caller.guild_id is None:
-        return options
+        return options, None
     campaign = await campaign_for_channel_in(
         session, caller.guild_id, caller.channel_id, caller.parent_channel_id
     )
     if "helper" not in campaign.rules.check_options:
-        return options  # plan_check refuses the option, naming the system
+        return options, None  # plan_check refuses the option, naming the system
     found = await character_by_name_in(session, campaign.id, options.helper)
     if options.helper_needs_proficiency:
         # "A character can only provide help if the task is one that he or she could attempt
@@ -135,7 +143,7 @@ async def with_helper_in(
                 "alone (opening a lock needs proficiency with thieves' tools, so a character "
                 "without it cannot help). Nothing was rolled."
             )
-    return replace(options, helper=found.name)
+    return replace(options, helper=found.name), found
 
 
 def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOptions) -> CheckPlan:
@@ -253,6 +261,7 @@ async def _perform_in(
     character_name: str | None = None,
     as_gm: bool = False,
     sealed: SealedDraw | None = None,
+    helper: CharacterView | None = None,
 ) -> CheckResult:
     campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
     system = campaign.rules
@@ -279,6 +288,10 @@ async def _perform_in(
             campaign_id=campaign.id,
             character_id=character.id,
             character_name=character.name,
+            named=ledger.naming(
+                (character.user_id, character.name),
+                None if helper is None else (helper.user_id, helper.name),
+            ),
         ),
     )
     if sealed is not None:
@@ -395,7 +408,7 @@ async def check_in(
 ) -> CheckResult:
     """:func:`perform_check` in the caller's transaction (and :func:`perform_gm_check`'s,
     with ``as_gm``, a ``character_name`` and perhaps ``sealed`` pre-rolls)."""
-    options = await with_helper_in(session, caller, options)
+    options, helper = await _helper_in(session, caller, options)
     return await _perform_in(
         session,
         rng,
@@ -407,6 +420,7 @@ async def check_in(
         character_name=character_name,
         as_gm=as_gm,
         sealed=sealed,
+        helper=helper,
     )
 
 

@@ -49,6 +49,9 @@ _SALT_IN_LEDGER_VERSION = 2
 #: import, appends rows (append-only holds); ledger.py alone updates it (the reveal stamp).
 ledger = metadata.tables["ledger"]
 ledger_salts = metadata.tables["ledger_salts"]
+#: Whom a row names besides its roller (docs/privacy.md): left out with a redacted row, like
+#: its salts, since it would tell what the row's command named.
+ledger_names = metadata.tables["ledger_names"]
 _GZIP_MAGIC = b"\x1f\x8b"
 #: Rows per statement for ``IN (...)`` look-ups: under every driver's parameter limit.
 _CHUNK = 500
@@ -143,7 +146,7 @@ async def _campaign_rows(
             redacted = [_redact(row) for row in rows]
             redacted_ids = {r["id"] for r, o in zip(redacted, rows, strict=True) if r is not o}
             rows = redacted
-        if table is ledger_salts:
+        if table is ledger_salts or table is ledger_names:
             rows = [row for row in rows if row["ledger_id"] not in redacted_ids]
         tables[table.name] = rows
     return tables

@@ -103,6 +103,7 @@ async def roll_scores(
                 dice=[die.value for score in generation.scores for die in score.dice],
                 outcome=to_jsonable(generation),
                 campaign_id=campaign.id,
+                named=ledger.naming(*zip(ids, names, strict=True)),
             ),
         )
         new_id = (

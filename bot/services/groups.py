@@ -433,6 +433,7 @@ async def _group_roll(
                     campaign_id=campaign.id,
                     character_id=member.id,
                     character_name=member.name,
+                    named=ledger.naming((member.user_id, member.name)),
                 )
                 for position, (member, outcome) in enumerate(outcomes)
             ],
@@ -458,6 +459,7 @@ async def _group_roll(
                     "shared_roll": shared,
                 },
                 campaign_id=campaign.id,
+                named=ledger.naming(*((m.user_id, m.name) for m, _ in outcomes)),
             ),
         )
     return GroupRollResult(
@@ -581,6 +583,7 @@ async def contest(
                     campaign_id=campaign.id,
                     character_id=character.id,
                     character_name=character.name,
+                    named=ledger.naming((character.user_id, character.name)),
                 )
                 for character in who
             ],
@@ -598,6 +601,7 @@ async def contest(
                 },
                 campaign_id=campaign.id,
                 visibility=Visibility.PUBLIC,
+                named=ledger.naming(*((c.user_id, c.name) for c in who)),
             ),
         )
     return ContestResult(

@@ -1,30 +1,58 @@
-"""What the bot stores about a person, and erasing it without breaking the game log (issue 22).
+"""What the bot stores about a person, and erasing it without breaking the game log.
 
 ``/privacy show`` lists a user's data per server; ``/privacy delete`` (and the operator's
 ``python -m bot erase-user``) deletes what only they own (their characters, with scores,
-proficiencies, fortune and carry-overs) and tombstones their identity everywhere else it is
-kept: in the ledger (roller id, character names, typed command text, labels, notes and any other
-text naming them), in roll requests, fortune choices, score generations and the known-GM lists.
+proficiencies, fortune, carry-overs, saved rolls and sealed pre-rolls, and their posts) and
+tombstones their identity everywhere else it is kept.
+
+**By identity, never by text.** An erasure changes only rows the person wrote (their id in the
+row's author column) and rows that name them by id: a ledger row that ``ledger_names`` says
+names them (the character a GM rolled for, a helper, an attack's target, a group's members, a
+turn order's players, a score generation's players), a row rolled for one of their characters,
+their place in a request, a turn order, a generation, a campaign's known GMs, a mention
+``<@id>`` of them. In a row that names them, only the fields holding the name it names them by
+change. Nobody else's words are searched for their names: a character called "Dex" erases no
+one's ``/check ability:DEX``. :data:`HOLDINGS` declares, table by table, whose rows an erasure
+changes and which columns; tests/services/test_privacy_property.py holds the erasure to it
+and fails on a table that is not declared.
 
 The ledger stays verifiable: format 3 rows bind each personal field by its own salted digest
 (bot/services/commitments.py), so a tombstoned field keeps its digest in ``ledger_salts`` and
 loses its salt; the chain, the commitments and ``who`` still check. Older rows (formats 1 and
 2) bound some of that text in clear: they are tombstoned too, and report "erased, no longer
-checkable" (docs/privacy.md says why that is the best available). Campaigns and the rolls of
-everyone else stay, as a GM's ``/campaign delete`` leaves the rolls for the group.
+checkable" (docs/privacy.md says why that is the best available).
+
+Every walk reads a page of that person's rows per short transaction, through an index on
+their id, and gives the event loop a turn between pages, so a big server or a long game never
+holds the other players' rolls; its cost grows with that person's rows, not the server's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Result, Table, delete, func, select, true, update
+from sqlalchemy import (
+    CursorResult,
+    Result,
+    Table,
+    Text,
+    delete,
+    func,
+    or_,
+    select,
+    true,
+    update,
+)
+from sqlalchemy import (
+    cast as sql_cast,
+)
 
-from bot.db.engine import Database
+from bot.db.engine import Database, truncate_wal
 from bot.db.fortune_models import fortune_choices
 from bot.db.macro_models import macros
 from bot.db.models import (
@@ -32,33 +60,131 @@ from bot.db.models import (
     character_scores,
     characters,
     ledger,
+    ledger_names,
     ledger_salts,
     notify_settings,
     turn_orders,
 )
 from bot.db.party_models import ability_generations, roll_request_targets, roll_requests
-from bot.db.post_models import post_versions, posts
+from bot.db.post_models import post_rolls, post_versions, posts
 from bot.db.round_models import round_declarations, rounds
 from bot.services import commitments as cm
 from bot.services._sql import Executor, transaction
+from bot.services.inline import find_rolls
 from bot.services.store.ledger import RollView, salts_of, tombstone_in, view_of
-from bot.words import Visibility
+from bot.words import LedgerKind, Visibility
 
 #: Where /privacy points for the whole story: the note shipped with the bot's source (no
 #: published address is known to the code; an operator hosting the bot can show it).
 DOC_URL = "docs/privacy.md"
 #: Keys of a roll's dice or outcome whose text is the roller's own words (a label, a note, the
-#: dice expression with its comment): tombstoned in the erased person's own rolls.
+#: dice expression with its comment, a sealed declaration) or a digest of them (a post's
+#: ``sha256``: unsalted, it would confirm a guess of the deleted text): tombstoned in the
+#: erased person's own rows.
 FREE_TEXT_KEYS = frozenset(
-    {"label", "labels", "note", "comment", "expression", "declaration"}  # + a sealed action
+    {"label", "labels", "note", "comment", "expression", "declaration", "sha256"}
 )
-#: Names shorter than this are matched only as a whole field, never inside longer text: a
-#: one- or two-letter name would otherwise erase every "a" in other people's commands.
+#: In the person's own rows, names shorter than this are matched only as a whole field, never
+#: inside longer text (a one- or two-letter name would take every "a" of their labels).
 MIN_NAME_IN_TEXT = 3
-#: Ledger rows read per query (and transaction) while erasing. A page's Python work holds the
-#: event loop: ~175 ms at 500 rows was measured (bench/privacy.py), so 50 keeps each slice
-#: under the ~20 ms issue 22 allows; the other players' commands run between pages.
-_PAGE = 50
+#: Rows read per query (and transaction) while erasing. A page's Python work holds the event
+#: loop (its salts are recomputed: ~0.5-1 ms a row on a busy 2-core machine, bench/privacy.py),
+#: so 20 keeps each slice well under 50 ms; the other players' commands run between pages.
+PAGE = 20
+#: Rows of a person's own log read per page by ``/privacy show`` (three columns each).
+SHOW_PAGE = 2000
+
+
+# --- what each table keeps about a person ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Holding:
+    """What one table keeps about a person, how a row is theirs or names them by id, and what
+    an erasure may change in such a row (``DELETED``: it deletes the row). Every other row of
+    the table stays as it was, byte for byte."""
+
+    table: str
+    #: How a row is the person's, or names them, by id (never by matching their names).
+    whose: str
+    #: The columns an erasure may change in such a row, or :data:`DELETED`.
+    changes: frozenset[str]
+
+
+DELETED = frozenset({"*"})
+
+
+def _holding(table: str, whose: str, *changes: str) -> Holding:
+    return Holding(table, whose, frozenset(changes))
+
+
+#: The declaration: every table holding a user id, a name or free text is here or in
+#: :data:`NOTHING_PERSONAL`. tests/services/test_privacy_property.py checks an erasure against
+#: it, and that no table is missing.
+HOLDINGS: tuple[Holding, ...] = (
+    _holding("characters", "user_id", "*"),
+    _holding("character_scores", "their character's (deleted with it)", "*"),
+    _holding("character_proficiencies", "their character's (deleted with it)", "*"),
+    _holding("character_saves", "their character's (deleted with it)", "*"),
+    _holding("pending_modifiers", "their character's (deleted with it)", "*"),
+    _holding("macros", "their character's (deleted with it)", "*"),
+    _holding("prerolls", "their character's (deleted with it)", "*"),
+    _holding(
+        "ledger",
+        "user_id (theirs: every personal field); or named in ledger_names, or rolled for their "
+        "character (only the fields holding that name); or the row of a post whose bound roll "
+        "names them (its text's digest)",
+        "user_id",
+        "character_name",
+        "request",
+        "dice",
+        "outcome",
+        "character_id",  # NULL once their character is deleted, as any deletion does
+    ),
+    _holding("ledger_salts", "a changed ledger row's salts (replaced)", "*", "salt", "digest"),
+    _holding("ledger_names", "user_id", "*"),
+    _holding("fortune_choices", "user_id", "user_id"),
+    _holding("roll_requests", "gm_user_id, or a target is theirs", "gm_user_id", "request"),
+    _holding(
+        "roll_request_targets",
+        "user_id",
+        "user_id",
+        "character_name",
+        "result",
+        "character_id",  # NULL once their character is deleted
+    ),
+    _holding("ability_generations", "gm_user_id or player_ids", "gm_user_id", "player_ids"),
+    _holding("campaigns", "gm_user_ids", "gm_user_ids"),
+    _holding("turn_orders", "an entry's user_id", "entries"),
+    _holding("posts", "user_id", "*"),
+    _holding(
+        "post_versions",
+        "of their post (deleted); of another's post: a mention <@id>, or a bound roll that "
+        "names them (its [[...]] becomes [[[erased]]])",
+        "*",
+        "text",
+    ),
+    _holding(
+        "post_rolls",
+        "of their post (deleted); of another's post: its roll names them",
+        "*",
+        "source",
+        "detail",
+    ),
+    _holding("rounds", "opened_by", "opened_by"),
+    _holding("round_declarations", "user_id", "user_id", "name"),
+    _holding("notify_settings", "user_id (an erasure everywhere)", "*"),
+)
+
+#: Tables that keep nothing about a person, and why.
+NOTHING_PERSONAL: dict[str, str] = {
+    "bot_state": "the bot's own facts (the digest of its synced commands)",
+    "ledger_chains": "chain heads and counters",
+    "ledger_stubs": "where a hidden roll's stub was posted",
+    "scheduled_jobs": "a job's payload names a request, turn order or round, never a person",
+    "post_settings": "a campaign's posting options",
+    "post_channels": "when a channel was told how to allow webhooks",
+}
 
 
 # --- /privacy show ---------------------------------------------------------------------------
@@ -96,6 +222,9 @@ class ServerData:
     posts: int = 0
     #: Saved rolls (``/macro``) of the user's characters.
     macros: int = 0
+    #: Other people's rolls that name the user by id (a GM's roll for their character, a
+    #: helper, a target, a group roll): an erasure erases the name there.
+    named_in: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,14 +254,69 @@ def _in_scope(table: Table, guild_id: int | None) -> Any:
     return true() if guild_id is None else table.c.guild_id == guild_id
 
 
+def _holds_id(column: Any, user_id: int) -> Any:
+    """A JSON column whose text holds the id's digits: a cheap filter in the database, every
+    row it lets through checked exactly in Python (:func:`_listed`, ``in gm_user_ids``)."""
+    return sql_cast(column, Text).like(f"%{user_id}%")
+
+
+async def _turn() -> None:
+    """Give the event loop a turn between pages: the other players' commands run here."""
+    await asyncio.sleep(0)
+
+
+async def _own_rolls(
+    db: Database, user_id: int, guild_id: int | None
+) -> dict[int | None, list[Any]]:
+    """Per server: how many rolls of theirs, the first and the last; counted by the database
+    a page of their rows (through ``ix_ledger_user_id_id``) per transaction."""
+    found: dict[int | None, list[Any]] = {}
+    after = 0
+    while True:
+        theirs = [ledger.c.user_id == user_id, ledger.c.id > after, _in_scope(ledger, guild_id)]
+        async with transaction(db) as session:
+            # The page's last row, then the page counted by server.
+            last = await session.scalar(
+                select(ledger.c.id)
+                .where(*theirs)
+                .order_by(ledger.c.id)
+                .offset(SHOW_PAGE - 1)
+                .limit(1)
+            )
+            if last is not None:
+                theirs.append(ledger.c.id <= last)
+            stmt = (
+                select(
+                    ledger.c.guild_id,
+                    func.count(),
+                    func.min(ledger.c.created_at),
+                    func.max(ledger.c.created_at),
+                )
+                .where(*theirs)
+                .group_by(ledger.c.guild_id)
+            )
+            for guild, count, first, newest in await _rows(session, stmt):
+                entry = found.setdefault(guild, [0, first, newest])
+                entry[0] += int(count)
+                entry[1], entry[2] = min(entry[1], first), max(entry[2], newest)
+        if last is None:
+            return found
+        after = int(last)
+        await _turn()
+
+
 async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -> StoredData:
     """``/privacy show``: what is stored about ``user_id``, per server (only ``guild_id``'s
-    when given)."""
+    when given). Reads that person's rows through indexes on their id, never the server's."""
     servers: dict[int | None, dict[str, Any]] = {}
 
     def server(guild: int | None) -> dict[str, Any]:
         return servers.setdefault(guild, {"guild_id": guild})
 
+    for guild, (count, first, last) in (await _own_rolls(db, user_id, guild_id)).items():
+        entry = server(guild)
+        entry["rolls"], entry["first_roll"], entry["last_roll"] = count, first, last
+    await _turn()
     async with transaction(db) as session:
         stmt = (
             select(characters, campaigns.c.guild_id, campaigns.c.channel_id)
@@ -165,25 +349,19 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
             )
         for row in await session.execute(
             select(campaigns.c.guild_id, campaigns.c.channel_id, campaigns.c.gm_user_ids).where(
-                _in_scope(campaigns, guild_id)
+                _in_scope(campaigns, guild_id), _holds_id(campaigns.c.gm_user_ids, user_id)
             )
         ):
             if user_id in row.gm_user_ids:
                 server(row.guild_id).setdefault("known_gm_in", []).append(row.channel_id)
-        rolls = (
-            select(
-                ledger.c.guild_id,
-                func.count(),
-                func.min(ledger.c.created_at),
-                func.max(ledger.c.created_at),
-            )
-            .where(ledger.c.user_id == user_id, _in_scope(ledger, guild_id))
+        named = (
+            select(ledger.c.guild_id, func.count(func.distinct(ledger.c.id)))
+            .select_from(ledger_names.join(ledger, ledger.c.id == ledger_names.c.ledger_id))
+            .where(ledger_names.c.user_id == user_id, _in_scope(ledger, guild_id))
             .group_by(ledger.c.guild_id)
         )
-        for guild, count, first, last in await _rows(session, rolls):
-            entry = server(guild)
-            entry["rolls"] = int(count)
-            entry["first_roll"], entry["last_roll"] = first, last
+        for guild, count in await _rows(session, named):
+            server(guild)["named_in"] = int(count)
         choices = (
             select(ledger.c.guild_id, func.count())
             .select_from(fortune_choices.join(ledger, ledger.c.id == fortune_choices.c.roll_id))
@@ -212,7 +390,7 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
         for guild, count in await _rows(session, received):
             server(guild)["requests_received"] = int(count)
         orders = select(turn_orders.c.guild_id, turn_orders.c.entries).where(
-            _in_scope(turn_orders, guild_id)
+            _in_scope(turn_orders, guild_id), _holds_id(turn_orders.c.entries, user_id)
         )
         for guild, entries in await _rows(session, orders):
             if any(_listed(entry, user_id) for entry in entries or ()):
@@ -270,8 +448,8 @@ class Erased:
 
 
 #: Keys whose strings the bot writes itself from a fixed vocabulary (ability names, result
-#: words, modes): never erased, so a character named "Dex" or "Pass" does not wipe every
-#: roll's "DEX" or "Pass" in the server.
+#: words, modes): never erased, so a character named "Dex" or "Pass" does not wipe "DEX" or
+#: "Pass" even in a row that names them.
 STRUCTURAL_KEYS = frozenset(
     {
         "ability",
@@ -307,11 +485,12 @@ def _option_values(command: str) -> str:
 
 
 class _Matcher:
-    """Whether text names the person: one of their names or their id."""
+    """Whether text (in a row that is theirs or names them by id) holds one of the person's
+    names or their id. ``shortest``: shorter names only match a whole field."""
 
-    def __init__(self, user_id: int, names: Iterable[str]) -> None:
+    def __init__(self, user_id: int, names: Iterable[str], shortest: int = MIN_NAME_IN_TEXT):
         self.exact = {n.casefold() for n in names if n.strip()}
-        words = sorted((n for n in self.exact if len(n) >= MIN_NAME_IN_TEXT), key=len)
+        words = sorted((n for n in self.exact if len(n) >= shortest), key=len)
         parts = [rf"(?<!\w){re.escape(n)}(?!\w)" for n in reversed(words)]
         parts.append(rf"(?<!\d){user_id}(?!\d)")
         self.pattern = re.compile("|".join(parts), re.IGNORECASE)
@@ -340,13 +519,15 @@ def _tombstoned(value: Any, key: str | None, own: bool, names: _Matcher) -> Any:
 
 
 def _changes(row: RollView, user_id: int, names: _Matcher) -> dict[str, Any]:
-    """The personal columns of one ledger row as the erasure leaves them (only changed ones)."""
+    """The personal columns of one ledger row as the erasure leaves them (only changed ones):
+    all of them in the person's own row; in a row naming them, the fields holding a name it
+    names them by (``names``)."""
     own = row.user_id == user_id
     changed: dict[str, Any] = {}
     if own:
         changed["user_id"] = cm.TOMBSTONE_ID
     name = row.character_name
-    if name is not None and name != cm.TOMBSTONE and names(name):
+    if name is not None and name != cm.TOMBSTONE and (own or names(name)):
         changed["character_name"] = cm.TOMBSTONE
     if row.request != cm.TOMBSTONE and (own or names(row.request, command=True)):
         changed["request"] = cm.TOMBSTONE
@@ -410,183 +591,328 @@ def _salt_rows_after(row: RollView, changed: dict[str, Any]) -> list[dict[str, A
     return out
 
 
-@dataclass
-class _Names:
-    """The person's names, and where each may be looked for.
+def _fields(row: RollView) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in RollView.__slots__}
 
-    A character's name only in its own campaign's rows (for a deleted campaign's rows, which
-    lost their campaign: only in rows of the same place, ``scope_id``, where the person's own
-    rows carry that name), and a display name only in the person's own rows and the score
-    generations they took part in: otherwise a player could name a character, or set a
-    nickname, after someone else's character and erase it from everyone's log.
-    """
+
+async def _apply_in(session: Executor, todo: list[tuple[RollView, dict[str, Any]]]) -> int:
+    """Tombstone ledger rows (row → changed columns), their salts rewritten so each erased
+    field keeps only its digest; returns how many of them are older rows (formats 1, 2)."""
+    if not todo:
+        return 0
+    found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
+    ids = [row.id for row, _ in todo]
+    for salt in await _rows(session, select(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids))):
+        found.setdefault(int(salt.ledger_id), {})[salt.field] = (salt.salt, salt.digest)
+    salt_rows: list[dict[str, Any]] = []
+    older = 0
+    for row, changes in todo:
+        salted = RollView(**{**_fields(row), "salts": salts_of(found.get(row.id, {}))})
+        salt_rows += _salt_rows_after(salted, changes)
+        older += row.format < cm.FORMAT
+    await session.execute(delete(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids)))
+    await session.execute(ledger_salts.insert(), salt_rows)
+    await tombstone_in(session, [(row.id, changes) for row, changes in todo])
+    return older
+
+
+@dataclass
+class _Person:
+    """Whom an erasure is for, and where: their id, the server (None: everywhere), the names
+    their own rows may hold (their characters', the display names given), and their
+    characters in scope."""
 
     user_id: int
-    by_campaign: dict[int | None, set[str]]
-    #: Names on the person's own rows that lost their campaign, by the rows' place.
-    by_scope: dict[int, set[str]]
-    display: set[str]
-    #: Ledger ids of the score generations the person took part in (as player or GM).
-    generations: set[int]
-    _cache: dict[tuple[int | None, int | None, bool], _Matcher] = field(default_factory=dict)
+    guild_id: int | None
+    own_names: set[str]
+    character_ids: dict[int, str]
+    rolls: int = 0
+    older: int = 0
+    other: int = 0
+    _matchers: dict[frozenset[str], _Matcher] = field(default_factory=dict)
 
-    def __call__(
-        self, campaign_id: int | None, *, display: bool, scope_id: int | None = None
-    ) -> _Matcher:
-        scope = scope_id if campaign_id is None else None
-        key = (campaign_id, scope, display)
-        found = self._cache.get(key)
+    def own(self) -> _Matcher:
+        return _Matcher(self.user_id, self.own_names)
+
+    def named_as(self, names: frozenset[str]) -> _Matcher:
+        # In a row that names them by id, a name of any length is looked for as a word: the
+        # row is known to be about them, and a two-letter name must go too.
+        found = self._matchers.get(names)
         if found is None:
-            if campaign_id is None:
-                names = set(self.by_scope.get(scope, set())) if scope is not None else set()
-            else:
-                names = set(self.by_campaign.get(campaign_id, set()))
-            if display:
-                names |= self.display
-            found = self._cache[key] = _Matcher(self.user_id, names)
+            found = self._matchers[names] = _Matcher(self.user_id, names, shortest=1)
         return found
 
-    def all(self) -> set[str]:
-        return set().union(self.display, *self.by_campaign.values(), *self.by_scope.values())
 
-
-async def _names_of(
+async def _person_in(
     session: Executor, user_id: int, guild_id: int | None, extra: Iterable[str]
-) -> _Names:
-    """The person's names: their characters' (kept, or on their rolls and requests), by
-    campaign, and the display names given (the cog passes the caller's)."""
-    by_campaign: dict[int | None, set[str]] = {}
-    stmt: Any = (
-        select(characters.c.campaign_id, characters.c.name)
+) -> _Person:
+    """Their characters in scope (``ix_characters_user_id``) and the names their own rows may
+    hold: their characters', those their own rows were rolled with, the display names given."""
+    stmt = (
+        select(characters.c.id, characters.c.name)
         .join(campaigns, campaigns.c.id == characters.c.campaign_id)
         .where(characters.c.user_id == user_id, _in_scope(campaigns, guild_id))
     )
-    found = await _rows(session, stmt)
-    # A character deleted since: the names their own rolls were made with (by place, for
-    # rows whose campaign is gone).
-    by_scope: dict[int, set[str]] = {}
-    stmt = select(ledger.c.campaign_id, ledger.c.scope_id, ledger.c.character_name).where(
-        ledger.c.user_id == user_id,
-        ledger.c.character_name.is_not(None),
-        ledger.c.character_id.is_(None),
-        _in_scope(ledger, guild_id),
-    )
-    for campaign_id, scope_id, name in await _rows(session, stmt):
-        if campaign_id is None:
-            if name != cm.TOMBSTONE and scope_id is not None:
-                by_scope.setdefault(int(scope_id), set()).add(name)
-        else:
-            found.append((campaign_id, name))
+    mine = {int(cid): str(name) for cid, name in await _rows(session, stmt)}
     stmt = (
-        select(roll_requests.c.campaign_id, roll_request_targets.c.character_name)
-        .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
-        .where(roll_request_targets.c.user_id == user_id, _in_scope(roll_requests, guild_id))
-    )
-    found += await _rows(session, stmt)
-    for campaign_id, name in found:
-        if name and name != cm.TOMBSTONE:
-            by_campaign.setdefault(campaign_id, set()).add(name)
-    generations: set[int] = set()
-    stmt = select(
-        ability_generations.c.roll_id,
-        ability_generations.c.gm_user_id,
-        ability_generations.c.player_ids,
-    ).where(
-        ability_generations.c.campaign_id.in_(
-            select(campaigns.c.id).where(_in_scope(campaigns, guild_id))
+        select(ledger.c.character_name)
+        .where(
+            ledger.c.user_id == user_id,
+            ledger.c.character_name.is_not(None),
+            _in_scope(ledger, guild_id),
         )
+        .distinct()
     )
-    for roll_id, gm_id, players in await _rows(session, stmt):
-        if roll_id is not None and (gm_id == user_id or user_id in players):
-            generations.add(int(roll_id))
-    display = {n for n in extra if n and n.strip() and n != cm.TOMBSTONE}
-    return _Names(user_id, by_campaign, by_scope, display, generations)
+    names = {str(n) for (n,) in await _rows(session, stmt)} | set(mine.values())
+    names |= {n for n in extra if n and n.strip()}
+    names.discard(cm.TOMBSTONE)
+    return _Person(user_id, guild_id, names, mine)
 
 
-async def _erase_ledger(
-    db: Database, user_id: int, guild_id: int | None, names: _Names
-) -> tuple[int, int]:
-    """Tombstone the person in every ledger row in scope, a page per transaction (so rolls
-    elsewhere wait for one page, not the whole erasure; a page done stays done, and running
-    the erasure again finishes one cut short). Returns (rows changed, older rows)."""
-    changed_rows = older = 0
+async def _erase_own_rows(db: Database, person: _Person) -> None:
+    """Every row of theirs (``ix_ledger_user_id_id``), a page per transaction: erased rows
+    lose their id, so the next page starts after them and a run cut short resumes."""
+    match = person.own()
     after = 0
     while True:
         async with transaction(db) as session:
-            stmt = select(ledger).where(ledger.c.id > after, _in_scope(ledger, guild_id))
-            page = [
-                view_of(r) for r in await _rows(session, stmt.order_by(ledger.c.id).limit(_PAGE))
-            ]
-            if not page:
-                return changed_rows, older
-            after = page[-1].id
-            todo = []
-            for row in page:
-                display = row.user_id == user_id or row.id in names.generations
-                match = names(row.campaign_id, display=display, scope_id=row.scope_id)
-                changes = _changes(row, user_id, match)
-                if changes:
-                    todo.append((row, changes))
-            if not todo:
-                continue
-            found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
-            ids = [row.id for row, _ in todo]
-            for salt in await _rows(
-                session, select(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids))
-            ):
-                found.setdefault(int(salt.ledger_id), {})[salt.field] = (salt.salt, salt.digest)
-            salt_rows: list[dict[str, Any]] = []
-            for row, changes in todo:
-                salted = RollView(**{**_fields(row), "salts": salts_of(found.get(row.id, {}))})
-                salt_rows += _salt_rows_after(salted, changes)
-                older += row.format < cm.FORMAT
-            await session.execute(delete(ledger_salts).where(ledger_salts.c.ledger_id.in_(ids)))
-            await session.execute(ledger_salts.insert(), salt_rows)
-            await tombstone_in(session, [(row.id, changes) for row, changes in todo])
-            changed_rows += len(todo)
-
-
-async def _erase_rounds_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """Sealed declarations (issue 18): the declarer's id and shown name in their declarations,
-    a GM's id in the rounds they opened. (The text is in the ledger row, erased with it.)"""
-    changed = 0
-    here = select(rounds.c.id).where(_in_scope(rounds, guild_id))
-    declared = select(
-        round_declarations.c.id,
-        round_declarations.c.user_id,
-        round_declarations.c.name,
-        rounds.c.campaign_id,
-    ).join(rounds, rounds.c.id == round_declarations.c.round_id)
-    for row in await _rows(session, declared.where(round_declarations.c.round_id.in_(here))):
-        match = known(row.campaign_id, display=row.user_id == user_id)
-        values: dict[str, Any] = {}
-        if row.user_id == user_id:
-            values["user_id"] = cm.TOMBSTONE_ID
-        if row.name != cm.TOMBSTONE and (row.user_id == user_id or match(row.name)):
-            values["name"] = cm.TOMBSTONE
-        if values:
-            await session.execute(
-                update(round_declarations)
-                .where(round_declarations.c.id == row.id)
-                .values(**values)
+            stmt = (
+                select(ledger)
+                .where(
+                    ledger.c.user_id == person.user_id,
+                    ledger.c.id > after,
+                    _in_scope(ledger, person.guild_id),
+                )
+                .order_by(ledger.c.id)
+                .limit(PAGE)
             )
-            changed += 1
-    result = await session.execute(
-        update(rounds)
-        .where(rounds.c.opened_by == user_id, _in_scope(rounds, guild_id))
-        .values(opened_by=cm.TOMBSTONE_ID)
+            page = [view_of(r) for r in await _rows(session, stmt)]
+            if not page:
+                return
+            after = page[-1].id
+            todo = [(row, _changes(row, person.user_id, match)) for row in page]
+            todo = [(row, changes) for row, changes in todo if changes]
+            person.older += await _apply_in(session, todo)
+            person.rolls += len(todo)
+        await _turn()
+
+
+async def _erase_named_rows(db: Database, person: _Person) -> None:
+    """Other people's rows that name them: by ``ledger_names`` (then their rows there go), and
+    rows rolled for one of their characters (``ix_ledger_character_id_id``); in each, only the
+    fields holding the name it names them by. A post whose bound roll is such a row loses the
+    copies of it (its ``[[...]]``, the result line) and its text's digest."""
+    after = 0
+    while True:
+        async with transaction(db) as session:
+            stmt = (
+                select(ledger_names.c.ledger_id, ledger_names.c.name)
+                .join(ledger, ledger.c.id == ledger_names.c.ledger_id)
+                .where(
+                    ledger_names.c.user_id == person.user_id,
+                    ledger_names.c.ledger_id > after,
+                    _in_scope(ledger, person.guild_id),
+                )
+                .order_by(ledger_names.c.ledger_id)
+                .limit(PAGE)
+            )
+            found: dict[int, set[str]] = {}
+            for ledger_id, name in await _rows(session, stmt):
+                found.setdefault(int(ledger_id), set()).add(str(name))
+            if not found:
+                break
+            after = max(found)
+            await _erase_named_in(session, person, found)
+            await session.execute(
+                delete(ledger_names).where(
+                    ledger_names.c.user_id == person.user_id,
+                    ledger_names.c.ledger_id.in_(sorted(found)),
+                )
+            )
+        await _turn()
+    for character_id, name in person.character_ids.items():
+        after = 0
+        while True:
+            async with transaction(db) as session:
+                stmt = (
+                    select(ledger.c.id)
+                    .where(
+                        ledger.c.character_id == character_id,
+                        ledger.c.id > after,
+                        # Not theirs (done above) nor erased before (0: nothing personal left).
+                        ledger.c.user_id.not_in([person.user_id, cm.TOMBSTONE_ID]),
+                    )
+                    .order_by(ledger.c.id)
+                    .limit(PAGE)
+                )
+                ids = [int(i) for (i,) in await _rows(session, stmt)]
+                if not ids:
+                    break
+                after = ids[-1]
+                await _erase_named_in(session, person, {i: {name} for i in ids})
+            await _turn()
+
+
+async def _erase_named_in(session: Executor, person: _Person, found: dict[int, set[str]]) -> None:
+    rows = [
+        view_of(r)
+        for r in await _rows(session, select(ledger).where(ledger.c.id.in_(sorted(found))))
+    ]
+    todo = []
+    for row in rows:
+        changes = _changes(row, person.user_id, person.named_as(frozenset(found[row.id])))
+        if changes:
+            todo.append((row, changes))
+    person.older += await _apply_in(session, todo)
+    person.other += len(todo)
+    await _erase_bound_copies_in(session, person, [row.id for row in rows])
+
+
+async def _erase_bound_copies_in(session: Executor, person: _Person, ledger_ids: list[int]) -> None:
+    """Another player's post bound to a roll that names them: the post's copy of the roll (its
+    ``[[...]]`` in every version, the result line) and the post's ledger rows' digest of its
+    text, which would confirm a guess of what was erased. The roll's number and total stay."""
+    stmt = (
+        select(post_rolls.c.post_id, post_rolls.c.position, post_rolls.c.source)
+        .join(posts, posts.c.id == post_rolls.c.post_id)
+        .where(post_rolls.c.ledger_id.in_(ledger_ids), posts.c.user_id != person.user_id)
     )
-    return changed + _changed(result)
+    bound = await _rows(session, stmt)
+    if not bound:
+        return
+    by_post: dict[int, set[int]] = {}
+    for post_id, position, source in bound:
+        by_post.setdefault(int(post_id), set()).add(int(position))
+        if source != cm.TOMBSTONE:
+            await session.execute(
+                update(post_rolls)
+                .where(post_rolls.c.post_id == post_id, post_rolls.c.position == position)
+                .values(source=cm.TOMBSTONE, detail=cm.TOMBSTONE)
+            )
+            person.other += 1
+    digest_rows: list[int] = []
+    for post_id, positions in by_post.items():
+        versions = await _rows(
+            session,
+            select(post_versions.c.id, post_versions.c.text, post_versions.c.ledger_id).where(
+                post_versions.c.post_id == post_id
+            ),
+        )
+        for version_id, text, ledger_id in versions:
+            if ledger_id is not None:
+                digest_rows.append(int(ledger_id))
+            spans = find_rolls(text)
+            new = text
+            for position in sorted(positions, reverse=True):
+                if position < len(spans) and spans[position].source != cm.TOMBSTONE:
+                    span = spans[position]
+                    new = f"{new[: span.start]}[[{cm.TOMBSTONE}]]{new[span.end :]}"
+            if new != text:
+                await session.execute(
+                    update(post_versions).where(post_versions.c.id == version_id).values(text=new)
+                )
+                person.other += 1
+    rows = [
+        view_of(r)
+        for r in await _rows(
+            session,
+            select(ledger).where(
+                ledger.c.id.in_(digest_rows),
+                ledger.c.kind.in_([LedgerKind.POST, LedgerKind.POST_EDIT]),
+            ),
+        )
+    ]
+    todo = []
+    for row in rows:
+        outcome = row.outcome
+        if isinstance(outcome, dict) and outcome.get("sha256") not in (None, cm.TOMBSTONE):
+            todo.append((row, {"outcome": {**outcome, "sha256": cm.TOMBSTONE}}))
+    person.older += await _apply_in(session, todo)
+    person.other += len(todo)
+
+
+# --- the rest: each a short transaction, through indexes on the person's id ------------------
+
+
+async def _erase_characters_in(session: Executor, person: _Person) -> int:
+    """Their characters, and what only a character holds; returns how many."""
+    ids = sorted(person.character_ids)
+    if ids:
+        # Their saved rolls first, explicitly; scores, proficiencies, saves, carry-overs and
+        # sealed pre-rolls go with them (ON DELETE CASCADE); the ledger's and requests'
+        # references become NULL.
+        await session.execute(delete(macros).where(macros.c.character_id.in_(ids)))
+        await session.execute(delete(characters).where(characters.c.id.in_(ids)))
+    return len(ids)
+
+
+async def _erase_fortune_choices_in(session: Executor, person: _Person) -> int:
+    """Who chose to spend or keep a fortune die on a roll in scope."""
+    stmt = update(fortune_choices).where(fortune_choices.c.user_id == person.user_id)
+    if person.guild_id is not None:
+        stmt = stmt.where(
+            fortune_choices.c.roll_id.in_(
+                select(ledger.c.id).where(
+                    ledger.c.id == fortune_choices.c.roll_id, ledger.c.guild_id == person.guild_id
+                )
+            )
+        )
+    return _changed(await session.execute(stmt.values(user_id=cm.TOMBSTONE_ID)))
+
+
+async def _erase_requests_in(session: Executor, person: _Person) -> int:
+    """GM roll requests: the typed request of one they made or that names one of their
+    characters (by its target's id), their id as GM, and their place among the targets."""
+    user_id = person.user_id
+    made = select(roll_requests.c.id).where(
+        roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, person.guild_id)
+    )
+    for_them = (
+        select(roll_requests.c.id)
+        .join(roll_request_targets, roll_requests.c.id == roll_request_targets.c.request_id)
+        .where(roll_request_targets.c.user_id == user_id, _in_scope(roll_requests, person.guild_id))
+    )
+    ids = {int(i) for (i,) in await _rows(session, made)}
+    ids |= {int(i) for (i,) in await _rows(session, for_them)}
+    changed = 0
+    if ids:
+        result = await session.execute(
+            update(roll_requests)
+            .where(roll_requests.c.id.in_(sorted(ids)), roll_requests.c.request != cm.TOMBSTONE)
+            .values(request=cm.TOMBSTONE)
+        )
+        changed = _changed(result)
+    result = await session.execute(
+        update(roll_requests)
+        .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, person.guild_id))
+        .values(gm_user_id=cm.TOMBSTONE_ID)
+    )
+    changed += _changed(result)
+    match = person.own()
+    stmt = (
+        select(roll_request_targets.c.id, roll_request_targets.c.result)
+        .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
+        .where(roll_request_targets.c.user_id == user_id, _in_scope(roll_requests, person.guild_id))
+    )
+    for target_id, summary in await _rows(session, stmt):
+        await session.execute(
+            update(roll_request_targets)
+            .where(roll_request_targets.c.id == target_id)
+            .values(
+                user_id=cm.TOMBSTONE_ID,
+                character_name=cm.TOMBSTONE,
+                result=_tombstoned(summary, None, True, match),
+            )
+        )
+        changed += 1
+    return changed
 
 
 async def _rewrite(
     session: Executor, table: Table, selected: Any, change: Callable[[Any], dict[str, Any]]
 ) -> int:
     """Update each selected row (its ``id`` among the columns) with what ``change`` returns
-    for it, skipping rows it leaves alone; returns how many changed. The shape every stored
-    text or list that may name the person is erased with."""
+    for it, skipping rows it leaves alone; returns how many changed."""
     changed = 0
     for row in await _rows(session, selected):
         values = change(row)
@@ -596,97 +922,10 @@ async def _rewrite(
     return changed
 
 
-async def _erase_characters_in(session: Executor, user_id: int, guild_id: int | None) -> int:
-    """Their characters, and what only a character holds; returns how many."""
-    mine = select(characters.c.id).where(
-        characters.c.user_id == user_id,
-        characters.c.campaign_id.in_(select(campaigns.c.id).where(_in_scope(campaigns, guild_id))),
-    )
-    character_ids: list[int] = list(await session.scalars(mine))
-    if character_ids:
-        # Their saved rolls first, explicitly (issue 18); scores, proficiencies, saves,
-        # carry-overs and sealed pre-rolls go with them (ON DELETE CASCADE); the ledger's
-        # and requests' references become NULL.
-        await session.execute(delete(macros).where(macros.c.character_id.in_(character_ids)))
-        await session.execute(delete(characters).where(characters.c.id.in_(character_ids)))
-    return len(character_ids)
-
-
-async def _erase_fortune_choices_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """Who chose to spend or keep a fortune die on a roll in scope."""
-    in_ledger_scope = fortune_choices.c.roll_id.in_(
-        select(ledger.c.id).where(_in_scope(ledger, guild_id))
-    )
-    result = await session.execute(
-        update(fortune_choices)
-        .where(fortune_choices.c.user_id == user_id, in_ledger_scope)
-        .values(user_id=cm.TOMBSTONE_ID)
-    )
-    return _changed(result)
-
-
-async def _erase_requests_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """GM roll requests: their place among the targets, their names in others' answers, the
-    requests they made as GM, and their names in the typed request."""
-    requests_here = select(roll_requests.c.id).where(_in_scope(roll_requests, guild_id))
-    result = await session.execute(
-        update(roll_request_targets)
-        .where(
-            roll_request_targets.c.user_id == user_id,
-            roll_request_targets.c.request_id.in_(requests_here),
-        )
-        .values(user_id=cm.TOMBSTONE_ID, character_name=cm.TOMBSTONE)
-    )
-    changed = _changed(result)
-
-    def target(row: Any) -> dict[str, Any]:
-        match = known(row.campaign_id, display=False)
-        values: dict[str, Any] = {}
-        if row.character_name != cm.TOMBSTONE and match(row.character_name):
-            values["character_name"] = cm.TOMBSTONE
-        result_after = _tombstoned(row.result, None, False, match)
-        if result_after != row.result:
-            values["result"] = result_after
-        return values
-
-    targets = (
-        select(
-            roll_request_targets.c.id,
-            roll_request_targets.c.character_name,
-            roll_request_targets.c.result,
-            roll_requests.c.campaign_id,
-        )
-        .join(roll_requests, roll_requests.c.id == roll_request_targets.c.request_id)
-        .where(_in_scope(roll_requests, guild_id))
-    )
-    changed += await _rewrite(session, roll_request_targets, targets, target)
-    result = await session.execute(
-        update(roll_requests)
-        .where(roll_requests.c.gm_user_id == user_id, _in_scope(roll_requests, guild_id))
-        .values(gm_user_id=cm.TOMBSTONE_ID)
-    )
-    changed += _changed(result)
-
-    def typed(row: Any) -> dict[str, Any]:
-        match = known(row.campaign_id, display=False)
-        if row.request != cm.TOMBSTONE and match(row.request, command=True):
-            return {"request": cm.TOMBSTONE}
-        return {}
-
-    requests = select(
-        roll_requests.c.id, roll_requests.c.request, roll_requests.c.campaign_id
-    ).where(_in_scope(roll_requests, guild_id))
-    return changed + await _rewrite(session, roll_requests, requests, typed)
-
-
-async def _erase_generations_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """Score generations: their seat as player or GM, and their names in the scores."""
+async def _erase_generations_in(session: Executor, person: _Person) -> int:
+    """Score generations: their seat as player or GM (the display names in the generation's
+    ledger row are erased with the log: it names its players in ``ledger_names``)."""
+    user_id = person.user_id
 
     def generation(row: Any) -> dict[str, Any]:
         values: dict[str, Any] = {}
@@ -694,24 +933,24 @@ async def _erase_generations_in(
             values["player_ids"] = [p for p in row.player_ids if p != user_id]
         if row.gm_user_id == user_id:
             values["gm_user_id"] = cm.TOMBSTONE_ID
-        involved = row.roll_id in known.generations
-        match = known(row.campaign_id, display=involved)
-        scores = _tombstoned(row.scores, None, False, match)
-        if scores != row.scores:
-            values["scores"] = scores
         return values
 
-    campaigns_here = select(campaigns.c.id).where(_in_scope(campaigns, guild_id))
-    selected = select(ability_generations).where(
-        ability_generations.c.campaign_id.in_(campaigns_here)
+    campaigns_here = select(campaigns.c.id).where(_in_scope(campaigns, person.guild_id))
+    selected = select(
+        ability_generations.c.id, ability_generations.c.gm_user_id, ability_generations.c.player_ids
+    ).where(
+        ability_generations.c.campaign_id.in_(campaigns_here),
+        or_(
+            ability_generations.c.gm_user_id == user_id,
+            _holds_id(ability_generations.c.player_ids, user_id),
+        ),
     )
     return await _rewrite(session, ability_generations, selected, generation)
 
 
-async def _erase_gm_seats_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """Their place among a campaign's GMs."""
+async def _erase_gm_seats_in(session: Executor, person: _Person) -> int:
+    """Their place among a campaign's known GMs."""
+    user_id = person.user_id
 
     def seat(row: Any) -> dict[str, Any]:
         if user_id in row.gm_user_ids:
@@ -719,80 +958,111 @@ async def _erase_gm_seats_in(
         return {}
 
     selected = select(campaigns.c.id, campaigns.c.gm_user_ids).where(
-        _in_scope(campaigns, guild_id)
+        _in_scope(campaigns, person.guild_id), _holds_id(campaigns.c.gm_user_ids, user_id)
     )
     return await _rewrite(session, campaigns, selected, seat)
 
 
-async def _erase_turn_orders_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """Turn orders name each entry's character and player: theirs become the tombstone (the
+async def _erase_turn_orders_in(session: Executor, person: _Person) -> int:
+    """Turn orders list each entry's character and player: theirs become the tombstone (the
     order keeps its place, so the others' turns go on)."""
+    user_id = person.user_id
 
     def order(row: Any) -> dict[str, Any]:
-        match = known(row.campaign_id, display=False)
         entries = [
             {**entry, "user_id": cm.TOMBSTONE_ID, "name": cm.TOMBSTONE}
             if _listed(entry, user_id)
-            or (isinstance(entry, dict) and match(str(entry.get("name", ""))))
             else entry
             for entry in row.entries or ()
         ]
         return {"entries": entries} if entries != list(row.entries or ()) else {}
 
-    selected = select(turn_orders.c.id, turn_orders.c.campaign_id, turn_orders.c.entries).where(
-        _in_scope(turn_orders, guild_id)
+    selected = select(turn_orders.c.id, turn_orders.c.entries).where(
+        _in_scope(turn_orders, person.guild_id), _holds_id(turn_orders.c.entries, user_id)
     )
     return await _rewrite(session, turn_orders, selected, order)
 
 
-async def _erase_posts_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
-    """Their posts are their own words: deleted, every version and bound roll with them (the
-    rolls stay in the log like any other, tombstoned there). Another player's post keeps its
-    words, but a mention of them is erased."""
-    result = await session.execute(
-        delete(posts).where(posts.c.user_id == user_id, _in_scope(posts, guild_id))
-    )
-    mention = re.compile(rf"<@!?{user_id}>")
+async def _erase_mentions_in(session: Executor, person: _Person) -> int:
+    """A mention of them (``<@id>``, their id itself) in another player's post."""
+    mention = re.compile(rf"<@!?{person.user_id}>")
 
     def version(row: Any) -> dict[str, Any]:
         text = mention.sub(cm.TOMBSTONE, row.text)
         return {"text": text} if text != row.text else {}
 
-    selected = select(post_versions.c.id, post_versions.c.text).where(
-        post_versions.c.post_id.in_(select(posts.c.id).where(_in_scope(posts, guild_id))),
-        post_versions.c.text.contains(str(user_id)),
+    selected = (
+        select(post_versions.c.id, post_versions.c.text)
+        .join(posts, posts.c.id == post_versions.c.post_id)
+        .where(
+            post_versions.c.text.contains(f"<@{person.user_id}>")
+            | post_versions.c.text.contains(f"<@!{person.user_id}>"),
+            _in_scope(posts, person.guild_id),
+        )
     )
-    return _changed(result) + await _rewrite(session, post_versions, selected, version)
+    return await _rewrite(session, post_versions, selected, version)
 
 
-async def _erase_settings_in(
-    session: Executor, user_id: int, guild_id: int | None, known: _Names
-) -> int:
+async def _erase_rounds_in(session: Executor, person: _Person) -> int:
+    """Sealed declarations: the declarer's id and shown name in theirs, a GM's id in the
+    rounds they opened. (The text is in the ledger row, erased with it.)"""
+    stmt = (
+        select(round_declarations.c.id)
+        .join(rounds, rounds.c.id == round_declarations.c.round_id)
+        .where(round_declarations.c.user_id == person.user_id, _in_scope(rounds, person.guild_id))
+    )
+    ids = [int(i) for (i,) in await _rows(session, stmt)]
+    changed = 0
+    if ids:
+        result = await session.execute(
+            update(round_declarations)
+            .where(round_declarations.c.id.in_(ids))
+            .values(user_id=cm.TOMBSTONE_ID, name=cm.TOMBSTONE)
+        )
+        changed = _changed(result)
+    result = await session.execute(
+        update(rounds)
+        .where(rounds.c.opened_by == person.user_id, _in_scope(rounds, person.guild_id))
+        .values(opened_by=cm.TOMBSTONE_ID)
+    )
+    return changed + _changed(result)
+
+
+async def _erase_settings_in(session: Executor, person: _Person) -> int:
     """The one setting kept for every server goes with an erasure everywhere."""
-    if guild_id is not None:
+    if person.guild_id is not None:
         return 0
     result = await session.execute(
-        delete(notify_settings).where(notify_settings.c.user_id == user_id)
+        delete(notify_settings).where(notify_settings.c.user_id == person.user_id)
     )
     return _changed(result)
 
 
-def _fields(row: RollView) -> dict[str, Any]:
-    return {name: getattr(row, name) for name in RollView.__slots__}
+async def _erase_posts(db: Database, person: _Person) -> int:
+    """Their posts are their own words: deleted, every version and bound copy with them (the
+    rolls stay in the log like any other, tombstoned there), a page per transaction."""
+    deleted = 0
+    while True:
+        async with transaction(db) as session:
+            page = select(posts.c.id).where(
+                posts.c.user_id == person.user_id, _in_scope(posts, person.guild_id)
+            )
+            ids = [int(i) for (i,) in await _rows(session, page.limit(PAGE))]
+            if not ids:
+                return deleted
+            await session.execute(delete(posts).where(posts.c.id.in_(ids)))
+            deleted += len(ids)
+        await _turn()
 
 
-#: What erase_user does after the log, in order, in the transaction that deletes the characters.
-_ERASE_STEPS: tuple[Callable[[Executor, int, int | None, _Names], Awaitable[int]], ...] = (
+#: What erase_user does after the log, in order, each in its own short transaction.
+_ERASE_STEPS: tuple[Callable[[Executor, _Person], Awaitable[int]], ...] = (
     _erase_fortune_choices_in,
     _erase_requests_in,
     _erase_generations_in,
     _erase_gm_seats_in,
     _erase_turn_orders_in,
-    _erase_posts_in,
+    _erase_mentions_in,
     _erase_rounds_in,
     _erase_settings_in,
 )
@@ -801,27 +1071,43 @@ _ERASE_STEPS: tuple[Callable[[Executor, int, int | None, _Names], Awaitable[int]
 async def erase_user(
     db: Database, user_id: int, guild_id: int | None = None, names: Sequence[str] = ()
 ) -> Erased:
-    """Delete what only ``user_id`` owns and tombstone them everywhere else: in one server
-    (``guild_id``), or everywhere (None: ``/privacy delete`` in a direct message, and
-    ``python -m bot erase-user``). ``names``: display names to find in stored text besides
-    their characters' names. The log is rewritten a page per transaction, the rest in one;
+    """Delete what only ``user_id`` owns and tombstone them where a row names them by id: in
+    one server (``guild_id``), or everywhere (None: ``/privacy delete`` in a direct message,
+    and ``python -m bot erase-user``). ``names``: display names their own rows may hold
+    besides their characters' names. Each step reads a page of their rows per transaction;
     running it again after an interruption finishes the job."""
     async with transaction(db) as session:
-        known = await _names_of(session, user_id, guild_id, names)
+        person = await _person_in(session, user_id, guild_id, names)
     # The log first, a page at a time; their characters last, so a run cut short still finds
-    # their names when run again.
-    rolls, older = await _erase_ledger(db, user_id, guild_id, known)
+    # their names and characters when run again.
+    await _erase_own_rows(db, person)
+    await _erase_named_rows(db, person)
+    person.other += await _erase_posts(db, person)
+    for step in _ERASE_STEPS:
+        async with transaction(db) as session:
+            person.other += await step(session, person)
+        await _turn()
     async with transaction(db) as session:
-        erased_characters = await _erase_characters_in(session, user_id, guild_id)
-        other = 0
-        for step in _ERASE_STEPS:
-            other += await step(session, user_id, guild_id, known)
-    return Erased(erased_characters, rolls, other, older, tuple(sorted(known.all())))
+        erased_characters = await _erase_characters_in(session, person)
+    # SQLite: what the erasure freed is zeroed (secure_delete, bot/db/engine.py), and the old
+    # versions of its pages leave the write-ahead log. PostgreSQL: docs/privacy.md.
+    await truncate_wal(db)
+    return Erased(
+        erased_characters,
+        person.rolls,
+        person.other,
+        person.older,
+        tuple(sorted(person.own_names)),
+    )
 
 
 __all__ = [
+    "DELETED",
     "DOC_URL",
+    "HOLDINGS",
+    "NOTHING_PERSONAL",
     "Erased",
+    "Holding",
     "ServerData",
     "StoredCharacter",
     "StoredData",

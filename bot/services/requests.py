@@ -508,6 +508,7 @@ async def _roll_target_in(
             campaign_id=campaign.id,
             character_id=character.id,
             character_name=character.name,
+            named=ledger.naming((character.user_id, character.name)),
         ),
     )
     await store_carry_over_in(session, character, before.ability, outcome, member_row.id)
@@ -568,6 +569,7 @@ async def _complete_if_done_in(
             },
             visibility=visibility,
             campaign_id=view.campaign_id,
+            named=ledger.naming(*((t.user_id, t.character_name) for t in view.targets)),
         ),
     )
     await session.execute(

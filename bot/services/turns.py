@@ -179,6 +179,7 @@ async def _record_in(
             },
             visibility=Visibility.PUBLIC,
             campaign_id=view.campaign_id,
+            named=ledger.naming(*((e.user_id, e.name) for e in view.entries)),
         ),
     )
 

@@ -30,7 +30,7 @@ from sqlalchemy import Row, bindparam, exists, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql
 
 from bot.db.engine import Database
-from bot.db.models import ledger, ledger_chains, ledger_salts
+from bot.db.models import ledger, ledger_chains, ledger_names, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
@@ -85,6 +85,16 @@ class NewRoll:
     campaign_id: int | None = None
     character_id: int | None = None
     character_name: str | None = None
+    #: Who else the row names, by Discord id, and the name it names them by: the player of a
+    #: character rolled for by a GM, a helper's, a target's, a group's members' (the roller
+    #: is left out). Kept in ``ledger_names``, so an erasure finds the row by the person's id,
+    #: never by searching text (docs/privacy.md).
+    named: tuple[tuple[int, str], ...] = ()
+
+
+def naming(*people: tuple[int, str] | None) -> tuple[tuple[int, str], ...]:
+    """``NewRoll.named`` from (user id, name) pairs, None and repeats left out."""
+    return tuple(dict.fromkeys(p for p in people if p is not None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,6 +348,16 @@ def _salt_rows(ids: Sequence[int], row_salts: Sequence[str]) -> list[dict[str, A
 
 
 _INSERT_SALTS = insert(ledger_salts)
+_INSERT_NAMES = insert(ledger_names)
+
+
+def _name_rows(roll: NewRoll, row_id: int) -> list[dict[str, Any]]:
+    """``ledger_names`` rows of a new row: whom it names besides its roller."""
+    return [
+        {"ledger_id": row_id, "user_id": user_id, "name": name}
+        for user_id, name in dict.fromkeys(roll.named)
+        if user_id != roll.origin.user_id and name and name != cm.TOMBSTONE
+    ]
 
 
 _INSERTS: dict[str, Any] = {}
@@ -406,11 +426,15 @@ async def _append_in(session: Executor, roll: NewRoll) -> Recorded:
         new_id = (await session.execute(both, params)).scalar_one_or_none()
         if new_id is not None:
             await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
+            if roll.named:
+                await _record_names_in(session, _name_rows(roll, new_id))
             return Recorded(new_id, False, number, chain, commitment)
     else:
         new_id = (await session.execute(stmt, values)).scalar_one_or_none()
         if new_id is not None:
             await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
+            if roll.named:
+                await _record_names_in(session, _name_rows(roll, new_id))
             await session.execute(_SET_HEAD, {"head": chain, "key": key})
             return Recorded(new_id, False, number, chain, commitment)
     existing = (
@@ -485,10 +509,17 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
         ordered = await session.execute(_INSERT_MANY, values)
         ids = [int(new_id) for new_id in ordered.scalars().all()]
     await session.execute(_INSERT_SALTS, _salt_rows(ids, row_salts))
+    named = [n for roll, row_id in zip(rolls, ids, strict=True) for n in _name_rows(roll, row_id)]
+    await _record_names_in(session, named)
     await session.execute(_SET_HEAD, {"head": previous, "key": key})
     return [
         Recorded(row_id, False, first + offset, links[offset]) for offset, row_id in enumerate(ids)
     ]
+
+
+async def _record_names_in(session: Executor, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        await session.execute(_INSERT_NAMES, rows)
 
 
 async def record(db: Database, roll: NewRoll) -> Recorded:

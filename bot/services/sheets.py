@@ -251,7 +251,9 @@ async def delete_campaign(db: Database, caller: Caller, campaign_id: int) -> Non
 async def create_character(db: Database, caller: Caller, name: str) -> CharacterView:
     """A new character for the caller; their first becomes active."""
     campaign = await campaign_here(db, caller)
-    return await characters.create_character(db, campaign.id, caller.user_id, name)
+    return await characters.create_character(
+        db, campaign.id, caller.user_id, name, reserved=caller.bot_names
+    )
 
 
 async def target_character(

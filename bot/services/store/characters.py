@@ -25,6 +25,7 @@ from sqlalchemy import (
     exists,
     literal_column,
     null,
+    or_,
     select,
     union_all,
     update,
@@ -46,6 +47,7 @@ from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.names import check_name, skeleton
 from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
@@ -212,13 +214,17 @@ def _view(row: Row[Any], parts: _Parts) -> CharacterView:
     )
 
 
-def _clean_name(name: str) -> str:
+#: The project's own name: reserved whatever the bot is called in a server.
+PROJECT_NAME = "pbp-dice"
+
+
+def _clean_name(name: str, reserved: tuple[str, ...] = ()) -> str:
     cleaned = " ".join(name.split())
     if not cleaned:
         raise InvalidValue("A character needs a name.")
     if len(cleaned) > MAX_NAME:
         raise InvalidValue(f"Character names are at most {MAX_NAME} characters long.")
-    return cleaned
+    return check_name(cleaned, "character name", reserved=(PROJECT_NAME, *reserved))
 
 
 # --- reading, inside a caller's transaction -------------------------------------------------
@@ -293,13 +299,22 @@ async def resolve_character_in(
 
 
 async def create_character(
-    db: Database, campaign_id: int, user_id: int, name: str, *, level: int = 1
+    db: Database,
+    campaign_id: int,
+    user_id: int,
+    name: str,
+    *,
+    level: int = 1,
+    reserved: tuple[str, ...] = (),
 ) -> CharacterView:
     """Create a character; a user's first in the campaign becomes their active one.
 
-    New characters get the campaign's fortune-boon default and no fortune dice.
+    New characters get the campaign's fortune-boon default and no fortune dice. The name may
+    not read as another character's of the campaign, nor as ``reserved`` (the bot's names):
+    see bot/services/names.py.
     """
-    name = _clean_name(name)
+    name = _clean_name(name, reserved)
+    name_skeleton = skeleton(name)
     _check_level(level)
     async with transaction(db) as session:
         campaign = await get_campaign_in(session, campaign_id)
@@ -311,6 +326,7 @@ async def create_character(
             "user_id": user_id,
             "name": name,
             "name_key": name.casefold(),
+            "name_skeleton": name_skeleton,
             "level": level,
             "fortune": 0,
             "double_fortune": campaign.fortune_boon_default,
@@ -329,13 +345,21 @@ async def create_character(
             new_id = (await session.execute(stmt)).scalar_one_or_none()
             if new_id is not None:
                 return await load_character_in(session, new_id)
-            taken = await session.execute(
-                select(_C.c.id).where(
-                    _C.c.campaign_id == campaign_id, _C.c.name_key == name.casefold()
+            taken = (
+                await session.execute(
+                    select(_C.c.name).where(
+                        _C.c.campaign_id == campaign_id,
+                        or_(_C.c.name_key == name.casefold(), _C.c.name_skeleton == name_skeleton),
+                    )
                 )
-            )
-            if taken.first() is not None:
+            ).first()
+            if taken is not None:
                 break
+    if taken is not None and taken.name.casefold() != name.casefold():
+        raise AlreadyExists(
+            f"{quote(name)} reads the same as {quote(taken.name)}, a character of this "
+            "campaign: names that look alike could pass for each other. Choose another name."
+        )
     raise AlreadyExists(f"This campaign already has a character named {quote(name)}.")
 
 

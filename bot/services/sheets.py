@@ -17,6 +17,7 @@ from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
+from bot.rules.errors import RulesError
 from bot.rules.systems import Feature, system_for
 from bot.services import secrecy
 from bot.services.access import (
@@ -455,6 +456,36 @@ async def set_null(
     """Mark a character a Null with its Null bonus, or unmark it (d20 check "Null Saves")."""
     _, character = await target_character(db, caller, name, "change whether it is a Null")
     return await characters.set_null_bonus(db, character.id, bonus)
+
+
+#: The Armour Class a sheet may hold (as an attack may target).
+MIN_AC, MAX_AC = 1, d20_check.MAX_TARGET
+#: A magic armour's bonus (the text's "+1" armour and up).
+MAX_ARMOUR_MAGIC = 9
+
+
+async def set_armour(
+    db: Database,
+    caller: Caller,
+    ac: int,
+    quality: str | None = None,
+    magic: int | None = None,
+    name: str | None = None,
+) -> CharacterView:
+    """Set a character's own AC and armour (its player or the GM). Another player's attack on
+    the character uses these, never what the attacker says."""
+    if not MIN_AC <= ac <= MAX_AC:
+        raise InvalidValue(f"An Armour Class is {MIN_AC} to {MAX_AC}. Nothing changed.")
+    if magic is not None and not 0 <= magic <= MAX_ARMOUR_MAGIC:
+        raise InvalidValue(f"A magic armour's bonus is 0 to {MAX_ARMOUR_MAGIC}. Nothing changed.")
+    stored_quality = None
+    if quality:
+        try:
+            stored_quality = d20_check.ItemQuality.parse(quality).display
+        except RulesError as exc:
+            raise InvalidValue(str(exc)) from None
+    _, character = await target_character(db, caller, name, "change its armour")
+    return await characters.set_armour(db, character.id, ac, stored_quality, magic or None)
 
 
 async def restore_ac(db: Database, caller: Caller, name: str) -> CharacterView:

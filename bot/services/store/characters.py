@@ -97,6 +97,11 @@ class CharacterView:
     ac_loss: int = 0
     #: The portrait posts show (issue 18): an https image URL, or None.
     avatar_url: str | None = None
+    #: d20 check: the character's own Armour Class and armour (``/character armour``), which
+    #: another player's attack on it uses; None until set.
+    ac: int | None = None
+    armour_quality: str | None = None
+    armour_magic: int | None = None
 
     @property
     def fortune_max(self) -> int:
@@ -211,6 +216,9 @@ def _view(row: Row[Any], parts: _Parts) -> CharacterView:
         null_bonus=m["null_bonus"],
         ac_loss=m["ac_loss"] or 0,
         avatar_url=m["avatar_url"],
+        ac=m["ac"],
+        armour_quality=m["armour_quality"],
+        armour_magic=m["armour_magic"],
     )
 
 
@@ -582,6 +590,23 @@ async def lower_ac_in(session: Executor, character_id: int, amount: int) -> None
         .where(_C.c.id == character_id)
         .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), else_=added))
     )
+
+
+async def set_armour(
+    db: Database,
+    character_id: int,
+    ac: int | None,
+    quality: str | None,
+    magic: int | None,
+) -> CharacterView:
+    """Set (or, all None, clear) a d20 check character's own AC and armour."""
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        if Feature.ATTACKS not in campaign.rules.features:
+            raise InvalidValue(
+                f"Armour Class is a d20 check rule, not part of {campaign.rules.key}."
+            )
+    return await _update(db, character_id, ac=ac, armour_quality=quality, armour_magic=magic)
 
 
 async def restore_ac(db: Database, character_id: int) -> CharacterView:

@@ -12,13 +12,15 @@ Create Date: 2026-12-01
 * ``campaigns.crit_double_dice``: a Critical Hit rolls every damage die twice (a GM option,
   off: the text rolls the damage as normal).
 * ``character_proficiencies.halved``: a proficiency whose bonus is halved.
-* ``rolled_messages``: the messages whose dice the context menu rolled, by message id.
+* ``rolled_messages``: the messages whose dice the context menu rolled, by message id; filled
+  here from the rows that name their message in full (`` in message <link>`` at the end).
 
 Columns are added with plain ``ALTER TABLE`` (no table rebuild: see 0006).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import sqlalchemy as sa
@@ -50,6 +52,37 @@ def _backfill_skeletons() -> None:
         connection.execute(
             sa.text("UPDATE characters SET name_skeleton = :key WHERE id = :id"),
             {"key": key[1], "id": int(row.id)},
+        )
+
+
+_BOUND = re.compile(r" in message https://discord(?:app)?\.com/channels/[^/\s]+/\d+/(\d+)$")
+
+
+def _backfill_rolled_messages() -> None:
+    connection = op.get_bind()
+    rows = connection.execute(
+        sa.text(
+            "SELECT id, user_id, request, created_at FROM ledger "
+            "WHERE request LIKE '% in message https://discord%' ORDER BY id"
+        )
+    ).all()
+    seen: set[int] = set()
+    for row in rows:
+        found = _BOUND.search(str(row.request))
+        if found is None or int(found[1]) in seen:
+            continue
+        seen.add(int(found[1]))
+        connection.execute(
+            sa.text(
+                "INSERT INTO rolled_messages (message_id, user_id, ledger_id, created_at) "
+                "VALUES (:message, :user, :ledger, :at)"
+            ),
+            {
+                "message": int(found[1]),
+                "user": int(row.user_id),
+                "ledger": int(row.id),
+                "at": row.created_at,
+            },
         )
 
 
@@ -89,6 +122,7 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("message_id", name=op.f("pk_rolled_messages")),
     )
+    _backfill_rolled_messages()
 
 
 def downgrade() -> None:

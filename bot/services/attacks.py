@@ -348,10 +348,9 @@ async def _perform(
     as_gm: bool = False,
 ) -> AttackResult:
     expression = _damage_expression(options.damage)  # a bad expression changes nothing
-    if expression is not None:
-        # As /roll: the damage's worst case, twice (a critical rolls every die again); an
-        # OverBudget here changes nothing either.
-        budgets.charge(caller, 2 * budgets.dice_work(expression))
+    # The roll and its row, and the damage's worst case twice (the GM's crit-damage option
+    # rolls every die again); an OverBudget here changes nothing either.
+    budgets.charge(caller, attack_work(options))
     async with core_transaction(db) as session:
         return await _perform_in(
             session,
@@ -539,10 +538,11 @@ def odds_rows(report: AttackOddsReport) -> tuple[tuple[str, Fraction], ...]:
 
 
 def attack_work(options: AttackOptions) -> int:
-    """What an attack charges the budgets (as :func:`perform_attack`): its damage's worst
-    case, twice; refuses a bad damage expression before anything changes."""
+    """What an attack charges the budgets (as :func:`perform_attack`): the roll recorded and
+    its damage's worst case, twice; refuses a bad damage expression before anything changes."""
     expression = _damage_expression(options.damage)
-    return 0 if expression is None else 2 * budgets.dice_work(expression)
+    dice = 0 if expression is None else 2 * budgets.dice_work(expression)
+    return budgets.ROLL_ROW + dice
 
 
 async def attack_in(

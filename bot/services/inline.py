@@ -126,9 +126,11 @@ async def _plan(
             macro = found.name
             text = f"{found.roll} {extra}".strip()
         parsed = parse_roll_text(text)
-        work = 0
+        # Every roll is a recorded row besides its dice: twenty in one text are twenty rows
+        # (budgets.ROLL_ROW), a check, a save or a luck roll included.
+        work = budgets.ROLL_ROW
         if parsed.command is Command.ROLL:
-            work = budgets.dice_work(parse_many(parsed.dice or ""))
+            work += budgets.dice_work(parse_many(parsed.dice or ""))
         else:
             parsed = await _check_rules(session, caller, parsed, context)
             if parsed.attack is not None:

@@ -139,7 +139,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
             if prof.rank:
                 profs.append(f"{escape(prof.name)}: {prof.rank}")
             else:
-                degree = "Expert" if prof.degree == 2 else "Proficient"
+                degree = {2: "Expert", -1: "Half"}.get(prof.degree or 1, "Proficient")
                 profs.append(f"{escape(prof.name)}: {degree}")
         style.add_field(embed, "Proficiencies", "\n".join(profs))
     if Feature.FORTUNE in features:

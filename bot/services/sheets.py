@@ -411,7 +411,7 @@ def _proficiency_value(system: str, value: str) -> tuple[str | None, int | None]
         degree = d20_check.ProficiencyDegree.parse(value)
         if degree is d20_check.ProficiencyDegree.NONE:
             return None
-        return None, degree.multiplier
+        return None, degree.value
     raise InvalidValue(f"Characters in {system} have no proficiencies.")
 
 
@@ -553,7 +553,7 @@ async def proficiency_values(db: Database, caller: Caller, typed: str) -> list[s
     if Feature.RANKS in campaign.rules.features:
         values = [r.display_name for r in reversed(pd.Rank)]
     elif Feature.DEGREES in campaign.rules.features:
-        values = ["Proficient", "Expert"]
+        values = ["Half", "Proficient", "Expert"]
     else:
         return []
     return _matching([*values, "none"], typed)

@@ -171,3 +171,26 @@ async def test_roll_under_initiative_prints_a_true_minus_sign(table: Table) -> N
     assert started.response is not None
     text = message_text(started.response)
     assert "AGI 3 − d20 **10** = **−7**" in text and "**-7**" not in text
+
+
+async def test_a_halved_proficiency_is_offered_and_adds_half_the_bonus(table: Table) -> None:
+    # "your proficiency bonus might be multiplied or divided (doubled or halved, for example)
+    # before you apply it": level 5 has +3; halved, rounded down, +1.
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Vex", {"STR": 10})
+    await table.alice.slash(table.table, "character level", value=5)
+    offered = await table.alice.autocomplete(
+        table.table, "character proficiency", "value", "ha", name="Athletics"
+    )
+    assert "Half" in [c["name"] for c in offered]
+    done = await table.alice.slash(
+        table.table, "character proficiency", name="Athletics", value="Half"
+    )
+    assert done.response is not None and "Proficiency saved" in done.response.content
+    table.dice(10)
+    result = await table.alice.slash(
+        table.table, "check", ability="STR", proficiency="Athletics", dc=11
+    )
+    assert result.response is not None
+    text = message_text(result.response)
+    assert "+1 Athletics (Half)" in text and "**11**" in text and "Success" in text

@@ -105,7 +105,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.command(name="proficiency", description="Add, change or remove a proficiency")
     @app_commands.describe(
         name="The proficiency, e.g. Stealth",
-        value="A rank (Pen & Dagger) or Proficient/Expert (d20 check); none removes it",
+        value="A rank (Pen & Dagger) or Half/Proficient/Expert (d20 check); none removes it",
         character="GM: whose sheet (default: your active character)",
     )
     @app_commands.autocomplete(

@@ -59,7 +59,8 @@ MAX_NAME = 64
 
 @dataclass(frozen=True, slots=True)
 class Proficiency:
-    """A proficiency: a Pen & Dagger rank, or a d20-check degree (1 proficient, 2 expert)."""
+    """A proficiency: a Pen & Dagger rank, or a d20-check degree (1 proficient, 2 expert, -1
+    half: stored as degree 1, ``halved``)."""
 
     name: str
     rank: str | None = None
@@ -140,7 +141,13 @@ def _characters_stmt(*where: ColumnElement[bool]) -> Any:
         select(*columns, literal_column("'s'"), s.c.ability, s.c.value, no_text)
         .join_from(_C, s, s.c.character_id == _C.c.id)
         .where(*where),
-        select(*columns, literal_column("'p'"), p.c.name, p.c.degree, p.c.rank)
+        select(
+            *columns,
+            literal_column("'p'"),
+            p.c.name,
+            case((p.c.halved, literal_column("-1")), else_=p.c.degree),
+            p.c.rank,
+        )
         .join_from(_C, p, p.c.character_id == _C.c.id)
         .where(*where),
         select(*columns, literal_column("'v'"), v.c.ability, no_number, no_text)
@@ -480,7 +487,8 @@ async def set_proficiency(
     rank: str | None = None,
     degree: int | None = None,
 ) -> CharacterView:
-    """Add or change a proficiency: a rank (Pen & Dagger) or a degree 1-2 (d20 check)."""
+    """Add or change a proficiency: a rank (Pen & Dagger) or a degree (d20 check): 1, 2, or
+    -1 for a halved bonus."""
     name = " ".join(name.split())
     if not name or len(name) > MAX_NAME:
         raise InvalidValue(f"Proficiency names are 1 to {MAX_NAME} characters long.")
@@ -492,8 +500,8 @@ async def set_proficiency(
                 raise InvalidValue(f"Choose a rank: {', '.join(PD_RANKS)}.")
             rank, degree = by_key[rank.strip().casefold()], None
         elif Feature.DEGREES in campaign.rules.features:
-            if degree not in (1, 2) or rank is not None:
-                raise InvalidValue("Choose a degree: 1 (proficient) or 2 (expert).")
+            if degree not in (-1, 1, 2) or rank is not None:
+                raise InvalidValue("Choose a degree: half, 1 (proficient) or 2 (expert).")
         else:
             raise InvalidValue(f"Characters in {campaign.rules.key} have no proficiencies.")
         t = character_proficiencies
@@ -504,11 +512,17 @@ async def set_proficiency(
                 name_key=name.casefold(),
                 name=name,
                 rank=rank,
-                degree=degree,
+                degree=None if degree is None else abs(degree),
+                halved=degree == -1,
             )
             .on_conflict_do_update(
                 index_elements=["character_id", "name_key"],
-                set_={"name": name, "rank": rank, "degree": degree},
+                set_={
+                    "name": name,
+                    "rank": rank,
+                    "degree": None if degree is None else abs(degree),
+                    "halved": degree == -1,
+                },
             )
         )
         await session.execute(stmt)

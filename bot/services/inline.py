@@ -19,7 +19,6 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.inline_models import rolled_messages
-from bot.db.models import ledger as ledger_table
 from bot.db.types import utcnow
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
@@ -384,10 +383,9 @@ _ROLLED_ALREADY = (
 async def _refuse_rolled_in(session: Executor, message_id: int) -> None:
     """Refuse a message whose dice were rolled already, naming the earlier roll."""
     found = await session.execute(
-        select(ledger_table.c.number)
-        .join(rolled_messages, rolled_messages.c.ledger_id == ledger_table.c.id)
-        .where(rolled_messages.c.message_id == message_id)
+        select(rolled_messages.c.ledger_id).where(rolled_messages.c.message_id == message_id)
     )
-    number = found.scalar_one_or_none()
-    if number is not None:
+    ledger_id = found.scalar_one_or_none()
+    if ledger_id is not None:
+        number = (await ledger.numbers_in(session, [int(ledger_id)])).get(int(ledger_id))
         raise InlineRollError(_ROLLED_ALREADY.format(f" (roll #{number})"))

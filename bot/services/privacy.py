@@ -26,6 +26,7 @@ from sqlalchemy import CursorResult, Result, Table, delete, func, select, true, 
 
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
+from bot.db.inline_models import rolled_messages
 from bot.db.macro_models import macros
 from bot.db.models import (
     campaigns,
@@ -624,7 +625,17 @@ async def _erase_fortune_choices_in(
         .where(fortune_choices.c.user_id == user_id, in_ledger_scope)
         .values(user_id=cm.TOMBSTONE_ID)
     )
-    return _changed(result)
+    # Whose message's dice were rolled (the context menu): the id goes, the message's claim
+    # stays, so its dice still roll once.
+    claims = await session.execute(
+        update(rolled_messages)
+        .where(
+            rolled_messages.c.user_id == user_id,
+            rolled_messages.c.ledger_id.in_(select(ledger.c.id).where(_in_scope(ledger, guild_id))),
+        )
+        .values(user_id=cm.TOMBSTONE_ID)
+    )
+    return _changed(result) + _changed(claims)
 
 
 async def _erase_requests_in(

@@ -9,7 +9,9 @@ The real bot (``create_bot``) answers in SimCord, as in bench/commands.py, whose
   costliest legal commands, round robin, 20 a second (``--flood-rate``; "unpaced": as fast as
   answers come back), never more than four unanswered: ``/roll 1000d20kh500``,
   ``/odds roll`` of ``10d20kh5`` (the engine meters ~300,000 steps, the most it allows, then
-  refuses), ``/odds roll 60d20`` (answered after ~180,000 steps), ``/history limit:25``;
+  refuses), ``/odds roll 60d20`` (answered after ~180,000 steps), ``/history limit:25``, a
+  ``/post`` holding twenty ``[[check DEX dc:12]]`` (twenty rows) and ``/odds roll 1d200/1d200``
+  (a division by a large die, ~166,000 steps);
 * **flood, budgets on**: the same with the default budgets (bot/services/budgets.py).
 
 Each of the nine players sends ``/roll 1d20+5``, ``/check ability:DEX dc:12`` or
@@ -27,6 +29,7 @@ import asyncio
 import contextlib
 import importlib.util
 import random
+import re
 import shlex
 import sys
 import time
@@ -65,6 +68,8 @@ FLOOD: list[tuple[str, dict[str, Any]]] = [
     ("odds roll", {"dice": "10d20kh5"}),
     ("odds roll", {"dice": "60d20"}),
     ("history", {"limit": 25}),
+    ("post", {"text": "I dance " + " ".join(["[[check DEX dc:12]]"] * 20)}),
+    ("odds roll", {"dice": "1d200/1d200"}),
 ]
 
 
@@ -75,6 +80,9 @@ class Run:
     steady: list[float] = field(default_factory=list)
     flood_sent: int = 0
     flood_refused: int = 0
+    #: The nine players' commands refused by a budget: their own, or the server's (which one
+    #: person's commands must never empty).
+    players_refused: int = 0
     seconds: float = 0.0
     cpu: float = 0.0
 
@@ -125,7 +133,7 @@ async def measure(url: str, *, flood_rate: float | None, budgets: bool, seconds:
         _ = env.errors
         cpu, started = time.process_time(), time.perf_counter()
         stop = started + seconds
-        REFUSALS[0] = 0
+        REFUSALS[0] = PLAYER_REFUSALS[0] = 0
 
         async def player(actor: Any, turn: int) -> None:
             rng = random.Random(actor.id)
@@ -157,6 +165,7 @@ async def measure(url: str, *, flood_rate: float | None, budgets: bool, seconds:
                         await asyncio.sleep(delay)
                     next_at += 1 / flood_rate
                 sample = cmd.emit(env, noisy, table, flood_payloads[turn % len(FLOOD)])
+                FLOOD_SAMPLES.add(id(sample))
                 turn += 1
                 run.flood_sent += 1
                 in_flight.add(sample.done)
@@ -174,11 +183,17 @@ async def measure(url: str, *, flood_rate: float | None, budgets: bool, seconds:
         if unexpected:
             raise RuntimeError(f"the bot raised during the benchmark: {unexpected[:3]!r}")
         run.flood_refused = REFUSALS[0]
+        run.players_refused = PLAYER_REFUSALS[0]
     return run
 
 
-#: Interactions answered with the budget's refusal in the current run.
+#: Interactions answered with the budget's refusal in the current run: the flooder's, and the
+#: nine players'.
 REFUSALS = [0]
+PLAYER_REFUSALS = [0]
+#: The flooder's samples (by identity), to tell whose interaction a refusal answered.
+FLOOD_SAMPLES: set[int] = set()
+_INTERACTION = re.compile(r"^/interactions/(\d+)/")
 _dispatch = cmd.sim_router.dispatch  # bench/commands.py's timed dispatch
 
 
@@ -187,7 +202,12 @@ def _counting_dispatch(backend: Any, method: str, path: str, **kwargs: Any) -> A
         body = kwargs.get("json")
         data = body.get("data") if isinstance(body, dict) else None
         if isinstance(data, dict) and "try again <t:" in str(data.get("content") or ""):
-            REFUSALS[0] += 1
+            found = _INTERACTION.match(path)
+            sample = cmd._SAMPLES.get(int(found[1])) if found else None
+            if sample is not None and id(sample) not in FLOOD_SAMPLES:
+                PLAYER_REFUSALS[0] += 1
+            else:
+                REFUSALS[0] += 1
     return _dispatch(backend, method, path, **kwargs)
 
 
@@ -231,15 +251,15 @@ def main() -> None:
     print(f"`{command}` ({'PostgreSQL' if args.postgres else 'SQLite'})\n")
     print(
         f"| run | players' commands | players' response p50 / p99 | the same after {STEADY:g} s "
-        "| flood commands sent | flood refused by budget | CPU / wall |"
+        "| flood commands sent | flood refused by budget | players refused | CPU / wall |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, run in results.items():
         print(
             f"| {name} | {len(run.normal):,} | {cmd.pct(run.normal, 0.5):.1f} / "
             f"{cmd.pct(run.normal, 0.99):.1f} ms | {cmd.pct(run.steady, 0.5):.1f} / "
             f"{cmd.pct(run.steady, 0.99):.1f} ms | {run.flood_sent:,} | {run.flood_refused:,} "
-            f"| {run.cpu / run.seconds:.0%} |"
+            f"| {run.players_refused:,} | {run.cpu / run.seconds:.0%} |"
         )
     print(f"\nmachine: {cmd.machine()}\nbefore: {before}\nafter:  {cmd.uptime()}")
 

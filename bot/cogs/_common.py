@@ -41,9 +41,23 @@ def caller_from(interaction: Interaction) -> Caller:
         manage_guild=manage,
         interaction_id=interaction.id,
         display_name=user.display_name,
+        bot_names=_bot_names(interaction),
         can_read=read_check(interaction),
         budget=getattr(interaction.client, "budgets", None),
     )
+
+
+def _bot_names(interaction: Interaction) -> tuple[str, ...]:
+    """The bot's names as members see them here: user name, global name, server nickname."""
+    me = interaction.client.user
+    if me is None:
+        return ()
+    names = [me.name, getattr(me, "global_name", None)]
+    guild = interaction.guild
+    member = guild.me if guild is not None else None
+    if member is not None:
+        names.append(member.display_name)
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def _option_pairs(options: list[dict[str, Any]]) -> tuple[list[str], list[str]]:

@@ -179,7 +179,7 @@ Magic = app_commands.Range[int, 0, 9]
 
 #: Every /attack option's help, shared with /gm attack and /odds attack.
 ATTACK_HELP = {
-    "ac": "The target's Armour Class",
+    "ac": "The target's Armour Class (a target character's own, from its sheet, if left out)",
     "ability": "STR for melee (default), DEX for ranged, or another ability",
     "proficiency": "Proficient with the weapon: add your proficiency bonus (default yes)",
     "advantage": "Roll two d20 and keep the better",
@@ -188,7 +188,7 @@ ATTACK_HELP = {
     "damage": "Damage dice rolled on a hit, e.g. 1d8+3 (a critical rolls every die again)",
     "weapon_quality": "Crit rules: the weapon's quality, for its save against a fumble",
     "magic_bonus": "Crit rules: the weapon's magic bonus, for its save (add its to-hit as bonus)",
-    "target": "The character attacked: a critical's AC loss is stored for them",
+    "target": "The character attacked: their own sheet's AC; a critical's AC loss is stored",
     "armour_quality": "Crit rules: the target's armour quality, for its save against a critical",
     "armour_magic": "Crit rules: the target's magic armour bonus, for its save",
     "secret": SECRET_HELP,

@@ -147,8 +147,14 @@ class Campaign(Base):
     crit_rules: Mapped[bool] = mapped_column(Boolean, default=False)
     #: Threshold: +2 / -2 on the next test after a critical (threshold ruling 4; a GM option).
     carry_over: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
-    #: Pen & Dagger: a natural 20 may be traded for a fortune die (ruling 5; a GM option).
+    #: Pen & Dagger: the GM rules a luck roll's natural 20 brings no extra benefit, so it may be
+    #: traded for a fortune die (the text's "Luck Rolls"; an attempt's 20 always may be).
     luck_trade: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
+    #: d20 check, with crit rules: a Critical Hit rolls every damage die twice. Off by default
+    #: (the text rolls the damage as normal); the project's addition, a GM option.
+    crit_double_dice: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=text("false")
+    )
     #: d20 check: something in the game lets a player reroll one d20 of an advantage roll.
     rerolls: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     tier_very_easy: Mapped[int] = mapped_column(SmallInteger, default=3)
@@ -176,6 +182,11 @@ class Character(Base):
     __tablename__ = "characters"
     __table_args__ = (
         UniqueConstraint("campaign_id", "name_key"),
+        # Two names that read the same (Unicode TR39 skeleton) are one name in a campaign; a
+        # NULL (a look-alike pair that predates the rule) is never a clash.
+        Index(
+            "uq_characters_campaign_id_name_skeleton", "campaign_id", "name_skeleton", unique=True
+        ),
         Index("ix_characters_campaign_id_user_id", "campaign_id", "user_id"),
         # A person's characters in every campaign (/privacy show, erasure: docs/privacy.md).
         Index("ix_characters_user_id", "user_id"),
@@ -203,6 +214,9 @@ class Character(Base):
     name: Mapped[str] = mapped_column(String(64))
     #: ``name.casefold()``: names are unique per campaign, case-insensitively.
     name_key: Mapped[str] = mapped_column(String(64))
+    #: The name's confusables skeleton (bot/services/names.py): "Аyla" (Cyrillic А) and "Ayla"
+    #: share one, so a campaign holds only one of them.
+    name_skeleton: Mapped[str | None] = mapped_column(String(64))
     level: Mapped[int] = mapped_column(SmallInteger, default=1)
     fortune: Mapped[int] = mapped_column(SmallInteger, default=0)
     double_fortune: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -211,6 +225,11 @@ class Character(Base):
     null_bonus: Mapped[int | None] = mapped_column(SmallInteger)
     #: d20 check: AC taken away by critical hits' damage ("Critical Hits & Fumbles").
     ac_loss: Mapped[int] = mapped_column(SmallInteger, default=0, server_default=text("0"))
+    #: d20 check: the character's own Armour Class and armour, as its player (or the GM) set
+    #: them: another player's attack on this character uses these, never the attacker's word.
+    ac: Mapped[int | None] = mapped_column(SmallInteger)
+    armour_quality: Mapped[str | None] = mapped_column(String(16))
+    armour_magic: Mapped[int | None] = mapped_column(SmallInteger)
     #: The portrait posts show (issue 18, ``/character avatar``): an https image URL.
     avatar_url: Mapped[str | None] = mapped_column(Text)
     is_active: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -250,6 +269,9 @@ class CharacterProficiency(Base):
     name: Mapped[str] = mapped_column(String(64))
     rank: Mapped[str | None] = mapped_column(String(12))
     degree: Mapped[int | None] = mapped_column(SmallInteger)
+    #: d20 check: the bonus is halved (rounded down) rather than added whole or doubled; only
+    #: with degree 1 ("doubled or halved", Proficiency Bonus).
+    halved: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
 
 
 class CharacterSave(Base):

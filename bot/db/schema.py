@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.db import (
     fortune_models,
+    inline_models,
     macro_models,
     models,
     party_models,
@@ -20,6 +21,7 @@ metadata = models.Base.metadata
 
 __all__ = [
     "fortune_models",
+    "inline_models",
     "macro_models",
     "metadata",
     "models",

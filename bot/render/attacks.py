@@ -31,9 +31,13 @@ def item_save_text(save: d20_check.ItemSaveOutcome, holds: str, fails: str) -> s
 
 def ac_text(result: AttackResult) -> str:
     """`15`, or `15 − 3 (critical hits) = 12` when critical hits have lowered a target's AC."""
+    sheet = f" ({escape(result.target)}'s own)" if result.ac_from_sheet and result.target else ""
     if not result.ac_loss_before:
-        return str(result.outcome.ac)
-    return f"{result.ac_given} − {result.ac_loss_before} (critical hits) = {result.outcome.ac}"
+        return f"{result.outcome.ac}{sheet}"
+    return (
+        f"{result.ac_given}{sheet} − {result.ac_loss_before} (critical hits) = "
+        f"{result.outcome.ac}"
+    )
 
 
 def attack_lines(result: AttackResult, *, hidden: bool = False) -> list[tuple[str, str]]:
@@ -81,6 +85,12 @@ def _ac_loss_text(result: AttackResult, hidden: bool) -> str:
     if result.damage is None:
         return (
             f"lowered by the damage: roll it (give damage: next time) and take it from {who}'s AC"
+        )
+    if result.sheet_locked:
+        return (
+            f"lowered by {result.ac_lost}, to {max(0, result.outcome.ac - result.ac_lost)}; not "
+            f"stored on {who}'s sheet: it holds no AC of its own (/character armour), and only "
+            "an attack against it, or the GM's, changes another player's character"
         )
     if result.stored:
         return (

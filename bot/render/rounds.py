@@ -21,6 +21,12 @@ EMBEDS_PER_MESSAGE = 10
 MESSAGE_EMBEDS_TOTAL = 6000
 
 
+def member(user_id: int) -> str:
+    """A member as Discord shows them: a mention, which no nickname can imitate (it opens the
+    one account); "a member" when unknown."""
+    return f"<@{user_id}>" if user_id else "a member"
+
+
 def _when(at: datetime) -> str:
     return f"<t:{int(at.timestamp())}:R>"
 
@@ -61,6 +67,9 @@ def declared_embed(declared: Declared) -> discord.Embed:
             f"Sealed declaration **#{declared.number}** for round {declared.round.id} replaces "
             f"#{declared.replaced}, which stays sealed."
         )
+    # The member by mention (an embed's mention pings nobody): a character's name or a
+    # nickname is anyone's to choose, the account is not.
+    body += f" Declared by {member(declared.user_id)}."
     embed = style.new_embed(title, body, style.INFO)
     style.add_field(embed, "Commitment (SHA-256)", f"`{declared.commitment}`")
     style.set_footer(
@@ -73,7 +82,8 @@ def status_embed(status: Status, *, title: str | None = None) -> discord.Embed:
     """Who has declared in a round (never what)."""
     round_ = status.round
     lines = [
-        f"**#{s.number}** · {escape(s.name)} · {_when(s.declared_at)}" for s in status.declared
+        f"**#{s.number}** · {escape(s.name)} ({member(s.user_id)}) · {_when(s.declared_at)}"
+        for s in status.declared
     ]
     body = "\n".join(lines) if lines else "Nobody has declared yet."
     embed = style.new_embed(
@@ -115,6 +125,7 @@ def reveal_embeds(revealed: Revealed) -> list[list[discord.Embed]]:
             escape(shown.text) or "—",
             style.NEUTRAL,
         )
+        style.add_field(embed, "Declared by", member(shown.user_id), inline=True)
         style.set_footer(embed, f"/verify roll:{shown.number}")
         embeds.append(embed)
     # The heading alone first (a command's first answer carries one embed), then the

@@ -32,7 +32,9 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
         boon = "on" if campaign.fortune_boon_default else "off"
         style.add_field(embed, "Double fortune dice for new characters", boon, inline=True)
         trade = "on" if campaign.luck_trade else "off"
-        style.add_field(embed, "Trade a natural 20 for a fortune die", trade, inline=True)
+        style.add_field(
+            embed, "Trade a luck roll's natural 20 for a fortune die", trade, inline=True
+        )
     if Feature.CARRY_OVER in campaign.rules.features:
         carry = "on" if campaign.carry_over else "off"
         style.add_field(embed, "+2 / −2 after a critical", carry, inline=True)
@@ -46,6 +48,9 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
         )
     if Feature.ATTACKS in campaign.rules.features:
         style.add_field(embed, "Critical hits and fumbles", "on" if campaign.crit_rules else "off")
+        if campaign.crit_rules:
+            dice = "every die twice" if campaign.crit_double_dice else "as normal (the text)"
+            style.add_field(embed, "Critical hit damage dice", dice, inline=True)
     if Feature.REROLLS in campaign.rules.features:
         rerolls = "on" if campaign.rerolls else "off"
         style.add_field(embed, "Reroll one d20 of an advantage roll", rerolls, inline=True)
@@ -109,10 +114,21 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
                 "proficiency bonus",
                 inline=True,
             )
-        if character.ac_loss:
-            style.add_field(
-                embed, "Armour Class", f"lowered by {character.ac_loss} by critical hits"
-            )
+        if character.ac is not None or character.ac_loss:
+            parts = []
+            if character.ac is not None:
+                armour = " ".join(
+                    p
+                    for p in (
+                        character.armour_quality,
+                        f"+{character.armour_magic}" if character.armour_magic else None,
+                    )
+                    if p
+                )
+                parts.append(f"{character.ac}" + (f" ({armour} armour)" if armour else ""))
+            if character.ac_loss:
+                parts.append(f"lowered by {character.ac_loss} by critical hits")
+            style.add_field(embed, "Armour Class", ", ".join(parts))
     if Feature.FIRST_LEVEL_CAP in features:
         # Pen & Dagger ruling 8: at 1st level no score may exceed 19.
         cap = " (no score above 19 at 1st level)" if character.level == 1 else ""
@@ -123,7 +139,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
             if prof.rank:
                 profs.append(f"{escape(prof.name)}: {prof.rank}")
             else:
-                degree = "Expert" if prof.degree == 2 else "Proficient"
+                degree = {2: "Expert", -1: "Half"}.get(prof.degree or 1, "Proficient")
                 profs.append(f"{escape(prof.name)}: {degree}")
         style.add_field(embed, "Proficiencies", "\n".join(profs))
     if Feature.FORTUNE in features:

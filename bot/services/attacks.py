@@ -1,8 +1,10 @@
 """Attack rolls (d20 check ruling 7): d20 + modifiers vs AC, with the optional critical rules.
 
 With the campaign's crit rules on (``/campaign set crit-rules``), a natural 20 that still hits
-is a Critical Hit: its damage is rolled with all of its dice rolled again, and that damage also
-lowers the target's AC unless the armour's quality save holds. A natural 1 is a fumble that
+is a Critical Hit: its damage is rolled as normal ("Roll all of the attack's damage dice, add
+any relevant modifiers as normal") and also lowers the target's AC unless the armour's quality
+save holds. Rolling every damage die twice is the project's addition, a GM option
+(``/campaign set crit-damage double:true``), off by default. A natural 1 is a fumble that
 breaks the weapon unless the weapon's quality save holds. The rules engine decides all of this
 (:func:`bot.rules.d20_check.roll_attack`); this module binds the attacker's stats, rolls the
 damage, records the roll and stores a named target character's lost AC, in one transaction.
@@ -15,15 +17,17 @@ A hidden attack (gm, blind, self) changes nothing others can observe until it is
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
 from bot.db.engine import Database
 from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
+from bot.quoting import escape
 from bot.rules import d20_check
 from bot.rules.systems import Feature
+from bot.rules.systems.base import signed
 from bot.services import budgets, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
@@ -53,7 +57,8 @@ _CRIT_OPTIONS = ("weapon_quality", "magic_bonus", "armour_quality", "armour_magi
 class AttackOptions:
     """What the player asked for; None / False means "not given"."""
 
-    ac: int
+    #: The target's Armour Class; None: the target character's own, from its sheet.
+    ac: int | None = None
     #: The ability whose modifier is added: STR for melee, DEX for ranged, or any other.
     ability: str = "STR"
     #: Proficient with the weapon: the proficiency bonus is added (never doubled on attacks).
@@ -61,7 +66,8 @@ class AttackOptions:
     advantage: bool = False
     disadvantage: bool = False
     bonus: int | None = None
-    #: Damage dice, rolled on a hit (all of its dice again on a critical).
+    #: Damage dice, rolled on a hit (all of its dice again on a critical, with the GM's
+    #: crit-damage option).
     damage: str | None = None
     weapon_quality: str | None = None
     magic_bonus: int | None = None
@@ -122,6 +128,11 @@ class AttackResult:
     #: True when ``ac_lost`` is stored on the target character (a public attack on a named
     #: target); a hidden one stores it when revealed.
     stored: bool = False
+    #: True when the target's sheet may not change: another player's character attacked
+    #: against an AC its sheet does not hold (only its own AC, or the GM, changes it).
+    sheet_locked: bool = False
+    #: True when the AC and armour came from the target character's own sheet.
+    ac_from_sheet: bool = False
     visibility: Visibility = Visibility.PUBLIC
     commitment: str | None = None
     number: int = 0
@@ -138,7 +149,12 @@ def _quality(text: str | None) -> d20_check.ItemQuality | None:
     return d20_check.ItemQuality.parse(text) if text else None
 
 
-def _check_ac(ac: int) -> None:
+def _check_ac(ac: int | None) -> None:
+    if ac is None:
+        raise InvalidValue(
+            "Give the target's Armour Class (ac:15), or name a target character whose sheet "
+            "holds one (/character armour). Nothing was rolled."
+        )
     if isinstance(ac, bool) or not isinstance(ac, int) or not MIN_AC <= ac <= MAX_AC:
         raise InvalidValue(
             f"AC {ac} is out of range: an Armour Class is {MIN_AC} to {MAX_AC}. Nothing was rolled."
@@ -191,6 +207,7 @@ def attack_input(
     _refuse_crit_options(campaign, options)
     weapon = _quality(options.weapon_quality)
     armour = _quality(options.armour_quality)
+    assert options.ac is not None  # _check_ac
     common: dict[str, Any] = {
         "ac": max(0, options.ac - ac_loss),
         "bonus": options.bonus or 0,
@@ -229,14 +246,64 @@ def attack_input(
 
 
 def _roll_damage(
-    expression: Any, outcome: d20_check.AttackOutcome, rng: random.Random
+    expression: Any, outcome: d20_check.AttackOutcome, rng: random.Random, *, double: bool
 ) -> Damage | None:
     if expression is None or not outcome.hit:
         return None
     first = roll(expression, rng)
-    # "Roll all of the attack's damage dice" again on a critical; modifiers count once.
-    again = roll(expression, rng) if outcome.critical else None
+    # The text: "Roll all of the attack's damage dice, add any relevant modifiers as normal":
+    # a critical's damage is rolled once. Only the GM's crit-damage option rolls every die
+    # again (modifiers still count once).
+    again = roll(expression, rng) if outcome.critical and double else None
     return Damage(first, again)
+
+
+def against_target(
+    options: AttackOptions, target: CharacterView | None, user_id: int, as_gm: bool
+) -> tuple[AttackOptions, bool, bool]:
+    """The options an attack rolls with, whether the target's sheet may change, and whether
+    the AC came from it.
+
+    A character's sheet belongs to its player: another player's attack changes it (a
+    critical's lost AC) only when rolled against the character's own AC and armour, as its
+    sheet holds them (``/character armour``); the attacker's word for them is refused where it
+    differs, and without an AC on the sheet the attack is rolled against the stated AC and
+    stores nothing. The GM's attack, or one on the player's own character, uses what is
+    stated, else the sheet's.
+    """
+    if target is None:
+        return options, False, False
+    sheet: dict[str, Any] = {
+        "ac": target.ac,
+        "armour_quality": target.armour_quality,
+        "armour_magic": target.armour_magic,
+    }
+    if as_gm or target.user_id == user_id:
+        if options.ac is not None or target.ac is None:
+            return options, True, False
+        filled = {k: v for k, v in sheet.items() if getattr(options, k) is None}
+        return replace(options, **filled), True, True
+    if target.ac is None:
+        return options, False, False
+    differs = [
+        f"{name}:{given}"
+        for name, given in (
+            ("ac", options.ac),
+            ("armour_quality", options.armour_quality),
+            ("armour_magic", options.armour_magic),
+        )
+        if given is not None and str(given).casefold() != str(sheet[name]).casefold()
+    ]
+    if differs:
+        magic = f"+{target.armour_magic}" if target.armour_magic else None
+        armour = " ".join(p for p in (target.armour_quality, magic) if p)
+        raise InvalidValue(
+            f"{escape(target.name)} is another player's character: an attack on them uses "
+            f"their own sheet (AC {target.ac}{', ' + armour + ' armour' if armour else ''}), "
+            f"not {', '.join(differs)}. Leave those out, or ask the GM to run it with "
+            "/gm attack. Nothing was rolled."
+        )
+    return replace(options, **sheet), True, True
 
 
 async def _attacker_in(
@@ -281,10 +348,9 @@ async def _perform(
     as_gm: bool = False,
 ) -> AttackResult:
     expression = _damage_expression(options.damage)  # a bad expression changes nothing
-    if expression is not None:
-        # As /roll: the damage's worst case, twice (a critical rolls every die again); an
-        # OverBudget here changes nothing either.
-        budgets.charge(caller, 2 * budgets.dice_work(expression))
+    # The roll and its row, and the damage's worst case twice (the GM's crit-damage option
+    # rolls every die again); an OverBudget here changes nothing either.
+    budgets.charge(caller, attack_work(options))
     async with core_transaction(db) as session:
         return await _perform_in(
             session,
@@ -319,21 +385,25 @@ async def _perform_in(
     target = None
     if options.target:
         target = await character_by_name_in(session, campaign.id, options.target)
+    options, may_change, from_sheet = against_target(options, target, caller.user_id, as_gm)
     ac_loss = target.ac_loss if target is not None else 0
     attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     outcome = d20_check.roll_attack(attack, rng)
-    damage = _roll_damage(expression, outcome, rng)
+    damage = _roll_damage(expression, outcome, rng, double=campaign.crit_double_dice)
     lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
     lost = min(lost, MAX_AC_LOSS - ac_loss)
     name = attacker.name if attacker is not None else (monster_name or "Monster")
     record = {
         "attack": to_jsonable(outcome),
         "ac_given": options.ac,
+        "ac_from_sheet": from_sheet,
         "ac_loss_before": ac_loss,
         "damage": damage.to_record() if damage else None,
         "target": target.name if target else None,
-        "target_id": target.id if target else None,
+        # Only a sheet that may change is named by id: a hidden attack's reveal stores its
+        # lost AC there (bot/services/store/pending.py), and nowhere else.
+        "target_id": target.id if target and may_change else None,
         "ac_lost": lost,
     }
     recorded = await ledger.record_in(
@@ -355,7 +425,7 @@ async def _perform_in(
         ),
     )
     stored = False
-    if target is not None and lost and chosen is Visibility.PUBLIC:
+    if target is not None and lost and may_change and chosen is Visibility.PUBLIC:
         await characters.lower_ac_in(session, target.id, lost)
         stored = True
     return AttackResult(
@@ -364,13 +434,15 @@ async def _perform_in(
         attacker=name,
         title=title,
         outcome=outcome,
-        ac_given=options.ac,
+        ac_given=options.ac or 0,
         ac_loss_before=ac_loss,
         target=target.name if target else None,
         damage=damage,
         ac_lost=lost,
         ac_loss_after=ac_loss + lost,
         stored=stored,
+        sheet_locked=target is not None and not may_change,
+        ac_from_sheet=from_sheet,
         visibility=chosen,
         commitment=recorded.commitment,
         number=recorded.number,
@@ -445,13 +517,14 @@ async def attack_odds(db: Database, caller: Caller, options: AttackOptions) -> A
         if options.target:
             target = await character_by_name_in(session, campaign.id, options.target)
     assert attacker is not None
+    options, _, _ = against_target(options, target, caller.user_id, False)
     ac_loss = target.ac_loss if target is not None else 0
     attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
     words = [f"{attacker.name}, {title}", f"AC {attack.ac}"]
     if options.advantage != options.disadvantage:
         words.append("advantage" if options.advantage else "disadvantage")
     if options.bonus:
-        words.append(f"bonus {options.bonus:+d}")
+        words.append(f"bonus {signed(options.bonus)}")
     return AttackOddsReport(", ".join(words), d20_check.attack_odds(attack), campaign.crit_rules)
 
 
@@ -469,10 +542,11 @@ def odds_rows(report: AttackOddsReport) -> tuple[tuple[str, Fraction], ...]:
 
 
 def attack_work(options: AttackOptions) -> int:
-    """What an attack charges the budgets (as :func:`perform_attack`): its damage's worst
-    case, twice; refuses a bad damage expression before anything changes."""
+    """What an attack charges the budgets (as :func:`perform_attack`): the roll recorded and
+    its damage's worst case, twice; refuses a bad damage expression before anything changes."""
     expression = _damage_expression(options.damage)
-    return 0 if expression is None else 2 * budgets.dice_work(expression)
+    dice = 0 if expression is None else 2 * budgets.dice_work(expression)
+    return budgets.ROLL_ROW + dice
 
 
 async def attack_in(

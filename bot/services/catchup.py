@@ -20,6 +20,7 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters, pending_modifiers, turn_orders
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.quoting import quote
+from bot.rules.systems.base import signed
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
 from bot.services.context import Caller
@@ -196,7 +197,7 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                 items.append(
                     Item(
                         carry_row.created_at,
-                        f"{mine[int(carry_row.character_id)]} has a {carry_row.value:+d} "
+                        f"{mine[int(carry_row.character_id)]} has a {signed(carry_row.value)} "
                         f"carry-over waiting on the next {carry_row.ability} test",
                     )
                 )

@@ -25,7 +25,7 @@ from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-e
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
 from bot.rules.systems.base import refuse_options, score_of
-from bot.services import secrecy
+from bot.services import budgets, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
@@ -332,6 +332,7 @@ async def perform_check(
 
     ``visibility`` None means the campaign's default for /check.
     """
+    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
     async with core_transaction(db) as session:
         return await check_in(session, rng, caller, options, request, visibility=visibility)
 
@@ -349,6 +350,7 @@ async def perform_gm_check(
 ) -> CheckResult:
     """GM only: roll a check with a player's character's stored stats (default blind);
     ``sealed``: with the character's sealed pre-rolls (bot/services/prerolls.py)."""
+    budgets.charge(caller, budgets.ROLL_ROW)
     async with core_transaction(db) as session:
         return await check_in(
             session,
@@ -374,6 +376,7 @@ async def perform_save(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a saving throw for the caller's active character and record it."""
+    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
     async with core_transaction(db) as session:
         return await save_in(session, rng, caller, options, request, visibility=visibility)
 
@@ -387,6 +390,7 @@ async def perform_luck(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a Pen & Dagger luck roll for the caller's active character and record it."""
+    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
     async with core_transaction(db) as session:
         return await luck_in(session, rng, caller, request, visibility=visibility)
 

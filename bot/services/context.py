@@ -34,6 +34,9 @@ class Caller:
     #: The Discord interaction id; the ledger refuses to record one twice.
     interaction_id: int | None = None
     display_name: str = ""
+    #: The names the bot shows under here (user name, display name, server nickname): nobody
+    #: may name a character after them (bot/services/names.py).
+    bot_names: tuple[str, ...] = ()
     #: Where the caller can read; None trusts the caller everywhere (the offline table, tests
     #: of services). Answers about rolls only cover readable places (issue 15, "Scope").
     can_read: ReadCheck | None = field(default=None, compare=False, repr=False)

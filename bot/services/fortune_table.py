@@ -276,11 +276,13 @@ async def _fortune_of(session: AsyncSession, character_id: int) -> tuple[int, in
     return int(row.fortune), fortune_maximum(bool(row.double_fortune))
 
 
-#: Why a natural 20 cannot be traded when the GM turned the option off (ruling 5's "if ... your
-#: DM rules there is no additional benefit" made a GM choice, issue 16).
+#: Why a luck roll's natural 20 cannot be traded: the text allows it only "if ... your DM rules
+#: there is no additional benefit for the maximum level of luckiness", and this GM ruled there
+#: is (``/campaign set luck-trade on:false``). An attempt's 20 is always the player's to trade.
 NO_LUCK_TRADE = (
-    "This campaign's GM has turned off trading a natural 20 for a fortune die "
-    "(/campaign set luck-trade); the natural 20 stays as rolled. Nothing changed."
+    "This campaign's GM rules that a natural 20 on a luck roll has its own benefit "
+    "(/campaign set luck-trade), so it is not traded for a fortune die; the natural 20 stays "
+    "as rolled. Nothing changed."
 )
 
 
@@ -334,7 +336,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
     async with transaction(db) as session:
         roll = await _load_roll(session, caller, roll_id)
         _natural_20(roll.outcome)
-        if not roll.campaign.luck_trade:
+        if not roll.campaign.luck_trade and isinstance(roll.outcome, pd.LuckOutcome):
             raise InvalidValue(NO_LUCK_TRADE)
         await _claim(session, roll_id, RollChoice.TRADE, caller.user_id)
         assert roll.row.character_id is not None
@@ -616,8 +618,8 @@ async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, in
         except NotFound:
             return None
         home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
-    if home is not None and not home.luck_trade:
-        return None  # the GM turned the trade off (issue 16): nothing to offer
+    if home is not None and not home.luck_trade and isinstance(outcome, pd.LuckOutcome):
+        return None  # the GM rules a lucky 20 has its own benefit: no luck trade to offer
     if outcome.natural_20 and not outcome.traded:
         outcome = dataclasses.replace(outcome, trade_available=amount < maximum)
     return outcome, amount

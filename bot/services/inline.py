@@ -11,20 +11,21 @@ is rolled, and each takes its work from the budgets as its command would, before
 
 from __future__ import annotations
 
-import contextlib
 import random
 import re
 from dataclasses import dataclass, replace
 
-from sqlalchemy import text as sql_text
+from sqlalchemy import select
 
 from bot.db.engine import Database
+from bot.db.inline_models import rolled_messages
+from bot.db.types import utcnow
 from bot.dice import DiceError, RollResult, parse_many, render_plain
 from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules.systems.base import d20_line, number
 from bot.services import attacks, budgets, checks, macros, rolls
-from bot.services._sql import Executor, core_transaction, dialect_name
+from bot.services._sql import Executor, core_transaction, insert_for
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
@@ -124,9 +125,11 @@ async def _plan(
             macro = found.name
             text = f"{found.roll} {extra}".strip()
         parsed = parse_roll_text(text)
-        work = 0
+        # Every roll is a recorded row besides its dice: twenty in one text are twenty rows
+        # (budgets.ROLL_ROW), a check, a save or a luck roll included.
+        work = budgets.ROLL_ROW
         if parsed.command is Command.ROLL:
-            work = budgets.dice_work(parse_many(parsed.dice or ""))
+            work += budgets.dice_work(parse_many(parsed.dice or ""))
         else:
             parsed = await _check_rules(session, caller, parsed, context)
             if parsed.attack is not None:
@@ -334,13 +337,15 @@ async def roll_text(
     rng: random.Random,
     *,
     bound_to: str | None = None,
-    once: bool = False,
+    message_id: int | None = None,
 ) -> InlineRolls:
     """:func:`roll_text_in` in its own transaction (the message context-menu command).
 
-    A text without any `[[…]]` is refused: there is nothing to roll. With ``once``, a text
-    whose rolls were recorded already (bound to the same ``bound_to`` by the same person) is
-    refused: its dice are rolled once, not until they please (the earlier roll is named).
+    A text without any `[[…]]` is refused: there is nothing to roll. With ``message_id`` (the
+    Discord message the text is), its dice are rolled once, not until they please: the
+    message's id is claimed in ``rolled_messages`` in the transaction that records the rolls,
+    and a second try, or one racing the first, finds the claim and names the earlier roll.
+    The claim is keyed on the id alone, never on the text (which can be cut or padded).
     """
     if not find_rolls(text):
         raise InlineRollError(
@@ -348,46 +353,39 @@ async def roll_text(
             "[[1d20+5]], [[check DEX Stealth adv]] or [[sneak]] (a saved roll)."
         )
     async with core_transaction(db) as session:
-        if once and bound_to:
-            await _lock_bound_in(session, caller, bound_to)
-            earlier = await _earlier_in(session, caller, bound_to)
-            if earlier is not None:
-                raise InlineRollError(
-                    f"The dice in that message were rolled already (roll #{earlier}): a "
-                    "message's dice are rolled once. Nothing was rolled."
+        if message_id is not None:
+            await _refuse_rolled_in(session, message_id)
+        rolled = await roll_text_in(session, caller, text, rng, bound_to=bound_to)
+        if message_id is not None and rolled.rolls:
+            claimed = await session.execute(
+                insert_for(session, rolled_messages)
+                .values(
+                    message_id=message_id,
+                    user_id=caller.user_id,
+                    ledger_id=rolled.rolls[0].ledger_id,
+                    created_at=utcnow(),
                 )
-        return await roll_text_in(session, caller, text, rng, bound_to=bound_to)
-
-
-async def _lock_bound_in(session: Executor, caller: Caller, bound_to: str) -> None:
-    """Serialise two rolls of one message by one person until commit, so the second sees the
-    first's rows (a double click on the context menu). PostgreSQL: a transaction-scoped
-    advisory lock on the pair; SQLite has one writer at a time already (BEGIN IMMEDIATE)."""
-    if dialect_name(session) != "postgresql":
-        return
-    await session.execute(
-        sql_text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
-        {"key": f"inline:{caller.user_id}:{bound_to}"},
-    )
-
-
-async def _earlier_in(session: Executor, caller: Caller, bound_to: str) -> int | None:
-    """The number of a row the caller recorded for ``bound_to`` already, if any.
-
-    In a campaign's channel the campaign's rows are searched (by its index); elsewhere the
-    channel's rows without a campaign.
-    """
-    campaign_id: int | None = None
-    if caller.guild_id is not None:
-        with contextlib.suppress(NoCampaign):
-            campaign = await campaign_for_channel_in(
-                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+                .on_conflict_do_nothing()
+                .returning(rolled_messages.c.message_id)
             )
-            campaign_id = campaign.id
-    return await ledger.first_bound_number_in(
-        session,
-        user_id=caller.user_id,
-        bound_to=bound_to,
-        campaign_id=campaign_id,
-        channel_id=caller.channel_id,
+            if claimed.first() is None:  # a concurrent roll of the same message won
+                await _refuse_rolled_in(session, message_id)
+                raise InlineRollError(_ROLLED_ALREADY.format(""))
+        return rolled
+
+
+_ROLLED_ALREADY = (
+    "The dice in that message were rolled already{}: a message's dice are rolled once. "
+    "Nothing was rolled."
+)
+
+
+async def _refuse_rolled_in(session: Executor, message_id: int) -> None:
+    """Refuse a message whose dice were rolled already, naming the earlier roll."""
+    found = await session.execute(
+        select(rolled_messages.c.ledger_id).where(rolled_messages.c.message_id == message_id)
     )
+    ledger_id = found.scalar_one_or_none()
+    if ledger_id is not None:
+        number = (await ledger.numbers_in(session, [int(ledger_id)])).get(int(ledger_id))
+        raise InlineRollError(_ROLLED_ALREADY.format(f" (roll #{number})"))

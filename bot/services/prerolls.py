@@ -37,7 +37,7 @@ from bot.db.preroll_models import prerolls
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import checks
+from bot.services import budgets, checks
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
@@ -129,6 +129,7 @@ async def seal(
         raise InvalidValue(f"Seal from 1 to {MAX_SEALED} dice at a time.")
     if caller.guild_id is None:
         raise NoCampaign()
+    budgets.charge(caller, count * budgets.ROLL_ROW)  # each die is a sealed row
     async with core_transaction(db) as session:
         campaign = await campaign_for_channel_in(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id

@@ -54,6 +54,7 @@ from sqlalchemy import (
 
 from bot.db.engine import Database, truncate_wal
 from bot.db.fortune_models import fortune_choices
+from bot.db.inline_models import rolled_messages
 from bot.db.macro_models import macros
 from bot.db.models import (
     campaigns,
@@ -144,6 +145,8 @@ HOLDINGS: tuple[Holding, ...] = (
     _holding("ledger_salts", "a changed ledger row's salts (replaced)", "*", "salt", "digest"),
     _holding("ledger_names", "user_id", "*"),
     _holding("fortune_choices", "user_id", "user_id"),
+    # The message's claim stays, so its dice still roll once; only whose message it was goes.
+    _holding("rolled_messages", "user_id", "user_id"),
     _holding("roll_requests", "gm_user_id, or a target is theirs", "gm_user_id", "request"),
     _holding(
         "roll_request_targets",
@@ -860,6 +863,22 @@ async def _erase_fortune_choices_in(session: Executor, person: _Person) -> int:
     return _changed(await session.execute(stmt.values(user_id=cm.TOMBSTONE_ID)))
 
 
+async def _erase_rolled_messages_in(session: Executor, person: _Person) -> int:
+    """Whose message's dice the context menu rolled: the id goes, the message's claim stays,
+    so its dice still roll once."""
+    stmt = update(rolled_messages).where(rolled_messages.c.user_id == person.user_id)
+    if person.guild_id is not None:
+        stmt = stmt.where(
+            rolled_messages.c.ledger_id.in_(
+                select(ledger.c.id).where(
+                    ledger.c.id == rolled_messages.c.ledger_id,
+                    ledger.c.guild_id == person.guild_id,
+                )
+            )
+        )
+    return _changed(await session.execute(stmt.values(user_id=cm.TOMBSTONE_ID)))
+
+
 async def _erase_requests_in(session: Executor, person: _Person) -> int:
     """GM roll requests: the typed request of one they made or that names one of their
     characters (by its target's id), their id as GM, and their place among the targets."""
@@ -1058,6 +1077,7 @@ async def _erase_posts(db: Database, person: _Person) -> int:
 #: What erase_user does after the log, in order, each in its own short transaction.
 _ERASE_STEPS: tuple[Callable[[Executor, _Person], Awaitable[int]], ...] = (
     _erase_fortune_choices_in,
+    _erase_rolled_messages_in,
     _erase_requests_in,
     _erase_generations_in,
     _erase_gm_seats_in,

@@ -317,8 +317,11 @@ def _parse_check(
 
 def _parse_attack(text: str, values: dict[str, object], words: list[str]) -> RollText:
     ac = _int(values, "ac")
-    if ac is None:
-        raise RollTextError("/attack needs `ac` (the target's Armour Class, e.g. ac:15).")
+    if ac is None and _text(values, "target") is None:
+        raise RollTextError(
+            "/attack needs `ac` (the target's Armour Class, e.g. ac:15), or a `target` "
+            "character whose sheet holds its AC."
+        )
     options = AttackOptions(
         ac=ac,
         ability=_text(values, "ability") or "STR",

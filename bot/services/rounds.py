@@ -102,6 +102,9 @@ class Declared:
     number: int
     commitment: str
     replaced: int | None = None
+    #: The member who declared: named beside the character (or nickname), which anyone can
+    #: choose, so a declaration always says whose it is.
+    user_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +290,7 @@ async def declare(db: Database, caller: Caller, text: str, now: datetime) -> Dec
             stored.number,
             stored.commitment,
             earlier_number,
+            caller.user_id,
         )
 
 

@@ -17,6 +17,7 @@ from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
+from bot.rules.errors import RulesError
 from bot.rules.systems import Feature, system_for
 from bot.services import secrecy
 from bot.services.access import (
@@ -251,7 +252,9 @@ async def delete_campaign(db: Database, caller: Caller, campaign_id: int) -> Non
 async def create_character(db: Database, caller: Caller, name: str) -> CharacterView:
     """A new character for the caller; their first becomes active."""
     campaign = await campaign_here(db, caller)
-    return await characters.create_character(db, campaign.id, caller.user_id, name)
+    return await characters.create_character(
+        db, campaign.id, caller.user_id, name, reserved=caller.bot_names
+    )
 
 
 async def target_character(
@@ -408,7 +411,7 @@ def _proficiency_value(system: str, value: str) -> tuple[str | None, int | None]
         degree = d20_check.ProficiencyDegree.parse(value)
         if degree is d20_check.ProficiencyDegree.NONE:
             return None
-        return None, degree.multiplier
+        return None, degree.value
     raise InvalidValue(f"Characters in {system} have no proficiencies.")
 
 
@@ -453,6 +456,36 @@ async def set_null(
     """Mark a character a Null with its Null bonus, or unmark it (d20 check "Null Saves")."""
     _, character = await target_character(db, caller, name, "change whether it is a Null")
     return await characters.set_null_bonus(db, character.id, bonus)
+
+
+#: The Armour Class a sheet may hold (as an attack may target).
+MIN_AC, MAX_AC = 1, d20_check.MAX_TARGET
+#: A magic armour's bonus (the text's "+1" armour and up).
+MAX_ARMOUR_MAGIC = 9
+
+
+async def set_armour(
+    db: Database,
+    caller: Caller,
+    ac: int,
+    quality: str | None = None,
+    magic: int | None = None,
+    name: str | None = None,
+) -> CharacterView:
+    """Set a character's own AC and armour (its player or the GM). Another player's attack on
+    the character uses these, never what the attacker says."""
+    if not MIN_AC <= ac <= MAX_AC:
+        raise InvalidValue(f"An Armour Class is {MIN_AC} to {MAX_AC}. Nothing changed.")
+    if magic is not None and not 0 <= magic <= MAX_ARMOUR_MAGIC:
+        raise InvalidValue(f"A magic armour's bonus is 0 to {MAX_ARMOUR_MAGIC}. Nothing changed.")
+    stored_quality = None
+    if quality:
+        try:
+            stored_quality = d20_check.ItemQuality.parse(quality).display
+        except RulesError as exc:
+            raise InvalidValue(str(exc)) from None
+    _, character = await target_character(db, caller, name, "change its armour")
+    return await characters.set_armour(db, character.id, ac, stored_quality, magic or None)
 
 
 async def restore_ac(db: Database, caller: Caller, name: str) -> CharacterView:
@@ -520,7 +553,7 @@ async def proficiency_values(db: Database, caller: Caller, typed: str) -> list[s
     if Feature.RANKS in campaign.rules.features:
         values = [r.display_name for r in reversed(pd.Rank)]
     elif Feature.DEGREES in campaign.rules.features:
-        values = ["Proficient", "Expert"]
+        values = ["Half", "Proficient", "Expert"]
     else:
         return []
     return _matching([*values, "none"], typed)

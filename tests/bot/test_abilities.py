@@ -155,7 +155,7 @@ async def test_a_racial_adjustment_that_hits_the_first_level_cap(table: Table) -
     # +1 reaches the cap exactly: 19 is allowed; the −1 applies too.
     done = await table.alice.slash(table.table, "abilities assign", racial="STR+1 DEX-1", **scores)
     assert done.response is not None and not done.ephemeral
-    assert "After racial adjustments (STR+1, DEX-1): STR 19, DEX 17, CON 18" in (
+    assert "After racial adjustments (STR+1, DEX−1): STR 19, DEX 17, CON 18" in (
         done.response.content
     )
     sheet = await table.alice.slash(table.table, "character show")

@@ -119,15 +119,22 @@ async def test_carry_over_can_be_turned_off(table: Table) -> None:
     assert "10 +1 STR +2 critical carry-over = **13**" in message_text(used.response)
 
 
-async def test_luck_trade_can_be_turned_off(table: Table) -> None:
+async def test_luck_trade_off_keeps_a_luck_rolls_20_and_never_touches_the_attempt_trade(
+    table: Table,
+) -> None:
+    # "Luck Rolls": "If you roll a 20 on a luck roll and your DM rules there is no additional
+    # benefit for the maximum level of luckiness, you can treat the luck roll as a 10 and gain
+    # a Fortune Die instead": the GM's ruling opens the trade. An attempt's 20 ("If you roll a
+    # 20 and for some reason can't take advantage of your critical success, you can make the
+    # result a normal success and gain a fortune die instead") is the player's, whatever it.
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 14})
-    assert "Trade a natural 20 for a fortune die: off" in await _set(table, "luck-trade", False)
+    shown = await _set(table, "luck-trade", False)
+    assert "Trade a luck roll's natural 20 for a fortune die: off" in shown
     table.dice(20)
     result = await table.alice.slash(table.table, "check", ability="DEX")
     assert result.response is not None
-    assert labels(result.response) == []
-    assert "you may trade" not in message_text(result.response)
+    assert labels(result.response) != []  # the attempt's trade is still offered
     table.dice(20)
     luck = await table.alice.slash(table.table, "luck")
     assert luck.response is not None and labels(luck.response) == []

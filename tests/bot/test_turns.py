@@ -193,5 +193,5 @@ async def test_threshold_initiative_is_d20_plus_the_modifier(table: Table) -> No
         table.table, "turns start", characters="Ann, Bo", order="initiative"
     )
     text = message_text(started.response)
-    assert "d20 **10** +2 DEX = **12**" in text and "d20 **12** -1 DEX = **11**" in text
+    assert "d20 **10** +2 DEX = **12**" in text and "d20 **12** −1 DEX = **11**" in text
     assert text.index("**Ann**") < text.index("**Bo**")

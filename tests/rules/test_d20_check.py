@@ -72,8 +72,9 @@ def test_degree_parse(text: str, degree: ProficiencyDegree) -> None:
 def test_degree_parse_unknown_and_multipliers() -> None:
     with pytest.raises(RulesError):
         ProficiencyDegree.parse("master")
-    assert [d.multiplier for d in ProficiencyDegree] == [0, 1, 2]
-    assert [d.display for d in ProficiencyDegree] == ["None", "Proficient", "Expert"]
+    assert [d.display for d in ProficiencyDegree] == ["None", "Half", "Proficient", "Expert"]
+    # "doubled or halved": of a +3 bonus, 0, 1 (halved, rounded down), 3 and 6.
+    assert [d.bonus(3) for d in ProficiencyDegree] == [0, 1, 3, 6]
 
 
 def test_proficiency_added_once_doubled_once_and_zero_without_it() -> None:
@@ -550,7 +551,8 @@ def test_more_of_anything_is_never_worse(
     if level < 20:
         assert d20.check_odds(CheckInput(**{**_fields(base), "level": level + 1}), dc) >= p
     if degree is not EXPERT:
-        better = ProficiencyDegree(degree.value + 1)
+        ladder = [NONE, ProficiencyDegree.HALF, PROF, EXPERT]  # each adds no less
+        better = ladder[ladder.index(degree) + 1]
         assert d20.check_odds(CheckInput(**{**_fields(base), "degree": better}), dc) >= p
     assert d20.check_odds(CheckInput(**{**_fields(base), "bonus": bonus + 1}), dc) >= p
 

@@ -30,7 +30,7 @@ async def test_two_racing_context_menu_rolls_record_the_dice_once(
                 "I swing [[1d20]]",
                 random.Random(interaction_id),
                 bound_to=BOUND,
-                once=True,
+                message_id=3,
             )
         except InlineRollError:
             return False

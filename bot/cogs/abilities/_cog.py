@@ -15,6 +15,7 @@ from bot.cogs._types import Interaction
 from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems.base import signed
 from bot.services import generation as generations
 from bot.services.errors import InvalidValue, NotFound
 
@@ -124,6 +125,6 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         )
         if adjustments:
             final = ", ".join(f"{a} {character.scores[a]}" for a in chosen)
-            given = ", ".join(f"{a}{v:+d}" for a, v in adjustments.items())
+            given = ", ".join(f"{a}{signed(v)}" for a, v in adjustments.items())
             text += f"\nAfter racial adjustments ({given}): {final}."
         await answer(interaction, text)

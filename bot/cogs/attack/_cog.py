@@ -27,7 +27,7 @@ class AttackCog(commands.Cog):
     async def attack(
         self,
         interaction: Interaction,
-        ac: Ac,
+        ac: Ac | None = None,
         ability: AbilityName = "STR",
         proficiency: bool = True,
         advantage: bool = False,
@@ -80,7 +80,7 @@ class AttackCog(commands.Cog):
 @app_commands.autocomplete(character=ac.any_character, ability=ac.ability, target=ac.any_character)
 async def gm_attack(
     interaction: Interaction,
-    ac: Ac,
+    ac: Ac | None = None,
     character: Name | None = None,
     attacker_bonus: Bonus | None = None,
     monster: Name | None = None,

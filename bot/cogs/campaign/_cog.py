@@ -223,6 +223,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     async def set_crit_rules(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, crit_rules=on)
 
+    @settings.command(name="crit-damage", description="d20 check: a critical hit's damage dice")
+    @app_commands.describe(
+        double="False (default, the text): damage rolled as normal. True: every die twice"
+    )
+    async def set_crit_damage(self, interaction: Interaction, double: bool) -> None:
+        await self._changed(interaction, crit_double_dice=double)
+
     @settings.command(name="carry-over", description="Threshold: +2 / -2 after a critical")
     @app_commands.describe(
         on="True (default): a critical gives +2 / -2 on the next test of that attribute"
@@ -230,9 +237,9 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     async def set_carry_over(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, carry_over=on)
 
-    @settings.command(name="luck-trade", description="Pen & Dagger: trade a natural 20")
+    @settings.command(name="luck-trade", description="Pen & Dagger: trade a luck roll's 20")
     @app_commands.describe(
-        on="True (default): a natural 20 may be traded for a Normal success and a fortune die"
+        on="True (default): a lucky 20 brings nothing more, so it may be traded for a fortune die"
     )
     async def set_luck_trade(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, luck_trade=on)

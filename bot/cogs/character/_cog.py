@@ -8,6 +8,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._options import Ac, Magic, Quality
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
@@ -104,7 +105,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     @app_commands.command(name="proficiency", description="Add, change or remove a proficiency")
     @app_commands.describe(
         name="The proficiency, e.g. Stealth",
-        value="A rank (Pen & Dagger) or Proficient/Expert (d20 check); none removes it",
+        value="A rank (Pen & Dagger) or Half/Proficient/Expert (d20 check); none removes it",
         character="GM: whose sheet (default: your active character)",
     )
     @app_commands.autocomplete(
@@ -185,6 +186,28 @@ class CharacterCog(commands.GroupCog, group_name="character"):
             bot_of(interaction).db, caller_from(interaction), bonus, character
         )
         await self._saved(interaction, found, "Null saved" if bonus is not None else "Null cleared")
+
+    @app_commands.command(name="armour", description="d20 check: your character's AC and armour")
+    @app_commands.describe(
+        ac="Its Armour Class: another player's attack on this character uses it",
+        quality="The armour's quality (its save against a critical hit)",
+        magic="A magic armour's bonus",
+        character="Which of your characters (default: your active one)",
+    )
+    @app_commands.autocomplete(character=ac.own_character)
+    @app_commands.guild_only()
+    async def armour(
+        self,
+        interaction: Interaction,
+        ac: Ac,
+        quality: Quality | None = None,
+        magic: Magic | None = None,
+        character: Name | None = None,
+    ) -> None:
+        found = await sheets.set_armour(
+            bot_of(interaction).db, caller_from(interaction), ac, quality, magic, character
+        )
+        await self._saved(interaction, found, "Armour saved")
 
     @app_commands.command(name="restore-ac", description="GM: give back AC lost to critical hits")
     @app_commands.describe(character="The character whose armour is mended")

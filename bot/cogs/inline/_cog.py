@@ -56,7 +56,7 @@ class InlineCog(commands.Cog):
             message.content,
             bot.rng,
             bound_to=f"message {message.jump_url}",
-            once=True,
+            message_id=message.id,
         )
         head = f"{escape(interaction.user.display_name)} rolls the dice in {message.jump_url}:"
         body = render_text(message.content, rolled, limit=MESSAGE_LIMIT - len(head) - 1)

@@ -71,24 +71,35 @@ def ability_modifier(score: int) -> int:
 
 
 class ProficiencyDegree(enum.Enum):
-    """How many times the proficiency bonus counts (ruling 1): None 0, Proficient 1, Expert 2.
+    """How the proficiency bonus counts (ruling 1): None 0, Half, Proficient 1, Expert 2.
 
-    Expert is the top degree: the bonus is "added at most once and doubled at most once".
+    "Your proficiency bonus might be multiplied or divided (doubled or halved, for example)":
+    Half halves it, rounded down (the text does not say how; the project's ruling). Expert is
+    the top degree: the bonus is "added at most once and doubled at most once", and a bonus is
+    multiplied or divided only once, so no degree both halves and doubles it.
     """
 
     NONE = 0
+    #: Stored as -1: the bonus halved.
+    HALF = -1
     PROFICIENT = 1
     EXPERT = 2
 
     @property
     def multiplier(self) -> int:
-        """0, 1 or 2."""
-        return self.value
+        """0, 1 or 2 (Half: see :meth:`bonus`)."""
+        return max(0, self.value)
+
+    def bonus(self, proficiency: int) -> int:
+        """What this degree adds of a proficiency bonus: 0, half rounded down, once, twice."""
+        if self is ProficiencyDegree.HALF:
+            return proficiency // 2
+        return proficiency * int(self.value)
 
     @property
     def display(self) -> str:
-        """Either "None", "Proficient" or "Expert"."""
-        return {0: "None", 1: "Proficient", 2: "Expert"}[self.value]
+        """"None", "Half", "Proficient" or "Expert"."""
+        return {0: "None", -1: "Half", 1: "Proficient", 2: "Expert"}[self.value]
 
     @classmethod
     def parse(cls, text: str) -> ProficiencyDegree:
@@ -107,10 +118,13 @@ class ProficiencyDegree(enum.Enum):
             "expert": cls.EXPERT,
             "expertise": cls.EXPERT,
             "2": cls.EXPERT,
+            "half": cls.HALF,
+            "halved": cls.HALF,
+            "-1": cls.HALF,
         }
         if key not in aliases:
             raise RulesError(
-                f"Unknown proficiency degree {quote(text)}: use None, Proficient or Expert."
+                f"Unknown proficiency degree {quote(text)}: use None, Half, Proficient or Expert."
             )
         return aliases[key]
 
@@ -224,7 +238,7 @@ class CheckInput:
         named: list[tuple[str, int]] = [(self.ability, ability_modifier(self.score))]
         if self.degree is not ProficiencyDegree.NONE:
             label = f"{self.proficiency_name or 'proficiency'} ({self.degree.display})"
-            named.append((label, proficiency_bonus(self.level) * self.degree.multiplier))
+            named.append((label, self.degree.bonus(proficiency_bonus(self.level))))
         named.extend(self.extra)
         if self.bonus:
             named.append(("bonus", self.bonus))

@@ -592,7 +592,7 @@ def d20_initiative(
         bonus = modifier(initiative_score(sheet, ability))
         face = rng.randint(1, 20)
         total = face + bonus
-        text = f"d20 **{face}** {bonus:+d} {ability} = **{total}**"
+        text = f"d20 **{face}** {signed(bonus)} {ability} = **{number(total)}**"
         keyed.append(((total, bonus), index, text))
     keyed.sort(key=lambda k: (tuple(-v for v in k[0]), k[1]))
     return [(index, text) for _, index, text in keyed]

@@ -45,7 +45,7 @@ def check_input(
     title = f"{ability} check"
     if options.proficiency:
         prof_name, _, stored_degree = skill_of(sheet, options.proficiency)
-        # Stored degrees are 1 (Proficient) or 2 (Expert); ruling 1 caps it there.
+        # Stored degrees are 1 (Proficient), 2 (Expert) or -1 (Half); ruling 1 caps it there.
         degree = d20_check.ProficiencyDegree.parse(str(stored_degree or 0))
         title = f"{ability} ({prof_name}) check"
     check = d20_check.CheckInput(

@@ -40,8 +40,11 @@ _TONES = {
 
 
 def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
-    """No natural-20 trade on offer when the GM turned the option off (ruling 5, issue 16)."""
-    if table.luck_trade or not outcome.trade_available:
+    """A luck roll's natural 20 is traded only where the GM rules that the best luck brings no
+    extra benefit ("Luck Rolls": the campaign's ``luck_trade``, on by default). An attempt's
+    natural 20 may always be traded: the text gives that choice to the player ("you can make
+    the result a normal success and gain a fortune die instead")."""
+    if table.luck_trade or not outcome.trade_available or isinstance(outcome, pd.AttemptOutcome):
         return outcome
     return replace(outcome, trade_available=False)
 
@@ -150,15 +153,15 @@ class PenAndDaggerSystem(Defaults):
     ) -> Plan:
         refuse_options(self, options.given(), self.check_options, "/check")
         ability = table.ability(options.ability)
-        score = score_of(sheet, ability, self.score_word)
         # "Attempts": the rank comes from the named proficiency, or else from the ability
-        # score (Ability Scores table, ruling 7).
+        # score (Ability Scores table, ruling 7). With a proficiency the score plays no part,
+        # so an unset score does not stop the attempt.
         if options.proficiency:
             skill, rank_name, _ = skill_of(sheet, options.proficiency)
             rank = pd.Rank.parse(rank_name or "")
             title = f"{ability} ({skill}) attempt"
         else:
-            rank = pd.ability_rank(score)
+            rank = pd.ability_rank(score_of(sheet, ability, self.score_word))
             title = f"{ability} attempt"
         fortune_max = fortune_maximum(sheet.double_fortune)
         kwargs: dict[str, Any] = {

@@ -19,6 +19,7 @@ from bot.rules.systems.base import (
     Table,
     Tone,
     initiative_score,
+    number,
     refuse_options,
     score_of,
 )
@@ -125,7 +126,8 @@ class RollUnderSystem(Defaults):
                 break
         out = []
         for i in sorted(range(len(sheets)), key=lambda i: (tuple(-m for m in margins[i]), i)):
-            parts = [f"{scores[i]} − d20 **{f}** = **{scores[i] - f}**" for f in faces[i]]
+            # A true minus sign, as every number the bot shows (base.number).
+            parts = [f"{scores[i]} − d20 **{f}** = **{number(scores[i] - f)}**" for f in faces[i]]
             out.append((i, f"{ability} " + " · tie, re-rolled: ".join(parts)))
         return out
 

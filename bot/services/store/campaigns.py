@@ -87,6 +87,9 @@ class CampaignView:
     carry_over: bool = True
     luck_trade: bool = True
     rerolls: bool = False
+    #: d20 check: a Critical Hit rolls every damage die twice (the project's addition; the
+    #: text rolls the damage as normal).
+    crit_double_dice: bool = False
 
     @property
     def rules(self) -> System:
@@ -130,6 +133,7 @@ def _view(row: Row[Any]) -> CampaignView:
         carry_over=m["carry_over"],
         luck_trade=m["luck_trade"],
         rerolls=m["rerolls"],
+        crit_double_dice=m["crit_double_dice"],
     )
 
 
@@ -146,6 +150,7 @@ class SettingsChange(BaseModel):
     carry_over: bool | None = None
     luck_trade: bool | None = None
     rerolls: bool | None = None
+    crit_double_dice: bool | None = None
     tier_very_easy: int | None = Field(default=None, ge=1, le=40)
     tier_easy: int | None = Field(default=None, ge=1, le=40)
     tier_moderate: int | None = Field(default=None, ge=1, le=40)

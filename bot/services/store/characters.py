@@ -25,6 +25,7 @@ from sqlalchemy import (
     exists,
     literal_column,
     null,
+    or_,
     select,
     union_all,
     update,
@@ -46,6 +47,7 @@ from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.names import check_name, skeleton
 from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
@@ -57,7 +59,8 @@ MAX_NAME = 64
 
 @dataclass(frozen=True, slots=True)
 class Proficiency:
-    """A proficiency: a Pen & Dagger rank, or a d20-check degree (1 proficient, 2 expert)."""
+    """A proficiency: a Pen & Dagger rank, or a d20-check degree (1 proficient, 2 expert, -1
+    half: stored as degree 1, ``halved``)."""
 
     name: str
     rank: str | None = None
@@ -95,6 +98,11 @@ class CharacterView:
     ac_loss: int = 0
     #: The portrait posts show (issue 18): an https image URL, or None.
     avatar_url: str | None = None
+    #: d20 check: the character's own Armour Class and armour (``/character armour``), which
+    #: another player's attack on it uses; None until set.
+    ac: int | None = None
+    armour_quality: str | None = None
+    armour_magic: int | None = None
 
     @property
     def fortune_max(self) -> int:
@@ -133,7 +141,13 @@ def _characters_stmt(*where: ColumnElement[bool]) -> Any:
         select(*columns, literal_column("'s'"), s.c.ability, s.c.value, no_text)
         .join_from(_C, s, s.c.character_id == _C.c.id)
         .where(*where),
-        select(*columns, literal_column("'p'"), p.c.name, p.c.degree, p.c.rank)
+        select(
+            *columns,
+            literal_column("'p'"),
+            p.c.name,
+            case((p.c.halved, literal_column("-1")), else_=p.c.degree),
+            p.c.rank,
+        )
         .join_from(_C, p, p.c.character_id == _C.c.id)
         .where(*where),
         select(*columns, literal_column("'v'"), v.c.ability, no_number, no_text)
@@ -209,16 +223,23 @@ def _view(row: Row[Any], parts: _Parts) -> CharacterView:
         null_bonus=m["null_bonus"],
         ac_loss=m["ac_loss"] or 0,
         avatar_url=m["avatar_url"],
+        ac=m["ac"],
+        armour_quality=m["armour_quality"],
+        armour_magic=m["armour_magic"],
     )
 
 
-def _clean_name(name: str) -> str:
+#: The project's own name: reserved whatever the bot is called in a server.
+PROJECT_NAME = "pbp-dice"
+
+
+def _clean_name(name: str, reserved: tuple[str, ...] = ()) -> str:
     cleaned = " ".join(name.split())
     if not cleaned:
         raise InvalidValue("A character needs a name.")
     if len(cleaned) > MAX_NAME:
         raise InvalidValue(f"Character names are at most {MAX_NAME} characters long.")
-    return cleaned
+    return check_name(cleaned, "character name", reserved=(PROJECT_NAME, *reserved))
 
 
 # --- reading, inside a caller's transaction -------------------------------------------------
@@ -293,13 +314,22 @@ async def resolve_character_in(
 
 
 async def create_character(
-    db: Database, campaign_id: int, user_id: int, name: str, *, level: int = 1
+    db: Database,
+    campaign_id: int,
+    user_id: int,
+    name: str,
+    *,
+    level: int = 1,
+    reserved: tuple[str, ...] = (),
 ) -> CharacterView:
     """Create a character; a user's first in the campaign becomes their active one.
 
-    New characters get the campaign's fortune-boon default and no fortune dice.
+    New characters get the campaign's fortune-boon default and no fortune dice. The name may
+    not read as another character's of the campaign, nor as ``reserved`` (the bot's names):
+    see bot/services/names.py.
     """
-    name = _clean_name(name)
+    name = _clean_name(name, reserved)
+    name_skeleton = skeleton(name)
     _check_level(level)
     async with transaction(db) as session:
         campaign = await get_campaign_in(session, campaign_id)
@@ -311,6 +341,7 @@ async def create_character(
             "user_id": user_id,
             "name": name,
             "name_key": name.casefold(),
+            "name_skeleton": name_skeleton,
             "level": level,
             "fortune": 0,
             "double_fortune": campaign.fortune_boon_default,
@@ -329,13 +360,21 @@ async def create_character(
             new_id = (await session.execute(stmt)).scalar_one_or_none()
             if new_id is not None:
                 return await load_character_in(session, new_id)
-            taken = await session.execute(
-                select(_C.c.id).where(
-                    _C.c.campaign_id == campaign_id, _C.c.name_key == name.casefold()
+            taken = (
+                await session.execute(
+                    select(_C.c.name).where(
+                        _C.c.campaign_id == campaign_id,
+                        or_(_C.c.name_key == name.casefold(), _C.c.name_skeleton == name_skeleton),
+                    )
                 )
-            )
-            if taken.first() is not None:
+            ).first()
+            if taken is not None:
                 break
+    if taken is not None and taken.name.casefold() != name.casefold():
+        raise AlreadyExists(
+            f"{quote(name)} reads the same as {quote(taken.name)}, a character of this "
+            "campaign: names that look alike could pass for each other. Choose another name."
+        )
     raise AlreadyExists(f"This campaign already has a character named {quote(name)}.")
 
 
@@ -448,7 +487,8 @@ async def set_proficiency(
     rank: str | None = None,
     degree: int | None = None,
 ) -> CharacterView:
-    """Add or change a proficiency: a rank (Pen & Dagger) or a degree 1-2 (d20 check)."""
+    """Add or change a proficiency: a rank (Pen & Dagger) or a degree (d20 check): 1, 2, or
+    -1 for a halved bonus."""
     name = " ".join(name.split())
     if not name or len(name) > MAX_NAME:
         raise InvalidValue(f"Proficiency names are 1 to {MAX_NAME} characters long.")
@@ -460,8 +500,8 @@ async def set_proficiency(
                 raise InvalidValue(f"Choose a rank: {', '.join(PD_RANKS)}.")
             rank, degree = by_key[rank.strip().casefold()], None
         elif Feature.DEGREES in campaign.rules.features:
-            if degree not in (1, 2) or rank is not None:
-                raise InvalidValue("Choose a degree: 1 (proficient) or 2 (expert).")
+            if degree not in (-1, 1, 2) or rank is not None:
+                raise InvalidValue("Choose a degree: half, 1 (proficient) or 2 (expert).")
         else:
             raise InvalidValue(f"Characters in {campaign.rules.key} have no proficiencies.")
         t = character_proficiencies
@@ -472,11 +512,17 @@ async def set_proficiency(
                 name_key=name.casefold(),
                 name=name,
                 rank=rank,
-                degree=degree,
+                degree=None if degree is None else abs(degree),
+                halved=degree == -1,
             )
             .on_conflict_do_update(
                 index_elements=["character_id", "name_key"],
-                set_={"name": name, "rank": rank, "degree": degree},
+                set_={
+                    "name": name,
+                    "rank": rank,
+                    "degree": None if degree is None else abs(degree),
+                    "halved": degree == -1,
+                },
             )
         )
         await session.execute(stmt)
@@ -558,6 +604,23 @@ async def lower_ac_in(session: Executor, character_id: int, amount: int) -> None
         .where(_C.c.id == character_id)
         .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), else_=added))
     )
+
+
+async def set_armour(
+    db: Database,
+    character_id: int,
+    ac: int | None,
+    quality: str | None,
+    magic: int | None,
+) -> CharacterView:
+    """Set (or, all None, clear) a d20 check character's own AC and armour."""
+    async with transaction(db) as session:
+        campaign = await _campaign_of_in(session, character_id)
+        if Feature.ATTACKS not in campaign.rules.features:
+            raise InvalidValue(
+                f"Armour Class is a d20 check rule, not part of {campaign.rules.key}."
+            )
+    return await _update(db, character_id, ac=ac, armour_quality=quality, armour_magic=magic)
 
 
 async def restore_ac(db: Database, character_id: int) -> CharacterView:

@@ -779,27 +779,3 @@ async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None)
     """Mark a hidden roll revealed, once; see :func:`stamp_revealed_in`."""
     async with transaction(db) as session:
         return await stamp_revealed_in(session, roll_id, at)
-
-
-async def first_bound_number_in(
-    session: Executor,
-    *,
-    user_id: int,
-    bound_to: str,
-    campaign_id: int | None,
-    channel_id: int,
-) -> int | None:
-    """The number of the user's first row whose request ends with `` in {bound_to}`` (an
-    inline roll bound to a message, bot/services/inline.py), or None.
-
-    In a campaign its rows are searched (by the campaign's index); elsewhere the channel's
-    rows of no campaign.
-    """
-    suffix = bound_to.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    where = [_L.c.user_id == user_id, _L.c.request.like(f"% in {suffix}", escape="\\")]
-    if campaign_id is not None:
-        where.append(_L.c.campaign_id == campaign_id)
-    else:
-        where += [_L.c.campaign_id.is_(None), _L.c.channel_id == channel_id]
-    found = await session.scalar(select(_L.c.number).where(*where).order_by(_L.c.id).limit(1))
-    return None if found is None else int(found)

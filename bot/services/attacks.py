@@ -401,9 +401,10 @@ async def _perform_in(
         "ac_loss_before": ac_loss,
         "damage": damage.to_record() if damage else None,
         "target": target.name if target else None,
-        # Only a sheet that may change is named by id: a hidden attack's reveal stores its
-        # lost AC there (bot/services/store/pending.py), and nowhere else.
-        "target_id": target.id if target and may_change else None,
+        "target_id": target.id if target else None,
+        # Whether the target's sheet may change: a hidden attack's reveal stores its lost AC
+        # there only then (bot/services/store/pending.py).
+        "sheet_changes": may_change,
         "ac_lost": lost,
     }
     recorded = await ledger.record_in(

@@ -47,7 +47,7 @@ async def test_a_player_cannot_wreck_another_players_armour_by_stating_its_ac(
     text = message_text(result.response)
     assert "**Critical Hit**" in text and "not stored on Bram's sheet" in text
     assert await _bram(table) == 0
-    assert (await _rows(table))[0].outcome["target_id"] is None
+    assert (await _rows(table))[0].outcome["sheet_changes"] is False
 
 
 async def test_once_bram_has_his_own_ac_an_attack_uses_it_and_refuses_another(

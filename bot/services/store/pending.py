@@ -231,6 +231,10 @@ async def ac_loss_on_reveal_in(session: Executor, row: ledger.RollView) -> int:
     if row.kind != LedgerKind.ATTACK or not isinstance(data, dict):
         return 0
     target_id, lost = data.get("target_id"), data.get("ac_lost")
+    # Rows recorded before targets owned their armour have no "sheet_changes": every named
+    # target's sheet could change then.
+    if not data.get("sheet_changes", True):
+        return 0
     if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:
         return 0
     await characters.lower_ac_in(session, target_id, lost)

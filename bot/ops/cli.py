@@ -1,5 +1,6 @@
-"""`python -m bot export` and `python -m bot import`: move campaigns between servers/databases;
-`python -m bot erase-user`: a person's data erased on a request made outside Discord (issue 22)."""
+"""`pbp-dice export` and `pbp-dice import`: move campaigns between servers/databases;
+`pbp-dice erase-user`: a person's data erased on a request made outside Discord;
+`pbp-dice move`: the whole database into another, empty one (:mod:`bot.ops.move`)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
 from bot.config import Settings
 from bot.db.engine import create_database
 from bot.errors import UserError
 
-COMMANDS = frozenset({"export", "import", "erase-user"})
+COMMANDS = frozenset({"export", "import", "erase-user", "move"})
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The export and import subcommands."""
+    """The export, import, erase-user and move subcommands."""
     export = sub.add_parser(
         "export", help="write a guild's campaigns (or one) as JSON: settings, characters, ledger"
     )
@@ -43,6 +46,21 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         default=[],
         help="a display name of theirs to erase from stored text too (repeatable); their "
         "characters' names are found without it",
+    )
+    move = sub.add_parser(
+        "move",
+        help="copy the whole database (DATABASE_URL) into another, empty one, ids and all",
+        description="Copy every campaign, character, roll and setting from DATABASE_URL's "
+        "database into the one --to names, keeping every id, so old messages, buttons and "
+        "/verify go on working. The target is migrated first and refused unless empty; the "
+        "copy is one transaction. Stop the bot first; afterwards point DATABASE_URL at the "
+        "target and start it.",
+    )
+    move.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="the database to move to, e.g. postgresql+asyncpg://USER:PASSWORD@HOST/DBNAME",
     )
 
 
@@ -90,12 +108,35 @@ async def _erase(args: argparse.Namespace, settings: Settings) -> str:
     )
 
 
+def _move(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.config import check_database_url
+    from bot.ops.move import move, shown
+
+    try:
+        check_database_url(args.to)
+    except ValueError as problem:
+        try:
+            named = shown(args.to)
+        except ArgumentError:
+            named = args.to
+        raise UserError(f"--to {named}: {problem}.") from None
+    moved = asyncio.run(move(settings.database_url, args.to, report=print))
+    tables = sum(1 for n in moved.rows.values() if n)
+    print(
+        f"moved {moved.total} rows in {tables} tables to {shown(args.to)}; set "
+        "DATABASE_URL to it and start the bot"
+    )
+    return 0
+
+
 def main(args: argparse.Namespace, settings: Settings) -> int:
-    """Run ``export``, ``import`` or ``erase-user``; a problem is one clear line on stderr and
-    exit code 1."""
+    """Run ``export``, ``import``, ``erase-user`` or ``move``; a problem is one clear line on
+    stderr and exit code 1."""
     from bot.services.export import compress, dumps, load
 
     try:
+        if args.command == "move":
+            return _move(args, settings)
         if args.command == "erase-user":
             print(asyncio.run(_erase(args, settings)))
             return 0
@@ -117,6 +158,17 @@ def main(args: argparse.Namespace, settings: Settings) -> int:
     except UserError as exc:
         print(f"{args.command}: {exc.message}", file=sys.stderr)
         return 1
+    except SQLAlchemyError as exc:
+        # One line, never the statement's parameters (a hidden roll's dice): see the engine.
+        print(f"{args.command}: {database_problem(exc)}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"{args.command}: {exc}", file=sys.stderr)
         return 1
+
+
+def database_problem(error: BaseException) -> str:
+    """A database error as one line an operator can act on."""
+    cause = error.__cause__ or error.__context__ or error
+    first = (str(getattr(error, "orig", None) or cause).strip().splitlines() or ["?"])[0]
+    return f"the database refused ({first}); check DATABASE_URL and that its server is running."

@@ -20,16 +20,16 @@ import contextlib
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from bot.config import Settings
 
-from bot.config import Settings, environment_problems, explain, load_settings
-from bot.log_context import install_log_context
-from bot.logs import setup_logging
-from bot.ops import cli as ops_cli
-
+# The libraries (pydantic, SQLAlchemy, discord.py) are imported once a command needs them, so
+# `pbp-dice --help` answers at once.
 log = logging.getLogger("bot")
+#: Run by bot/ops/cli.py.
+OPS_COMMANDS = frozenset({"export", "import", "erase-user", "move"})
 
 NO_TOKEN = (
     "DISCORD_TOKEN is not set: put DISCORD_TOKEN=... in a file named .env in the folder you "
@@ -40,6 +40,10 @@ NO_TOKEN = (
 
 def _settings_or_exit(**overrides: Any) -> Settings:
     """The settings, or every bad one named on a line of its own and exit status 1."""
+    from pydantic import ValidationError
+
+    from bot.config import environment_problems, explain, load_settings
+
     try:
         settings = load_settings(**overrides)
     except ValidationError as exc:
@@ -105,6 +109,51 @@ def _play(args: argparse.Namespace) -> int:
     return run(options)
 
 
+def _add_ops_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """export, import, erase-user and move (run by :mod:`bot.ops.cli`)."""
+    export = sub.add_parser(
+        "export", help="write a guild's campaigns (or one) as JSON: settings, characters, ledger"
+    )
+    export.add_argument("--guild", type=int, required=True, help="the Discord server id")
+    export.add_argument("--campaign", type=int, help="only this campaign id")
+    export.add_argument(
+        "--out", type=Path, help="write to FILE, gzip-compressed if named *.gz (default: stdout)"
+    )
+    imp = sub.add_parser("import", help="import campaigns from an export file, all or nothing")
+    imp.add_argument(
+        "file", type=Path, help="the export file, .json or .json.gz ('-' for standard input)"
+    )
+    imp.add_argument("--guild", type=int, help="move the campaign to this server")
+    imp.add_argument("--channel", type=int, help="move the campaign to this channel")
+    erase = sub.add_parser(
+        "erase-user",
+        help="erase a Discord user's data everywhere, as /privacy delete does (docs/privacy.md)",
+    )
+    erase.add_argument("user_id", type=int, help="the user's Discord id")
+    erase.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="a display name of theirs to erase from stored text too (repeatable); their "
+        "characters' names are found without it",
+    )
+    move = sub.add_parser(
+        "move",
+        help="copy the whole database (DATABASE_URL) into another, empty one, ids and all",
+        description="Copy every campaign, character, roll and setting from DATABASE_URL's "
+        "database into the one --to names, keeping every id, so old messages, buttons and "
+        "/verify go on working. The target is migrated first and refused unless empty; the "
+        "copy is one transaction. Stop the bot first; afterwards point DATABASE_URL at the "
+        "target and start it.",
+    )
+    move.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="the database to move to, e.g. postgresql+asyncpg://USER:PASSWORD@HOST/DBNAME",
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     """The command line of ``pbp-dice``."""
     top = argparse.ArgumentParser(
@@ -121,7 +170,7 @@ def parser() -> argparse.ArgumentParser:
         description="Bring DATABASE_URL's database to this version's schema and exit. Safe "
         "to run while other processes start: they take turns.",
     )
-    ops_cli.add_parsers(sub)
+    _add_ops_parsers(sub)
     return top
 
 
@@ -132,9 +181,13 @@ def main(argv: list[str] | None = None) -> int:
 
     overrides = {"shard_ids": args.shards} if getattr(args, "shards", None) else {}
     settings = _settings_or_exit(**overrides)
+    from bot.log_context import install_log_context
+    from bot.logs import setup_logging
+    from bot.ops import cli as ops_cli
+
     setup_logging(settings.log_level, settings.log_format)
     install_log_context()
-    if args.command in ops_cli.COMMANDS:
+    if args.command in OPS_COMMANDS:
         return ops_cli.main(args, settings)
     if args.command == "migrate":
         from sqlalchemy.exc import SQLAlchemyError

@@ -250,7 +250,7 @@ def environment_problems(settings: Settings) -> list[str]:
     url = make_url(settings.database_url)
     driver = DRIVERS[url.get_backend_name()]
     shown = url.render_as_string(hide_password=True)
-    if importlib.util.find_spec(driver) is None:
+    if not _installed(driver):
         problems.append(
             f"DATABASE_URL={shown}: its driver {driver} is not installed; {INSTALL[driver]}."
         )
@@ -272,6 +272,10 @@ def environment_problems(settings: Settings) -> list[str]:
                 "folder (e.g. chown) or point the URL at a folder it owns."
             )
     return problems
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
 def _nearest_existing(path: Path) -> Path:

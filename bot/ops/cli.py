@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -15,53 +14,6 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from bot.config import Settings
 from bot.db.engine import create_database
 from bot.errors import UserError
-
-COMMANDS = frozenset({"export", "import", "erase-user", "move"})
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The export, import, erase-user and move subcommands."""
-    export = sub.add_parser(
-        "export", help="write a guild's campaigns (or one) as JSON: settings, characters, ledger"
-    )
-    export.add_argument("--guild", type=int, required=True, help="the Discord server id")
-    export.add_argument("--campaign", type=int, help="only this campaign id")
-    export.add_argument(
-        "--out", type=Path, help="write to FILE, gzip-compressed if named *.gz (default: stdout)"
-    )
-    imp = sub.add_parser("import", help="import campaigns from an export file, all or nothing")
-    imp.add_argument(
-        "file", type=Path, help="the export file, .json or .json.gz ('-' for standard input)"
-    )
-    imp.add_argument("--guild", type=int, help="move the campaign to this server")
-    imp.add_argument("--channel", type=int, help="move the campaign to this channel")
-    erase = sub.add_parser(
-        "erase-user",
-        help="erase a Discord user's data everywhere, as /privacy delete does (docs/privacy.md)",
-    )
-    erase.add_argument("user_id", type=int, help="the user's Discord id")
-    erase.add_argument(
-        "--name",
-        action="append",
-        default=[],
-        help="a display name of theirs to erase from stored text too (repeatable); their "
-        "characters' names are found without it",
-    )
-    move = sub.add_parser(
-        "move",
-        help="copy the whole database (DATABASE_URL) into another, empty one, ids and all",
-        description="Copy every campaign, character, roll and setting from DATABASE_URL's "
-        "database into the one --to names, keeping every id, so old messages, buttons and "
-        "/verify go on working. The target is migrated first and refused unless empty; the "
-        "copy is one transaction. Stop the bot first; afterwards point DATABASE_URL at the "
-        "target and start it.",
-    )
-    move.add_argument(
-        "--to",
-        required=True,
-        metavar="URL",
-        help="the database to move to, e.g. postgresql+asyncpg://USER:PASSWORD@HOST/DBNAME",
-    )
 
 
 async def _export(args: argparse.Namespace, settings: Settings) -> Any:

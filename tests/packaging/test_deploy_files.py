@@ -82,8 +82,9 @@ def test_the_units_write_only_where_systemd_makes_the_folder_for_either_database
 def test_the_shard_template_runs_exactly_its_own_shard(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """`pbp-dice@1` with the EnvironmentFile the docs write (SHARD_IDS= left empty, as in
-    .env.example): the process runs shard 1 of SHARD_COUNT, and no other."""
+    """`pbp-dice@1` with the settings file the docs write (a copy of .env.example: SHARD_IDS=
+    left empty), in the unit's working directory: the process runs shard 1 of SHARD_COUNT, and
+    no other, even with SHARD_IDS set in the environment too."""
     service = _unit("pbp-dice@.service")["Service"]
     assert not any(v.startswith("SHARD_IDS") for v in service.get("Environment", []))
     [exec_start] = service["ExecStart"]
@@ -91,11 +92,18 @@ def test_the_shard_template_runs_exactly_its_own_shard(
     assert argv[0] == INSTALLED_COMMAND
     for name in Settings.model_fields:
         monkeypatch.delenv(name.upper(), raising=False)
-    monkeypatch.chdir(tmp_path)
-    # What systemd puts in the environment from EnvironmentFile=/etc/pbp-dice/env.
-    for key, value in {"DISCORD_TOKEN": "x.y", "SHARD_COUNT": "2", "SHARD_IDS": ""}.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'pbp.sqlite3'}")
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    assert "\nSHARD_IDS=\n" in example
+    settings = example.replace("DISCORD_TOKEN=\n", "DISCORD_TOKEN=not.a.real-token\n")
+    settings = settings.replace("SHARD_COUNT=\n", "SHARD_COUNT=2\n")
+    settings = re.sub(
+        r"^DATABASE_URL=.*$",
+        f"DATABASE_URL=sqlite+aiosqlite:///{tmp_path}/pbp.db",
+        settings,
+        flags=re.M,
+    )
+    (tmp_path / ".env").write_text(settings, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # WorkingDirectory=
     monkeypatch.setattr(bot.logs, "setup_logging", lambda *args: None)
     monkeypatch.setattr(bot.log_context, "install_log_context", lambda: None)
     ran: list[Settings] = []
@@ -106,6 +114,9 @@ def test_the_shard_template_runs_exactly_its_own_shard(
     monkeypatch.setattr(entry, "_run", run)
     assert entry.main(argv[1:]) == 0
     assert (ran[0].shard_count, ran[0].shard_ids) == (2, [1])
+    monkeypatch.setenv("SHARD_IDS", "0,1")  # say an EnvironmentFile= set it after all
+    assert entry.main(argv[1:]) == 0
+    assert ran[1].shard_ids == [1]
 
 
 # --- the container ------------------------------------------------------------------------------

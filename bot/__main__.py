@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -179,7 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "play":
         return _play(args)  # no token, no .env: the table has its own settings
 
-    overrides = {"shard_ids": args.shards} if getattr(args, "shards", None) else {}
+    overrides = {}
+    if getattr(args, "shards", None) is not None:
+        if not re.fullmatch(r"\d+(,\d+)*", args.shards.replace(" ", "")):
+            print(
+                f"--shards {args.shards}: not a list of shard numbers; write them "
+                "comma-separated, e.g. --shards 0 or --shards 0,1.",
+                file=sys.stderr,
+            )
+            return 1
+        overrides["shard_ids"] = args.shards
     settings = _settings_or_exit(**overrides)
     from bot.log_context import install_log_context
     from bot.logs import setup_logging

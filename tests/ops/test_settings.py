@@ -243,3 +243,14 @@ def test_run_shards_overrides_an_empty_shard_ids_from_the_environment(
     monkeypatch.setenv("DISCORD_TOKEN", "not.a.real-token")
     assert entry.main(["run", "--shards", "2"]) == 0
     assert seen[0].shard_ids == [2] and seen[0].shard_count == 4
+
+
+def test_a_bad_shards_option_is_named_as_typed(
+    clean: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert entry.main(["run", "--shards", "one"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "--shards one: not a list of shard numbers; write them comma-separated, e.g. "
+        "--shards 0 or --shards 0,1."
+    ]

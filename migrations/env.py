@@ -4,14 +4,21 @@ The database URL comes from, in order: a connection handed over by :mod:`bot.db.
 (``config.attributes["connection"]``), ``-x url=...`` on the command line, the
 ``sqlalchemy.url`` attribute or option set programmatically, and finally the bot's settings
 (``DATABASE_URL``).
+
+On PostgreSQL the migrations run under an advisory lock held to the end of their transaction:
+shards or replicas started together on one database take turns, and the later ones find the
+schema already at head instead of racing to create the same tables. (SQLite needs nothing: its
+write lock, taken by ``BEGIN IMMEDIATE``, already serialises them.) Run from the ``alembic``
+command, it logs each step as ``pbp-dice migrate`` does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from alembic import context
-from sqlalchemy import Connection
+from sqlalchemy import Connection, text
 
 from bot.db.engine import create_database
 from bot.db.migrate import run_in_one_transaction
@@ -19,6 +26,10 @@ from bot.db.schema import metadata
 
 config = context.config
 target_metadata = metadata
+log = logging.getLogger("alembic.env")
+
+#: The advisory lock every pbp-dice process takes around its migrations ("pbp-dice" in ASCII).
+MIGRATION_LOCK = 0x7062702D64696365
 
 
 def _url() -> str:
@@ -41,9 +52,20 @@ def _configure(connection: Connection) -> None:
     )
 
 
+def _take_turn(connection: Connection) -> None:
+    """Wait for any other process's migrations on this PostgreSQL database to commit."""
+    if connection.dialect.name != "postgresql":
+        return
+    lock = {"key": MIGRATION_LOCK}
+    if not connection.execute(text("SELECT pg_try_advisory_xact_lock(:key)"), lock).scalar():
+        log.info("another process is migrating this database; waiting for it to finish")
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), lock)
+
+
 def _run_on(connection: Connection) -> None:
     _configure(connection)
     with context.begin_transaction():
+        _take_turn(connection)  # before Alembic reads the version: then it sees the winner's
         context.run_migrations()
 
 
@@ -76,7 +98,16 @@ def run_migrations_online() -> None:
     if connection is not None:
         _run_on(connection)
     else:
+        _log_when_run_alone()
         asyncio.run(_run_async(_url()))
+
+
+def _log_when_run_alone() -> None:
+    """The ``alembic`` command has no logging set up: log as the bot does, step by step."""
+    if not logging.getLogger().handlers:
+        from bot.logs import setup_logging
+
+        setup_logging("INFO")
 
 
 if context.is_offline_mode():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,16 @@ from bot.db.engine import create_database
 
 
 def _migrations_dir() -> Path:
-    """``migrations/`` at the root of the checkout.
+    """Alembic's script directory: the package ``bot.migrations``.
 
-    Beside the package when it runs from the checkout (editable install), else in the working
-    directory (a regular install run from the checkout, as the deployment docs do).
+    In the checkout that is the top-level ``migrations/`` (setup.py maps it into the package,
+    also for an editable install); in an installed wheel it is inside the package, so
+    ``pbp-dice migrate`` works from any directory.
     """
-    beside = Path(__file__).resolve().parents[2] / "migrations"
-    return beside if beside.is_dir() else Path.cwd() / "migrations"
+    found = resources.files("bot.migrations")
+    if not isinstance(found, Path):  # a zipped install: Alembic needs real files
+        raise RuntimeError(f"pbp-dice's migrations are not on the file system ({found})")
+    return found
 
 
 MIGRATIONS_DIR = _migrations_dir()

@@ -1,49 +1,19 @@
-"""`python -m bot export` and `python -m bot import`: move campaigns between servers/databases;
-`python -m bot erase-user`: a person's data erased on a request made outside Discord (issue 22)."""
+"""`pbp-dice export` and `pbp-dice import`: move campaigns between servers/databases;
+`pbp-dice erase-user`: a person's data erased on a request made outside Discord;
+`pbp-dice move`: the whole database into another, empty one (:mod:`bot.ops.move`)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import Any
+
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from bot.config import Settings
 from bot.db.engine import create_database
 from bot.errors import UserError
-
-COMMANDS = frozenset({"export", "import", "erase-user"})
-
-
-def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The export and import subcommands."""
-    export = sub.add_parser(
-        "export", help="write a guild's campaigns (or one) as JSON: settings, characters, ledger"
-    )
-    export.add_argument("--guild", type=int, required=True, help="the Discord server id")
-    export.add_argument("--campaign", type=int, help="only this campaign id")
-    export.add_argument(
-        "--out", type=Path, help="write to FILE, gzip-compressed if named *.gz (default: stdout)"
-    )
-    imp = sub.add_parser("import", help="import campaigns from an export file, all or nothing")
-    imp.add_argument(
-        "file", type=Path, help="the export file, .json or .json.gz ('-' for standard input)"
-    )
-    imp.add_argument("--guild", type=int, help="move the campaign to this server")
-    imp.add_argument("--channel", type=int, help="move the campaign to this channel")
-    erase = sub.add_parser(
-        "erase-user",
-        help="erase a Discord user's data everywhere, as /privacy delete does (docs/privacy.md)",
-    )
-    erase.add_argument("user_id", type=int, help="the user's Discord id")
-    erase.add_argument(
-        "--name",
-        action="append",
-        default=[],
-        help="a display name of theirs to erase from stored text too (repeatable); their "
-        "characters' names are found without it",
-    )
 
 
 async def _export(args: argparse.Namespace, settings: Settings) -> Any:
@@ -90,12 +60,35 @@ async def _erase(args: argparse.Namespace, settings: Settings) -> str:
     )
 
 
+def _move(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.config import check_database_url
+    from bot.ops.move import move, shown
+
+    try:
+        check_database_url(args.to)
+    except ValueError as problem:
+        try:
+            named = shown(args.to)
+        except ArgumentError:
+            named = args.to
+        raise UserError(f"--to {named}: {problem}.") from None
+    moved = asyncio.run(move(settings.database_url, args.to, report=print))
+    tables = sum(1 for n in moved.rows.values() if n)
+    print(
+        f"moved {moved.total} rows in {tables} tables to {shown(args.to)}; set "
+        "DATABASE_URL to it and start the bot"
+    )
+    return 0
+
+
 def main(args: argparse.Namespace, settings: Settings) -> int:
-    """Run ``export``, ``import`` or ``erase-user``; a problem is one clear line on stderr and
-    exit code 1."""
+    """Run ``export``, ``import``, ``erase-user`` or ``move``; a problem is one clear line on
+    stderr and exit code 1."""
     from bot.services.export import compress, dumps, load
 
     try:
+        if args.command == "move":
+            return _move(args, settings)
         if args.command == "erase-user":
             print(asyncio.run(_erase(args, settings)))
             return 0
@@ -117,6 +110,17 @@ def main(args: argparse.Namespace, settings: Settings) -> int:
     except UserError as exc:
         print(f"{args.command}: {exc.message}", file=sys.stderr)
         return 1
+    except SQLAlchemyError as exc:
+        # One line, never the statement's parameters (a hidden roll's dice): see the engine.
+        print(f"{args.command}: {database_problem(exc)}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"{args.command}: {exc}", file=sys.stderr)
         return 1
+
+
+def database_problem(error: BaseException) -> str:
+    """A database error as one line an operator can act on."""
+    cause = error.__cause__ or error.__context__ or error
+    first = (str(getattr(error, "orig", None) or cause).strip().splitlines() or ["?"])[0]
+    return f"the database refused ({first}); check DATABASE_URL and that its server is running."

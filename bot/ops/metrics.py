@@ -13,7 +13,17 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import event
@@ -64,8 +74,18 @@ class Metrics:
     """Commands by name and outcome, latencies, errors by type, database and gateway latency."""
 
     def __init__(self) -> None:
+        # Each counter and histogram would also export a ``<name>_created`` series, a second
+        # one per child that only repeats when this process started; Prometheus has its own
+        # ``process_start_time_seconds``. (prometheus_client's switch is process-wide, and set
+        # before any metric is made.)
+        disable_created_metrics()  # type: ignore[no-untyped-call]
         self.registry = CollectorRegistry()
         r = self.registry
+        # What every Prometheus exporter serves: CPU, memory, file descriptors, start time
+        # (Linux), the garbage collector's work, and the Python version.
+        ProcessCollector(registry=r)
+        GCCollector(registry=r)
+        PlatformCollector(registry=r)
         self.commands = Counter(
             "pbp_commands",
             "Slash commands and button clicks (by custom id kind, e.g. pbp:req) handled, by "

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 #: Where the endpoint listens unless ``METRICS_HOST`` says otherwise: this machine only, as it
-#: has no authentication (issue 22, "Safe defaults").
+#: has no authentication. A container sets 0.0.0.0, so its orchestrator's probe reaches it
+#: (docs/deploying.md, "Metrics and health").
 DEFAULT_HOST = "127.0.0.1"
 
 
@@ -58,10 +59,10 @@ class OpsServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
-        server = site._server
-        sockets = getattr(server, "sockets", None) or []
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
+        # The runner's public list of bound (host, port, ...) addresses: port 0 asks the OS.
+        bound = [address for address in self._runner.addresses if isinstance(address, tuple)]
+        if bound:
+            self.port = int(bound[0][1])
         return self.port
 
     async def stop(self) -> None:

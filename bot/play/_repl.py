@@ -9,6 +9,8 @@ import random
 import signal
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,15 +134,78 @@ def _read_line(prompt: str) -> str:
 
     Blocking on purpose: SimCord settles every action before it returns, so the bot has
     nothing to do while the person types. asyncio.run's own SIGINT handler would only cancel
-    the table once the line is entered; Python's default one interrupts the typing instead.
+    the table once the line is entered; Python's default one interrupts the typing instead,
+    and :class:`_WakeOnInterrupt` makes sure the interruption is noticed at once.
     """
     previous = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    wake = _WakeOnInterrupt()
+    signal.signal(signal.SIGINT, wake.on_interrupt)
     try:
-        return input(prompt)
+        with wake:
+            return input(prompt)
     finally:
         if previous is not None:  # None: a handler not set from Python, left alone
             signal.signal(signal.SIGINT, previous)
+
+
+class _WakeOnInterrupt:
+    """Makes a Ctrl-C typed at the prompt interrupt the read at once, whatever the timing.
+
+    CPython's readline waits for keys in ``select()`` and runs Python's signal handlers only
+    when that ``select()`` is interrupted. A Ctrl-C that arrives while readline is busy with a
+    key (echo, redisplay: slow on a loaded machine) is recorded, but the next ``select()``
+    then blocks, and the handler only runs after Enter: Ctrl-C seemed to do nothing. So the
+    C-level signal handler also writes to a pipe (``signal.set_wakeup_fd``), a thread waiting
+    on it sends the main thread a harmless SIGUSR1 until the SIGINT handler has run, and the
+    interrupted ``select()`` lets that handler raise KeyboardInterrupt into ``input()``.
+    """
+
+    NUDGE = signal.SIGUSR1
+    #: Between two nudges, should one land while readline is busy again.
+    EVERY = 0.05
+
+    def __init__(self) -> None:
+        #: SIGINTs whose handler ran (main thread only; the watcher only reads it).
+        self.handled = 0
+        self._closing = False
+        self._thread: threading.Thread | None = None
+
+    def on_interrupt(self, _signum: int, _frame: object) -> None:
+        self.handled += 1
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> _WakeOnInterrupt:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._write, False)
+        self._nudge = signal.signal(self.NUDGE, lambda *_: None)
+        self._wakeup = signal.set_wakeup_fd(self._write, warn_on_full_buffer=False)
+        main = threading.main_thread().ident
+        assert main is not None
+        self._thread = threading.Thread(target=self._watch, args=(main,), daemon=True)
+        self._thread.start()
+        return self
+
+    def _watch(self, main: int) -> None:
+        seen = 0
+        while True:
+            got = os.read(self._read, 64)
+            if not got:  # the pipe was closed: the read is over
+                return
+            seen += got.count(signal.SIGINT)
+            # A nudge sent as __exit__ begins still finds the no-op handler: __exit__ puts
+            # SIGUSR1's own back only once this thread has ended.
+            while self.handled < seen and not self._closing:
+                signal.pthread_kill(main, self.NUDGE)
+                time.sleep(self.EVERY)
+
+    def __exit__(self, *_exc: object) -> None:
+        signal.set_wakeup_fd(self._wakeup)  # first: no signal writes to the pipe any more
+        self._closing = True
+        os.close(self._write)  # the watcher reads the end of the pipe and returns
+        if self._thread is not None:
+            self._thread.join()
+        signal.signal(self.NUDGE, self._nudge)
+        os.close(self._read)
 
 
 @contextlib.contextmanager

@@ -73,9 +73,12 @@ async def test_upgrade_downgrade_upgrade(empty_url: str) -> None:
         await database.dispose()
 
 
-def test_alembic_command_line_upgrades_from_the_repo_root(tmp_path: Path) -> None:
+def test_alembic_command_line_upgrades_from_the_repo_root_and_logs_each_step(
+    tmp_path: Path,
+) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'cli.sqlite3'}"
     alembic = Path(sys.executable).with_name("alembic")
+    said = []
     for args in (["upgrade", "head"], ["check"]):
         done = subprocess.run(
             [str(alembic), "-x", f"url={url}", *args],
@@ -85,6 +88,11 @@ def test_alembic_command_line_upgrades_from_the_repo_root(tmp_path: Path) -> Non
             check=False,
         )
         assert done.returncode == 0, done.stderr
+        said.append(done.stderr)
+    # Each step is logged, as `pbp-dice migrate` logs it, not done in silence.
+    steps = [line for line in said[0].splitlines() if "Running upgrade" in line]
+    assert len(steps) == len(list((ROOT / "migrations" / "versions").glob("0*.py")))
+    assert "Running upgrade" not in said[1]
 
 
 async def test_rows_committed_before_0007_still_verify_after_it_and_after_a_deletion(

@@ -15,6 +15,8 @@ import discord
 import pytest
 
 import bot.__main__ as entry
+import bot.log_context
+import bot.logs
 
 from .test_cli import _env
 
@@ -121,8 +123,8 @@ def test_when_discord_refuses_it_says_why_in_one_line(
     monkeypatch.setenv("DISCORD_TOKEN", "not.a.real-token")
     monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}")
     # The process's logging is the subprocess tests' business; keep pytest's own here.
-    monkeypatch.setattr(entry, "setup_logging", lambda *args: None)
-    monkeypatch.setattr(entry, "install_log_context", lambda: None)
+    monkeypatch.setattr(bot.logs, "setup_logging", lambda *args: None)
+    monkeypatch.setattr(bot.log_context, "install_log_context", lambda: None)
     monkeypatch.setattr(discord.Client, "login", refuse)
     assert entry.main([]) == 1
     assert capsys.readouterr().err.splitlines() == [said]

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import re
 import shlex
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,14 +144,10 @@ def test_a_transcript_on_the_page_is_what_the_table_prints(
         status, printed = _play(["--script", str(ROOT / known.script), *replay], capsys)
         actual = _normalise(printed)
         assert status == 0, "\n".join(actual)
-        windows = (
-            actual[i : i + len(expected)] for i in range(len(actual) - len(expected) + 1)
-        )
+        windows = (actual[i : i + len(expected)] for i in range(len(actual) - len(expected) + 1))
         if expected not in windows:
             start = next((i for i, line in enumerate(actual) if line == expected[0]), 0)
-            raise AssertionError(
-                _diff(expected, actual[start : start + len(expected)], doc.where)
-            )
+            raise AssertionError(_diff(expected, actual[start : start + len(expected)], doc.where))
         return
 
     script = tmp_path / "transcript.txt"
@@ -169,3 +167,91 @@ def test_a_transcript_on_the_page_is_what_the_table_prints(
         else:
             merged += output
     assert merged == expected, _diff(expected, merged, doc.where)
+
+
+# --- the commands the pages tell a reader to type --------------------------------------------
+
+#: `make play` with its arguments, as a page writes it for a reader to paste.
+PASTED = re.compile(r'`(make play(?: ARGS="([^"]*)")?)`')
+
+
+def _pasted() -> list[tuple[str, str, Transcript | None]]:
+    """(command, where, the transcript it replays): each distinct command of the README once
+    (the guides write theirs the same way; each run costs a new interpreter)."""
+    found: dict[str, tuple[str, str, Transcript | None]] = {}
+    for path in DOCS[:1]:
+        text = path.read_text(encoding="utf-8")
+        for match in PASTED.finditer(text):
+            command, args = match[1], shlex.split(match[2] or "")
+            if {"FILE", "..."} & set(args) or command in found:
+                continue  # a placeholder, not a command to paste
+            same = sorted(args)
+            shown = next((t for t in transcripts(path) if sorted(t.args or []) == same), None)
+            line = text[: match.start()].count("\n") + 1
+            found[command] = (command, f"{path.relative_to(ROOT)}:{line}", shown)
+    return list(found.values())
+
+
+PASTES = _pasted()
+
+
+def test_the_readme_tells_readers_how_to_replay_its_transcripts() -> None:
+    """Each README transcript has the command that replays it on the page, as pasted."""
+    replayed = {t.where for _, _, t in PASTES if t is not None}
+    with_seed = {t.where for t in ALL if t.path.name == "README.md"}
+    assert with_seed <= replayed, sorted(with_seed - replayed)
+
+
+def _fresh_shell_env() -> dict[str, str]:
+    """A new terminal: no virtual environment active, nothing of a test run in the
+    environment, no PYTHONPATH."""
+    keep = ("HOME", "LANG", "LC_ALL", "TERM", "USER", "TMPDIR")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    return env
+
+
+def _subsequence(expected: list[str], actual: list[str]) -> list[str]:
+    """The lines of ``expected`` not found in ``actual`` in order (``  …`` matches nothing)."""
+    missing, at = [], 0
+    for line in expected:
+        if line == ELIDED:
+            continue
+        try:
+            at = actual.index(line, at) + 1
+        except ValueError:
+            missing.append(line)
+    return missing
+
+
+@pytest.mark.parametrize(("command", "where", "shown"), PASTES, ids=[p[1] for p in PASTES])
+def test_a_command_on_the_page_works_as_pasted_in_a_fresh_shell(
+    command: str, where: str, shown: Transcript | None
+) -> None:
+    """Run by bash in the checkout, as a reader would paste it. At the prompt it gets the
+    transcript's typed lines (or just `quit`), and prints what the page shows."""
+    typed = "quit\n"
+    if shown is not None and "--script" not in (shown.args or []):
+        typed = "\n".join(line for line in shown.body if line and line[0] != " ") + "\n"
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=ROOT,
+        env=_fresh_shell_env(),
+        input=typed,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{where}: {command}\n{done.stdout}\n{done.stderr}"
+    assert "Traceback" not in done.stderr, done.stderr
+    if shown is not None:
+        # At the prompt each answer follows a prompt on its line: what the page shows is
+        # what was printed, in order.
+        printed = _normalise(
+            [
+                re.sub(r"^(?:[a-z][\w-]*(?: #[\w-]+)?> )+", "", line)
+                for line in done.stdout.splitlines()
+            ]
+        )
+        shown_output = [line for line in _normalise(shown.body) if line.startswith("  ")]
+        assert _subsequence(shown_output, printed) == [], f"{where}: {command}"

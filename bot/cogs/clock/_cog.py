@@ -10,7 +10,7 @@ logged, never retried (the effect, such as a completed request, stands and shows
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands, tasks
@@ -42,6 +42,8 @@ class ClockCog(commands.Cog):
         self.bot = cast("PbpBot", bot)
         self.poll.change_interval(seconds=self.bot.settings.scheduler_poll_seconds)
         self._wake_at: datetime | None = None
+        #: The loop has begun a pass (before that it has no pass to count from).
+        self._passed = False
 
     async def cog_unload(self) -> None:
         self.poll.cancel()
@@ -54,6 +56,7 @@ class ClockCog(commands.Cog):
 
     @tasks.loop(seconds=30)
     async def poll(self) -> None:
+        self._passed = True
         self._wake_at = None  # this pass sees every job committed before it
         ran = await self.run_once()
         # Sleep until the next job of ours is due, at most the poll interval (a job another
@@ -74,10 +77,26 @@ class ClockCog(commands.Cog):
                 wait = min(cap, max(1.0, (due - self.bot.clock.now()).total_seconds()))
         self.poll.change_interval(seconds=self._since_last_iteration() + wait)
 
+    def _last_pass(self) -> datetime | None:
+        """When the current (or last) pass was scheduled, from the loop's public API.
+
+        discord.py plans each pass at ``previous pass + interval`` (``change_interval``
+        re-plans from the previous pass too), so that pass is the next one less the interval.
+        """
+        planned = self.poll.next_iteration
+        if planned is None or not self._passed:
+            return None
+        interval = timedelta(
+            hours=self.poll.hours or 0,
+            minutes=self.poll.minutes or 0,
+            seconds=self.poll.seconds or 0,
+        )
+        return planned - interval
+
     def _since_last_iteration(self) -> float:
         """The loop counts its interval from when this pass was scheduled, not from now."""
-        last = self.poll._last_iteration
-        if not isinstance(last, datetime):
+        last = self._last_pass()
+        if last is None:
             return 0.0
         return max(0.0, (self.bot.clock.now() - last).total_seconds())
 
@@ -86,8 +105,8 @@ class ClockCog(commands.Cog):
         if self._wake_at is None or when < self._wake_at:
             self._wake_at = when
         planned = self.poll.next_iteration
-        last = self.poll._last_iteration
-        if planned is not None and isinstance(last, datetime) and when < planned:
+        last = self._last_pass()
+        if planned is not None and last is not None and when < planned:
             self.poll.change_interval(seconds=max(0.0, (when - last).total_seconds()))
 
     async def run_once(self) -> int:

@@ -1,0 +1,1 @@
+"""Alembic migrations; installed as ``bot.migrations`` (see setup.py)."""

@@ -1093,7 +1093,7 @@ async def erase_user(
 ) -> Erased:
     """Delete what only ``user_id`` owns and tombstone them where a row names them by id: in
     one server (``guild_id``), or everywhere (None: ``/privacy delete`` in a direct message,
-    and ``python -m bot erase-user``). ``names``: display names their own rows may hold
+    and ``pbp-dice erase-user``). ``names``: display names their own rows may hold
     besides their characters' names. Each step reads a page of their rows per transaction;
     running it again after an interruption finishes the job."""
     async with transaction(db) as session:

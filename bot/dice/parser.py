@@ -1105,16 +1105,19 @@ class _Parser:
         return spec.minimum, spec.maximum
 
 
-def _merge(picks: list[tuple[str, Selector]]) -> tuple[Selection, ...]:
-    """Consecutive keeps (or drops) unite their selections, as in Avrae: ``kh1kl1`` keeps
-    the highest and the lowest; a keep then a drop apply one after the other."""
+def _merge(picks: list[tuple[str, Selector]], unite_drops: bool = False) -> tuple[Selection, ...]:
+    """Consecutive keeps unite their selections, as in Avrae: ``kh1kl1`` keeps the highest
+    and the lowest. Every other operation applies to the dice the previous ones left, one
+    after the other: ``4d6dl1dl1`` drops two dice even when they tie (docs/dice.md, "Keep and
+    drop"). ``unite_drops`` reads consecutive drops as Avrae's d20 does (one united drop)."""
     out: list[tuple[str, list[Selector]]] = []
     fresh = True
     for action, sel in picks:
         if action == "|":
             fresh = True
             continue
-        if out and out[-1][0] == action and not fresh:
+        unites = action == "k" or unite_drops
+        if out and out[-1][0] == action and not fresh and unites:
             out[-1][1].append(sel)
         else:
             out.append((action, [sel]))

@@ -279,8 +279,8 @@ def test_exact_odds_of_new_notation_match_enumeration(expression, sides):
 @pytest.mark.parametrize(
     ("expression", "why"),
     [
-        ("4d6km2", "several keep/drop operations or keep middle"),
-        ("4d6kh3dl1", "several keep/drop operations or keep middle"),
+        ("4d6kh1kl1", "united keeps (kh1kl1) or keep/drop mixing ranks and values"),
+        ("4d6p1kh2", "united keeps (kh1kl1) or keep/drop mixing ranks and values"),
         ("2d6ra1", "reroll-and-add (ra)"),
         ("3d6!!6>=4", "compounding explosions with keep/drop or successes"),
         ("4d6e6k<3", "exploding dice with keep/drop"),

@@ -12,6 +12,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from bot.dice.dialects import DEFAULT_DIALECT
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
 from bot.dice.parser import Expression, parse
@@ -45,6 +46,11 @@ class Batch:
     def max_dice(self) -> int:
         """The worst-case dice of the whole command, every repeat counted (limits.py)."""
         return sum(n * expr.max_dice for expr, n in self.parts)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """How contested spellings were read, once each over every roll of the command."""
+        return tuple(dict.fromkeys(note for expr, _ in self.parts for note in expr.notes))
 
     @property
     def single(self) -> Expression | None:
@@ -81,7 +87,7 @@ def _repeat(segment: str) -> tuple[int, str]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _parse_many_cached(text: str) -> Batch:
+def _parse_many_cached(text: str, dialect: str) -> Batch:
     segments = _split(text)
     if len(segments) > 1 and not segments[-1].strip():
         segments.pop()  # a trailing ';'
@@ -92,7 +98,7 @@ def _parse_many_cached(text: str) -> Batch:
             raise DiceError(f"roll {index} is empty: write something between the ;")
         n, rest = _repeat(segment)
         try:
-            expr = parse(rest)
+            expr = parse(rest, dialect)
         except DiceError as error:
             if len(segments) == 1:
                 raise
@@ -109,15 +115,16 @@ def _parse_many_cached(text: str) -> Batch:
     return Batch(tuple(parts))
 
 
-def parse_many(text: str) -> Batch:
-    """Parse one command's rolls; DiceError (nothing rolled) on anything wrong."""
+def parse_many(text: str, dialect: str = DEFAULT_DIALECT) -> Batch:
+    """Parse one command's rolls in ``dialect`` (bot/dice/dialects.py); DiceError (nothing
+    rolled) on anything wrong."""
     if not isinstance(text, str):
         raise DiceError("a dice expression must be text")
     if len(text) > MAX_LENGTH:
         raise DiceError(
             f"that expression is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,})"
         )
-    return _parse_many_cached(text)
+    return _parse_many_cached(text, dialect)
 
 
 def roll_many(batch: Batch | str, rng: random.Random) -> tuple[RollResult, ...]:

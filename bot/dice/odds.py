@@ -149,8 +149,9 @@ def _window_of(
 
     Any run of single highest/lowest/middle operations applied one after the other keeps a
     contiguous run of the sorted dice, whatever the ties (docs/dice.md, "Keep and drop"):
-    found by running the roller's own ``select`` on distinct values. United selections
-    (``kh1kl1``) and selections by value are not windows.
+    found by running the roller's own ``select`` on distinct values. United selections are
+    windows when what they leave is contiguous (Avrae's ``ph1pl1``; not ``kh1kl1``);
+    selections by value never are.
     """
     if keep is not None:
         return {
@@ -159,7 +160,7 @@ def _window_of(
             "dh": (keep_n, n),
             "dl": (0, n - keep_n),
         }[keep]
-    if not selects or any(len(sels) != 1 or sels[0][0] == "v" for _, sels in selects):
+    if not selects or any(sel[0] == "v" for _, sels in selects for sel in sels):
         return None
     kept = select(list(range(n)), [n - i for i in range(n)], selects)
     if not kept or kept != list(range(kept[0], kept[-1] + 1)):

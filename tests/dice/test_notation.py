@@ -156,8 +156,16 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
             "+d% is Dice Maiden's percentile advantage: write it out, e.g. (2d10kl1-1)*10+1d10",
         ),
         # Error positions point at the start of the unknown word.
-        ("2d6foo3", "unknown word 'foo' at position 4"),
-        ("2d6kfoo", "unknown word 'kfoo' at position 4"),
+        (
+            "2d6foo3",
+            "unknown word 'foo' at position 4"
+            " (modifiers are e.g. kh3, dl1, r1, e, mi2; comments start with #)",
+        ),
+        (
+            "2d6kfoo",
+            "unknown word 'kfoo' at position 4"
+            " (modifiers are e.g. kh3, dl1, r1, e, mi2; comments start with #)",
+        ),
         ("1d20 attack", "unknown word 'attack' at position 6 (start a comment with #)"),
         (
             "4cod",
@@ -235,7 +243,11 @@ def test_repeats_and_several_rolls_each_get_their_own_total_and_labels():
             "explosion and reroll; the limit is 1,000",
         ),
         ("1d6;;1d6", "roll 2 is empty: write something between the ;"),
-        ("1d6; 2d6x", "roll 2: unknown word 'x' at position 5"),
+        (
+            "1d6; 2d6x",
+            "roll 2: unknown word 'x' at position 5 (to explode write ! or e, e.g. 3d6!)",
+        ),
+        ("6x4d6kh3", "unknown word 'x' at position 2 (to roll 6 times write 6#4d6kh3)"),
     ],
 )
 def test_several_rolls_obey_the_limits_before_rolling(text, message):

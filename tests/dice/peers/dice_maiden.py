@@ -67,7 +67,7 @@ ENTRIES: list[tuple[str, str, list[tuple[tuple[int, ...], Any]] | None]] = [
     ("snm5", f"{R}:242", None),
     ("ed1", f"{R}:258", None),
     ("d5 + d6", f"{T}:8", [((5, 6), 11)]),
-    ("1d6 + 2d8 d1", f"{T}:9", [((3, 2, 7), 10)]),
+    ("1d6 + 2d8 d1", f"{T}:9", None),  # a spaced modifier after several terms: refused
     ("d6", f"{T}:11", [((4,), 4)]),
     ("d5 + 2d6", f"{T}:12", [((1, 2, 3), 6)]),
     ("1d5 + d6", f"{T}:13", [((1, 2), 3)]),

@@ -296,6 +296,12 @@ def _render(
     return short[: max_length - 1] + "…" if max_length > 1 else "…"
 
 
+def reading_notes(results: tuple[RollResult, ...] | list[RollResult]) -> tuple[str, ...]:
+    """How the rolls' contested spellings were read, each line once (docs/dice.md,
+    "Dialects"): every answer shows them, so a player never gets a silent misreading."""
+    return tuple(dict.fromkeys(note for r in results for note in r.parsed.notes))
+
+
 def render_markdown(result: RollResult, max_length: int = DISCORD_LIMIT) -> str:
     """Discord markdown, e.g. ``4d6kh3 (**6**, 4, ~~1~~, 3) = 13``, at most ``max_length``."""
     return _render(result, max_length, _md_die, _md_escape, _MD_MINUS)

@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from sqlalchemy import CursorResult, Result, Table, delete, func, select, true, update
 
+from bot.db.dialect_models import dice_dialects
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.macro_models import macros
@@ -778,7 +779,10 @@ async def _erase_settings_in(
     result = await session.execute(
         delete(notify_settings).where(notify_settings.c.user_id == user_id)
     )
-    return _changed(result)
+    dialect = await session.execute(
+        delete(dice_dialects).where(dice_dialects.c.user_id == user_id)
+    )
+    return _changed(result) + _changed(dialect)
 
 
 def _fields(row: RollView) -> dict[str, Any]:

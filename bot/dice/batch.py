@@ -7,6 +7,7 @@ dice counting every repeat, explosion and reroll, all checked before any die is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import re
@@ -23,6 +24,9 @@ _HASH_REPEAT = re.compile(r"\s*(\d+)#(?=\s*\S)")
 # Dice Maiden: a leading number and a space repeat what follows ("6 4d6", "2 d6", "3 +d20"),
 # unless an operator follows ("3 + 4", "3 * 2"); "+d"/"-d" right after the space is its
 # advantage spelling, so "3 +d20" is three rolls with advantage.
+# Dice Maiden's display options before a roll: "s" simple, "nr" no results, "ul" unsorted.
+_FLAGS = re.compile(r"\s*((?:(?:s|nr|ul)\s+)+)(?=\S)", re.IGNORECASE)
+_PRIVATE = re.compile(r"\s*p\s+(?:(?:s|nr|ul)\s+)*(?=\S)", re.IGNORECASE)
 _SPACE_REPEAT = re.compile(r"\s*(\d+)\s+(?=[^\s+\-*/)<>=!#;,\[%]|[+-][dD])")
 
 
@@ -81,7 +85,10 @@ def _repeat(segment: str) -> tuple[int, str]:
         if m is not None:
             n = int(m.group(1)[:12])
             if not 1 <= n <= MAX_ROLLS:
-                raise DiceError(f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once")
+                raise DiceError(
+                    f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once "
+                    f"(e.g. {MAX_ROLLS}#1d6)"
+                )
             return n, segment[m.end() :]
     return 1, segment
 
@@ -96,9 +103,24 @@ def _parse_many_cached(text: str, dialect: str) -> Batch:
     for index, segment in enumerate(segments, start=1):
         if not segment.strip():
             raise DiceError(f"roll {index} is empty: write something between the ;")
+        shown: tuple[str, ...] = ()
+        if _PRIVATE.match(segment):
+            raise DiceError(
+                "'p' at the start is Dice Maiden's private roll: use /roll's secret option "
+                "(e.g. secret:private) and write the dice without it"
+            )
+        flags = _FLAGS.match(segment) if dialect == "dice-maiden" else None
+        if flags is not None:  # Dice Maiden's display options: the total is the same
+            shown = (
+                f"Dice Maiden dialect: left out the display option{'s' * (' ' in flags[1].strip())}"
+                f" `{' '.join(flags[1].split())}`",
+            )
+            segment = segment[flags.end() :]
         n, rest = _repeat(segment)
         try:
             expr = parse(rest, dialect)
+            if shown:
+                expr = dataclasses.replace(expr, notes=shown + expr.notes)
         except DiceError as error:
             if len(segments) == 1:
                 raise

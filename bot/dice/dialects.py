@@ -66,6 +66,17 @@ READINGS: tuple[Reading, ...] = (
         },
     ),
     Reading(
+        "maiden-modifiers",
+        "`e`, `r` and `f` with no space before them",
+        "3d6e6",
+        {
+            "pbp": "Roll20's: `e6` explodes on exactly 6, again and again; `r2` rerolls a 2; "
+            "`f1` fails on exactly 1 (with a space: Dice Maiden's)",
+            "dice-maiden": "Dice Maiden's, space or not: `e6` explodes once on 6 or more; "
+            "`r2` rerolls 2 or less; `f2` fails on 2 or less",
+        },
+    ),
+    Reading(
         "keep-face",
         "`k` followed by a number",
         "4d6k3",

@@ -105,6 +105,7 @@ _WORDS = (
     "cf",
     "sa",
     "sd",
+    "xo",
     "k",
     "p",
     "d",
@@ -114,6 +115,7 @@ _WORDS = (
     "f",
     "s",
     "b",
+    "x",
 )
 
 _TOKEN = re.compile(
@@ -331,6 +333,7 @@ class _Parser:
         self.notes: dict[str, str] = {}
         self.floor_div: set[int] = set()  # positions of Avrae's // (integer division)
         self.had_mul = False
+        self.source = source
         self.tokens: list[tuple[str, str, int, bool]] = []
         self.comment: str | None = None
         self._tokenize(source)
@@ -416,24 +419,14 @@ class _Parser:
                 shown = letters if len(letters) <= 20 else letters[:19] + "…"
                 hint = ""
                 if letters in ("cod", "wod", "sr", "df", "wh", "yz", "ed", "ex", "sp", "snm"):
-                    hint = " (Dice Maiden's game-system shortcuts are not supported)"
+                    hint = (
+                        " (Dice Maiden's game-system shortcuts are not supported: write the "
+                        "dice, e.g. 4d10 t8 ie10 for 4cod)"
+                    )
                 elif letters in ("nr", "ul"):
-                    hint = " (Dice Maiden's display options are not supported)"
+                    hint = " (a Dice Maiden display option: write the roll without it)"
                 elif letters.startswith("dd"):
                     hint = " (write the dice out, e.g. 1d3*10+1d4)"
-                elif (
-                    letters[at] == "x"
-                    and at == 0
-                    and self.tokens
-                    and self.tokens[-1][0] == "num"
-                    and (len(self.tokens) < 2 or self.tokens[-2][1] != "d")
-                    and not spaced
-                ):
-                    n = self.tokens[-1][1]
-                    rest = source[pos + 1 :].split(";")[0].strip()[:30] or "4d6kh3"
-                    hint = f" (to roll {n} times write {n}#{rest})"
-                elif letters[at] == "x" and len(letters) == at + 1:
-                    hint = " (to explode write ! or e, e.g. 3d6!)"
                 if not hint and spaced and len(letters) > 2:
                     hint = " (start a comment with #)"
                 if not hint:
@@ -506,7 +499,9 @@ class _Parser:
     @staticmethod
     def _check(lo: int, hi: int) -> tuple[int, int]:
         if lo < -MAX_MAGNITUDE or hi > MAX_MAGNITUDE:
-            raise DiceError("numbers get too large: results must stay within ±10^15")
+            raise DiceError(
+                "numbers get too large: results must stay within ±10^15 (use smaller numbers)"
+            )
         return lo, hi
 
     # --- grammar ---------------------------------------------------------------------------
@@ -689,7 +684,10 @@ class _Parser:
     ) -> tuple[int, int]:
         """One ``*`` or ``/`` and its right operand (the operator is the next token)."""
         if tok[1] == "%":
-            raise DiceError(f"'%' at position {tok[2]}: the remainder is not supported")
+            raise DiceError(
+                f"'%' at position {tok[2]}: the remainder is not supported (use / to divide, "
+                "rounding down)"
+            )
         self.i += 1
         self._count_op()
         start = len(self.prog)
@@ -748,6 +746,12 @@ class _Parser:
             self.i += 1
             value = self._int(text)
             nxt = self._peek()
+            if nxt is not None and nxt[1] in ("x", "xo") and not nxt[3] and nxt[0] == "word":
+                rest = self.source[nxt[2] + len(nxt[1]) - 1 :].split(";")[0].strip()[:30]
+                raise DiceError(
+                    f"'x' at position {nxt[2]}: to roll {value} times write "
+                    f"{value}#{rest or '4d6kh3'}"
+                )
             if nxt is not None and nxt[1] == "d":
                 if nxt[3]:
                     raise DiceError(
@@ -766,6 +770,12 @@ class _Parser:
             self.i += 1
             keep = ("kh" if text == "adv" else "kl", 1)
             lo, hi = self._add_term(self._build(2, 20, [("keep", keep)]))
+        elif kind == "word":
+            raise DiceError(
+                f"unexpected '{text}' at position {tok[2]}: a roll starts with dice or a "
+                "number, e.g. 1d20+5 (for a game-system shortcut such as 4cod, write its dice: "
+                "4d10 t8 ie10)"
+            )
         else:
             raise self._unexpected(tok, "a number, dice or '('")
         while (lab := self._peek()) is not None and lab[0] == "label":
@@ -855,7 +865,8 @@ class _Parser:
                     what = "keep" if action == "k" else "drop"
                     raise DiceError(
                         f"{selection_text(((action, (sel,)),))}: a set of {len(bounds)} can "
-                        f"{what} 1 to {len(bounds) - (action == 'p')} items"
+                        f"{what} 1 to {len(bounds) - (action == 'p')} items (e.g. "
+                        f"{selection_text(((action, ((sel[0], 1, 0),)),))})"
                     )
         lo, hi = set_bounds(selects, bounds)
         spec = SetSpec(len(bounds), selects, suffix, opener == "{")
@@ -922,7 +933,7 @@ class _Parser:
             sides = self._number("the number of sides after 'd' (e.g. d20)")
         name = f"{count}d{'F' if fate else sides}"
         if count < 1:
-            raise DiceError(f"{name}: roll at least one die")
+            raise DiceError(f"{name}: roll at least one die (e.g. 1d{'F' if fate else sides})")
         if count > MAX_DICE:
             raise DiceError(f"{name}: at most {_fmt(MAX_DICE)} dice can be rolled")
         if sides < 1:
@@ -979,7 +990,7 @@ class _Parser:
                 mods.append(("keep", ("kh" if word == "adv" else "kl", 1)))
             elif word in ("r", "rr", "ro", "ir"):
                 mods.append(self._reroll(word, spaced, sides))
-            elif word in ("e", "ie") or kind == "bang":
+            elif word in ("e", "ie", "x", "xo") or kind == "bang":
                 mods.append(self._explode(word, spaced, sides))
             elif word == "im":
                 op, n = self._condition(word, 1)
@@ -995,10 +1006,28 @@ class _Parser:
             elif word == "t":
                 mods.append(("target", (">=", self._number("a target after 't', e.g. t8"))))
             elif word == "f":
+                if not spaced and "maiden-modifiers" in self.sw:
+                    spaced = True
+                    self._note(
+                        "maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does")
+                    )
                 op, n = self._condition(word, None, "<=" if spaced else "=")
                 mods.append(("failure", (op, n)))
             elif word in ("cs", "cf"):
+                if "maiden-modifiers" in self.sw:
+                    raise DiceError(
+                        f"'{word}' at position {tok[2]}: in Dice Maiden cs is the Cypher System "
+                        "(a level N task needs 3N or more): write the target, e.g. 1d20 t15 for "
+                        "level 5"
+                    )
                 op, n = self._condition(word, None)
+                if "inclusive" not in self.sw:  # outside Roll20's own dialect
+                    self._note(
+                        "crit-range",
+                        f"read `{word}` as Roll20's critical range: it marks dice and counts "
+                        f"nothing (Foundry counts them: write {'>' if word == 'cs' else '<'}N "
+                        "right after the dice)",
+                    )
                 mods.append(("crit_success" if word == "cs" else "crit_failure", (op, n)))
             elif word in ("s", "sa", "sd"):
                 mods.append(("sort", ("d" if word == "sd" else "a", 0)))
@@ -1083,6 +1112,9 @@ class _Parser:
         return ("select", (action, (kind, n, 0)))
 
     def _reroll(self, word: str, spaced: bool, sides: int) -> Mod:
+        if word == "r" and not spaced and "maiden-modifiers" in self.sw:
+            self._note("maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does"))
+            spaced = True
         if word == "ir" or (word == "r" and spaced):
             # Dice Maiden: r2 rerolls dice <= 2 once, ir2 again and again.
             op, n = self._condition(word, None, "<=")
@@ -1104,10 +1136,19 @@ class _Parser:
         return ("reroll", (("rr" if word == "rr" else "r") + op, n))
 
     def _explode(self, word: str, spaced: bool, sides: int) -> Mod:
+        if word == "e" and not spaced and "maiden-modifiers" in self.sw:
+            self._note("maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does"))
+            spaced = True
         dice_maiden = word == "ie" or (word == "e" and spaced)
         op, n = self._condition(word, sides, ">=" if dice_maiden else "=")
         mode = {"!!": "compound", "!p": "penetrate", "!!p": "both"}.get(word, "")
-        once = word == "e" and spaced  # Dice Maiden's e explodes once, ie indefinitely
+        if mode in ("penetrate", "both"):
+            self._note(
+                "penetrate",
+                f"read `{word}` as Roll20's penetrating dice: each extra die counts one less",
+            )
+        # Dice Maiden's e explodes once, ie indefinitely; Foundry's xo explodes once, x again.
+        once = (word == "e" and spaced) or word == "xo"
         return ("explode", (op, n, mode, once))
 
     def _rebuild(self, spec: DiceSpec, extra: list[Mod]) -> DiceSpec:
@@ -1154,10 +1195,16 @@ class _Parser:
                     continue
                 slot = "success"
             if slot in seen:
-                raise DiceError(f"{name}: only one {slot.replace('_', ' ')} modifier per dice term")
+                raise DiceError(
+                    f"{name}: only one {slot.replace('_', ' ')} modifier per dice term "
+                    "(write it once)"
+                )
             seen.add(slot)
             if fate and slot in ("reroll", "explode", "implode", "min", "max", "reroll_add"):
-                raise DiceError(f"{name}: Fate dice can't be rerolled, exploded or clamped")
+                raise DiceError(
+                    f"{name}: Fate dice can't be rerolled, exploded or clamped (write {name} "
+                    "without that modifier)"
+                )
             if slot == "reroll":
                 op, n = value
                 repeat = op.startswith("rr")
@@ -1167,17 +1214,26 @@ class _Parser:
                 texts[slot] = ("rr" if repeat else "r") + _cond_text(op, n)
                 if repeat and reroll[0] <= 1 and reroll[1] >= sides:
                     raise DiceError(
-                        f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever"
+                        f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever "
+                        f"(reroll fewer faces, e.g. {name}rr1)"
                     )
             elif slot == "explode":
                 op, n, mode, once = value
                 explode = _interval(op, n)
                 explode_cap = 1 if once else MAX_EXPLOSIONS
                 sign = {"compound": "!!", "penetrate": "!p", "both": "!!p"}.get(mode, "e")
-                texts[slot] = f" e{n}" if once else sign + _cond_text(op, n)
+                if once:
+                    texts[slot] = f" e{n}" if op == ">=" else "xo" + _cond_text(op, n)
+                else:
+                    texts[slot] = sign + _cond_text(op, n)
                 if explode[0] <= 1 and explode[1] >= sides and not once:
                     raise DiceError(
-                        f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop"
+                        f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop "
+                        + (
+                            f"(explode on fewer faces, e.g. {name}e{sides})"
+                            if sides > 1
+                            else "(a one-sided die always shows 1: leave the explosion out)"
+                        )
                     )
             elif slot == "implode":
                 op, n = value
@@ -1185,7 +1241,8 @@ class _Parser:
                 texts[slot] = "im" + _cond_text(op, n)
                 if implode[0] <= 1 and implode[1] >= sides:
                     raise DiceError(
-                        f"{name}im{_cond_text(op, n)}: every face implodes, so it would never stop"
+                        f"{name}im{_cond_text(op, n)}: every face implodes, so it would never stop "
+                        f"(implode on fewer faces, e.g. {name}im1)"
                     )
             elif slot == "reroll_add":
                 op, n = value
@@ -1195,13 +1252,15 @@ class _Parser:
                 min_face = value[1]
                 if not 1 <= min_face <= sides:
                     raise DiceError(
-                        f"{name}mi{min_face}: the minimum must be a face from 1 to {sides}"
+                        f"{name}mi{min_face}: the minimum must be a face from 1 to {sides} "
+                        f"(e.g. {name}mi{min(2, sides)})"
                     )
             elif slot == "max":
                 max_face = value[1]
                 if not 1 <= max_face <= sides:
                     raise DiceError(
-                        f"{name}ma{max_face}: the maximum must be a face from 1 to {sides}"
+                        f"{name}ma{max_face}: the maximum must be a face from 1 to {sides} "
+                        f"(e.g. {name}ma{sides})"
                     )
             elif slot == "success":
                 op, n = value
@@ -1257,6 +1316,13 @@ class _Parser:
         text += selection_text(selects)
         if more and success is None:
             raise DiceError(f"{name}: a second success target needs a first one")
+        if failure is not None and success is None:
+            # GNOLL's f<4 keeps dice, Dice Maiden's lone f1 counts negative successes: refused.
+            raise DiceError(
+                f"{name}{texts['failure']}: failures count against successes, so write a "
+                f"target first (e.g. {name}>=8{texts['failure']}); to keep dice by value "
+                "write k<4"
+            )
         text += texts.get("success", "") + "".join(more_text) + texts.get("failure", "")
         text += texts.get("crit_success", "") + texts.get("crit_failure", "")
         if sort:

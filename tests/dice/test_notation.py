@@ -170,23 +170,30 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
         (
             "4cod",
             "unknown word 'cod' at position 2 (Dice Maiden's game-system shortcuts "
-            "are not supported)",
+            "are not supported: write the dice, e.g. 4d10 t8 ie10 for 4cod)",
         ),
         (
             "4d6 b1",
             "'b' at position 5: Dice Maiden's botch count is not supported; count "
             "failures with f1 (e.g. 4d6>=5f1)",
         ),
-        ("1d20 % 3", "'%' at position 6: the remainder is not supported"),
+        (
+            "1d20 % 3",
+            "'%' at position 6: the remainder is not supported (use / to divide, rounding down)",
+        ),
         (
             "d6!=6",
             "'!=' at position 3 is read differently by bots: write !6 (or e6) to explode on "
             "6, or put a space before != to compare the total",
         ),
         ("4d6kh<3", "'kh<' at position 4: write k<N to keep or p<N to drop the dice that are <N"),
-        ("4dFe", "4dF: Fate dice can't be rerolled, exploded or clamped"),
+        (
+            "4dFe",
+            "4dF: Fate dice can't be rerolled, exploded or clamped (write 4dF without that "
+            "modifier)",
+        ),
         ("4dF.1", "'.' at position 4: only standard Fate dice (dF, dF.2) are supported"),
-        ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items"),
+        ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items (e.g. kh1)"),
         ("(" + ", ".join(["1"] * 21) + ")kh1", "too many items in a set: the limit is 20"),
         (
             "4d6p",
@@ -234,8 +241,8 @@ def test_repeats_and_several_rolls_each_get_their_own_total_and_labels():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("21#1d6", "21 rolls: you can roll 1 to 20 at once"),
-        ("0#1d6", "0 rolls: you can roll 1 to 20 at once"),
+        ("21#1d6", "21 rolls: you can roll 1 to 20 at once (e.g. 20#1d6)"),
+        ("0#1d6", "0 rolls: you can roll 1 to 20 at once (e.g. 20#1d6)"),
         ("10#1d6; 11#1d6", "too many rolls at once: the limit is 20"),
         (
             "10#100d6",
@@ -244,10 +251,11 @@ def test_repeats_and_several_rolls_each_get_their_own_total_and_labels():
         ),
         ("1d6;;1d6", "roll 2 is empty: write something between the ;"),
         (
-            "1d6; 2d6x",
-            "roll 2: unknown word 'x' at position 5 (to explode write ! or e, e.g. 3d6!)",
+            "1d6; 2d6y",
+            "roll 2: unknown word 'y' at position 5 (modifiers are e.g. kh3, dl1, r1, e, "
+            "mi2; comments start with #)",
         ),
-        ("6x4d6kh3", "unknown word 'x' at position 2 (to roll 6 times write 6#4d6kh3)"),
+        ("6x4d6kh3", "'x' at position 2: to roll 6 times write 6#4d6kh3"),
     ],
 )
 def test_several_rolls_obey_the_limits_before_rolling(text, message):

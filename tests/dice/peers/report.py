@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tests.dice.peers.check import PEERS, tally
 
-COLUMNS = ("same", "flagged", "refused", "refused, no hint", "misread")
+COLUMNS = ("same", "flagged", "refused", "refused, no hint", "misread", "meaning unknown")
 
 
 def table() -> str:

@@ -113,6 +113,25 @@ READINGS: tuple[Reading, ...] = (
         },
     ),
     Reading(
+        "trailing-text",
+        "words after a roll",
+        "1d20+5 sneak attack",
+        {
+            "pbp": "refused: start a comment with `#`",
+            "avrae": "a comment, as in Avrae: `1d20+5 # sneak attack`",
+            "roll20": "a comment, as in Roll20: `1d20+5 # sneak attack`",
+        },
+    ),
+    Reading(
+        "total-comparison",
+        "a comparison after dice, with a space",
+        "2d6 >= 7",
+        {
+            "pbp": "refused: `2d6>=7` counts dice, `(2d6) >= 7` compares the total",
+            "avrae": "the total is compared, as in Avrae: pass or fail",
+        },
+    ),
+    Reading(
         "advantage-d20",
         "`adv` / `dis` on another die",
         "1d6adv",

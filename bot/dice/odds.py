@@ -27,6 +27,7 @@ from bot.dice.parser import (
     CMP,
     CONST,
     DICE,
+    MOD,
     MUL,
     NEG,
     SET,
@@ -428,6 +429,8 @@ def _binary(op: Op, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
                 k = ka - kb
             elif op == MUL:
                 k = ka * kb
+            elif op == MOD:
+                k = ka % kb
             else:
                 k = ka // kb
             out[k] = get(k, 0) + wa * wb
@@ -490,7 +493,10 @@ def odds_cost(expr: Expression) -> int:
             elif op == SUB:
                 lo, hi = alo - bhi, ahi - blo
             else:
-                if op == MUL:
+                corners: tuple[int, ...]
+                if op == MOD:
+                    corners = (0, bhi - 1) if blo > 0 else (blo + 1, 0)
+                elif op == MUL:
                     corners = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
                 else:
                     corners = (alo // blo, alo // bhi, ahi // blo, ahi // bhi)

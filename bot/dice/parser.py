@@ -57,6 +57,7 @@ class Op(enum.IntEnum):
     LABEL = 8  # rendering only: arg is the label text, attached to the top of the stack
     SET = 9  # arg: SetSpec; pops its elements, pushes the sum of the kept ones
     CMP = 10  # arg: comparison operator; pops two values, pushes 1 (pass) or 0 (fail)
+    MOD = 11  # the remainder, rounding down as ``/`` does (Python's %)
 
 
 # The opcodes by bare name, as the evaluators (roller, odds, stringify) import them.
@@ -71,11 +72,12 @@ GROUP = Op.GROUP
 LABEL = Op.LABEL
 SET = Op.SET
 CMP = Op.CMP
+MOD = Op.MOD
 
 Instruction = tuple[Op, object]
 Mod = tuple[str, Any]  # (slot, value) of one modifier as written
 
-_BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/"}
+_BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/", MOD: "%"}
 _NEVER = MAX_MAGNITUDE + 1  # an interval end no face can reach
 #: Comparison operators of totals, with the symbol shown in results.
 COMPARE_SYMBOL = {"==": "=", "!=": "≠", ">=": "≥", "<=": "≤", ">": ">", "<": "<"}
@@ -556,7 +558,7 @@ class _Parser:
             assert isinstance(offset, int)
             fast = (self.terms[0], offset if eval_program[2][0] == ADD else -offset)
         if any(t.counting for t in self.terms) and any(
-            ins[0] in (ADD, SUB, MUL, DIV, NEG) for ins in eval_program
+            ins[0] in (ADD, SUB, MUL, DIV, MOD, NEG) for ins in eval_program
         ):
             self._note(
                 "successes-added",
@@ -610,7 +612,9 @@ class _Parser:
                 "dice, right after them: 4d6=6)"
             )
         lone = self.prog[start:]
-        if (
+        if "total-comparison" in self.sw:
+            self._note("total-comparison", self._said(f"compared the total with `{op}`"))
+        elif (
             len(lone) == 1
             and lone[0][0] == DICE
             and isinstance(lone[0][1], DiceSpec)
@@ -683,11 +687,6 @@ class _Parser:
         self, tok: tuple[str, str, int, bool], lo: int, hi: int, depth: int
     ) -> tuple[int, int]:
         """One ``*`` or ``/`` and its right operand (the operator is the next token)."""
-        if tok[1] == "%":
-            raise DiceError(
-                f"'%' at position {tok[2]}: the remainder is not supported (use / to divide, "
-                "rounding down)"
-            )
         self.i += 1
         self._count_op()
         start = len(self.prog)
@@ -707,7 +706,20 @@ class _Parser:
                     shown = shown[:39] + "…"
                 if blo == bhi == 0:
                     raise DiceError("division by zero")
-                raise DiceError(f"division by zero is possible: {shown} can be 0")
+                raise DiceError(
+                    f"division by zero is possible: {shown} can be 0 (the '{tok[1]}' at "
+                    f"position {tok[2]}; divide by something that can't be 0)"
+                )
+            if tok[1] == "%":
+                # The remainder has the divisor's sign (it rounds down, like /).
+                self.prog.append((MOD, None))
+                if lo < 0:
+                    self._note(
+                        "remainder",
+                        "`%` rounds down as `/` does (-7 % 2 is 1); Roll20 and "
+                        "rpg-dice-roller keep the dividend's sign",
+                    )
+                return (0, bhi - 1) if blo > 0 else (blo + 1, 0)
             corners = (lo // blo, lo // bhi, hi // blo, hi // bhi)
             self.prog.append((DIV, None))
         return self._check(min(corners), max(corners))
@@ -827,6 +839,8 @@ class _Parser:
             self.i += 1
             return self._dice(count)
         selects = self._selections()
+        while (sort := self._peek()) is not None and sort[1] in ("s", "sa", "sd") and not sort[3]:
+            self.i += 1  # rpg-dice-roller's {4d6, 2d10}s: sorting is display only
         nxt = self._peek()
         if nxt is not None and nxt[0] == "cmp" and not nxt[3] and (comma or opener == "{"):
             raise DiceError(
@@ -1066,10 +1080,10 @@ class _Parser:
     def _condition(self, word: str, default: int | None, bare: str = "=") -> tuple[str, int]:
         """``<cmp>N`` or ``N`` (exactly N, or ``bare``) after a modifier word."""
         nxt = self._peek()
-        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] not in ("==", "!="):
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] != "!=":
             self.i += 1
             n = self._number(f"a number after '{word}{nxt[1]}'")
-            return self._point(word, nxt[1], n), n
+            return self._point(word, "=" if nxt[1] == "==" else nxt[1], n), n
         if nxt is not None and nxt[0] == "num" and not nxt[3]:
             self.i += 1
             return bare, self._int(nxt[1])
@@ -1455,7 +1469,43 @@ def canonical_text(program: tuple[Instruction, ...]) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _parse_cached(expression: str, dialect: str) -> Expression:
-    return _Parser(expression, dialect).parse()
+    try:
+        return _Parser(expression, dialect).parse()
+    except DiceError:
+        if "trailing-text" not in switches(dialect):
+            raise
+        found = _with_trailing_comment(expression, dialect)
+        if found is None:
+            raise
+        return found
+
+
+_BOUNDARY = re.compile(r"\s+(?=[A-Za-z*`_]|=(?!=))")
+#: Longest text, and most word boundaries, tried when reading trailing words as a comment.
+_TRAILING_TEXT = 300
+_TRAILING_TRIES = 40
+
+
+def _with_trailing_comment(expression: str, dialect: str) -> Expression | None:
+    """Avrae's and Roll20's reading of ``1d20+5 sneak attack``: the longest start that is a
+    roll, the words after it a comment (said in the answer). Bounded: a short text, and a
+    few dozen tries."""
+    if len(expression) > _TRAILING_TEXT:
+        return None
+    cuts = [m.start() for m in _BOUNDARY.finditer(expression)][:_TRAILING_TRIES]
+    for cut in reversed(cuts):
+        head, rest = expression[:cut], expression[cut:].strip()
+        if re.match(r"[a-z]+", rest.lower()) and rest.lower().split()[0] in _WORDS:
+            continue  # "1d20+5 adv": a misplaced modifier, refused with its own hint
+        try:
+            expr = _Parser(head, dialect).parse()
+        except DiceError:
+            continue
+        shown = rest if len(rest) <= 30 else rest[:29] + "…"
+        note = f"{DIALECT_NAMES[dialect]} dialect: read `{shown}` as a comment"
+        comment = rest if expr.comment is None else f"{rest} {expr.comment}"
+        return dataclasses.replace(expr, comment=comment, notes=(note, *expr.notes))
+    return None
 
 
 def parse(expression: str, dialect: str = DEFAULT_DIALECT) -> Expression:

@@ -42,7 +42,7 @@ from bot.dice.roller import (
 
 DISCORD_LIMIT = 2000
 
-_BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / "}
+_BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / ", 11: " % "}
 #: Discord's messages write minus as U+2212, like every other number the bot shows (issue 19);
 #: plain text keeps "-".
 _MD_MINUS = "−"

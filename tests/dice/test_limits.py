@@ -58,7 +58,11 @@ from bot.errors import UserError
         ("1d6mi4ma3", "1d6: the maximum (ma) is below the minimum (mi)"),
         ("4d6mi2min3", "4d6: only one min modifier per dice term (write it once)"),
         ("1/0", "division by zero"),
-        ("1/(1d6-3)", "division by zero is possible: (1d6-3) can be 0"),
+        (
+            "1/(1d6-3)",
+            "division by zero is possible: (1d6-3) can be 0 (the '/' at position 2; divide by "
+            "something that can't be 0)",
+        ),
         ("2d6 adv", "adv only applies to a single die, as in 1d20 adv+5 or 1d8adv"),
         ("", "there is no dice expression to roll: try 1d20+5"),
         ("# just a comment", "there is no dice expression to roll: try 1d20+5"),

@@ -178,10 +178,6 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
             "failures with f1 (e.g. 4d6>=5f1)",
         ),
         (
-            "1d20 % 3",
-            "'%' at position 6: the remainder is not supported (use / to divide, rounding down)",
-        ),
-        (
             "d6!=6",
             "'!=' at position 3 is read differently by bots: write !6 (or e6) to explode on "
             "6, or put a space before != to compare the total",

@@ -13,7 +13,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from bot.dice.dialects import DEFAULT_DIALECT
+from bot.dice.dialects import DEFAULT_DIALECT, switches
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
 from bot.dice.parser import Expression, parse
@@ -109,7 +109,7 @@ def _parse_many_cached(text: str, dialect: str) -> Batch:
                 "'p' at the start is Dice Maiden's private roll: use /roll's secret option "
                 "(e.g. secret:private) and write the dice without it"
             )
-        flags = _FLAGS.match(segment) if dialect == "dice-maiden" else None
+        flags = _FLAGS.match(segment) if "display-options" in switches(dialect) else None
         if flags is not None:  # Dice Maiden's display options: the total is the same
             shown = (
                 f"Dice Maiden dialect: left out the display option{'s' * (' ' in flags[1].strip())}"

@@ -73,7 +73,17 @@ READINGS: tuple[Reading, ...] = (
             "pbp": "Roll20's: `e6` explodes on exactly 6, again and again; `r2` rerolls a 2; "
             "`f1` fails on exactly 1 (with a space: Dice Maiden's)",
             "dice-maiden": "Dice Maiden's, space or not: `e6` explodes once on 6 or more; "
-            "`r2` rerolls 2 or less; `f2` fails on 2 or less",
+            "`r2` rerolls 2 or less; `f2` fails on 2 or less (and `cs5`, its Cypher System, "
+            "is refused with the target to write)",
+        },
+    ),
+    Reading(
+        "display-options",
+        "Dice Maiden's display options before a roll",
+        "ul 4d6 k3",
+        {
+            "pbp": "refused: write the roll without `s`, `nr` or `ul`",
+            "dice-maiden": "left out (the total is the same), said in the answer",
         },
     ),
     Reading(
@@ -160,6 +170,28 @@ ALWAYS_SAID: tuple[tuple[str, str, str], ...] = (
         "3d6r1e6",
         "exploded dice can be rerolled too; Dice Maiden rerolls only the first dice",
     ),
+    (
+        "Roll20's critical ranges",
+        "10d20cs>=15",
+        "they mark dice and count nothing; Foundry's `cs` counts successes (write `>=15`)",
+    ),
+    ("penetrating dice", "5d6!p", "Roll20's: each extra die counts one less"),
+    (
+        "the remainder of a negative number",
+        "(1d6-4)%3",
+        "rounds down as `/` does; Roll20 and rpg-dice-roller keep the dividend's sign",
+    ),
+    (
+        "`>` and `<` on dice",
+        "10d6>4",
+        "strict (except in the roll20 dialect); Roll20 counts the number itself too",
+    ),
+    ("`r` on its own", "2d6r1", "once (except in the roll20 dialect); Roll20 rerolls again"),
+    (
+        "arithmetic where the order matters",
+        "1d4+2*3",
+        "`*` and `/` first (except in the dice-maiden dialect); Dice Maiden goes left to right",
+    ),
 )
 
 
@@ -173,3 +205,24 @@ def switches(dialect: str) -> frozenset[str]:
 def differences(dialect: str) -> list[Reading]:
     """The readings where ``dialect`` differs from the default, in table order."""
     return [r for r in READINGS if r.differs(dialect)]
+
+
+def markdown() -> str:
+    """docs/dice.md's "Dialects" tables, generated from :data:`READINGS` (a test checks the
+    docs hold exactly this text)."""
+    out: list[str] = []
+    for dialect in DIALECTS[1:]:
+        name = DIALECT_NAMES[dialect]
+        out += [
+            f"**{name}** (`/me dice dialect:{dialect}`):",
+            "",
+            f"| you type | pbp-dice reads | the {dialect} dialect reads |",
+            "|---|---|---|",
+        ]
+        for r in differences(dialect):
+            pbp, theirs = r.meaning(DEFAULT_DIALECT), r.meaning(dialect)
+            out.append(f"| `{r.example}` ({r.topic}) | {pbp} | {theirs} |")
+        out.append("")
+    out += ["Said in the answer in every dialect, since other bots read them otherwise:", ""]
+    out += [f"- {what} (`{example}`): {how}" for what, example, how in ALWAYS_SAID]
+    return "\n".join(out)

@@ -96,7 +96,7 @@ def _name(dialect: str) -> str:
 def test_only_the_tables_switches_exist():
     assert switches("pbp") == frozenset()
     assert switches("roll20") == {"inclusive", "reroll-repeats", "trailing-text"}
-    assert switches("dice-maiden") == {"left-to-right", "maiden-modifiers"}
+    assert switches("dice-maiden") == {"left-to-right", "maiden-modifiers", "display-options"}
     assert switches("avrae") == {
         "keep-face",
         "tens-die",

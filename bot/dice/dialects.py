@@ -10,6 +10,7 @@ does not read the docs. The table is data only; the parser (``bot.dice.parser``)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 #: Every dialect, the default first.
@@ -195,8 +196,9 @@ ALWAYS_SAID: tuple[tuple[str, str, str], ...] = (
 )
 
 
+@functools.cache
 def switches(dialect: str) -> frozenset[str]:
-    """The parser switches a dialect turns on."""
+    """The parser switches a dialect turns on (worked out once per dialect)."""
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}")
     return frozenset(r.switch for r in READINGS if r.differs(dialect))

@@ -369,7 +369,11 @@ def _keep(spec: DiceSpec, weights: list[int], window: tuple[int, int], meter: Od
             pw = 1
             binom = 1  # comb(rem, c), updated in place: math.comb costs O(c) each time
             for c in range(rem + 1):
-                take = max(0, min(j + c, last) - max(j, first))
+                # How many of these c dice fall in the kept ranks (no calls: a hot loop).
+                top = j + c if j + c < last else last
+                take = top - (j if j > first else first)
+                if take < 0:
+                    take = 0
                 key = (j + c, s + take * h)
                 new[key] = new.get(key, 0) + wt * binom * pw
                 pw *= wv

@@ -92,3 +92,11 @@ async def test_erasing_a_players_data_forgets_their_dialect(table: Table) -> Non
     table.dice(4, 5, 1, 6)
     await table.alice.slash(table.table, "roll", dice="4d6>4")
     assert (await _last(table)).outcome["total"] == 2
+
+
+async def test_odds_follow_the_players_dialect(table: Table) -> None:
+    plain = await table.alice.slash(table.table, "odds roll", dice="1d6>4", at_least=1)
+    assert "33.3" in message_text(plain.response)  # 5 or 6
+    await table.alice.slash(table.table, "me dice", dialect="roll20")
+    wide = await table.alice.slash(table.table, "odds roll", dice="1d6>4", at_least=1)
+    assert "50.0" in message_text(wide.response)  # 4, 5 or 6

@@ -1,5 +1,7 @@
-"""Dice dialects: a player's ``/me dice`` choice and a campaign's default (docs/dice.md,
-"Dialects").
+"""Dice dialects: a player's /me dice choice and a campaign's default.
+
+Which bot's notation habits a player's rolls follow (docs/dice.md, "Coming from another bot:
+dialects").
 
 Revision ID: 0020_dialects
 Revises: 0014_prerolls

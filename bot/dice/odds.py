@@ -170,6 +170,8 @@ def _window_of(
 
 
 def _window(spec: DiceSpec) -> tuple[int, int] | None:
+    if spec.keep is None and not spec.selects:
+        return None  # most terms: no keep/drop, no lookup
     return _window_of(spec.selects, spec.keep, spec.keep_n, spec.count)
 
 

@@ -2,11 +2,13 @@
 then our exact odds (``/odds roll``) over a fuzzed corpus.
 
 Run from the repo root: ``.venv/bin/python bench/dice.py`` (``--odds`` for the odds section
-only, ``--render`` for rendering the largest roll only). d20 pins an old lark-parser, so it
-runs in its own throwaway virtualenv (bench/.d20-venv/, created on first run) as a
-subprocess that prints JSON. Ours rolls with ``secrets.SystemRandom()``; d20 with its
-default. Each adversarial input is run by d20 in its own subprocess with a timeout, so a
-stall cannot hang the bench. This is a script, not a test: nothing here asserts timings.
+only, ``--render`` for rendering the largest roll only, ``--ours`` for our engine alone, without
+d20: with ``PYTHONPATH=<another checkout>`` it times that checkout's engine, for before/after).
+d20 pins an old lark-parser, so it runs in its own throwaway virtualenv (bench/.d20-venv/,
+created on first run) as a subprocess that prints JSON. Ours rolls with
+``secrets.SystemRandom()``; d20 with its default. Each adversarial input is run by d20 in its
+own subprocess with a timeout, so a stall cannot hang the bench. This is a script, not a test:
+nothing here asserts timings.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ EXPRESSIONS = [
     "(1d4, 2+2, 3d6kl1)kh1",
     "((10d6kh5)kl2)kh1",
     "(1d8e8, 1d6e6)kh1",
+    # Issue 35: readings other bots make differently (said in the answer).
+    "3d6dh1dl1",
+    "10d6>4",
+    "1d20+2*3",
 ]
 
 ADVERSARIAL = [
@@ -298,6 +304,26 @@ def odds_section() -> None:
         print(f"| `{corpus[i]}` | {before[i][0]:.1f} | {now[i][0]:.3f} | {outcome} |")
 
 
+def ours_only() -> None:
+    """Our engine alone (no d20): rolls, adversarial inputs, exact odds."""
+    import bot.dice
+
+    print("Command: `.venv/bin/python bench/dice.py --ours`")
+    print(f"Engine: {Path(bot.dice.__file__).parent}")
+    print(f"Python {sys.version.split()[0]}; median of {REPEATS} repeats, µs per roll.\n")
+    ours = ours_speed()
+    print("| expression | ours (SystemRandom) µs |")
+    print("|---|---:|")
+    for e in EXPRESSIONS:
+        print(f"| {show(e)} | {ours[e]:.2f} |")
+    print("\n| input | ours CPU ms | ours outcome |")
+    print("|---|---:|---|")
+    for e in ADVERSARIAL:
+        oms, _, oout = ours_adversarial(e)
+        print(f"| {show(e)} | {oms:.3f} | {oout} |")
+    odds_section()
+
+
 def main() -> None:
     if "--render" in sys.argv[1:]:
         print("Command: `.venv/bin/python bench/dice.py --render`")
@@ -307,6 +333,9 @@ def main() -> None:
         print("Command: `.venv/bin/python bench/dice.py --odds`")
         print(f"Python {sys.version.split()[0]}; budget MAX_ODDS_COST = {MAX_ODDS_COST:,} steps.")
         odds_section()
+        return
+    if "--ours" in sys.argv[1:]:
+        ours_only()
         return
     ensure_venv()
     theirs = d20_speed()

@@ -7,6 +7,7 @@ tests import this module so autogenerate and cleanup always see all of them.
 from __future__ import annotations
 
 from bot.db import (
+    dialect_models,
     fortune_models,
     inline_models,
     macro_models,
@@ -20,6 +21,7 @@ from bot.db import (
 metadata = models.Base.metadata
 
 __all__ = [
+    "dialect_models",
     "fortune_models",
     "inline_models",
     "macro_models",

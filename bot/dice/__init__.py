@@ -12,7 +12,7 @@ from bot.dice.errors import DiceError
 from bot.dice.odds import exact_odds
 from bot.dice.parser import DiceSpec, Expression, parse
 from bot.dice.roller import Die, RollResult, TermResult, roll
-from bot.dice.stringify import render_markdown, render_plain
+from bot.dice.stringify import reading_notes, render_markdown, render_plain
 
 __all__ = [
     "Batch",
@@ -25,6 +25,7 @@ __all__ = [
     "exact_odds",
     "parse",
     "parse_many",
+    "reading_notes",
     "render_markdown",
     "render_plain",
     "roll",

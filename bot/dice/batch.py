@@ -7,11 +7,13 @@ dice counting every repeat, explosion and reroll, all checked before any die is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 import re
 from dataclasses import dataclass
 
+from bot.dice.dialects import DEFAULT_DIALECT, switches
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
 from bot.dice.parser import Expression, parse
@@ -22,6 +24,9 @@ _HASH_REPEAT = re.compile(r"\s*(\d+)#(?=\s*\S)")
 # Dice Maiden: a leading number and a space repeat what follows ("6 4d6", "2 d6", "3 +d20"),
 # unless an operator follows ("3 + 4", "3 * 2"); "+d"/"-d" right after the space is its
 # advantage spelling, so "3 +d20" is three rolls with advantage.
+# Dice Maiden's display options before a roll: "s" simple, "nr" no results, "ul" unsorted.
+_FLAGS = re.compile(r"\s*((?:(?:s|nr|ul)\s+)+)(?=\S)", re.IGNORECASE)
+_PRIVATE = re.compile(r"\s*p\s+(?:(?:s|nr|ul)\s+)*(?=\S)", re.IGNORECASE)
 _SPACE_REPEAT = re.compile(r"\s*(\d+)\s+(?=[^\s+\-*/)<>=!#;,\[%]|[+-][dD])")
 
 
@@ -45,6 +50,11 @@ class Batch:
     def max_dice(self) -> int:
         """The worst-case dice of the whole command, every repeat counted (limits.py)."""
         return sum(n * expr.max_dice for expr, n in self.parts)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """How contested spellings were read, once each over every roll of the command."""
+        return tuple(dict.fromkeys(note for expr, _ in self.parts for note in expr.notes))
 
     @property
     def single(self) -> Expression | None:
@@ -75,13 +85,16 @@ def _repeat(segment: str) -> tuple[int, str]:
         if m is not None:
             n = int(m.group(1)[:12])
             if not 1 <= n <= MAX_ROLLS:
-                raise DiceError(f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once")
+                raise DiceError(
+                    f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once "
+                    f"(e.g. {MAX_ROLLS}#1d6)"
+                )
             return n, segment[m.end() :]
     return 1, segment
 
 
 @functools.lru_cache(maxsize=1024)
-def _parse_many_cached(text: str) -> Batch:
+def _parse_many_cached(text: str, dialect: str) -> Batch:
     segments = _split(text)
     if len(segments) > 1 and not segments[-1].strip():
         segments.pop()  # a trailing ';'
@@ -90,9 +103,24 @@ def _parse_many_cached(text: str) -> Batch:
     for index, segment in enumerate(segments, start=1):
         if not segment.strip():
             raise DiceError(f"roll {index} is empty: write something between the ;")
+        shown: tuple[str, ...] = ()
+        if _PRIVATE.match(segment):
+            raise DiceError(
+                "'p' at the start is Dice Maiden's private roll: use /roll's secret option "
+                "(e.g. secret:private) and write the dice without it"
+            )
+        flags = _FLAGS.match(segment) if "display-options" in switches(dialect) else None
+        if flags is not None:  # Dice Maiden's display options: the total is the same
+            shown = (
+                f"Dice Maiden dialect: left out the display option{'s' * (' ' in flags[1].strip())}"
+                f" `{' '.join(flags[1].split())}`",
+            )
+            segment = segment[flags.end() :]
         n, rest = _repeat(segment)
         try:
-            expr = parse(rest)
+            expr = parse(rest, dialect)
+            if shown:
+                expr = dataclasses.replace(expr, notes=shown + expr.notes)
         except DiceError as error:
             if len(segments) == 1:
                 raise
@@ -109,15 +137,16 @@ def _parse_many_cached(text: str) -> Batch:
     return Batch(tuple(parts))
 
 
-def parse_many(text: str) -> Batch:
-    """Parse one command's rolls; DiceError (nothing rolled) on anything wrong."""
+def parse_many(text: str, dialect: str = DEFAULT_DIALECT) -> Batch:
+    """Parse one command's rolls in ``dialect`` (bot/dice/dialects.py); DiceError (nothing
+    rolled) on anything wrong."""
     if not isinstance(text, str):
         raise DiceError("a dice expression must be text")
     if len(text) > MAX_LENGTH:
         raise DiceError(
             f"that expression is too long ({len(text):,} characters; the limit is {MAX_LENGTH:,})"
         )
-    return _parse_many_cached(text)
+    return _parse_many_cached(text, dialect)
 
 
 def roll_many(batch: Batch | str, rng: random.Random) -> tuple[RollResult, ...]:

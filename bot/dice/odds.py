@@ -27,6 +27,7 @@ from bot.dice.parser import (
     CMP,
     CONST,
     DICE,
+    MOD,
     MUL,
     NEG,
     SET,
@@ -34,6 +35,7 @@ from bot.dice.parser import (
     DiceSpec,
     Expression,
     Op,
+    Selection,
     SetSpec,
     parse,
     set_bounds,
@@ -140,6 +142,39 @@ def _contributions(spec: DiceSpec) -> list[int]:
     return scores
 
 
+@functools.lru_cache(maxsize=1024)
+def _window_of(
+    selects: tuple[Selection, ...], keep: str | None, keep_n: int, n: int
+) -> tuple[int, int] | None:
+    """The ranks ``[a, b)`` (0 = the highest die) that keep/drop by rank leave, or None.
+
+    Any run of single highest/lowest/middle operations applied one after the other keeps a
+    contiguous run of the sorted dice, whatever the ties (docs/dice.md, "Keep and drop"):
+    found by running the roller's own ``select`` on distinct values. United selections are
+    windows when what they leave is contiguous (Avrae's ``ph1pl1``; not ``kh1kl1``);
+    selections by value never are.
+    """
+    if keep is not None:
+        return {
+            "kh": (0, keep_n),
+            "kl": (n - keep_n, n),
+            "dh": (keep_n, n),
+            "dl": (0, n - keep_n),
+        }[keep]
+    if not selects or any(sel[0] == "v" for _, sels in selects for sel in sels):
+        return None
+    kept = select(list(range(n)), [n - i for i in range(n)], selects)
+    if not kept or kept != list(range(kept[0], kept[-1] + 1)):
+        return None
+    return kept[0], kept[-1] + 1
+
+
+def _window(spec: DiceSpec) -> tuple[int, int] | None:
+    if spec.keep is None and not spec.selects:
+        return None  # most terms: no keep/drop, no lookup
+    return _window_of(spec.selects, spec.keep, spec.keep_n, spec.count)
+
+
 def _chain(spec: DiceSpec, sides: int) -> tuple[int, int] | None:
     """The faces that add another die: exploding (``!``) or imploding (``im``) ones."""
     return _hits(spec.explode if spec.implode is None else spec.implode, sides)
@@ -150,13 +185,14 @@ def _unsupported(spec: DiceSpec) -> str | None:
     if spec.implode is not None and (spec.counting or spec.selects):
         return "imploding dice (im) with keep/drop or successes"
     exploding = _chain(spec, spec.sides) is not None
-    if spec.selects and spec.keep is None:
+    ranked = _window(spec) is not None
+    if spec.selects and spec.keep is None and not ranked:
         by_value = len(spec.selects) == 1 and all(k == "v" for k, _, _ in spec.selects[0][1])
         if not by_value:
-            return "several keep/drop operations or keep middle"
+            return "united keeps (kh1kl1) or keep/drop mixing ranks and values"
         if exploding:
             return "exploding dice with keep/drop"
-    if spec.keep is not None and exploding:
+    if ranked and exploding:
         return "exploding dice with keep/drop"
     if spec.reroll_add is not None:
         return "reroll-and-add (ra)"
@@ -170,7 +206,7 @@ def _term_cost(spec: DiceSpec) -> int:
     n = spec.count
     span = spec.maximum - spec.minimum + 1
     explode = _chain(spec, spec.sides)
-    if spec.keep is not None:
+    if _window(spec) is not None:
         return spec.sides * (n + 1) * span * (n + 1) // 2 + spec.sides
     slot_span = max(1, span // n)
     cost = spec.sides
@@ -262,8 +298,9 @@ def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
     m = spec.sides
     meter.charge(5 * m)  # face weights, contributions, the slot (measured: about 3 a face)
     weights = _face_weights(spec)
-    if spec.keep is not None:
-        return _keep(spec, weights, meter)
+    window = _window(spec)
+    if window is not None:
+        return _keep(spec, weights, window, meter)
     contrib = _contributions(spec)
     slot: Weights = {}
     for h, w in zip(contrib, weights, strict=True):
@@ -305,8 +342,9 @@ def _term(spec: DiceSpec, meter: OddsMeter) -> Weights:
     return _power(slot, spec.count, meter)
 
 
-def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
-    """Keep/drop by dynamic programming over the distinct values, best first."""
+def _keep(spec: DiceSpec, weights: list[int], window: tuple[int, int], meter: OddsMeter) -> Weights:
+    """Keep/drop by rank, by dynamic programming over the distinct values, best first: the
+    dice ranked ``window[0]`` to ``window[1] - 1`` (0 = the highest) count."""
     n = spec.count
     by_value: dict[int, int] = {}
     values = (
@@ -316,14 +354,13 @@ def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
     )
     for v, w in zip(values, weights, strict=True):
         by_value[v] = by_value.get(v, 0) + w
-    highest_first = spec.keep in ("kh", "dl")
-    kept = spec.keep_n if spec.keep in ("kh", "kl") else n - spec.keep_n
+    first, last = window
     # Every weight stays below sum(weights)**n: that bounds the size of each product. Each
     # inner step also builds a tuple key and updates a dict (measured: about 6 steps).
     big = 1 + n * sum(weights).bit_length() // 64
     per_inner = 7 + 2 * _product_steps(big, big)
     states: dict[tuple[int, int], int] = {(0, 0): 1}
-    for v in sorted(by_value, reverse=highest_first):
+    for v in sorted(by_value, reverse=True):
         wv = by_value[v]
         h = spec.score(v) if spec.counting else v  # once per distinct value
         meter.charge(len(states))
@@ -334,7 +371,11 @@ def _keep(spec: DiceSpec, weights: list[int], meter: OddsMeter) -> Weights:
             pw = 1
             binom = 1  # comb(rem, c), updated in place: math.comb costs O(c) each time
             for c in range(rem + 1):
-                take = min(c, kept - j) if kept > j else 0
+                # How many of these c dice fall in the kept ranks (no calls: a hot loop).
+                top = j + c if j + c < last else last
+                take = top - (j if j > first else first)
+                if take < 0:
+                    take = 0
                 key = (j + c, s + take * h)
                 new[key] = new.get(key, 0) + wt * binom * pw
                 pw *= wv
@@ -394,6 +435,8 @@ def _binary(op: Op, a: Weights, b: Weights, meter: OddsMeter) -> Weights:
                 k = ka - kb
             elif op == MUL:
                 k = ka * kb
+            elif op == MOD:
+                k = ka % kb
             else:
                 k = ka // kb
             out[k] = get(k, 0) + wa * wb
@@ -462,7 +505,10 @@ def odds_cost(expr: Expression) -> int:
             elif op == SUB:
                 lo, hi = alo - bhi, ahi - blo
             else:
-                if op == MUL:
+                corners: tuple[int, ...]
+                if op == MOD:
+                    corners = (0, bhi - 1) if blo > 0 else (blo + 1, 0)
+                elif op == MUL:
                     corners = (alo * blo, alo * bhi, ahi * blo, ahi * bhi)
                 else:
                     corners = (alo // blo, alo // bhi, ahi // blo, ahi // bhi)

@@ -15,12 +15,15 @@ which one the player meant, the expression is refused with the spellings to type
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.dice.dialects import DEFAULT_DIALECT, DIALECT_NAMES, switches
 from bot.dice.errors import DiceError
 from bot.dice.limits import (
     MAX_DEPTH,
@@ -54,6 +57,7 @@ class Op(enum.IntEnum):
     LABEL = 8  # rendering only: arg is the label text, attached to the top of the stack
     SET = 9  # arg: SetSpec; pops its elements, pushes the sum of the kept ones
     CMP = 10  # arg: comparison operator; pops two values, pushes 1 (pass) or 0 (fail)
+    MOD = 11  # the remainder, rounding down as ``/`` does (Python's %)
 
 
 # The opcodes by bare name, as the evaluators (roller, odds, stringify) import them.
@@ -68,11 +72,12 @@ GROUP = Op.GROUP
 LABEL = Op.LABEL
 SET = Op.SET
 CMP = Op.CMP
+MOD = Op.MOD
 
 Instruction = tuple[Op, object]
 Mod = tuple[str, Any]  # (slot, value) of one modifier as written
 
-_BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/"}
+_BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/", MOD: "%"}
 _NEVER = MAX_MAGNITUDE + 1  # an interval end no face can reach
 #: Comparison operators of totals, with the symbol shown in results.
 COMPARE_SYMBOL = {"==": "=", "!=": "≠", ">=": "≥", "<=": "≤", ">": ">", "<": "<"}
@@ -102,6 +107,7 @@ _WORDS = (
     "cf",
     "sa",
     "sd",
+    "xo",
     "k",
     "p",
     "d",
@@ -111,6 +117,7 @@ _WORDS = (
     "f",
     "s",
     "b",
+    "x",
 )
 
 _TOKEN = re.compile(
@@ -247,6 +254,9 @@ class Expression:
     max_dice: int
     fast: tuple[DiceSpec, int] | None  # single dice term plus a constant: rolled directly
     compare: str | None = None  # the total is compared: 1 pass, 0 fail
+    #: How contested spellings were read, one short line each, shown with every answer.
+    notes: tuple[str, ...] = ()
+    dialect: str = DEFAULT_DIALECT
 
     def __str__(self) -> str:
         return self.text
@@ -319,7 +329,13 @@ class _Parser:
     """One parse of one string; tokens are (kind, lowercased text, 1-based position, spaced),
     ``spaced`` telling whether whitespace came right before the token."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, dialect: str = DEFAULT_DIALECT) -> None:
+        self.dialect = dialect
+        self.sw = switches(dialect)
+        self.notes: dict[str, str] = {}
+        self.floor_div: set[int] = set()  # positions of Avrae's // (integer division)
+        self.had_mul = False
+        self.source = source
         self.tokens: list[tuple[str, str, int, bool]] = []
         self.comment: str | None = None
         self._tokenize(source)
@@ -363,6 +379,7 @@ class _Parser:
                 rest = source[m.end() :].lstrip()
                 if rest[:1].isdigit() or rest[:1] in ("(", "d", "D", "-", "+"):
                     kind, text = "op", "/"  # Avrae's // (integer division) is our /
+                    self.floor_div.add(pos + 1)
                 else:
                     self.comment = rest.strip() or None  # "// fire": a comment
                     break
@@ -383,13 +400,13 @@ class _Parser:
             if kind == "label":
                 self.tokens.append((kind, text[1:-1].strip(), pos + 1, spaced))
             elif kind == "letters":
-                self._split_word(text.lower(), pos, spaced)
+                self._split_word(text.lower(), pos, spaced, source)
             elif kind != "ws":
                 self.tokens.append((kind, text.lower(), pos + 1, spaced))
             spaced = kind == "ws"
             pos = m.end()
 
-    def _split_word(self, letters: str, pos: int, spaced: bool) -> None:
+    def _split_word(self, letters: str, pos: int, spaced: bool, source: str) -> None:
         """Split a run of letters into known words, longest first (``kh3`` has no run; ``khdl``
         is kh + dl); an unknown run is blamed from its first letter."""
         at = 0
@@ -404,15 +421,51 @@ class _Parser:
                 shown = letters if len(letters) <= 20 else letters[:19] + "…"
                 hint = ""
                 if letters in ("cod", "wod", "sr", "df", "wh", "yz", "ed", "ex", "sp", "snm"):
-                    hint = " (Dice Maiden's game-system shortcuts are not supported)"
+                    hint = (
+                        " (Dice Maiden's game-system shortcuts are not supported: write the "
+                        "dice, e.g. 4d10 t8 ie10 for 4cod)"
+                    )
                 elif letters in ("nr", "ul"):
-                    hint = " (Dice Maiden's display options are not supported)"
+                    hint = " (a Dice Maiden display option: write the roll without it)"
                 elif letters.startswith("dd"):
                     hint = " (write the dice out, e.g. 1d3*10+1d4)"
                 if not hint and spaced and len(letters) > 2:
                     hint = " (start a comment with #)"
+                if not hint:
+                    close = difflib.get_close_matches(letters, _WORDS, n=1, cutoff=0.6)
+                    if close:
+                        hint = f" (did you mean '{close[0]}'?)"
+                    else:
+                        hint = " (modifiers are e.g. kh3, dl1, r1, e, mi2; comments start with #)"
                 raise DiceError(f"unknown word '{shown}' at position {pos + 1}{hint}")
         self.tokens.extend(out)
+
+    # --- readings: dialects and notes (bot/dice/dialects.py) ------------------------------
+
+    def _note(self, key: str, text: str) -> None:
+        """Say in the answer how a contested spelling was read (once per kind)."""
+        self.notes.setdefault(key, text)
+
+    def _said(self, text: str) -> str:
+        """A note for a reading the player's dialect changed: it names the dialect."""
+        return f"{DIALECT_NAMES[self.dialect]} dialect: {text}"
+
+    def _point(self, word: str, op: str, n: int) -> str:
+        """A comparison point on dice (``>4`` successes, ``!>5``, ``r<2``): strict here, as in
+        Avrae and rpg-dice-roller; Roll20 includes the number (the ``roll20`` dialect)."""
+        if op not in (">", "<"):
+            return op
+        wide = op + "="
+        more = "more" if op == ">" else "less"
+        if "inclusive" in self.sw:
+            self._note("inclusive", self._said(f"read `{word}{op}{n}` as {n} or {more}"))
+            return wide
+        self._note(
+            "inclusive",
+            f"read `{word}{op}{n}` as {more} than {n}; Roll20 counts {n} too: "
+            f"write `{word}{wide}{n}`",
+        )
+        return op
 
     # --- token helpers -------------------------------------------------------------------
 
@@ -448,7 +501,9 @@ class _Parser:
     @staticmethod
     def _check(lo: int, hi: int) -> tuple[int, int]:
         if lo < -MAX_MAGNITUDE or hi > MAX_MAGNITUDE:
-            raise DiceError("numbers get too large: results must stay within ±10^15")
+            raise DiceError(
+                "numbers get too large: results must stay within ±10^15 (use smaller numbers)"
+            )
         return lo, hi
 
     # --- grammar ---------------------------------------------------------------------------
@@ -502,6 +557,13 @@ class _Parser:
             offset = eval_program[1][1]
             assert isinstance(offset, int)
             fast = (self.terms[0], offset if eval_program[2][0] == ADD else -offset)
+        if any(t.counting for t in self.terms) and any(
+            ins[0] in (ADD, SUB, MUL, DIV, MOD, NEG) for ins in eval_program
+        ):
+            self._note(
+                "successes-added",
+                "counted the successes and worked them into the total like any number",
+            )
         return Expression(
             text=canonical_text(program),
             program=program,
@@ -514,6 +576,8 @@ class _Parser:
             max_dice=self.dice,
             fast=fast,
             compare=compare,
+            notes=tuple(self.notes.values()),
+            dialect=self.dialect,
         )
 
     def _dice_maiden_advantage(self) -> None:
@@ -548,7 +612,9 @@ class _Parser:
                 "dice, right after them: 4d6=6)"
             )
         lone = self.prog[start:]
-        if (
+        if "total-comparison" in self.sw:
+            self._note("total-comparison", self._said(f"compared the total with `{op}`"))
+        elif (
             len(lone) == 1
             and lone[0][0] == DICE
             and isinstance(lone[0][1], DiceSpec)
@@ -568,43 +634,95 @@ class _Parser:
         return op
 
     def _sum(self, depth: int) -> tuple[int, int]:
+        if "left-to-right" in self.sw:
+            return self._left_to_right(depth)
         lo, hi = self._product(depth)
         while (tok := self._peek()) is not None and tok[1] in ("+", "-"):
             self.i += 1
             self._count_op()
             blo, bhi = self._product(depth)
-            if tok[1] == "+":
-                lo, hi = self._check(lo + blo, hi + bhi)
-                self.prog.append((ADD, None))
-            else:
-                lo, hi = self._check(lo - bhi, hi - blo)
-                self.prog.append((SUB, None))
+            if self.had_mul:
+                self._note(
+                    "left-to-right",
+                    "worked out `*` and `/` before `+` and `-`; Dice Maiden goes left to right: "
+                    "add parentheses to choose",
+                )
+            lo, hi = self._additive(tok[1], lo, hi, blo, bhi)
+        return lo, hi
+
+    def _additive(self, op: str, lo: int, hi: int, blo: int, bhi: int) -> tuple[int, int]:
+        if op == "+":
+            self.prog.append((ADD, None))
+            return self._check(lo + blo, hi + bhi)
+        self.prog.append((SUB, None))
+        return self._check(lo - bhi, hi - blo)
+
+    def _left_to_right(self, depth: int) -> tuple[int, int]:
+        """Dice Maiden's arithmetic: every operator in turn, left to right (``1+2*3`` = 9)."""
+        lo, hi = self._unary(depth)
+        additive = False
+        while (tok := self._peek()) is not None and tok[1] in ("+", "-", "*", "/", "%"):
+            if tok[1] in ("+", "-"):
+                self.i += 1
+                self._count_op()
+                blo, bhi = self._unary(depth)
+                lo, hi = self._additive(tok[1], lo, hi, blo, bhi)
+                additive = True
+                continue
+            if additive:
+                self._note("left-to-right", self._said("worked out left to right: (1+2)*3 = 9"))
+            lo, hi = self._multiplicative(tok, lo, hi, depth)
         return lo, hi
 
     def _product(self, depth: int) -> tuple[int, int]:
         lo, hi = self._unary(depth)
+        had_mul = False
         while (tok := self._peek()) is not None and tok[1] in ("*", "/", "%"):
-            if tok[1] == "%":
-                raise DiceError(f"'%' at position {tok[2]}: the remainder is not supported")
-            self.i += 1
-            self._count_op()
-            start = len(self.prog)
-            blo, bhi = self._unary(depth)
-            if tok[1] == "*":
-                corners = (lo * blo, lo * bhi, hi * blo, hi * bhi)
-                self.prog.append((MUL, None))
-            else:
-                if blo <= 0 <= bhi:
-                    shown = canonical_text(tuple(self.prog[start:]))
-                    if len(shown) > 40:
-                        shown = shown[:39] + "…"
-                    if blo == bhi == 0:
-                        raise DiceError("division by zero")
-                    raise DiceError(f"division by zero is possible: {shown} can be 0")
-                corners = (lo // blo, lo // bhi, hi // blo, hi // bhi)
-                self.prog.append((DIV, None))
-            lo, hi = self._check(min(corners), max(corners))
+            lo, hi = self._multiplicative(tok, lo, hi, depth)
+            had_mul = True
+        self.had_mul = had_mul
         return lo, hi
+
+    def _multiplicative(
+        self, tok: tuple[str, str, int, bool], lo: int, hi: int, depth: int
+    ) -> tuple[int, int]:
+        """One ``*`` or ``/`` and its right operand (the operator is the next token)."""
+        self.i += 1
+        self._count_op()
+        start = len(self.prog)
+        blo, bhi = self._unary(depth)
+        if tok[1] == "/" and tok[2] not in self.floor_div and not blo == bhi == 1:
+            self._note(
+                "division",
+                "`/` rounds down (7/2 is 3); Avrae and rpg-dice-roller keep the fraction",
+            )
+        if tok[1] == "*":
+            corners = (lo * blo, lo * bhi, hi * blo, hi * bhi)
+            self.prog.append((MUL, None))
+        else:
+            if blo <= 0 <= bhi:
+                shown = canonical_text(tuple(self.prog[start:]))
+                if len(shown) > 40:
+                    shown = shown[:39] + "…"
+                if blo == bhi == 0:
+                    raise DiceError("division by zero")
+                raise DiceError(
+                    f"division by zero is possible: {shown} can be 0 (the '{tok[1]}' at "
+                    f"position {tok[2]}; divide by something that can't be 0)"
+                )
+            if tok[1] == "%":
+                # The remainder has the divisor's sign (it rounds down, like /).
+                self.prog.append((MOD, None))
+                if lo < 0:
+                    self._note(
+                        "remainder",
+                        "`%` rounds down as `/` does (-7 % 2 is 1); Roll20 and "
+                        "rpg-dice-roller keep the dividend's sign",
+                    )
+                return (0, bhi - 1) if blo > 0 else (blo + 1, 0)
+            corners = (lo // blo, lo // bhi, hi // blo, hi // bhi)
+            self.prog.append((DIV, None))
+        return self._check(min(corners), max(corners))
 
     def _unary(self, depth: int) -> tuple[int, int]:
         negate = False
@@ -613,6 +731,13 @@ class _Parser:
             self._count_op()
             if tok[1] == "-":
                 negate = not negate
+            after, pct = self._peek(), self._peek(1)
+            if after is not None and after[1] == "d" and pct is not None and pct[1] == "%":
+                raise DiceError(
+                    f"'{tok[1]}d%' at position {tok[2]} is Dice Maiden's percentile "
+                    f"{'advantage' if tok[1] == '+' else 'disadvantage'}: write the dice out, "
+                    f"e.g. {'+' if tok[1] == '+' else '-'}1d100 for one d100"
+                )
         lo, hi = self._atom(depth)
         if negate:
             self.prog.append((NEG, None))
@@ -633,6 +758,12 @@ class _Parser:
             self.i += 1
             value = self._int(text)
             nxt = self._peek()
+            if nxt is not None and nxt[1] in ("x", "xo") and not nxt[3] and nxt[0] == "word":
+                rest = self.source[nxt[2] + len(nxt[1]) - 1 :].split(";")[0].strip()[:30]
+                raise DiceError(
+                    f"'x' at position {nxt[2]}: to roll {value} times write "
+                    f"{value}#{rest or '4d6kh3'}"
+                )
             if nxt is not None and nxt[1] == "d":
                 if nxt[3]:
                     raise DiceError(
@@ -651,6 +782,12 @@ class _Parser:
             self.i += 1
             keep = ("kh" if text == "adv" else "kl", 1)
             lo, hi = self._add_term(self._build(2, 20, [("keep", keep)]))
+        elif kind == "word":
+            raise DiceError(
+                f"unexpected '{text}' at position {tok[2]}: a roll starts with dice or a "
+                "number, e.g. 1d20+5 (for a game-system shortcut such as 4cod, write its dice: "
+                "4d10 t8 ie10)"
+            )
         else:
             raise self._unexpected(tok, "a number, dice or '('")
         while (lab := self._peek()) is not None and lab[0] == "label":
@@ -687,7 +824,23 @@ class _Parser:
         if close is None or close[1] != closer:
             raise self._unexpected(close, f"'{closer}'")
         self.i += 1
+        if not comma and opener == "(" and self._computed_count():
+            segment = self.prog[starts[0] :]
+            shown = canonical_text(tuple(segment))
+            if any(ins[0] == DICE for ins in segment):
+                at = self.tokens[self.i][2]
+                raise DiceError(
+                    f"'({shown[:30]})d' at position {at}: the number of dice can't be rolled "
+                    f"(every limit is checked before rolling); write a number of dice, or "
+                    f"({shown[:30]})dl{self.tokens[self.i + 1][1]} to drop the lowest"
+                )
+            count = bounds[0][0]  # no dice: a constant, its bounds equal
+            del self.prog[starts[0] :]
+            self.i += 1
+            return self._dice(count)
         selects = self._selections()
+        while (sort := self._peek()) is not None and sort[1] in ("s", "sa", "sd") and not sort[3]:
+            self.i += 1  # rpg-dice-roller's {4d6, 2d10}s: sorting is display only
         nxt = self._peek()
         if nxt is not None and nxt[0] == "cmp" and not nxt[3] and (comma or opener == "{"):
             raise DiceError(
@@ -726,12 +879,25 @@ class _Parser:
                     what = "keep" if action == "k" else "drop"
                     raise DiceError(
                         f"{selection_text(((action, (sel,)),))}: a set of {len(bounds)} can "
-                        f"{what} 1 to {len(bounds) - (action == 'p')} items"
+                        f"{what} 1 to {len(bounds) - (action == 'p')} items (e.g. "
+                        f"{selection_text(((action, ((sel[0], 1, 0),)),))})"
                     )
         lo, hi = set_bounds(selects, bounds)
         spec = SetSpec(len(bounds), selects, suffix, opener == "{")
         self.prog.append((SET, spec))
         return self._check(lo, hi)
+
+    def _computed_count(self) -> bool:
+        """``(2+3)d6``: right after ``)``, a ``d`` and the sides, with no space."""
+        d, sides = self._peek(), self._peek(1)
+        return (
+            d is not None
+            and d[1] == "d"
+            and not d[3]
+            and sides is not None
+            and not sides[3]
+            and (sides[0] == "num" or sides[1] in ("%", "f"))
+        )
 
     def _selections(self) -> tuple[Selection, ...]:
         """Keep/drop operations right after a set: ``kh1``, ``k>3``, ``p<2``…"""
@@ -747,14 +913,33 @@ class _Parser:
             _, pick = self._keep(tok[1], tok[3])
             assert isinstance(pick, tuple)
             picks.append(pick)
-        return _merge(picks)
+        return self._merged(picks)
+
+    def _merged(self, picks: list[tuple[str, Selector]]) -> tuple[Selection, ...]:
+        """Keep/drop operations as this dialect combines them, said when bots differ."""
+        unite = "united-drops" in self.sw
+        if unite and any(a == b == "p" for (a, _), (b, _) in itertools.pairwise(picks)):
+            self._note("united-drops", self._said("drops in a row are one drop (a die goes once)"))
+        selects = _merge(picks, unite)
+        if len(selects) > 1:
+            parts = " then ".join(selection_text((sel,)) for sel in selects)
+            self._note(
+                "several",
+                f"applied {parts} one after the other; rpg-dice-roller applies each to all "
+                "the dice",
+            )
+        return selects
 
     def _dice(self, count: int) -> tuple[int, int]:
         tok = self._peek()
         fate = False
+        tens = False
+        follows = bool(self.prog)  # another term came before: "3d6-1d4 k1"
         if tok is not None and tok[1] == "%":
             self.i += 1
             sides = 100
+            if "tens-die" in self.sw:  # Avrae's d20: d% is a tens die, 0 to 90
+                sides, tens = 10, True
         elif tok is not None and tok[1] == "f" and tok[0] == "word":
             self.i += 1
             sides, fate = 3, True
@@ -762,7 +947,7 @@ class _Parser:
             sides = self._number("the number of sides after 'd' (e.g. d20)")
         name = f"{count}d{'F' if fate else sides}"
         if count < 1:
-            raise DiceError(f"{name}: roll at least one die")
+            raise DiceError(f"{name}: roll at least one die (e.g. 1d{'F' if fate else sides})")
         if count > MAX_DICE:
             raise DiceError(f"{name}: at most {_fmt(MAX_DICE)} dice can be rolled")
         if sides < 1:
@@ -782,9 +967,18 @@ class _Parser:
                 )
             if kind == "cmp" and (spaced or word == "=="):
                 break  # a comparison of totals, not a success count
+            if spaced and follows and kind == "word":
+                raise DiceError(
+                    f"'{word}' at position {tok[2]}: bots read a modifier after a space in a "
+                    f"roll of several terms differently; write it right after its dice with no "
+                    f"space (e.g. {name}{word}…), or roll the parts separately with ;"
+                )
             self.i += 1
             if kind == "cmp":
-                mods.append(("success", (word, self._number(f"a number after '{word}'"))))
+                n = self._number(f"a number after '{word}'")
+                mods.append(("success", (self._point("", word, n), n)))
+            elif word == "d" and self._double_success(mods):
+                pass
             elif word in _KEEP_WORDS:
                 mods.append(self._keep(word, spaced))
             elif word in ("adv", "dis"):
@@ -792,12 +986,25 @@ class _Parser:
                     raise DiceError(
                         f"{word} only applies to a single die, as in 1d20 {word}+5 or 1d8{word}"
                     )
+                pick = "kh1" if word == "adv" else "kl1"
+                better = "better" if word == "adv" else "worse"
+                if sides != 20 and "advantage-d20" in self.sw:
+                    raise DiceError(
+                        f"'{word}' at position {tok[2]}: Avrae's advantage applies to d20s; "
+                        f"write 2d{sides}{pick} for the {better} of two d{sides}"
+                    )
+                if sides != 20:
+                    self._note(
+                        "advantage-d20",
+                        f"read `1d{sides}{word}` as the {better} of two d{sides} (2d{sides}{pick});"
+                        f" Avrae's {word} only applies to d20s",
+                    )
                 count = 2
                 name = f"2d{sides}"
                 mods.append(("keep", ("kh" if word == "adv" else "kl", 1)))
             elif word in ("r", "rr", "ro", "ir"):
                 mods.append(self._reroll(word, spaced, sides))
-            elif word in ("e", "ie") or kind == "bang":
+            elif word in ("e", "ie", "x", "xo") or kind == "bang":
                 mods.append(self._explode(word, spaced, sides))
             elif word == "im":
                 op, n = self._condition(word, 1)
@@ -813,10 +1020,28 @@ class _Parser:
             elif word == "t":
                 mods.append(("target", (">=", self._number("a target after 't', e.g. t8"))))
             elif word == "f":
+                if not spaced and "maiden-modifiers" in self.sw:
+                    spaced = True
+                    self._note(
+                        "maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does")
+                    )
                 op, n = self._condition(word, None, "<=" if spaced else "=")
                 mods.append(("failure", (op, n)))
             elif word in ("cs", "cf"):
+                if "maiden-modifiers" in self.sw:
+                    raise DiceError(
+                        f"'{word}' at position {tok[2]}: in Dice Maiden cs is the Cypher System "
+                        "(a level N task needs 3N or more): write the target, e.g. 1d20 t15 for "
+                        "level 5"
+                    )
                 op, n = self._condition(word, None)
+                if "inclusive" not in self.sw:  # outside Roll20's own dialect
+                    self._note(
+                        "crit-range",
+                        f"read `{word}` as Roll20's critical range: it marks dice and counts "
+                        f"nothing (Foundry counts them: write {'>' if word == 'cs' else '<'}N "
+                        "right after the dice)",
+                    )
                 mods.append(("crit_success" if word == "cs" else "crit_failure", (op, n)))
             elif word in ("s", "sa", "sd"):
                 mods.append(("sort", ("d" if word == "sd" else "a", 0)))
@@ -827,14 +1052,38 @@ class _Parser:
                 )
             else:
                 raise self._unexpected(tok, "a modifier")
-        return self._add_term(self._build(count, sides, mods))
+        lo, hi = self._add_term(self._build(count, sides, mods))
+        if tens and not self.terms[-1].counting:
+            # (Nd10-N)*10: each die 0, 10, … 90, as Avrae's d20 rolls d%.
+            self.prog += [(CONST, count), (SUB, None), (GROUP, None), (CONST, 10), (MUL, None)]
+            shown = "a tens die" if count == 1 else "tens dice"
+            self._note("tens-die", self._said(f"read `{count}d%` as {shown}: 0, 10, … 90"))
+            return self._check((lo - count) * 10, (hi - count) * 10)
+        return lo, hi
+
+    def _double_success(self, mods: list[Mod]) -> bool:
+        """Dice Maiden's ``t7ds10``: after a target, ``ds`` (optionally a face) counts each die
+        that high twice (the target's face by default). The ``d`` was just read."""
+        nxt = self._peek()
+        targets = [v for slot, v in mods if slot == "target"]
+        if not targets or nxt is None or nxt[1] != "s" or nxt[3]:
+            return False
+        self.i += 1
+        face = self._peek()
+        n = targets[-1][1]
+        if face is not None and face[0] == "num" and not face[3]:
+            self.i += 1
+            n = self._int(face[1])
+        mods.append(("target", (">=", n)))
+        return True
 
     def _condition(self, word: str, default: int | None, bare: str = "=") -> tuple[str, int]:
         """``<cmp>N`` or ``N`` (exactly N, or ``bare``) after a modifier word."""
         nxt = self._peek()
-        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] not in ("==", "!="):
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] != "!=":
             self.i += 1
-            return nxt[1], self._number(f"a number after '{word}{nxt[1]}'")
+            n = self._number(f"a number after '{word}{nxt[1]}'")
+            return self._point(word, "=" if nxt[1] == "==" else nxt[1], n), n
         if nxt is not None and nxt[0] == "num" and not nxt[3]:
             self.i += 1
             return bare, self._int(nxt[1])
@@ -860,6 +1109,14 @@ class _Parser:
         if nxt is not None and nxt[0] == "num" and not nxt[3]:
             self.i += 1
             n = self._int(nxt[1])
+            if word == "k" and "keep-face" in self.sw:
+                self._note(
+                    "keep-face",
+                    self._said(
+                        f"read `k{n}` as keep the dice showing {n} (`kh{n}` keeps the highest {n})"
+                    ),
+                )
+                return ("select", ("k", ("v", n, n)))
         else:
             if kind == "=":
                 raise self._unexpected(nxt, "what to drop after 'p', e.g. p1, ph1, pl1 or p<3")
@@ -869,18 +1126,43 @@ class _Parser:
         return ("select", (action, (kind, n, 0)))
 
     def _reroll(self, word: str, spaced: bool, sides: int) -> Mod:
+        if word == "r" and not spaced and "maiden-modifiers" in self.sw:
+            self._note("maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does"))
+            spaced = True
         if word == "ir" or (word == "r" and spaced):
             # Dice Maiden: r2 rerolls dice <= 2 once, ir2 again and again.
             op, n = self._condition(word, None, "<=")
             return ("reroll", (("rr" if word == "ir" else "r") + op, n))
         op, n = self._condition(word, None)
+        if word == "r":
+            shown = f"r{_cond_text(op, n)}"
+            if "reroll-repeats" in self.sw:
+                self._note(
+                    "reroll-repeats",
+                    self._said(f"read `{shown}` as reroll until none is left (at most 10 times)"),
+                )
+                return ("reroll", ("rr" + op, n))
+            self._note(
+                "reroll-repeats",
+                f"read `{shown}` as reroll once; Roll20 rerolls until none is left: "
+                f"write `r{shown}`",
+            )
         return ("reroll", (("rr" if word == "rr" else "r") + op, n))
 
     def _explode(self, word: str, spaced: bool, sides: int) -> Mod:
+        if word == "e" and not spaced and "maiden-modifiers" in self.sw:
+            self._note("maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does"))
+            spaced = True
         dice_maiden = word == "ie" or (word == "e" and spaced)
         op, n = self._condition(word, sides, ">=" if dice_maiden else "=")
         mode = {"!!": "compound", "!p": "penetrate", "!!p": "both"}.get(word, "")
-        once = word == "e" and spaced  # Dice Maiden's e explodes once, ie indefinitely
+        if mode in ("penetrate", "both"):
+            self._note(
+                "penetrate",
+                f"read `{word}` as Roll20's penetrating dice: each extra die counts one less",
+            )
+        # Dice Maiden's e explodes once, ie indefinitely; Foundry's xo explodes once, x again.
+        once = (word == "e" and spaced) or word == "xo"
         return ("explode", (op, n, mode, once))
 
     def _rebuild(self, spec: DiceSpec, extra: list[Mod]) -> DiceSpec:
@@ -927,10 +1209,16 @@ class _Parser:
                     continue
                 slot = "success"
             if slot in seen:
-                raise DiceError(f"{name}: only one {slot.replace('_', ' ')} modifier per dice term")
+                raise DiceError(
+                    f"{name}: only one {slot.replace('_', ' ')} modifier per dice term "
+                    "(write it once)"
+                )
             seen.add(slot)
             if fate and slot in ("reroll", "explode", "implode", "min", "max", "reroll_add"):
-                raise DiceError(f"{name}: Fate dice can't be rerolled, exploded or clamped")
+                raise DiceError(
+                    f"{name}: Fate dice can't be rerolled, exploded or clamped (write {name} "
+                    "without that modifier)"
+                )
             if slot == "reroll":
                 op, n = value
                 repeat = op.startswith("rr")
@@ -940,17 +1228,26 @@ class _Parser:
                 texts[slot] = ("rr" if repeat else "r") + _cond_text(op, n)
                 if repeat and reroll[0] <= 1 and reroll[1] >= sides:
                     raise DiceError(
-                        f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever"
+                        f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever "
+                        f"(reroll fewer faces, e.g. {name}rr1)"
                     )
             elif slot == "explode":
                 op, n, mode, once = value
                 explode = _interval(op, n)
                 explode_cap = 1 if once else MAX_EXPLOSIONS
                 sign = {"compound": "!!", "penetrate": "!p", "both": "!!p"}.get(mode, "e")
-                texts[slot] = f" e{n}" if once else sign + _cond_text(op, n)
+                if once:
+                    texts[slot] = f" e{n}" if op == ">=" else "xo" + _cond_text(op, n)
+                else:
+                    texts[slot] = sign + _cond_text(op, n)
                 if explode[0] <= 1 and explode[1] >= sides and not once:
                     raise DiceError(
-                        f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop"
+                        f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop "
+                        + (
+                            f"(explode on fewer faces, e.g. {name}e{sides})"
+                            if sides > 1
+                            else "(a one-sided die always shows 1: leave the explosion out)"
+                        )
                     )
             elif slot == "implode":
                 op, n = value
@@ -958,7 +1255,8 @@ class _Parser:
                 texts[slot] = "im" + _cond_text(op, n)
                 if implode[0] <= 1 and implode[1] >= sides:
                     raise DiceError(
-                        f"{name}im{_cond_text(op, n)}: every face implodes, so it would never stop"
+                        f"{name}im{_cond_text(op, n)}: every face implodes, so it would never stop "
+                        f"(implode on fewer faces, e.g. {name}im1)"
                     )
             elif slot == "reroll_add":
                 op, n = value
@@ -968,13 +1266,15 @@ class _Parser:
                 min_face = value[1]
                 if not 1 <= min_face <= sides:
                     raise DiceError(
-                        f"{name}mi{min_face}: the minimum must be a face from 1 to {sides}"
+                        f"{name}mi{min_face}: the minimum must be a face from 1 to {sides} "
+                        f"(e.g. {name}mi{min(2, sides)})"
                     )
             elif slot == "max":
                 max_face = value[1]
                 if not 1 <= max_face <= sides:
                     raise DiceError(
-                        f"{name}ma{max_face}: the maximum must be a face from 1 to {sides}"
+                        f"{name}ma{max_face}: the maximum must be a face from 1 to {sides} "
+                        f"(e.g. {name}ma{sides})"
                     )
             elif slot == "success":
                 op, n = value
@@ -1001,7 +1301,12 @@ class _Parser:
             text += f"mi{min_face}"
         if max_face is not None:
             text += f"ma{max_face}"
-        selects = _merge(picks)
+        selects = self._merged(picks)
+        if reroll is not None and explode is not None:
+            self._note(
+                "reroll-explode",
+                "rerolls apply to exploded dice too; Dice Maiden rerolls only the first dice",
+            )
         for action, sels in selects:
             for kind, n, _ in sels:
                 if kind == "v":
@@ -1025,6 +1330,13 @@ class _Parser:
         text += selection_text(selects)
         if more and success is None:
             raise DiceError(f"{name}: a second success target needs a first one")
+        if failure is not None and success is None:
+            # GNOLL's f<4 keeps dice, Dice Maiden's lone f1 counts negative successes: refused.
+            raise DiceError(
+                f"{name}{texts['failure']}: failures count against successes, so write a "
+                f"target first (e.g. {name}>=8{texts['failure']}); to keep dice by value "
+                "write k<4"
+            )
         text += texts.get("success", "") + "".join(more_text) + texts.get("failure", "")
         text += texts.get("crit_success", "") + texts.get("crit_failure", "")
         if sort:
@@ -1105,16 +1417,19 @@ class _Parser:
         return spec.minimum, spec.maximum
 
 
-def _merge(picks: list[tuple[str, Selector]]) -> tuple[Selection, ...]:
-    """Consecutive keeps (or drops) unite their selections, as in Avrae: ``kh1kl1`` keeps
-    the highest and the lowest; a keep then a drop apply one after the other."""
+def _merge(picks: list[tuple[str, Selector]], unite_drops: bool = False) -> tuple[Selection, ...]:
+    """Consecutive keeps unite their selections, as in Avrae: ``kh1kl1`` keeps the highest
+    and the lowest. Every other operation applies to the dice the previous ones left, one
+    after the other: ``4d6dl1dl1`` drops two dice even when they tie (docs/dice.md, "Keep and
+    drop"). ``unite_drops`` reads consecutive drops as Avrae's d20 does (one united drop)."""
     out: list[tuple[str, list[Selector]]] = []
     fresh = True
     for action, sel in picks:
         if action == "|":
             fresh = True
             continue
-        if out and out[-1][0] == action and not fresh:
+        unites = action == "k" or unite_drops
+        if out and out[-1][0] == action and not fresh and unites:
             out[-1][1].append(sel)
         else:
             out.append((action, [sel]))
@@ -1153,11 +1468,47 @@ def canonical_text(program: tuple[Instruction, ...]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _parse_cached(expression: str) -> Expression:
-    return _Parser(expression).parse()
+def _parse_cached(expression: str, dialect: str) -> Expression:
+    try:
+        return _Parser(expression, dialect).parse()
+    except DiceError:
+        if "trailing-text" not in switches(dialect):
+            raise
+        found = _with_trailing_comment(expression, dialect)
+        if found is None:
+            raise
+        return found
 
 
-def parse(expression: str) -> Expression:
+_BOUNDARY = re.compile(r"\s+(?=[A-Za-z*`_]|=(?!=))")
+#: Longest text, and most word boundaries, tried when reading trailing words as a comment.
+_TRAILING_TEXT = 300
+_TRAILING_TRIES = 40
+
+
+def _with_trailing_comment(expression: str, dialect: str) -> Expression | None:
+    """Avrae's and Roll20's reading of ``1d20+5 sneak attack``: the longest start that is a
+    roll, the words after it a comment (said in the answer). Bounded: a short text, and a
+    few dozen tries."""
+    if len(expression) > _TRAILING_TEXT:
+        return None
+    cuts = [m.start() for m in _BOUNDARY.finditer(expression)][:_TRAILING_TRIES]
+    for cut in reversed(cuts):
+        head, rest = expression[:cut], expression[cut:].strip()
+        if re.match(r"[a-z]+", rest.lower()) and rest.lower().split()[0] in _WORDS:
+            continue  # "1d20+5 adv": a misplaced modifier, refused with its own hint
+        try:
+            expr = _Parser(head, dialect).parse()
+        except DiceError:
+            continue
+        shown = rest if len(rest) <= 30 else rest[:29] + "…"
+        note = f"{DIALECT_NAMES[dialect]} dialect: read `{shown}` as a comment"
+        comment = rest if expr.comment is None else f"{rest} {expr.comment}"
+        return dataclasses.replace(expr, comment=comment, notes=(note, *expr.notes))
+    return None
+
+
+def parse(expression: str, dialect: str = DEFAULT_DIALECT) -> Expression:
     """Parse and validate ``expression``; raise :class:`DiceError` on anything wrong.
 
     The length is checked first, in O(1), so hostile megabyte strings cost nothing.
@@ -1171,7 +1522,7 @@ def parse(expression: str) -> Expression:
         )
     if _REPEAT.match(expression):
         raise DiceError("several rolls (6#4d6) are not possible here: one roll at a time")
-    return _parse_cached(expression)
+    return _parse_cached(expression, dialect)
 
 
 _REPEAT = re.compile(r"\s*\d+#(?=\s*\S)")

@@ -23,6 +23,7 @@ from bot.dice.parser import (
     DICE,
     DIV,
     LABEL,
+    MOD,
     MUL,
     NEG,
     SET,
@@ -460,4 +461,6 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
                 if right == 0:  # unreachable: the parser refuses divisors that can be 0
                     raise DiceError("division by zero")
                 stack[-1] //= right
+            elif op == MOD:
+                stack[-1] %= right  # the parser refuses divisors that can be 0
     return RollResult(expr, stack[-1], tuple(terms), tuple(sets), compared)

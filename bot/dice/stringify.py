@@ -42,7 +42,7 @@ from bot.dice.roller import (
 
 DISCORD_LIMIT = 2000
 
-_BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / "}
+_BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / ", 11: " % "}
 #: Discord's messages write minus as U+2212, like every other number the bot shows (issue 19);
 #: plain text keeps "-".
 _MD_MINUS = "−"
@@ -294,6 +294,12 @@ def _render(
             return candidate
     short = _short(result, minus)
     return short[: max_length - 1] + "…" if max_length > 1 else "…"
+
+
+def reading_notes(results: tuple[RollResult, ...] | list[RollResult]) -> tuple[str, ...]:
+    """How the rolls' contested spellings were read, each line once (docs/dice.md,
+    "Dialects"): every answer shows them, so a player never gets a silent misreading."""
+    return tuple(dict.fromkeys(note for r in results for note in r.parsed.notes))
 
 
 def render_markdown(result: RollResult, max_length: int = DISCORD_LIMIT) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.dice import RollResult, render_markdown
+from bot.dice import RollResult, reading_notes, render_markdown
 from bot.quoting import escape
 from bot.render import style
 from bot.services.rolls import DiceRoll
@@ -26,14 +26,20 @@ def roll_embed(roller: str, dice_roll: DiceRoll) -> discord.Embed:
     results = dice_roll.results
     result = results[0]
     colour = style.NEUTRAL
+    # How contested spellings were read (docs/dice.md, "Dialects"): small text under the roll.
+    notes = ""
+    for note in reading_notes(results):
+        if len(notes) + len(note) > 600:
+            break
+        notes += f"\n-# {note}"
     if len(results) == 1:
         what = dice_roll.label or ", ".join(result.labels) or result.expression
         if result.natural_20:
             colour = style.CRITICAL_SUCCESS
         elif result.natural_1:
             colour = style.CRITICAL_FAILURE
-        body = render_markdown(result, max_length=style.DESCRIPTION_LIMIT - 40)
-        description = f"{body}\n{_verdict(result)}"
+        body = render_markdown(result, max_length=style.DESCRIPTION_LIMIT - 40 - len(notes))
+        description = f"{body}\n{_verdict(result)}{notes}"
     else:
         what = dice_roll.label or dice_roll.notation
         # Every line gets an equal share of the description; the totals line always fits.
@@ -42,11 +48,11 @@ def roll_embed(roller: str, dice_roll: DiceRoll) -> discord.Embed:
             for r in results
         )
         totals = style.clip(totals, 1000)
-        room = (style.DESCRIPTION_LIMIT - len(totals) - 40) // len(results) - 6
+        room = (style.DESCRIPTION_LIMIT - len(totals) - len(notes) - 40) // len(results) - 6
         lines = [
             f"`{i}` {render_markdown(r, max_length=room)}" for i, r in enumerate(results, start=1)
         ]
-        description = "\n".join(lines) + f"\n**Totals: {totals}**"
+        description = "\n".join(lines) + f"\n**Totals: {totals}**{notes}"
     embed = style.new_embed(f"{escape(roller)} rolls {escape(what)}", description, colour)
     style.set_footer(embed, style.roll_ref(dice_roll.number, dice_roll.chain))
     return embed

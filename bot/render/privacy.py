@@ -89,13 +89,16 @@ def stored_embed(data: StoredData, server_names: Mapping[int, str]) -> discord.E
         "in the bot's source.",
         style.INFO,
     )
+    everywhere = []
     if data.notify is not None:
-        style.add_field(
-            embed,
-            "For every server",
-            f"Reminders and turn pings: {_NOTIFY.get(data.notify, data.notify)} (`/me notify`; "
-            "erased by `/privacy delete` in a direct message)",
+        everywhere.append(
+            f"Reminders and turn pings: {_NOTIFY.get(data.notify, data.notify)} (`/me notify`)"
         )
+    if data.dialect is not None:
+        everywhere.append(f"Dice dialect: {data.dialect} (`/me dice`)")
+    if everywhere:
+        everywhere.append("Erased by `/privacy delete` in a direct message.")
+        style.add_field(embed, "For every server", "\n".join(everywhere))
     for server in data.servers[: style.FIELDS_LIMIT]:
         if server.guild_id is None:
             name = "Direct messages"

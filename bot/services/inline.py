@@ -20,11 +20,11 @@ from sqlalchemy import select
 from bot.db.engine import Database
 from bot.db.inline_models import rolled_messages
 from bot.db.types import utcnow
-from bot.dice import DiceError, RollResult, parse_many, render_plain
+from bot.dice import DiceError, RollResult, parse_many, reading_notes, render_plain
 from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules.systems.base import d20_line, number
-from bot.services import attacks, budgets, checks, macros, rolls
+from bot.services import attacks, budgets, checks, dialects, macros, rolls
 from bot.services._sql import Executor, core_transaction, insert_for
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
@@ -129,7 +129,8 @@ async def _plan(
         # (budgets.ROLL_ROW), a check, a save or a luck roll included.
         work = budgets.ROLL_ROW
         if parsed.command is Command.ROLL:
-            work += budgets.dice_work(parse_many(parsed.dice or ""))
+            dialect = await dialects.resolve_in(session, caller)
+            work += budgets.dice_work(parse_many(parsed.dice or "", dialect))
         else:
             parsed = await _check_rules(session, caller, parsed, context)
             if parsed.attack is not None:
@@ -255,8 +256,9 @@ async def _roll(
 ) -> InlineRoll:
     parsed = plan.parsed
     if parsed.command is Command.ROLL:
+        batch = parse_many(parsed.dice or "", await dialects.resolve_in(session, caller))
         rolled = await rolls.roll_batch_in(
-            session, rng, caller, parse_many(parsed.dice or ""), label=parsed.label, request=request
+            session, rng, caller, batch, label=parsed.label, request=request
         )
         total, detail = dice_summary(rolled)
         return InlineRoll(
@@ -305,6 +307,9 @@ def dice_summary(rolled: DiceRoll) -> tuple[str, str]:
     """A generic roll's total(s) and its dice (`2d6 (4, 2) + 3 [fire] = 9`)."""
     total = ", ".join(_dice_total(r) for r in rolled.results)
     detail = "; ".join(render_plain(r, max_length=300) for r in rolled.results)
+    notes = reading_notes(rolled.results)
+    if notes:  # how a contested spelling was read (docs/dice.md, "Dialects")
+        detail += " (" + "; ".join(notes) + ")"
     return total, detail
 
 

@@ -22,7 +22,7 @@ from bot.db.macro_models import macros
 from bot.dice import parse_many
 from bot.quoting import escape, quote
 from bot.rules.systems import Feature, system_for
-from bot.services import attacks, checks, rolls
+from bot.services import attacks, checks, dialects, rolls
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
@@ -130,7 +130,8 @@ async def save_macro(db: Database, caller: Caller, name: str, roll: str) -> Macr
     roll = " ".join(roll.split())
     parsed = parse_roll_text(roll)  # unknown command or option: refused, nothing saved
     if parsed.command is Command.ROLL:
-        parse_many(parsed.dice or "")  # a bad notation: refused now, not when run
+        # A bad notation (in the player's dialect): refused now, not when run.
+        parse_many(parsed.dice or "", await dialects.resolve(db, caller))
     async with transaction(db) as session:
         campaign, character = await _owner_in(session, caller)
         check_for_system(parsed, campaign.system)

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from bot.db.engine import Database
 from bot.dice import exact_odds, parse
+from bot.dice.dialects import DEFAULT_DIALECT
 from bot.dice.limits import MAX_ODDS_COST
 from bot.dice.odds import OddsMeter, odds_cost
 from bot.services import budgets, checks
@@ -141,7 +142,12 @@ async def luck_odds(db: Database, caller: Caller) -> OddsReport:
     return _report(f"{character.name}, luck roll", plan, caller)
 
 
-async def roll_odds(caller: Caller, expression: str, at_least: int | None = None) -> OddsReport:
+async def roll_odds(
+    caller: Caller,
+    expression: str,
+    at_least: int | None = None,
+    dialect: str = DEFAULT_DIALECT,
+) -> OddsReport:
     """``/odds roll``: :func:`dice_odds` charged to the caller's budgets, computed in a
     worker thread (up to ~10-30 ms of engine work must not hold up everyone else's commands).
 
@@ -150,15 +156,15 @@ async def roll_odds(caller: Caller, expression: str, at_least: int | None = None
     (keep/drop) by a factor of a few. Metering means the engine's cache of results is not
     used here: every request pays for its own work, a repeated costly one included.
     """
-    parsed = parse(expression)
+    parsed = parse(expression, dialect)  # the player's dialect (bot/services/dialects.py)
     estimate = odds_cost(parsed)
     if estimate > MAX_ODDS_COST:
-        return dice_odds(expression, at_least)  # refused by the estimate, before any work
+        return dice_odds(expression, at_least, dialect)  # refused by the estimate, at once
     taken = budgets.odds_work(estimate)
     budgets.charge(caller, taken)
     meter = OddsMeter()
     try:
-        return await asyncio.to_thread(_dice_odds, expression, at_least, meter)
+        return await asyncio.to_thread(_dice_odds, expression, at_least, meter, dialect)
     finally:
         if caller.budget is not None:
             # A refused step is charged to the meter but never runs: the work is capped.
@@ -167,13 +173,20 @@ async def roll_odds(caller: Caller, expression: str, at_least: int | None = None
             caller.budget.refund(caller.user_id, caller.guild_id, taken - done)
 
 
-def dice_odds(expression: str, at_least: int | None = None) -> OddsReport:
+def dice_odds(
+    expression: str, at_least: int | None = None, dialect: str = DEFAULT_DIALECT
+) -> OddsReport:
     """Exact odds of a ``/roll`` expression's total; with ``at_least``, P(total ≥ it)."""
-    return _dice_odds(expression, at_least)
+    return _dice_odds(expression, at_least, None, dialect)
 
 
-def _dice_odds(expression: str, at_least: int | None, meter: OddsMeter | None = None) -> OddsReport:
-    parsed = parse(expression)
+def _dice_odds(
+    expression: str,
+    at_least: int | None,
+    meter: OddsMeter | None = None,
+    dialect: str = DEFAULT_DIALECT,
+) -> OddsReport:
+    parsed = parse(expression, dialect)
     totals = exact_odds(parsed, meter)
     if parsed.compare is not None:  # 1d20+5 >= 15: the total is 1 (pass) or 0 (fail)
         passed = totals.get(1, Fraction(0))

@@ -52,6 +52,7 @@ from sqlalchemy import (
     cast as sql_cast,
 )
 
+from bot.db.dialect_models import dice_dialects
 from bot.db.engine import Database, truncate_wal
 from bot.db.fortune_models import fortune_choices
 from bot.db.inline_models import rolled_messages
@@ -177,6 +178,7 @@ HOLDINGS: tuple[Holding, ...] = (
     _holding("rounds", "opened_by", "opened_by"),
     _holding("round_declarations", "user_id", "user_id", "name"),
     _holding("notify_settings", "user_id (an erasure everywhere)", "*"),
+    _holding("dice_dialects", "user_id (an erasure everywhere)", "*"),
 )
 
 #: Tables that keep nothing about a person, and why.
@@ -186,6 +188,7 @@ NOTHING_PERSONAL: dict[str, str] = {
     "ledger_stubs": "where a hidden roll's stub was posted",
     "scheduled_jobs": "a job's payload names a request, turn order or round, never a person",
     "post_settings": "a campaign's posting options",
+    "campaign_dice_dialects": "a campaign's dice dialect, set by its GM",
     "post_channels": "when a channel was told how to allow webhooks",
 }
 
@@ -232,16 +235,18 @@ class ServerData:
 
 @dataclass(frozen=True, slots=True)
 class StoredData:
-    """Everything, per server, and the one setting kept for every server: how reminders and
-    turn pings reach the user (``/me notify``; None: never set)."""
+    """Everything, per server, and the settings kept for every server: how reminders and
+    turn pings reach the user (``/me notify``) and the dice dialect they chose (``/me dice``);
+    None: never set."""
 
     user_id: int
     servers: tuple[ServerData, ...]
     notify: str | None = None
+    dialect: str | None = None
 
     @property
     def empty(self) -> bool:
-        return not self.servers and self.notify is None
+        return not self.servers and self.notify is None and self.dialect is None
 
 
 async def _rows(session: Executor, stmt: Any) -> list[Any]:
@@ -421,13 +426,16 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
         notify = await session.scalar(
             select(notify_settings.c.mode).where(notify_settings.c.user_id == user_id)
         )
+        dialect = await session.scalar(
+            select(dice_dialects.c.dialect).where(dice_dialects.c.user_id == user_id)
+        )
     out = []
     for guild in sorted(servers, key=lambda g: (g is None, g or 0)):
         values = servers[guild]
         values["characters"] = tuple(values.get("characters", ()))
         values["known_gm_in"] = tuple(sorted(values.get("known_gm_in", ())))
         out.append(ServerData(**values))
-    return StoredData(user_id, tuple(out), notify)
+    return StoredData(user_id, tuple(out), notify, dialect)
 
 
 def _listed(entry: Any, user_id: int) -> bool:
@@ -1048,13 +1056,16 @@ async def _erase_rounds_in(session: Executor, person: _Person) -> int:
 
 
 async def _erase_settings_in(session: Executor, person: _Person) -> int:
-    """The one setting kept for every server goes with an erasure everywhere."""
+    """The settings kept for every server go with an erasure everywhere."""
     if person.guild_id is not None:
         return 0
     result = await session.execute(
         delete(notify_settings).where(notify_settings.c.user_id == person.user_id)
     )
-    return _changed(result)
+    dialect = await session.execute(
+        delete(dice_dialects).where(dice_dialects.c.user_id == person.user_id)
+    )
+    return _changed(result) + _changed(dialect)
 
 
 async def _erase_posts(db: Database, person: _Person) -> int:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
-from bot.services import budgets, secrecy
+from bot.services import budgets, dialects, secrecy
 from bot.services._sql import Executor, core_transaction
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
@@ -56,6 +56,7 @@ async def roll_dice(
     request: str,
     visibility: Visibility | str | None = Visibility.PUBLIC,
     command: str = SecrecyCommand.ROLL,
+    dialect: str | None = None,
 ) -> DiceRoll:
     """Parse (limits checked before any die), roll and record one command's rolls.
 
@@ -66,7 +67,9 @@ async def roll_dice(
     ``visibility`` None means the campaign's default for ``command`` ("roll" or "gm-roll");
     hidden rolls are recorded with their commitment (services/secrecy.py).
     """
-    batch = parse_many(expression)  # a DiceError here changes nothing
+    if dialect is None:  # the player's, else the campaign's (bot/services/dialects.py)
+        dialect = await dialects.resolve(db, caller)
+    batch = parse_many(expression, dialect)  # a DiceError here changes nothing
     budgets.charge(caller, budgets.dice_work(batch))  # and so does OverBudget
     async with core_transaction(db) as session:
         return await roll_batch_in(

@@ -17,12 +17,15 @@ from bot.errors import UserError
         ("1" * 1001, "that expression is too long (1,001 characters; the limit is 1,000)"),
         ("1001d6", "1001d6: at most 1,000 dice can be rolled"),
         ("1d10001", "1d10001: dice can have at most 10,000 sides"),
-        ("0d6", "0d6: roll at least one die"),
+        ("0d6", "0d6: roll at least one die (e.g. 1d6)"),
         ("1d0", "1d0: a die needs at least one side"),
         ("(" * 21 + "1" + ")" * 21, "too many nested parentheses: the limit is 20"),
         ("1" + "+1" * 101, "too many operations: the limit is 100"),
         ("10000000000000000", "number too large: numbers can be at most 10^15"),
-        ("1000000000000000*10", "numbers get too large: results must stay within ±10^15"),
+        (
+            "1000000000000000*10",
+            "numbers get too large: results must stay within ±10^15 (use smaller numbers)",
+        ),
         (
             "500d6+501d6",
             "too many dice: this could roll up to 1,001 dice counting every possible "
@@ -36,15 +39,30 @@ from bot.errors import UserError
         ("4d6kh7", "4d6kh7: you can keep at most 4 dice"),
         ("4d6kh0", "4d6kh0: keep at least one die"),
         ("4d6dl4", "4d6dl4: you can drop at most 3 dice"),
-        ("1d1e1", "1d1e1: every face explodes, so it would never stop"),
-        ("1d6e>=1", "1d6e>=1: every face explodes, so it would never stop"),
-        ("1d6rr<7", "1d6rr<7: every face would be rerolled forever"),
-        ("1d6mi7", "1d6mi7: the minimum must be a face from 1 to 6"),
-        ("1d6ma0", "1d6ma0: the maximum must be a face from 1 to 6"),
+        (
+            "1d1e1",
+            "1d1e1: every face explodes, so it would never stop (a one-sided die always shows 1: "
+            "leave the explosion out)",
+        ),
+        (
+            "1d6e>=1",
+            "1d6e>=1: every face explodes, so it would never stop (explode on fewer faces, "
+            "e.g. 1d6e6)",
+        ),
+        (
+            "1d6rr<7",
+            "1d6rr<7: every face would be rerolled forever (reroll fewer faces, e.g. 1d6rr1)",
+        ),
+        ("1d6mi7", "1d6mi7: the minimum must be a face from 1 to 6 (e.g. 1d6mi2)"),
+        ("1d6ma0", "1d6ma0: the maximum must be a face from 1 to 6 (e.g. 1d6ma6)"),
         ("1d6mi4ma3", "1d6: the maximum (ma) is below the minimum (mi)"),
-        ("4d6mi2min3", "4d6: only one min modifier per dice term"),
+        ("4d6mi2min3", "4d6: only one min modifier per dice term (write it once)"),
         ("1/0", "division by zero"),
-        ("1/(1d6-3)", "division by zero is possible: (1d6-3) can be 0"),
+        (
+            "1/(1d6-3)",
+            "division by zero is possible: (1d6-3) can be 0 (the '/' at position 2; divide by "
+            "something that can't be 0)",
+        ),
         ("2d6 adv", "adv only applies to a single die, as in 1d20 adv+5 or 1d8adv"),
         ("", "there is no dice expression to roll: try 1d20+5"),
         ("# just a comment", "there is no dice expression to roll: try 1d20+5"),

@@ -156,29 +156,40 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
             "+d% is Dice Maiden's percentile advantage: write it out, e.g. (2d10kl1-1)*10+1d10",
         ),
         # Error positions point at the start of the unknown word.
-        ("2d6foo3", "unknown word 'foo' at position 4"),
-        ("2d6kfoo", "unknown word 'kfoo' at position 4"),
+        (
+            "2d6foo3",
+            "unknown word 'foo' at position 4"
+            " (modifiers are e.g. kh3, dl1, r1, e, mi2; comments start with #)",
+        ),
+        (
+            "2d6kfoo",
+            "unknown word 'kfoo' at position 4"
+            " (modifiers are e.g. kh3, dl1, r1, e, mi2; comments start with #)",
+        ),
         ("1d20 attack", "unknown word 'attack' at position 6 (start a comment with #)"),
         (
             "4cod",
             "unknown word 'cod' at position 2 (Dice Maiden's game-system shortcuts "
-            "are not supported)",
+            "are not supported: write the dice, e.g. 4d10 t8 ie10 for 4cod)",
         ),
         (
             "4d6 b1",
             "'b' at position 5: Dice Maiden's botch count is not supported; count "
             "failures with f1 (e.g. 4d6>=5f1)",
         ),
-        ("1d20 % 3", "'%' at position 6: the remainder is not supported"),
         (
             "d6!=6",
             "'!=' at position 3 is read differently by bots: write !6 (or e6) to explode on "
             "6, or put a space before != to compare the total",
         ),
         ("4d6kh<3", "'kh<' at position 4: write k<N to keep or p<N to drop the dice that are <N"),
-        ("4dFe", "4dF: Fate dice can't be rerolled, exploded or clamped"),
+        (
+            "4dFe",
+            "4dF: Fate dice can't be rerolled, exploded or clamped (write 4dF without that "
+            "modifier)",
+        ),
         ("4dF.1", "'.' at position 4: only standard Fate dice (dF, dF.2) are supported"),
-        ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items"),
+        ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items (e.g. kh1)"),
         ("(" + ", ".join(["1"] * 21) + ")kh1", "too many items in a set: the limit is 20"),
         (
             "4d6p",
@@ -226,8 +237,8 @@ def test_repeats_and_several_rolls_each_get_their_own_total_and_labels():
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("21#1d6", "21 rolls: you can roll 1 to 20 at once"),
-        ("0#1d6", "0 rolls: you can roll 1 to 20 at once"),
+        ("21#1d6", "21 rolls: you can roll 1 to 20 at once (e.g. 20#1d6)"),
+        ("0#1d6", "0 rolls: you can roll 1 to 20 at once (e.g. 20#1d6)"),
         ("10#1d6; 11#1d6", "too many rolls at once: the limit is 20"),
         (
             "10#100d6",
@@ -235,7 +246,12 @@ def test_repeats_and_several_rolls_each_get_their_own_total_and_labels():
             "explosion and reroll; the limit is 1,000",
         ),
         ("1d6;;1d6", "roll 2 is empty: write something between the ;"),
-        ("1d6; 2d6x", "roll 2: unknown word 'x' at position 5"),
+        (
+            "1d6; 2d6y",
+            "roll 2: unknown word 'y' at position 5 (modifiers are e.g. kh3, dl1, r1, e, "
+            "mi2; comments start with #)",
+        ),
+        ("6x4d6kh3", "'x' at position 2: to roll 6 times write 6#4d6kh3"),
     ],
 )
 def test_several_rolls_obey_the_limits_before_rolling(text, message):
@@ -279,8 +295,8 @@ def test_exact_odds_of_new_notation_match_enumeration(expression, sides):
 @pytest.mark.parametrize(
     ("expression", "why"),
     [
-        ("4d6km2", "several keep/drop operations or keep middle"),
-        ("4d6kh3dl1", "several keep/drop operations or keep middle"),
+        ("4d6kh1kl1", "united keeps (kh1kl1) or keep/drop mixing ranks and values"),
+        ("4d6p1kh2", "united keeps (kh1kl1) or keep/drop mixing ranks and values"),
         ("2d6ra1", "reroll-and-add (ra)"),
         ("3d6!!6>=4", "compounding explosions with keep/drop or successes"),
         ("4d6e6k<3", "exploding dice with keep/drop"),

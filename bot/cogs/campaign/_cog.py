@@ -16,14 +16,14 @@ from bot.cogs._options import DifficultyChoice, Secret, WordChoices
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
+from bot.dice import dialects as dice_dialects
 from bot.render.sheets import campaign_embed
 from bot.rules.systems import SYSTEMS
+from bot.services import dialects, posts, secrecy, sheets
 from bot.services import export as exports
-from bot.services import posts, secrecy, sheets
 from bot.words import SecrecyCommand
 
 log = logging.getLogger(__name__)
-
 
 
 def system_choices() -> list[app_commands.Choice[str]]:
@@ -259,6 +259,15 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         await posts.set_mentions(bot_of(interaction).db, caller_from(interaction), on)
         said = "ping the players they mention" if on else "ping nobody"
         await answer(interaction, f"Setting saved: posts now {said}.", ephemeral=True)
+
+    @settings.command(name="dice-dialect", description="How players' dice notation is read")
+    @app_commands.describe(dialect="For players who chose none with /me dice (default: pbp)")
+    @app_commands.choices(
+        dialect=[app_commands.Choice(name=d, value=d) for d in dice_dialects.DIALECTS]
+    )
+    async def set_dice_dialect(self, interaction: Interaction, dialect: str) -> None:
+        await dialects.set_campaign(bot_of(interaction).db, caller_from(interaction), dialect)
+        await answer(interaction, f"Setting saved: dice dialect {dialect}.", ephemeral=True)
 
     @settings.command(name="tier", description="A difficulty tier's threshold (threshold system)")
     @app_commands.describe(

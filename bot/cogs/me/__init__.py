@@ -1,4 +1,4 @@
-"""/me notify: how the game clock reaches me."""
+"""/me notify: how the game clock reaches me; /me dice: my dice notation's dialect."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""/me notify <channel|dm|off>: where reminders and "your turn" pings reach a player."""
+"""/me notify <channel|dm|off>: where reminders and "your turn" pings reach a player.
+/me dice <dialect>: which bot's habits the player's dice notation follows (docs/dice.md)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from discord import app_commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import WordChoices
 from bot.cogs._types import Interaction
-from bot.services import notify
+from bot.dice.dialects import DIALECT_NAMES, DIALECTS, differences
+from bot.services import dialects, notify
 from bot.words import NotifyMode
 
 me_group = app_commands.Group(name="me", description="Your own settings")
@@ -30,3 +32,30 @@ async def me_notify(
 ) -> None:
     mode = await notify.set_mode(bot_of(interaction).db, caller_from(interaction), how)
     await interaction.response.send_message(_SAID[mode], ephemeral=True)
+
+
+_DIALECT_CHOICES = [
+    app_commands.Choice(name=f"{value} ({DIALECT_NAMES[value]})", value=value) for value in DIALECTS
+] + [app_commands.Choice(name="campaign (the campaign's default)", value=dialects.CAMPAIGN)]
+
+
+def dialect_said(dialect: str | None) -> str:
+    """What a dialect changes, in a few words a player can check against their habits."""
+    if dialect is None:
+        return "Your dice now follow the campaign's dialect (pbp outside campaigns)."
+    changed = differences(dialect)
+    if not changed:
+        return (
+            "Your dice are read the pbp-dice way; "
+            "each answer says how it read a spelling other bots read differently."
+        )
+    lines = [f"- `{r.example}`: {r.meaning(dialect)}" for r in changed]
+    return f"Your dice are read the {DIALECT_NAMES[dialect]} way:\n" + "\n".join(lines)
+
+
+@me_group.command(name="dice", description="Read your dice notation like another bot does")
+@app_commands.describe(dialect="pbp (default), avrae, roll20, dice-maiden, or the campaign's")
+@app_commands.choices(dialect=_DIALECT_CHOICES)
+async def me_dice(interaction: Interaction, dialect: str) -> None:
+    chosen = await dialects.set_player(bot_of(interaction).db, caller_from(interaction), dialect)
+    await interaction.response.send_message(dialect_said(chosen), ephemeral=True)

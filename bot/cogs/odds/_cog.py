@@ -31,7 +31,7 @@ from bot.cogs._options import (
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
 from bot.render.odds import odds_embed
-from bot.services import attacks, odds
+from bot.services import attacks, dialects, odds
 from bot.services.attacks import AttackOptions
 from bot.services.odds import OddsReport
 
@@ -184,5 +184,7 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         at_least: app_commands.Range[int, -100000, 100000] | None = None,
         public: bool = False,
     ) -> None:
-        report = await odds.roll_odds(caller_from(interaction), dice, at_least)
+        caller = caller_from(interaction)
+        dialect = await dialects.resolve(bot_of(interaction).db, caller)
+        report = await odds.roll_odds(caller, dice, at_least, dialect)
         await _answer(interaction, report, public)

@@ -1,0 +1,193 @@
+"""Rebuild the Dice Maiden, GNOLL and python-dice corpora (tests/dice/peers/*.json) from the
+peers' own repositories, read as text: nothing of theirs is run or copied as code.
+
+    .venv/bin/python -m tests.dice.peers.build_corpora DICEMAIDEN_GIT GNOLL_GIT PYDICE_GIT
+
+Each argument is a git directory (github:Humblemonk/dicemaiden-rs, github:ianfhunter/GNOLL,
+github:borntyping/python-dice). Every entry cites ``path:line`` in its repository.
+
+- Dice Maiden: every string literal of its Rust tests that reads like a roll, and every code
+  span of its README and roll_syntax.md; ``expands`` keeps the docs' own ``alias → dice``
+  expansions. The origin refuses what its tests call invalid. Meanings: dice_maiden_oracle.py.
+- GNOLL: every ``pytest.mark.parametrize`` case of tests/python with the result GNOLL's test
+  expects under its dice mock (the mock's mode and first value).
+- python-dice: its tests' and README's expressions with the value they assert; the meaning is
+  written by hand in pbp-dice's notation (python_dice_meanings.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def _show(repo: str, path: str) -> str:
+    return subprocess.run(
+        ["git", "-C", repo, "show", f"HEAD:{path}"], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _files(repo: str, prefix: str, suffix: str) -> list[str]:
+    names = subprocess.run(
+        ["git", "-C", repo, "ls-tree", "-r", "--name-only", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return sorted(n for n in names if n.startswith(prefix) and n.endswith(suffix))
+
+
+# --- Dice Maiden ---------------------------------------------------------------------------
+
+_ROLLISH = re.compile(r"^[A-Za-z0-9 +\-*/%;!()#.<>=,_]+$")
+_OUTPUT = ("Total", "Set ", "Success", "Reason", "Roll ", "Result", "dice ", "Maximum", "rolled")
+
+
+def _dm_candidate(text: str) -> bool:
+    text = text.strip()
+    if not text or len(text) > 100 or not _ROLLISH.match(text):
+        return False
+    if not (re.search(r"\d", text) or "d%" in text):
+        return False
+    if any(word in text for word in _OUTPUT):
+        return False
+    body = re.sub(r"^\s*\d*\s*\([^)]*\)", "", text.split("!")[0])  # "(Attack) …": a label
+    if re.search(r"\b(dice|with|test|again|comparison|roll|rolls|target|level)\b", body, re.I):
+        return False  # a test's description, not a roll
+    if re.search(r"\b[A-Z][a-z]{3,}", body):
+        return False
+    words = re.findall(r"[A-Za-z]{3,}", body)
+    return len(words) <= 3
+
+
+def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+
+    def add(expr: str, source: str, refuses: bool = False, expands: str | None = None) -> None:
+        expr = expr.strip()
+        if expr.startswith("/roll "):
+            expr = expr[len("/roll ") :].strip()
+        if not _dm_candidate(expr):
+            return
+        entry = found.setdefault(expr, {"expr": expr, "source": source})
+        if refuses:
+            entry["origin"] = "refuses"
+        if expands and "expands" not in entry:
+            entry["expands"] = expands
+
+    for path in _files(repo, "tests/", ".rs"):
+        invalid_block = False
+        for number, line in enumerate(_show(repo, path).splitlines(), start=1):
+            if re.search(r"let \w*invalid\w* = vec!\[", line):
+                invalid_block = True
+            refuses = invalid_block or "assert_invalid(" in line or "is_err()" in line
+            refuses = refuses or bool(re.search(r'^\s*\("[^"]*",\s*false,\s*0,\s*0\)', line))
+            for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', line):
+                add(m.group(1), f"{path}:{number}", refuses)
+            if invalid_block and line.strip().startswith("];"):
+                invalid_block = False
+    for path in ("README.md", "roll_syntax.md"):
+        section = ""
+        for number, line in enumerate(_show(repo, path).splitlines(), start=1):
+            if line.startswith("#"):
+                section = line.strip("# ").lower()
+            if section in ("core modifiers", "special flags"):
+                continue  # modifiers and flags on their own (`k3`, `+2d6`), not rolls
+            spans = re.findall(r"`([^`\n]{1,100})`", line)
+            arrow = re.match(r"^\s*- `([^`]+)` → ([0-9][0-9a-z %+\-*/]*?)(?: \(|$)", line)
+            for span in spans:
+                expands = arrow.group(2).strip() if arrow and span == arrow.group(1) else None
+                add(span, f"{path}:{number}", expands=expands)
+    return list(found.values())
+
+
+# --- GNOLL ---------------------------------------------------------------------------------
+
+_MOCKS = {
+    "NO_MOCK": "none",
+    "RETURN_CONSTANT": "constant",
+    "RETURN_INCREMENTING": "incrementing",
+    "RETURN_DECREMENTING": "decrementing",
+    "RETURN_CONSTANT_TWICE_ELSE_CONSTANT_ONE": "twice-then-one",
+}
+
+
+def _value(node: ast.AST | None, bound: dict[str, Any]) -> Any:
+    if node is None:
+        return None
+    if isinstance(node, ast.Name):
+        return bound.get(node.id, ("?", node.id))
+    if isinstance(node, ast.Attribute) and node.attr in _MOCKS:
+        return _MOCKS[node.attr]
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return ("?", ast.dump(node)[:40])
+
+
+def build_gnoll(repo: str) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = []
+    for path in _files(repo, "tests/python/", ".py"):
+        if not Path(path).name.startswith("test_"):
+            continue
+        tree = ast.parse(_show(repo, path))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            calls = [
+                c
+                for c in ast.walk(fn)
+                if isinstance(c, ast.Call) and getattr(c.func, "id", "") == "roll"
+            ]
+            asserts = [a for a in ast.walk(fn) if isinstance(a, ast.Assert)]
+            for deco in fn.decorator_list:
+                if not (isinstance(deco, ast.Call) and "parametrize" in ast.unparse(deco.func)):
+                    continue
+                names = [n.strip() for n in ast.literal_eval(deco.args[0]).split(",")]
+                for case in getattr(deco.args[1], "elts", []):
+                    items = case.elts if isinstance(case, ast.Tuple) else [case]
+                    bound = {}
+                    for name, item in zip(names, items, strict=False):
+                        try:
+                            bound[name] = ast.literal_eval(item)
+                        except ValueError:
+                            bound[name] = _value(item, {})
+                    expr, out = bound.get("r"), bound.get("out")
+                    if not isinstance(expr, str) or len(calls) != 1 or len(asserts) < 1:
+                        continue
+                    if not any("result == out" in ast.unparse(a) for a in asserts):
+                        continue
+                    kw = {k.arg: k.value for k in calls[0].keywords}
+                    mode = _value(kw.get("mock_mode"), bound) or "none"
+                    const = _value(kw.get("mock_const"), bound)
+                    entries.append(
+                        {
+                            "expr": expr,
+                            "source": f"{path}:{case.lineno}",
+                            "mock": [mode, 3 if const is None else const],
+                            "total": out,
+                        }
+                    )
+    return entries
+
+
+def main() -> None:
+    dm_repo, gnoll_repo = sys.argv[1:3]
+    for name, entries in (
+        ("dice_maiden", build_dice_maiden(dm_repo)),
+        ("gnoll", build_gnoll(gnoll_repo)),
+    ):
+        text = json.dumps(entries, indent=0, ensure_ascii=False)
+        (HERE / f"{name}.json").write_text(text + "\n")
+        print(name, len(entries))
+
+
+if __name__ == "__main__":
+    main()

@@ -14,8 +14,13 @@ Brannoc: STR 16 (+3), level 1 (+2): he attacks at +5. Bram is Bob's character, A
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 import pytest
 
+from bot.services import secrecy
+from bot.services.context import Caller
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.store.characters import get_character
@@ -289,3 +294,52 @@ async def test_an_attack_without_advantage_has_no_die_to_choose(table: Table) ->
     assert refused.ephemeral and refused.response is not None
     assert "without advantage or disadvantage" in refused.response.content
     assert [r.kind for r in await _rows(table)] == ["attack"]
+
+
+async def test_erasing_the_targets_player_erases_his_name_in_the_reroll_too(table: Table) -> None:
+    # An erasure finds the rows that name a person by id (docs/privacy.md): the reroll of an
+    # attack on Bram names him as the attack does.
+    await _table(table)
+    table.dice(3, 4)
+    await table.alice.slash(table.table, "attack", target="Bram", advantage=True)
+    table.dice(18)
+    await table.alice.slash(table.table, "reroll", die="first")
+    asked = await table.bob.slash(table.table, "privacy delete")
+    assert asked.response is not None
+    done = await table.bob.click(asked.response, label="Erase my data")
+    assert done.response is not None and "erased" in done.response.content
+    rows = await _rows(table)
+    assert [r.kind for r in rows] == ["d20-reroll", "attack"]
+    for row in rows:
+        assert row.outcome["target"] == "[erased]", row.kind
+        assert "Bram" not in json.dumps(row.outcome)
+    logged = await table.alice.slash(table.table, "verify", log=True)
+    assert logged.response is not None and "intact" in message_text(logged.response).lower()
+
+
+async def test_an_attack_and_its_reroll_revealed_at_once_end_with_the_rerolls_loss(
+    table: Table,
+) -> None:
+    # Two GMs (or one, twice quickly) reveal the hidden attack and its reroll at the same
+    # moment: each reveal reads the other row, so they must see each other, or Bram would
+    # keep the critical the reroll took back.
+    await _table(table, crit_rules=True)
+    gm = Caller(
+        user_id=table.gm.id,
+        channel_id=table.table.id,
+        guild_id=table.guild.id,
+        role_ids=frozenset({table.gm_role.id}),
+    )
+    for _ in range(3):
+        table.dice(20, 4, 5)  # a hidden Critical Hit, 8 damage
+        await table.alice.slash(
+            table.table, "attack", target="Bram", damage="1d8+3", advantage=True, secret="gm"
+        )
+        table.dice(6)  # rerolled into a miss
+        await table.alice.slash(table.table, "reroll", die="first")
+        reroll, original = (await _rows(table))[:2]
+        await asyncio.gather(
+            secrecy.reveal(table.bot.db, gm, original.number),
+            secrecy.reveal(table.bot.db, gm, reroll.number),
+        )
+        assert await _bram(table) == 0

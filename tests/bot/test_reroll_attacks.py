@@ -343,3 +343,54 @@ async def test_an_attack_and_its_reroll_revealed_at_once_end_with_the_rerolls_lo
             secrecy.reveal(table.bot.db, gm, reroll.number),
         )
         assert await _bram(table) == 0
+
+
+async def test_an_attack_recorded_before_attacks_could_be_rerolled_is_refused(
+    table: Table,
+) -> None:
+    # A row from before the record held its damage dice and items: a reroll could not know
+    # the save or the damage a new result needs, so it says so and changes nothing.
+    await _table(table)
+    table.dice(3, 4)
+    await table.alice.slash(table.table, "attack", ac=15, damage="1d8", advantage=True)
+    new = (await _rows(table))[0]
+    old = {k: v for k, v in new.outcome.items() if k != "inputs"}
+    await ledger.record(
+        table.bot.db,
+        ledger.NewRoll(
+            origin=ledger.Origin(channel_id=table.table.id, user_id=table.alice.id),
+            kind="attack",
+            request="/attack ac:15 damage:1d8 advantage:True",
+            dice=new.dice,
+            outcome=old,
+            campaign_id=new.campaign_id,
+            character_id=new.character_id,
+            character_name=new.character_name,
+        ),
+    )
+    refused = await table.alice.slash(table.table, "reroll", die="first")
+    assert refused.ephemeral and refused.response is not None
+    assert "recorded before attacks could be rerolled" in refused.response.content
+    assert "Nothing changed" in refused.response.content
+    assert [r.kind for r in await _rows(table)] == ["attack", "attack"]
+
+
+async def test_a_pen_and_dagger_attack_is_an_attempt_a_fortune_die_rerolls(table: Table) -> None:
+    # Pen & Dagger's reroll is its own: "Offensive attempts, also referred to as attacks or
+    # attack rolls" are attempts, and a fortune die can "Reroll an attempt or luck roll that
+    # did not result in a 1 until you are lucky or get a better success level".
+    await start_campaign(table, "pen-and-dagger")
+    await table.alice.slash(table.table, "character create", name="Angus")
+    done = await table.alice.slash(
+        table.table, "character proficiency", name="Longsword", value="Adept"
+    )
+    assert done.response is not None and "Proficiency saved" in done.response.content
+    await table.gm.slash(table.table, "fortune give", character="Angus", count=1)
+    table.dice(2)
+    swing = await table.alice.slash(table.table, "check", ability="STR", proficiency="Longsword")
+    assert swing.response is not None and "STR (Longsword) attempt" in message_text(swing.response)
+    table.dice(20)
+    rerolled = await table.alice.slash(table.table, "fortune spend", purpose="reroll")
+    assert rerolled.response is not None and not rerolled.ephemeral
+    assert "reroll of roll #" in message_text(rerolled.response)
+    assert [r.kind for r in await _rows(table)][:2] == ["reroll", "attempt"]

@@ -56,6 +56,18 @@ def attack_lines(result: AttackResult, *, hidden: bool = False) -> list[tuple[st
             text += f"\nCritical: every damage die again: {render_markdown(result.damage.again)}"
             text += f" (dice {style.signed(result.damage.extra)})"
         lines.append(("Damage", f"{text}\n**{result.damage.total} damage**"))
+    kept = result.kept_damage
+    if kept is not None:
+        text = f"`{kept.expression}` = {kept.rolled}, as roll #{kept.number} rolled it"
+        if kept.again is not None:
+            text += f"\nCritical: every damage die again: {render_markdown(kept.again)}"
+            text += f" (dice {style.signed(kept.added)})"
+        elif kept.extra:
+            text += (
+                f"\nCritical: every damage die again, as roll #{kept.number} rolled them "
+                f"(dice {style.signed(kept.extra)})"
+            )
+        lines.append(("Damage", f"{text}\n**{kept.total} damage**"))
     if outcome.fumble:
         if outcome.weapon_save is not None:
             lines.append(
@@ -82,7 +94,7 @@ def _ac_loss_text(result: AttackResult, hidden: bool) -> str:
     who = escape(result.target) if result.target else "the target"
     if not result.outcome.lowers_target_ac:
         return f"{who}'s AC stays as it was"
-    if result.damage is None:
+    if result.damage_total is None:
         return (
             f"lowered by the damage: roll it (give damage: next time) and take it from {who}'s AC"
         )

@@ -246,8 +246,12 @@ def _attack(data: dict[str, Any]) -> str | None:
 
 
 def _d20_reroll(data: dict[str, Any]) -> str | None:
+    head = f"{data['die']} die {int(data['replaced'])} rerolled: "
+    if isinstance(data.get("attack"), dict):  # an attack's reroll holds the attack's record
+        words = _attack(data)
+        return None if words is None else head + words
     outcome = _d20(data["outcome"])
-    return f"{data['die']} die {int(data['replaced'])} rerolled: {check_words(outcome)}"
+    return head + check_words(outcome)
 
 
 def _fortune(data: dict[str, Any]) -> str | None:

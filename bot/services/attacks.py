@@ -109,6 +109,34 @@ class Damage:
 
 
 @dataclass(frozen=True, slots=True)
+class KeptDamage:
+    """A hit's damage as the attack a reroll replaced rolled it (bot/services/rerolls.py): a
+    reroll of the d20 leaves the damage dice as they fell. Only a critical's second roll of
+    every die (the GM's crit-damage option) follows the new result: rolled now for a new
+    critical (``again``), dropped for a lost one."""
+
+    expression: str
+    #: The kept roll's total, and what its critical's second roll added (0: none, or dropped).
+    rolled: int
+    extra: int
+    #: The public number of the roll the damage was rolled with.
+    number: int
+    #: A new critical's second roll of every damage die, rolled with the reroll.
+    again: RollResult | None = None
+
+    @property
+    def added(self) -> int:
+        """What a second roll of every die adds, kept or new (modifiers count once)."""
+        fresh = 0 if self.again is None else sum(term.subtotal for term in self.again.terms)
+        return self.extra + fresh
+
+    @property
+    def total(self) -> int:
+        """The damage dealt (never below 0), as :attr:`Damage.total`."""
+        return max(0, self.rolled + self.added)
+
+
+@dataclass(frozen=True, slots=True)
 class AttackResult:
     """A recorded attack: who attacked whom, the rules outcome, damage and the AC lost."""
 
@@ -138,6 +166,15 @@ class AttackResult:
     number: int = 0
     chain: str = ""
     character_id: int | None = None
+    #: A reroll's damage when the attack was a hit before and still is (rerolls.py).
+    kept_damage: KeptDamage | None = None
+
+    @property
+    def damage_total(self) -> int | None:
+        """The damage dealt, rolled now or kept; None when none was rolled."""
+        if self.kept_damage is not None:
+            return self.kept_damage.total
+        return None if self.damage is None else self.damage.total
 
     @property
     def gm_targets(self) -> secrecy.GmTargets:
@@ -161,7 +198,8 @@ def _check_ac(ac: int | None) -> None:
         )
 
 
-def _damage_expression(text: str | None) -> Any:
+def damage_expression(text: str | None) -> Any:
+    """The parsed damage dice (None: none given); a bad expression is the player's error."""
     if not text:
         return None
     try:
@@ -245,9 +283,27 @@ def attack_input(
     return attack, f"{ability} attack"
 
 
-def _roll_damage(
+def reroll_inputs(
+    attack: d20_check.AttackInput, damage: str | None, *, double: bool
+) -> dict[str, Any]:
+    """What a reroll of this attack needs besides its outcome (bot/services/rerolls.py): the
+    damage as given, the items whose quality saves a new fumble or critical rolls, and whether
+    the GM's crit-damage option rolled a critical's dice twice."""
+    return {
+        "damage": damage or None,
+        "weapon_quality": attack.weapon_quality.value if attack.weapon_quality else None,
+        "weapon_magic": attack.weapon_magic_bonus,
+        "armour_quality": attack.armor_quality.value if attack.armor_quality else None,
+        "armour_magic": attack.armor_magic_bonus,
+        "crit_double_dice": double,
+    }
+
+
+def roll_damage(
     expression: Any, outcome: d20_check.AttackOutcome, rng: random.Random, *, double: bool
 ) -> Damage | None:
+    """A hit's damage (none on a miss): rolled as normal; every die again on a critical only
+    with the GM's crit-damage option."""
     if expression is None or not outcome.hit:
         return None
     first = roll(expression, rng)
@@ -347,7 +403,7 @@ async def _perform(
     monster_name: str | None = None,
     as_gm: bool = False,
 ) -> AttackResult:
-    expression = _damage_expression(options.damage)  # a bad expression changes nothing
+    expression = damage_expression(options.damage)  # a bad expression changes nothing
     # The roll and its row, and the damage's worst case twice (the GM's crit-damage option
     # rolls every die again); an OverBudget here changes nothing either.
     budgets.charge(caller, attack_work(options))
@@ -390,7 +446,7 @@ async def _perform_in(
     attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     outcome = d20_check.roll_attack(attack, rng)
-    damage = _roll_damage(expression, outcome, rng, double=campaign.crit_double_dice)
+    damage = roll_damage(expression, outcome, rng, double=campaign.crit_double_dice)
     lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
     lost = min(lost, MAX_AC_LOSS - ac_loss)
     name = attacker.name if attacker is not None else (monster_name or "Monster")
@@ -406,6 +462,7 @@ async def _perform_in(
         # there only then (bot/services/store/pending.py).
         "sheet_changes": may_change,
         "ac_lost": lost,
+        "inputs": reroll_inputs(attack, options.damage, double=campaign.crit_double_dice),
     }
     recorded = await ledger.record_in(
         session,
@@ -545,7 +602,7 @@ def odds_rows(report: AttackOddsReport) -> tuple[tuple[str, Fraction], ...]:
 def attack_work(options: AttackOptions) -> int:
     """What an attack charges the budgets (as :func:`perform_attack`): the roll recorded and
     its damage's worst case, twice; refuses a bad damage expression before anything changes."""
-    expression = _damage_expression(options.damage)
+    expression = damage_expression(options.damage)
     dice = 0 if expression is None else 2 * budgets.dice_work(expression)
     return budgets.ROLL_ROW + dice
 
@@ -563,7 +620,7 @@ async def attack_in(
     (:func:`attack_work`): the inline rolls of a post (bot/services/inline.py)."""
     if options.attacker_bonus is not None:
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
-    expression = _damage_expression(options.damage)
+    expression = damage_expression(options.damage)
     return await _perform_in(
         session,
         rng,

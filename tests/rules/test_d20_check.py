@@ -642,3 +642,65 @@ def test_sampled_attacks_match_exact_odds() -> None:
     }
     assert sum(expected.values()) == 1
     assert_sample_fits(counts, expected)
+
+
+# --- rerolling one die of an attack -----------------------------------------------------------
+# The text's reroll rule sits with Advantage and Disadvantage, which come "on an ability check,
+# a saving throw, or an attack roll": "When you have Advantage or Disadvantage and something in
+# the game lets you reroll the d20, you can reroll only one of the dice. You choose which one."
+
+
+def test_reroll_attack_replaces_the_chosen_die_and_judges_against_the_same_ac() -> None:
+    attack = d20.AttackInput(ac=15, attack_bonus=5, disadvantage=True)
+    first = d20.roll_attack(attack, ScriptedRandom(17, 5))
+    assert first.kept == 5 and not first.hit
+    second = d20.reroll_attack(first, 1, ScriptedRandom(15))
+    assert second.dice == (17, 15) and second.kept == 15 and second.total == 20 and second.hit
+    assert second.ac == 15 and second.modifiers == first.modifiers
+    assert second.advantage is Advantage.DISADVANTAGE
+    single = d20.roll_attack(d20.AttackInput(ac=15, attack_bonus=5), ScriptedRandom(9))
+    with pytest.raises(RulesError, match="advantage or disadvantage"):
+        d20.reroll_attack(single, 0, ScriptedRandom(3))
+
+
+@pytest.mark.parametrize("advantage", [True, False])
+def test_a_rerolled_attack_is_judged_as_an_attack_rolled_with_those_dice(advantage: bool) -> None:
+    # Every pair of dice, either die, every new face: hit, critical and fumble are exactly
+    # those of an attack that rolled the new pair (crit rules on, items without saves).
+    attack = d20.AttackInput(
+        ac=16, attack_bonus=4, advantage=advantage, disadvantage=not advantage, crit_rules=True
+    )
+    for a, b, which, face in itertools.product(range(1, 21), range(1, 21), (0, 1), range(1, 21)):
+        first = d20.roll_attack(attack, ScriptedRandom(a, b))
+        again = d20.reroll_attack(first, which, ScriptedRandom(face))
+        dice = (face, b) if which == 0 else (a, face)
+        assert again == d20.roll_attack(attack, ScriptedRandom(*dice))
+
+
+def test_a_quality_save_stands_while_what_called_for_it_stands() -> None:
+    # "Higher quality objects have a save against the Critical" and a fumble's weapon "gets a
+    # save": a save is a roll of its own, not the d20 a reroll replaces.
+    master = d20.ItemQuality.MASTER
+    attack = d20.AttackInput(
+        ac=15, attack_bonus=5, advantage=True, crit_rules=True, armor_quality=master
+    )
+    crit = d20.roll_attack(attack, ScriptedRandom(20, 3, 4))  # armour: 4 + 2 = 6, gives way
+    assert crit.critical and crit.armor_save is not None and crit.lowers_target_ac
+    items = {"armor_quality": master, "weapon_quality": master}
+    # Still a critical (the 20 is kept): the save stands, and no die but the d20 is rolled.
+    kept = d20.reroll_attack(crit, 1, ScriptedRandom(7), **items)
+    assert kept.critical and kept.armor_save == crit.armor_save
+    # No longer a critical: no save.
+    gone = d20.reroll_attack(crit, 0, ScriptedRandom(6), **items)
+    assert not gone.critical and gone.armor_save is None and not gone.lowers_target_ac
+    # A new critical rolls the armour's save: 9 + 2 = 11 against DC 10, it holds.
+    miss = d20.roll_attack(attack, ScriptedRandom(4, 3))
+    made = d20.reroll_attack(miss, 0, ScriptedRandom(20, 9), **items)
+    assert made.critical and made.armor_save is not None and made.armor_save.saved
+    assert not made.lowers_target_ac
+    # A new fumble rolls the weapon's: disadvantage, 12 and 9, the 9 becomes a natural 1; the
+    # Master weapon's save 8 + 2 = 10 holds.
+    low = d20.AttackInput(ac=15, attack_bonus=5, disadvantage=True, crit_rules=True)
+    plain = d20.roll_attack(low, ScriptedRandom(12, 9))
+    fumble = d20.reroll_attack(plain, 1, ScriptedRandom(1, 8), **items)
+    assert fumble.fumble and fumble.weapon_save is not None and not fumble.weapon_breaks

@@ -1,4 +1,5 @@
-"""/reroll die:first|second on the caller's latest d20-check roll with two dice."""
+"""/reroll die:first|second on the caller's latest d20-check roll (a check, a save or an
+attack) with two dice."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ class RerollCog(commands.Cog):
     """Rerolling one die when something in the game allows it."""
 
     @app_commands.command(
-        name="reroll", description="d20 check: reroll one die of your latest advantage roll"
+        name="reroll",
+        description="d20 check: reroll one die of your latest advantage check, save or attack",
     )
     @app_commands.describe(
         die="Which of the two d20s to reroll (the campaign must allow rerolls)",
@@ -30,14 +32,14 @@ class RerollCog(commands.Cog):
         done = await rerolls.reroll(
             bot.db, bot.rng, caller_from(interaction), die, request_text(interaction)
         )
-        result = done.check
+        result = done.roll
         await deliver(
             interaction,
             Delivery.of(
                 result,
                 reroll_embed(done),
-                roller=result.character.name,
-                what=result.plan_title,
+                roller=done.roller,
+                what=done.title,
                 gm_full=reroll_embed(done, gm_copy=True),
             ),
             roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),

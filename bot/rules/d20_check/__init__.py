@@ -21,8 +21,9 @@ Rulings (shared/rules/README.md, "d20 check"):
 9. Group check: everyone rolls; the group succeeds when at least half succeed.
 
 Modules: ``checks`` (checks, saves, rerolls), ``contests``, ``dcs`` (DCs from abilities),
-``items`` (quality saves), ``attacks``, ``groups`` (working together, group checks); every
-public name is re-exported here, so ``from bot.rules.d20_check import X`` is the way in.
+``items`` (quality saves), ``attacks`` (attacks and their rerolls), ``groups`` (working
+together, group checks); every public name is re-exported here, so
+``from bot.rules.d20_check import X`` is the way in.
 
 Pure code: every function that rolls takes a ``random.Random``; odds are exact ``Fraction``s.
 """
@@ -35,6 +36,7 @@ from bot.rules.d20_check.attacks import (
     AttackResult,
     attack_odds,
     attack_roll,
+    reroll_attack,
     roll_attack,
 )
 from bot.rules.d20_check.checks import (
@@ -145,6 +147,7 @@ __all__ = [
     "null_save_extra",
     "proficiency_bonus",
     "quality_save_terms",
+    "reroll_attack",
     "reroll_one",
     "roll_attack",
     "roll_check",

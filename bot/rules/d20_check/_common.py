@@ -53,3 +53,21 @@ def roll_kept(rng: random.Random, advantage: Advantage) -> tuple[tuple[int, ...]
     if advantage is Advantage.ADVANTAGE:
         return dice, max(dice)
     return dice, min(dice)  # one die: itself; disadvantage: the lower
+
+
+def reroll_kept(
+    dice: tuple[int, ...], advantage: Advantage, which: int, rng: random.Random
+) -> tuple[tuple[int, ...], int]:
+    """Reroll die ``which`` (0 first, 1 second) of an advantage / disadvantage roll and keep
+    again (the text: "When you have Advantage or Disadvantage and something in the game lets
+    you reroll the d20, you can reroll only one of the dice. You choose which one")."""
+    if len(dice) != 2 or advantage is Advantage.NONE:
+        raise RulesError(
+            "Only a roll made with advantage or disadvantage (two d20s) has a die to choose."
+        )
+    if which not in (0, 1):
+        raise RulesError("Choose the first or the second die.")
+    new = list(dice)
+    new[which] = roll_d20(rng)
+    kept = max(new) if advantage is Advantage.ADVANTAGE else min(new)
+    return tuple(new), kept

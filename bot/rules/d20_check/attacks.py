@@ -11,7 +11,7 @@ from bot.rules.common import (
     Advantage,
     kept_die_distribution,
 )
-from bot.rules.d20_check._common import MAX_TARGET
+from bot.rules.d20_check._common import MAX_TARGET, reroll_kept
 from bot.rules.d20_check._common import bonus as _bonus
 from bot.rules.d20_check._common import counts as _counts
 from bot.rules.d20_check._common import in_range as _in_range
@@ -204,6 +204,48 @@ def roll_attack(attack: AttackInput, rng: random.Random) -> AttackOutcome:
         save = item_quality_save(rng, attack.armor_quality, attack.armor_magic_bonus)
         outcome = replace(outcome, armor_save=save)
     return outcome
+
+
+def reroll_attack(
+    outcome: AttackOutcome,
+    which: int,
+    rng: random.Random,
+    *,
+    weapon_quality: ItemQuality | None = None,
+    weapon_magic_bonus: int = 0,
+    armor_quality: ItemQuality | None = None,
+    armor_magic_bonus: int = 0,
+) -> AttackOutcome:
+    """Reroll one of the two d20s of an attack made with advantage or disadvantage.
+
+    The text's reroll rule sits with Advantage and Disadvantage, which it gives "on an ability
+    check, a saving throw, or an attack roll": "When you have Advantage or Disadvantage and
+    something in the game lets you reroll the d20, you can reroll only one of the dice. You
+    choose which one." ``which`` is 0 (first) or 1 (second). The new die replaces the chosen
+    one, the kept die is chosen again, and the attack is judged as before: same modifiers,
+    same AC, same crit rules (ruling 7).
+
+    A quality save is a roll of its own, not the d20: it stands while what called for it
+    stands (still a fumble, still a critical), is rolled when the reroll makes a new fumble or
+    critical (give the items, as for :class:`AttackInput`), and goes when there is none.
+    """
+    dice, kept = reroll_kept(outcome.dice, outcome.advantage, which, rng)
+    quality_save_terms(weapon_quality, weapon_magic_bonus)
+    quality_save_terms(armor_quality, armor_magic_bonus)
+    new = replace(outcome, dice=dice, kept=kept, weapon_save=None, armor_save=None)
+    if new.fumble:
+        if outcome.fumble:
+            new = replace(new, weapon_save=outcome.weapon_save)
+        elif quality_save_terms(weapon_quality, weapon_magic_bonus):
+            save = item_quality_save(rng, weapon_quality, weapon_magic_bonus)
+            new = replace(new, weapon_save=save)
+    if new.critical:
+        if outcome.critical:
+            new = replace(new, armor_save=outcome.armor_save)
+        elif quality_save_terms(armor_quality, armor_magic_bonus):
+            save = item_quality_save(rng, armor_quality, armor_magic_bonus)
+            new = replace(new, armor_save=save)
+    return new
 
 
 def attack_roll(

@@ -16,11 +16,11 @@ from bot.rules.common import (
     check_total,
     distribution,
     kept_die_distribution,
-    roll_d20,
 )
 from bot.rules.d20_check._common import bonus as _bonus
 from bot.rules.d20_check._common import counts as _counts
 from bot.rules.d20_check._common import in_range as _in_range
+from bot.rules.d20_check._common import reroll_kept
 from bot.rules.d20_check._common import roll_kept as _roll_kept
 from bot.rules.d20_check._common import target as _target
 from bot.rules.errors import RulesError
@@ -378,17 +378,9 @@ def reroll_one(outcome: CheckOutcome, which: int, rng: random.Random) -> CheckOu
     The new die replaces the chosen one; the kept die is chosen again (higher with advantage,
     lower with disadvantage) and the result judged against the same DC.
     """
-    if len(outcome.dice) != 2 or outcome.advantage is Advantage.NONE:
-        raise RulesError(
-            "Only a roll made with advantage or disadvantage (two d20s) has a die to choose."
-        )
-    if which not in (0, 1):
-        raise RulesError("Choose the first or the second die.")
-    dice = list(outcome.dice)
-    dice[which] = roll_d20(rng)
-    kept = max(dice) if outcome.advantage is Advantage.ADVANTAGE else min(dice)
+    dice, kept = reroll_kept(outcome.dice, outcome.advantage, which, rng)
     total = kept + sum(value for _, value in outcome.modifiers)
-    return replace(outcome, dice=tuple(dice), kept=kept, result=_judge(total, outcome.dc))
+    return replace(outcome, dice=dice, kept=kept, result=_judge(total, outcome.dc))
 
 
 def total_distribution(check: CheckInput) -> dict[int, Fraction]:

@@ -597,12 +597,15 @@ MAX_AC_LOSS = 100
 
 
 async def lower_ac_in(session: Executor, character_id: int, amount: int) -> None:
-    """Add ``amount`` to the character's AC loss, atomically (never past the column's range)."""
+    """Add ``amount`` to the character's AC loss, atomically (never past the column's range).
+
+    A negative ``amount`` gives AC back: a reroll whose critical took less than the roll it
+    replaced (bot/services/rerolls.py); the loss never goes below 0."""
     added = _C.c.ac_loss + amount
     await session.execute(
         update(_C)
         .where(_C.c.id == character_id)
-        .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), else_=added))
+        .values(ac_loss=case((added > MAX_AC_LOSS, MAX_AC_LOSS), (added < 0, 0), else_=added))
     )
 
 

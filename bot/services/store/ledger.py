@@ -35,7 +35,7 @@ from bot.db.types import utcnow
 from bot.services import commitments as cm
 from bot.services._sql import Executor, dialect_name, insert_for, transaction
 from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
-from bot.words import Visibility
+from bot.words import LedgerKind, Visibility
 
 if TYPE_CHECKING:
     from bot.services.context import Caller
@@ -731,6 +731,45 @@ async def latest_rolls(
             visibilities=visibilities,
             before_id=before_id,
         )
+
+
+async def names_of_in(session: Executor, row_id: int) -> tuple[tuple[int, str], ...]:
+    """In a caller's transaction: whom a row names besides its roller (``NewRoll.named``), so
+    a row that repeats its names (a reroll) names the same people by id."""
+    stmt = (
+        select(ledger_names.c.user_id, ledger_names.c.name)
+        .where(ledger_names.c.ledger_id == row_id)
+        .order_by(ledger_names.c.user_id, ledger_names.c.name)
+    )
+    return tuple((int(r.user_id), str(r.name)) for r in await session.execute(stmt))
+
+
+async def reroll_of_in(session: Executor, row: RollView) -> RollView | None:
+    """In a caller's transaction: the d20-check reroll of ``row`` (``/reroll``), if any.
+
+    ``/reroll`` takes only its roller's latest check, save or attack, and a roll is rerolled
+    once, so a roll's reroll is the first reroll its roller made after it in the campaign:
+    one read of the (campaign_id, id) index.
+    """
+    if row.campaign_id is None:
+        return None
+    stmt = (
+        select(_L)
+        .where(
+            _L.c.campaign_id == row.campaign_id,
+            _L.c.user_id == row.user_id,
+            _L.c.kind == LedgerKind.D20_REROLL,
+            _L.c.id > row.id,
+        )
+        .order_by(_L.c.id)
+        .limit(1)
+    )
+    found = (await session.execute(stmt)).first()
+    if found is None:
+        return None
+    reroll = view_of(found)
+    data = reroll.outcome
+    return reroll if isinstance(data, dict) and data.get("original_id") == row.id else None
 
 
 async def stamp_revealed_in(

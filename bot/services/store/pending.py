@@ -223,19 +223,58 @@ async def on_reveal_in(session: Executor, row: ledger.RollView) -> CarryOver | N
     return CarryOver(ability, value, row.id, row.visibility, row.user_id, row.revealed_at)
 
 
+def _ac_lost(row: ledger.RollView) -> int:
+    """The AC an attack's (or an attack reroll's) critical took, as its row records it."""
+    lost = row.outcome.get("ac_lost") if isinstance(row.outcome, dict) else None
+    return lost if isinstance(lost, int) and lost > 0 else 0
+
+
+def _counted(attack: ledger.RollView, reroll: ledger.RollView | None, unseen: int) -> int:
+    """The AC loss an attack's sheet holds while the row ``unseen`` is not yet revealed: its
+    reroll's once the reroll is public or revealed (a reroll replaces the roll), else the
+    attack's once it is, else none."""
+
+    def seen(row: ledger.RollView) -> bool:
+        return row.id != unseen and (
+            row.visibility is Visibility.PUBLIC or row.revealed_at is not None
+        )
+
+    if reroll is not None and seen(reroll):
+        return _ac_lost(reroll)
+    return _ac_lost(attack) if seen(attack) else 0
+
+
 async def ac_loss_on_reveal_in(session: Executor, row: ledger.RollView) -> int:
     """In the reveal's transaction: store the AC a hidden critical hit took from its target
     (issue 16; bot/services/attacks.py records it in the row and stores it at once only for a
-    public attack). Returns the AC taken (0 for any other row)."""
+    public attack). Returns the change stored (0 for any other row; below 0: AC given back).
+
+    A rerolled attack (``/reroll``, bot/services/rerolls.py) counts as its reroll once the
+    reroll is seen, as its original while only that is: each reveal stores the difference it
+    makes, so revealing the two in either order ends with the reroll's loss.
+    """
     data = row.outcome
-    if row.kind != LedgerKind.ATTACK or not isinstance(data, dict):
+    if not isinstance(data, dict) or row.campaign_id is None:
         return 0
-    target_id, lost = data.get("target_id"), data.get("ac_lost")
+    if row.kind == LedgerKind.ATTACK:
+        attack, reroll = row, None
+    elif row.kind == LedgerKind.D20_REROLL and isinstance(data.get("attack"), dict):
+        attack, reroll = None, row
+    else:
+        return 0
+    target_id = data.get("target_id")
     # Rows recorded before targets owned their armour have no "sheet_changes": every named
     # target's sheet could change then.
-    if not data.get("sheet_changes", True):
+    if not data.get("sheet_changes", True) or not isinstance(target_id, int):
         return 0
-    if not isinstance(target_id, int) or not isinstance(lost, int) or lost <= 0:
-        return 0
-    await characters.lower_ac_in(session, target_id, lost)
-    return lost
+    # The other row of the pair is read under the campaign chain's lock, so two reveals of
+    # an attack and its reroll at once see each other (the second waits for the first).
+    await ledger.lock_campaign_chain_in(session, row.campaign_id)
+    if attack is None:
+        attack = await ledger.get_roll_in(session, int(data["original_id"]))
+    else:
+        reroll = await ledger.reroll_of_in(session, attack)
+    change = _counted(attack, reroll, 0) - _counted(attack, reroll, row.id)
+    if change:
+        await characters.lower_ac_in(session, target_id, change)
+    return change

@@ -7,6 +7,7 @@ tests import this module so autogenerate and cleanup always see all of them.
 from __future__ import annotations
 
 from bot.db import (
+    delivery_models,
     fortune_models,
     macro_models,
     models,
@@ -19,6 +20,7 @@ from bot.db import (
 metadata = models.Base.metadata
 
 __all__ = [
+    "delivery_models",
     "fortune_models",
     "macro_models",
     "metadata",

@@ -1,0 +1,107 @@
+"""What the bot says when it could not post somewhere, and the one change that fixes it.
+
+Problems are the keys bot/cogs/_places.py reports (``gone``, ``locked``, ``private-thread``,
+``unanswered``, ``permission:<name>``). Everything here names places by mention (``<#id>``,
+which Discord shows as the channel's or thread's name) and never quotes what the message
+said: a notice may be a hidden roll's GM copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import discord
+
+from bot.permissions import label
+
+#: What /campaign check and the GM's notes call each kind of place.
+THREAD = "thread"
+
+
+def _where(place_id: int, parent_id: int | None) -> str:
+    if parent_id is None:
+        return f"<#{place_id}>"
+    return f"<#{place_id}> (a thread or post of <#{parent_id}>)"
+
+
+def _settings_place(place_id: int, parent_id: int | None) -> str:
+    """Where a permission is granted: a thread's come from its parent channel."""
+    return f"<#{parent_id if parent_id is not None else place_id}>"
+
+
+def reason(problem: str, place_id: int, parent_id: int | None = None) -> str:
+    """Why a post could not be made there, in a GM's words."""
+    where = _where(place_id, parent_id)
+    if problem.startswith("permission:"):
+        name = problem.removeprefix("permission:")
+        if name == "embed_links":
+            return f"I lack **{label(name)}** in {where}, so my posts there show as plain text"
+        return f"I lack **{label(name)}** in {where}"
+    return {
+        "gone": f"{where} no longer exists (deleted)",
+        "message-gone": f"my message in {where} was deleted",
+        "locked": f"{where} is locked",
+        "private-thread": f"{where} is a private thread I am not in",
+        "unanswered": f"Discord did not answer when I posted in {where}, after several tries",
+        "not-messageable": f"{where} is not a place messages can be posted in",
+    }.get(problem, f"Discord refused my post in {where}")
+
+
+def fix(problem: str, place_id: int, parent_id: int | None, bot_name: str) -> str:
+    """The one change that fixes it."""
+    if problem.startswith("permission:"):
+        name = label(problem.removeprefix("permission:"))
+        settings = _settings_place(place_id, parent_id)
+        return (
+            f"give {bot_name} **{name}** in {settings} (Edit Channel → Permissions → "
+            f"{bot_name}), or on its role (Server Settings → Roles)"
+        )
+    return {
+        "gone": "run the command again where you play now (a turn order, a roll request or "
+        "a round lives in the place it was started in)",
+        "message-gone": "nothing to do: its result is in /gm request status and /catchup",
+        "locked": "unlock it (the thread's ⋯ menu → Unlock), or go on in another thread",
+        "private-thread": f"add {bot_name} to the thread: mention @{bot_name} in it",
+        "unanswered": "nothing to change: Discord was unavailable; it is kept in /catchup",
+    }.get(problem, f"check {bot_name}'s permissions there with /campaign check")
+
+
+def reason_and_fix(problem: str, place_id: int, parent_id: int | None, bot_name: str) -> str:
+    """"I lack X in #place; to fix it, give …" in one sentence."""
+    return (
+        f"{reason(problem, place_id, parent_id)}; to fix it, "
+        f"{fix(problem, place_id, parent_id, bot_name)}"
+    )
+
+
+def gm_notice(what: str, problem: str, place_id: int, parent_id: int | None, bot_name: str) -> str:
+    """The note a GM gets, once per place and problem."""
+    return (
+        f"I could not post {what}: {reason(problem, place_id, parent_id)}. "
+        f"To fix it, {fix(problem, place_id, parent_id, bot_name)}. "
+        "What was not posted is listed in /catchup and /gm log; I say this once per place "
+        "until it works again."
+    )
+
+
+def undelivered_line(what: str, problem: str, place_id: int) -> str:
+    """One line of /catchup or /gm log about a post that did not get through."""
+    return f"Not posted: {what} ({reason(problem, place_id)})"
+
+
+def embeds_as_text(embeds: Sequence[discord.Embed]) -> str:
+    """Embeds as the plain text of a message (for a place without Embed Links, where Discord
+    would drop them): title in bold, description, each field, the footer in italics."""
+    parts: list[str] = []
+    for embed in embeds:
+        if embed.author and embed.author.name:
+            parts.append(embed.author.name)
+        if embed.title:
+            parts.append(f"**{embed.title}**")
+        if embed.description:
+            parts.append(embed.description)
+        for field in embed.fields:
+            parts.append(f"**{field.name}**\n{field.value}")
+        if embed.footer and embed.footer.text:
+            parts.append(f"*{embed.footer.text}*")
+    return "\n".join(parts)

@@ -46,6 +46,8 @@ LOCKED = "locked"
 PRIVATE_THREAD = "private-thread"
 UNANSWERED = "unanswered"
 NOT_MESSAGEABLE = "not-messageable"
+ARCHIVED = "archived"
+REFUSED = "refused"
 PERMISSION = "permission:"
 
 Place = discord.abc.GuildChannel | discord.Thread | discord.abc.PrivateChannel
@@ -82,10 +84,9 @@ class Posted:
 
 
 def _transient(exc: BaseException) -> bool:
-    if isinstance(exc, discord.DiscordServerError):
-        return True
+    """A 5xx, a rate limit (discord.py waits out and retries both itself first), the network."""
     if isinstance(exc, discord.HTTPException):
-        return exc.status == 429
+        return exc.status >= 500 or exc.status == 429
     return isinstance(exc, (aiohttp.ClientError, asyncio.TimeoutError, OSError))
 
 
@@ -181,6 +182,10 @@ def _refused(place: Place, exc: discord.HTTPException) -> Gap:
         return Gap(place.id, MESSAGE_GONE if exc.code == 10008 else GONE, parent_id=parent)
     if exc.code == 160005:  # Thread is locked
         return Gap(place.id, LOCKED, parent_id=parent)
+    if exc.code == 50083:  # Thread is archived: an edit there (a post would reopen it)
+        return Gap(place.id, ARCHIVED, parent_id=parent)
+    if not isinstance(exc, discord.Forbidden):
+        return Gap(place.id, REFUSED, parent_id=parent)
     if isinstance(place, discord.Thread) and place.is_private():
         lacking = missing(place)
         if not lacking:  # allowed everywhere it could be, so: not a member of the thread

@@ -44,6 +44,7 @@ def reason(problem: str, place_id: int, parent_id: int | None = None) -> str:
         "private-thread": f"{where} is a private thread I am not in",
         "unanswered": f"Discord did not answer when I posted in {where}, after several tries",
         "not-messageable": f"{where} is not a place messages can be posted in",
+        "archived": f"{where} is archived, and Discord does not let my message there be edited",
     }.get(problem, f"Discord refused my post in {where}")
 
 
@@ -63,6 +64,7 @@ def fix(problem: str, place_id: int, parent_id: int | None, bot_name: str) -> st
         "locked": "unlock it (the thread's ⋯ menu → Unlock), or go on in another thread",
         "private-thread": f"add {bot_name} to the thread: mention @{bot_name} in it",
         "unanswered": "nothing to change: Discord was unavailable; it is kept in /catchup",
+        "archived": "post in the thread to reopen it; the result is in /catchup meanwhile",
     }.get(problem, f"check {bot_name}'s permissions there with /campaign check")
 
 

@@ -20,6 +20,7 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters, pending_modifiers, turn_orders
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.quoting import quote
+from bot.services import delivery
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
 from bot.services.context import Caller
@@ -201,6 +202,9 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                     )
                 )
 
+        # What the bot could not post by itself (a notice, a verdict; GM copies for GMs).
+        notices = await delivery.undelivered_in(session, campaign.id, gm=gm, since=since)
+
         # An open turn order where it is my turn now.
         open_orders = await session.execute(
             select(turn_orders).where(
@@ -219,6 +223,9 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                 )
     # Outside the transaction (it may ask Discord): only rows from places the caller can read.
     readable = await readable_channels(caller, [*rows, *choices], campaign)
+    for notice in notices:
+        if gm or caller.can_read is None or await caller.can_read(notice.channel_id):
+            items.append(Item(notice.created_at, notice.line))
     names = set(mine.values())
     for row in rows:
         if row.channel_id in readable:

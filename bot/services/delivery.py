@@ -27,6 +27,26 @@ DELIVERED = "delivered"
 UNDELIVERED = "undelivered"
 
 
+#: Each problem in a few words (for /catchup; bot/render/places.py says the whole of it).
+_SHORT = {
+    "gone": "the place was deleted",
+    "message-gone": "its message was deleted",
+    "locked": "the thread is locked",
+    "private-thread": "the bot is not in that private thread",
+    "unanswered": "Discord did not answer",
+    "not-messageable": "nothing can be posted there",
+    "archived": "the thread is archived",
+}
+
+
+def short_reason(problem: str) -> str:
+    """Why, in a few words: ``the bot lacks Send Messages in Threads there``."""
+    if problem.startswith("permission:"):
+        name = problem.removeprefix("permission:").replace("_", " ").title()
+        return f"the bot lacks {name.replace(' In ', ' in ')} there"
+    return _SHORT.get(problem, "Discord refused it")
+
+
 @dataclass(frozen=True, slots=True)
 class Undelivered:
     """One message that did not get through, as /catchup and /gm log list it."""
@@ -37,6 +57,12 @@ class Undelivered:
     problem: str
     gm_only: bool
     created_at: datetime
+
+    @property
+    def line(self) -> str:
+        """One line for /catchup and /gm log."""
+        head = "Posted as plain text" if self.problem == "permission:embed_links" else "Not posted"
+        return f"{head}: {self.what} in <#{self.channel_id}> ({short_reason(self.problem)})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,6 +144,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             system,
             gm_role_id=gm_role.id if gm_role else None,
             gm_channel_id=gm_channel.id if gm_channel else None,
+            in_forum=isinstance(interaction.channel, discord.Thread)
+            and isinstance(interaction.channel.parent, discord.ForumChannel),
         )
         audience = None
         if gm_channel is not None:

@@ -9,10 +9,12 @@ said: a notice may be a hidden roll's GM copy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import discord
 
 from bot.permissions import label
+from bot.render import style
 
 #: What /campaign check and the GM's notes call each kind of place.
 THREAD = "thread"
@@ -69,7 +71,7 @@ def fix(problem: str, place_id: int, parent_id: int | None, bot_name: str) -> st
 
 
 def reason_and_fix(problem: str, place_id: int, parent_id: int | None, bot_name: str) -> str:
-    """"I lack X in #place; to fix it, give …" in one sentence."""
+    """ "I lack X in #place; to fix it, give …" in one sentence."""
     return (
         f"{reason(problem, place_id, parent_id)}; to fix it, "
         f"{fix(problem, place_id, parent_id, bot_name)}"
@@ -102,8 +104,75 @@ def embeds_as_text(embeds: Sequence[discord.Embed]) -> str:
             parts.append(f"**{embed.title}**")
         if embed.description:
             parts.append(embed.description)
-        for field in embed.fields:
-            parts.append(f"**{field.name}**\n{field.value}")
+        for item in embed.fields:
+            parts.append(f"**{item.name}**\n{item.value}")
         if embed.footer and embed.footer.text:
             parts.append(f"*{embed.footer.text}*")
     return "\n".join(parts)
+
+
+# --- /campaign check -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    """One thing the bot does in a place: whether it can, and the problem when not."""
+
+    what: str
+    ok: bool
+    problem: str
+    optional: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceCheck:
+    """A place of the campaign and what the bot can do there."""
+
+    place_id: int
+    kind: str
+    parent_id: int | None
+    capabilities: list[Capability] = field(default_factory=list)
+
+    @property
+    def gaps(self) -> list[Capability]:
+        return [c for c in self.capabilities if not c.ok]
+
+
+def check_embed(checks: Sequence[PlaceCheck], bot_name: str) -> discord.Embed:
+    """/campaign check: one field per place, every gap with its fix."""
+    needed = sum(1 for c in checks for g in c.gaps if not g.optional)
+    summary = (
+        "Everything the bot needs works in every place below."
+        if needed == 0
+        else f"{style.count(needed, 'gap', 'gaps')} to fix; each says the one change that fixes it."
+    )
+    embed = style.new_embed(
+        "What the bot can do here",
+        f"{summary} Threads and forum posts take their permissions from their channel.",
+        style.INFO if needed == 0 else style.NEUTRAL,
+    )
+    for check in checks:
+        lines: list[str] = []
+        can = [c.what for c in check.capabilities if c.ok]
+        if can:
+            lines.append("✅ " + "; ".join(can))
+        granted: list[str] = []
+        for gap in check.gaps:
+            mark = "➖" if gap.optional else "❌"
+            if gap.problem.startswith("permission:"):
+                name = label(gap.problem.removeprefix("permission:"))
+                lines.append(f"{mark} {gap.what}: lacks **{name}**")
+                granted.append(f"**{name}**")
+            else:
+                lines.append(
+                    f"{mark} {gap.what}: {reason(gap.problem, check.place_id)}. "
+                    f"Fix: {fix(gap.problem, check.place_id, check.parent_id, bot_name)}."
+                )
+        if granted:
+            where = _settings_place(check.place_id, check.parent_id)
+            lines.append(
+                f"Fix: give {bot_name} {', '.join(dict.fromkeys(granted))} in {where} "
+                f"(Edit Channel → Permissions → {bot_name}), or on its role."
+            )
+        style.add_field(embed, check.kind, f"<#{check.place_id}>\n" + "\n".join(lines))
+    return embed

@@ -6,7 +6,8 @@ Create Date: 2026-12-02
 
 ``undelivered_notices`` keeps each message the bot meant to post on its own and could not
 (where, why, whether the GM was told); ``scheduled_jobs.delivery`` says whether a job's notice
-got through. ``campaigns.party_auto_join``: new characters join the party (on for campaigns
+got through; ``posts.continued_ids`` the messages that continue a post longer than one
+message. ``campaigns.party_auto_join``: new characters join the party (on for campaigns
 set up from now on, off for existing ones, whose GMs built their party by hand).
 """
 
@@ -64,6 +65,7 @@ def upgrade() -> None:
         ["campaign_id", "channel_id", "problem"],
     )
     op.add_column("scheduled_jobs", sa.Column("delivery", sa.String(length=12), nullable=True))
+    op.add_column("posts", sa.Column("continued_ids", sa.JSON(), nullable=True))
     op.add_column(
         "campaigns",
         sa.Column("party_auto_join", sa.Boolean(), server_default=sa.text("false"), nullable=False),
@@ -73,6 +75,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table("campaigns") as batch:
         batch.drop_column("party_auto_join")
+    with op.batch_alter_table("posts") as batch:
+        batch.drop_column("continued_ids")
     with op.batch_alter_table("scheduled_jobs") as batch:
         batch.drop_column("delivery")
     op.drop_index("ix_undelivered_notices_place", table_name="undelivered_notices")

@@ -47,19 +47,17 @@ def _thread_of(backend: Any, channel_id: int) -> Any | None:
     return channel if channel is not None and channel.is_thread else None
 
 
-def _wrap(
-    method: str, template: str, check: Callable[[Any], None], after: Callable[[Any], None]
-) -> Any:
+Handler = Callable[[Any], Any]
+
+
+def _wrap(method: str, template: str, around: Callable[[Any, Handler], Any]) -> Any:
     segments = template.strip("/").split("/")
     routes = router._ROUTES[method]
     for index, (found, handler) in enumerate(routes):
         if found == segments:
 
-            def wrapped(ctx: Any, handler: Any = handler) -> Any:
-                check(ctx)
-                result = handler(ctx)
-                after(ctx)
-                return result
+            def wrapped(ctx: Any, handler: Handler = handler) -> Any:
+                return around(ctx, handler)
 
             return routes, index, (found, wrapped), (found, handler)
     raise AssertionError(f"SimCord has no route {method} {template}")
@@ -67,43 +65,59 @@ def _wrap(
 
 @pytest.fixture
 def discord_thread_rules() -> Iterator[None]:
-    """Discord's rules for posting in archived and locked threads, which SimCord lacks."""
+    """Discord's rules for threads that SimCord lacks (see the module docstring); also a
+    webhook's ``thread_id`` (SimCord posts a webhook's message in its channel whatever the
+    thread asked for: "Send a message to the specified thread within a webhook's channel",
+    Discord's Execute Webhook)."""
 
-    def thread_id(ctx: Any) -> int | None:
+    def thread_of(ctx: Any) -> Any | None:
         if "thread_id" in ctx.params:
-            return int(ctx.params["thread_id"])
+            return _thread_of(ctx.backend, int(ctx.params["thread_id"]))
         if "channel_id" in ctx.args:
-            return int(ctx.args["channel_id"])
+            return _thread_of(ctx.backend, int(ctx.args["channel_id"]))
         return None
 
-    def may_post(ctx: Any) -> None:
-        tid = thread_id(ctx)
-        thread = _thread_of(ctx.backend, tid) if tid is not None else None
-        if thread is None or thread.thread_metadata is None or not thread.thread_metadata.locked:
-            return
-        perms = ctx.backend.compute_permissions(thread.guild_id, ctx.backend.bot_user.id, thread.id)
-        if not perms & discord.Permissions.manage_threads.flag:
-            raise errors.BackendError(403, 160005, "Thread is locked")
-
-    def reopen(ctx: Any) -> None:
-        tid = thread_id(ctx)
-        thread = _thread_of(ctx.backend, tid) if tid is not None else None
-        if thread is not None and thread.thread_metadata and thread.thread_metadata.archived:
+    def post(ctx: Any, handler: Handler) -> Any:
+        thread = thread_of(ctx)
+        meta = thread.thread_metadata if thread is not None else None
+        if thread is None or meta is None:
+            return handler(ctx)
+        if meta.locked:
+            bot = ctx.backend.bot_user.id
+            perms = ctx.backend.compute_permissions(thread.guild_id, bot, thread.id)
+            if not perms & discord.Permissions.manage_threads.flag:
+                raise errors.BackendError(403, 160005, "Thread is locked")
+        result = in_thread(ctx, handler, thread)
+        if meta.archived:
             ctx.backend.edit_channel(thread.id, {}, thread_metadata={"archived": False})
+        return result
 
-    def may_edit(ctx: Any) -> None:
-        tid = thread_id(ctx)
-        thread = _thread_of(ctx.backend, tid) if tid is not None else None
+    def edit(ctx: Any, handler: Handler) -> Any:
+        thread = thread_of(ctx)
         if thread is not None and thread.thread_metadata and thread.thread_metadata.archived:
             raise errors.BackendError(400, 50083, "Thread is archived")
+        return in_thread(ctx, handler, thread)
 
-    def nothing(ctx: Any) -> None:
-        return None
+    def in_thread(ctx: Any, handler: Handler, thread: Any) -> Any:
+        """A webhook's request with ``thread_id``: served as if the webhook were the thread's."""
+        token = ctx.args.get("token")
+        hook_id = ctx.backend.webhook_tokens.get(token) if token else None
+        if thread is None or hook_id is None or "thread_id" not in ctx.params:
+            return handler(ctx)
+        hook = ctx.backend.webhooks[hook_id]
+        if thread.parent_id != hook.channel_id:
+            raise errors.BackendError(400, 50001, "Unknown thread for this webhook")
+        channel, hook.channel_id = hook.channel_id, thread.id
+        try:
+            return handler(ctx)
+        finally:
+            hook.channel_id = channel
 
     patches = [
-        _wrap("POST", "/channels/{channel_id}/messages", may_post, reopen),
-        _wrap("POST", "/webhooks/{webhook_id}/{token}", may_post, reopen),
-        _wrap("PATCH", "/channels/{channel_id}/messages/{message_id}", may_edit, nothing),
+        _wrap("POST", "/channels/{channel_id}/messages", post),
+        _wrap("POST", "/webhooks/{webhook_id}/{token}", post),
+        _wrap("PATCH", "/channels/{channel_id}/messages/{message_id}", edit),
+        _wrap("PATCH", "/webhooks/{webhook_id}/{token}/messages/{message_id}", edit),
     ]
     for routes, index, new, _ in patches:
         routes[index] = new

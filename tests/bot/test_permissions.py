@@ -26,7 +26,7 @@ from simcord.enums import OverwriteType
 
 from bot.permissions import OPTIONAL, REQUIRED, SCOPES, bot_permissions, invite_url
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
-from tests.bot.places import discord_thread_rules, open_thread  # noqa: F401 (the fixture)
+from tests.bot.places import open_thread
 
 pytestmark = pytest.mark.usefixtures("discord_thread_rules")
 README = Path(__file__).resolve().parents[2] / "README.md"

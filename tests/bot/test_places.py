@@ -22,11 +22,10 @@ from sqlalchemy import select
 from bot.db.models import scheduled_jobs
 from bot.permissions import bot_permissions
 from tests.bot.conftest import Table, final_answer, message_text
-from tests.bot.places import (  # noqa: F401  (the fixture)
+from tests.bot.places import (
     KINDS,
     archive,
     bot_id,
-    discord_thread_rules,
     is_archived,
     open_forum_post,
     open_thread,

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.bot.conftest import Table, final_answer, make_character, message_text
-from tests.bot.places import discord_thread_rules, open_thread  # noqa: F401 (the fixture)
+from tests.bot.places import open_thread
 from tests.bot.test_posts import setup_table, stored
 
 
@@ -106,9 +108,8 @@ async def test_the_context_menu_keeps_markdown_and_each_total_in_place(table: Ta
     assert "*Ayla* leaps **12** and lands **softly**" in body
 
 
-async def test_a_post_in_a_thread_lands_in_the_thread(
-    table: Table, discord_thread_rules: None
-) -> None:
+@pytest.mark.usefixtures("discord_thread_rules")
+async def test_a_post_in_a_thread_lands_in_the_thread(table: Table) -> None:
     await setup_table(table)
     scene = open_thread(table, table.table, "Scene")
     await table.alice.slash(scene, "post", text="Ayla, in the side scene.")

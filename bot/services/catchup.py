@@ -156,14 +156,15 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
             if len(page) < PAGE or (since is not None and page[-1].created_at <= since):
                 break
             before = page[-1].id
-        # Open choices on my rolls: a kept natural 20 not yet kept or traded (fortune buttons).
-        my_rolls = await ledger_svc.latest_rolls_in(
-            session,
-            campaign.id,
-            user_id=caller.user_id,
-            kinds=(LedgerKind.ATTEMPT, LedgerKind.LUCK),
-            limit=PAGE,
-        )
+        # Open choices on my characters' rolls, whoever rolled them (a GM's check of my
+        # character too): a natural 20 not yet kept or traded (fortune buttons).
+        my_rolls = [
+            r
+            for r in await ledger_svc.latest_rolls_in(
+                session, campaign.id, kinds=(LedgerKind.ATTEMPT, LedgerKind.LUCK), limit=PAGE
+            )
+            if r.character_id in mine
+        ]
         chosen: set[int] = set(
             (
                 await session.execute(

@@ -133,6 +133,7 @@ async def _send_check(interaction: Interaction, campaign: CampaignView, *, follo
         log.warning("campaign %s: check not shown: %s %s", campaign.id, exc.status, exc.code)
 
 
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class CampaignCog(commands.GroupCog, group_name="campaign"):
     """Campaign set-up and settings; GM-only except /campaign show."""
 
@@ -282,6 +283,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     )
     async def set_rerolls(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, rerolls=on)
+
+    @settings.command(name="party-auto-join", description="New characters join the party")
+    @app_commands.describe(
+        on="True (default for new campaigns): each new character joins the party at once"
+    )
+    async def set_party_auto_join(self, interaction: Interaction, on: bool) -> None:
+        await self._changed(interaction, party_auto_join=on)
 
     @settings.command(name="post-mentions", description="Let /post ping the players it names")
     @app_commands.describe(

@@ -87,6 +87,8 @@ class CampaignView:
     carry_over: bool = True
     luck_trade: bool = True
     rerolls: bool = False
+    #: New characters join the party as they are created (a GM option).
+    party_auto_join: bool = False
 
     @property
     def rules(self) -> System:
@@ -130,6 +132,7 @@ def _view(row: Row[Any]) -> CampaignView:
         carry_over=m["carry_over"],
         luck_trade=m["luck_trade"],
         rerolls=m["rerolls"],
+        party_auto_join=m["party_auto_join"],
     )
 
 
@@ -146,6 +149,7 @@ class SettingsChange(BaseModel):
     carry_over: bool | None = None
     luck_trade: bool | None = None
     rerolls: bool | None = None
+    party_auto_join: bool | None = None
     tier_very_easy: int | None = Field(default=None, ge=1, le=40)
     tier_easy: int | None = Field(default=None, ge=1, le=40)
     tier_moderate: int | None = Field(default=None, ge=1, le=40)
@@ -165,6 +169,7 @@ _SETTING_WORDS = {
     "gm_channel_id": "GM channel",
     "fortune_boon_default": "double fortune dice",
     "crit_rules": "critical hits and fumbles",
+    "party_auto_join": "new characters join the party",
     "ability_names": "ability names",
     "secrecy_defaults": "who sees rolls",
     **{f"tier_{t}": f"the {t.replace('_', ' ')} threshold" for t in _TIER_NAMES},

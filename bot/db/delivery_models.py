@@ -14,7 +14,7 @@ from typing import cast
 from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Table
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.db.models import NEVER_REUSE_IDS, Base
+from bot.db.models import Base
 from bot.db.types import BigId, UTCDateTime, utcnow
 
 
@@ -25,7 +25,6 @@ class UndeliveredNotice(Base):
     __table_args__ = (
         Index("ix_undelivered_notices_campaign_id_id", "campaign_id", "id"),
         Index("ix_undelivered_notices_place", "campaign_id", "channel_id", "problem"),
-        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)

@@ -54,7 +54,6 @@ def upgrade() -> None:
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_undelivered_notices")),
-        sqlite_autoincrement=True,
     )
     op.create_index(
         "ix_undelivered_notices_campaign_id_id", "undelivered_notices", ["campaign_id", "id"]

@@ -29,16 +29,18 @@ STALE_FORM = (
 )
 
 
-def _handled(store: Any, interaction: discord.Interaction[Any]) -> bool:
-    """Whether one of the bot's views or persistent items takes this interaction."""
-    data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
-    custom_id = str(data.get("custom_id", ""))
-    if interaction.type is discord.InteractionType.modal_submit:
+def _handled(store: Any, data: dict[str, Any]) -> bool:
+    """Whether one of the bot's views or persistent items takes this interaction (its raw
+    payload, read before discord.py dispatches it: a view may stop itself once it ran)."""
+    inner: dict[str, Any] = data.get("data") or {}
+    custom_id = str(inner.get("custom_id", ""))
+    if data.get("type") == discord.InteractionType.modal_submit.value:
         return custom_id in store._modals
     if any(pattern.fullmatch(custom_id) for pattern in store._dynamic_items):
         return True
-    key = (int(data.get("component_type", 0)), custom_id)
-    message_id = interaction.message.id if interaction.message is not None else None
+    key = (int(inner.get("component_type", 0)), custom_id)
+    message = data.get("message") or {}
+    message_id = int(message["id"]) if "id" in message else None
     return key in store._views.get(message_id, {}) or key in store._views.get(None, {})
 
 
@@ -58,21 +60,40 @@ def _form_text(data: dict[str, Any]) -> str:
     return "\n\n".join(texts)
 
 
+_KINDS = (discord.InteractionType.component.value, discord.InteractionType.modal_submit.value)
+
+
 class StaleCog(commands.Cog):
     """Answers what nothing else answers."""
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
+        #: Interactions no view took, noted as they arrived (before any view could stop).
+        self._stale: set[int] = set()
+        self._original: Any = None
+
+    async def cog_load(self) -> None:
+        state = self.bot._connection
+        original = state.parsers["INTERACTION_CREATE"]
+
+        def parse(data: dict[str, Any]) -> None:
+            if data.get("type") in _KINDS and not _handled(state._view_store, data):
+                self._stale.add(int(data["id"]))
+            original(data)
+
+        self._original = original
+        state.parsers["INTERACTION_CREATE"] = parse
+
+    async def cog_unload(self) -> None:
+        if self._original is not None:
+            self.bot._connection.parsers["INTERACTION_CREATE"] = self._original
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.type not in (
-            discord.InteractionType.component,
-            discord.InteractionType.modal_submit,
-        ):
+        if interaction.id not in self._stale:
             return
-        store = self.bot._connection._view_store
-        if _handled(store, interaction) or interaction.response.is_done():
+        self._stale.discard(interaction.id)
+        if interaction.response.is_done():
             return
         try:
             if interaction.type is discord.InteractionType.modal_submit:

@@ -152,6 +152,15 @@ async def send_to_gm(
 # --- reporting --------------------------------------------------------------------------------
 
 
+async def load_known_gaps(client: discord.Client) -> None:
+    """At start-up: the places with a problem on record, so a post that gets through there
+    marks it fixed (and a new problem there is told again)."""
+    try:
+        _KNOWN_GAPS.update(await delivery.places_with_problems(cast("PbpBot", client).db))
+    except StorageUnavailable:
+        log.warning("places with problems not loaded (storage); they resolve on the next one")
+
+
 async def _worked(client: discord.Client, campaign_id: int | None, place_id: int) -> None:
     if campaign_id is None or place_id not in _KNOWN_GAPS:
         return

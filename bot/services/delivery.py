@@ -201,3 +201,13 @@ async def open_problems(db: Database, campaign_id: int) -> list[tuple[int, str]]
             .order_by(_U.c.id)
         )
         return list(dict.fromkeys((int(r.channel_id), str(r.problem)) for r in rows))
+
+
+async def places_with_problems(db: Database) -> set[int]:
+    """Every place with a problem not yet resolved (read once at start-up)."""
+    async with transaction(db) as session:
+        rows = await session.execute(
+            select(_U.c.channel_id).where(_U.c.resolved_at.is_(None)).distinct()
+        )
+        found: list[int] = list(rows.scalars().all())
+        return {int(place) for place in found}

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands, tasks
 
+from bot.cogs._notices import load_known_gaps
 from bot.cogs._shared import DELIVERERS
 from bot.services import delivery, scheduler
 from bot.services.errors import StorageUnavailable
@@ -52,6 +53,7 @@ class ClockCog(commands.Cog):
     async def on_ready(self) -> None:
         # Also after a reconnect or a restarted client, whose old loop task was cancelled.
         if not self.poll.is_running():
+            await load_known_gaps(self.bot)
             self.poll.start()
 
     @tasks.loop(seconds=30)

@@ -6,27 +6,24 @@
 - self: the result ephemerally to the roller only.
 
 The GM copy goes to the campaign's GM channel; failing that, by direct message to today's
-GMs among the campaign's known GMs (each fetched afresh: a GM role or Manage Server now, not
-when they were seen; issue 15); failing both, the roller is told (without any of the result)
-that a GM channel is the reliable way. The roll is recorded before any of this, exactly once.
-
-Without the privileged members intent the bot cannot list who holds a role, so the known GMs
-(users seen acting with GM standing in the campaign, noted here and in the services) are the
-only candidates for a DM; a GM the bot has never seen gets none.
+GMs among the campaign's known GMs (bot/cogs/_notices.py, which also tells the GM once why the
+GM channel refused); failing both, the roller is told (without any of the result) that a GM
+channel is the reliable way. The roll is recorded before any of this, exactly once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
+from bot.cogs import _places as places
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._notices import send_to_gm
 from bot.cogs._respond import answer, awaits_answer, defer, deferred_ephemeral
 from bot.cogs._types import Interaction
+from bot.render import places as place_words
 from bot.render import secrecy as render
 from bot.render.secrecy import Delivery
 from bot.services import secrecy
@@ -35,9 +32,6 @@ from bot.services.secrecy import GmTargets, RowAccess
 from bot.services.store import campaigns
 from bot.words import Visibility
 
-if TYPE_CHECKING:
-    from bot.app import PbpBot
-
 log = logging.getLogger(__name__)
 _QUIET = discord.AllowedMentions.none()
 #: Told to the roller when Discord lost their private copy (nothing of the result in it).
@@ -45,99 +39,6 @@ OWN_COPY_LOST = (
     "Discord did not deliver your private copy of roll #{roll_id}. The roll is recorded "
     "once; do not roll again: the GM can see it with /gm log."
 )
-
-
-async def _to_channel(
-    client: discord.Client, channel_id: int, content: str, embed: discord.Embed
-) -> bool:
-    channel = client.get_channel(channel_id)
-    try:
-        if channel is None:
-            channel = await client.fetch_channel(channel_id)
-        if not isinstance(channel, discord.abc.Messageable):
-            return False
-        await channel.send(content, embed=embed, allowed_mentions=_QUIET)
-    except discord.HTTPException as exc:
-        # Logged without the result: only ids and Discord's status.
-        log.warning("GM channel %s unreachable: %s %s", channel_id, exc.status, exc.code)
-        return False
-    return True
-
-
-async def _guild(client: discord.Client, guild_id: int) -> discord.Guild | None:
-    guild = client.get_guild(guild_id)
-    if guild is not None:
-        return guild
-    try:
-        return await client.fetch_guild(guild_id)
-    except discord.HTTPException as exc:
-        log.warning("server %s unreachable for GM copies: %s %s", guild_id, exc.status, exc.code)
-        return None
-
-
-async def _current_gm(
-    guild: discord.Guild, targets: GmTargets, user_id: int
-) -> tuple[int, discord.Member | None, bool]:
-    """One known GM fetched afresh: (id, the member if they are a GM now, whether to forget
-    them because they are no GM now or left the server)."""
-    try:
-        member = await guild.fetch_member(user_id)
-    except discord.NotFound:
-        return user_id, None, True
-    except discord.HTTPException as exc:  # unknown standing: no copy, but keep them known
-        log.warning("GM %s could not be checked: %s %s", user_id, exc.status, exc.code)
-        return user_id, None, False
-    roles = frozenset(role.id for role in member.roles)
-    if targets.admits(roles, member.guild_permissions.manage_guild):
-        return user_id, member, False
-    return user_id, None, True
-
-
-async def _dm(member: discord.Member, content: str, embed: discord.Embed) -> bool:
-    try:
-        await member.send(content, embed=embed, allowed_mentions=_QUIET)
-    except discord.HTTPException as exc:
-        log.warning("GM %s cannot be sent a DM: %s %s", member.id, exc.status, exc.code)
-        return False
-    return True
-
-
-async def _to_dms(
-    client: discord.Client, targets: GmTargets, content: str, embed: discord.Embed
-) -> bool:
-    """DM the known GMs who are GMs now, each checked by REST (concurrently); known GMs who
-    are not (or left) are forgotten."""
-    if targets.guild_id is None or not targets.candidate_ids:
-        return False
-    guild = await _guild(client, targets.guild_id)
-    if guild is None:
-        return False
-    checked = await asyncio.gather(
-        *(_current_gm(guild, targets, user_id) for user_id in targets.candidate_ids)
-    )
-    gms = [member for _, member, _ in checked if member is not None]
-    sent = await asyncio.gather(*(_dm(member, content, embed) for member in gms))
-    stale = [user_id for user_id, _, forget in checked if forget]
-    if stale and targets.campaign_id is not None:
-        try:
-            await campaigns.forget_gms(cast("PbpBot", client).db, targets.campaign_id, stale)
-        except StorageUnavailable:
-            log.warning("campaign %s: stale known GMs kept (storage)", targets.campaign_id)
-    return any(sent)
-
-
-async def send_to_gm(
-    client: discord.Client, targets: GmTargets, content: str, embed: discord.Embed
-) -> bool:
-    """The GM channel, else DMs to the campaign's current GMs; True if anyone got it.
-
-    Makes REST calls: call it only after the interaction has been answered (or deferred).
-    """
-    if targets.channel_id is not None and await _to_channel(
-        client, targets.channel_id, content, embed
-    ):
-        return True
-    return await _to_dms(client, targets, content, embed)
 
 
 async def _note_gm(interaction: Interaction, targets: GmTargets) -> None:
@@ -214,7 +115,9 @@ async def _answer(
     gm_copy = marked
     if roll.gm_full is not None:
         gm_copy = render.marked_copy(roll.gm_full, number, visibility, roll.commitment)
-    delivered = await send_to_gm(interaction.client, roll.gm_targets, header, gm_copy)
+    delivered = await send_to_gm(
+        interaction.client, roll.gm_targets, header, gm_copy, what=f"the GM copy of roll #{number}"
+    )
     notes = [render.undelivered_text()] if not delivered else []
     if own_copy_lost:
         notes.append(OWN_COPY_LOST.format(roll_id=number))
@@ -270,7 +173,6 @@ async def post_reveal(
     campaign (a self roll made outside one) is revealed where the command is run. ``view``:
     the fortune choice the roll offers now that it is revealed (issue 15).
     """
-    shown: Any = discord.utils.MISSING if view is None else view
     embed = render.reveal_embed(found.row, secrecy.encoding_of_row(found.row))
     campaign = found.campaign
     channel = interaction.channel
@@ -288,8 +190,16 @@ async def post_reveal(
     if where is None:
         raise TypeError("a reveal needs a channel")
     client = interaction.client
-    target = client.get_channel(where) or await client.fetch_channel(where)
-    if not isinstance(target, discord.abc.Messageable):
-        raise TypeError("the campaign channel cannot receive messages")
-    await target.send(embed=embed, allowed_mentions=_QUIET, view=shown)
+    posted = await places.post(client, where, embeds=[embed], view=view)
+    if isinstance(posted, places.Gap):
+        # The caller is the GM (or the roller of a self roll): told here, now, with the fix.
+        name = client.user.name if client.user is not None else "pbp-dice"
+        why = place_words.reason_and_fix(posted.problem, posted.place_id, posted.parent_id, name)
+        await answer(
+            interaction,
+            f"Roll #{found.row.number} is revealed (/verify shows it to anyone), but I could "
+            f"not post it: {why}.",
+            ephemeral=True,
+        )
+        return
     await answer(interaction, f"Roll #{found.row.number} revealed in <#{where}>.", ephemeral=True)

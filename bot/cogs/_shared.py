@@ -1,4 +1,4 @@
-"""What features share with the game clock: the notice deliverers, waking it, a channel by id.
+"""What features share with the game clock: the notice deliverers, and waking it.
 
 The clock (bot/cogs/clock) runs due jobs; the feature that scheduled a job registers here how
 its notice is posted (``DELIVERERS``, filled in each feature's ``setup``) and calls ``wake``
@@ -11,13 +11,13 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import discord
-
 if TYPE_CHECKING:
     from bot.app import PbpBot
 
-#: How each feature's notices are posted, by notice type.
-DELIVERERS: dict[type, Callable[[PbpBot, Any], Awaitable[None]]] = {}
+#: How each feature's notices are posted, by notice type: called with the bot, the notice and
+#: the id of the job that made it; True when everything it posts got through (bot/cogs/_notices.py
+#: keeps and reports what did not).
+DELIVERERS: dict[type, Callable[[PbpBot, Any, int | None], Awaitable[bool]]] = {}
 
 
 @runtime_checkable
@@ -31,14 +31,3 @@ def wake(bot: PbpBot, when: datetime | None) -> None:
     cog = bot.get_cog("ClockCog")
     if when is not None and isinstance(cog, _Wakeable):
         cog.wake(when)
-
-
-async def channel_of(bot: PbpBot, channel_id: int) -> discord.abc.Messageable | None:
-    """The channel a notice goes to, from the cache or Discord; None if it is gone."""
-    channel = bot.get_channel(channel_id)
-    if channel is None:
-        try:
-            channel = await bot.fetch_channel(channel_id)
-        except discord.HTTPException:
-            return None
-    return channel if isinstance(channel, discord.abc.Messageable) else None

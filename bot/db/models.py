@@ -157,6 +157,11 @@ class Campaign(Base):
     )
     #: d20 check: something in the game lets a player reroll one d20 of an advantage roll.
     rerolls: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    #: New characters join the party as they are created (a GM option; on for campaigns set up
+    #: since it exists, off for older ones, whose GMs built their party by hand).
+    party_auto_join: Mapped[bool] = mapped_column(
+        Boolean, default=True, server_default=text("false")
+    )
     tier_very_easy: Mapped[int] = mapped_column(SmallInteger, default=3)
     tier_easy: Mapped[int] = mapped_column(SmallInteger, default=7)
     tier_moderate: Mapped[int] = mapped_column(SmallInteger, default=12)
@@ -483,6 +488,9 @@ class ScheduledJob(Base):
     last_error: Mapped[str | None] = mapped_column(String(120))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     done_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: What became of what the job posts: ``delivered``, ``undelivered`` (then a row in
+    #: ``undelivered_notices`` says where and why), None while pending or when it posts nothing.
+    delivery: Mapped[str | None] = mapped_column(String(12))
 
 
 class NotifySetting(Base):

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import cast
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     CheckConstraint,
@@ -64,6 +65,8 @@ class Post(Base):
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     #: The webhook that posted it (None: the bot's own embed).
     webhook_id: Mapped[int | None] = mapped_column(BigInteger)
+    #: The messages that continue it, in order, when it is longer than one message holds.
+    continued_ids: Mapped[list[int] | None] = mapped_column(JSON)
     #: The current version's number (``post_versions``).
     version: Mapped[int] = mapped_column(SmallInteger, default=1)
     #: The post's ledger row (kind ``post``): its text's digest and its rolls' numbers.

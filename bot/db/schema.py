@@ -7,6 +7,7 @@ tests import this module so autogenerate and cleanup always see all of them.
 from __future__ import annotations
 
 from bot.db import (
+    delivery_models,
     dialect_models,
     fortune_models,
     inline_models,
@@ -21,6 +22,7 @@ from bot.db import (
 metadata = models.Base.metadata
 
 __all__ = [
+    "delivery_models",
     "dialect_models",
     "fortune_models",
     "inline_models",

@@ -60,6 +60,82 @@ def render_text(
     return f"{body}\n\n{lines}" if body else lines
 
 
+def as_written(
+    text: str, rolls: InlineRolls, *, limit: int = MESSAGE_LIMIT, first_limit: int | None = None
+) -> list[str]:
+    """``text`` as the player wrote it, markdown and mentions kept, each rolled `[[…]]`
+    replaced in place by its total in bold, then one line per roll; in as many messages of
+    at most ``limit`` characters (the first: ``first_limit``) as it takes, cut at a paragraph,
+    a line, a sentence or a space, never inside a total or a roll's line.
+
+    Nothing is escaped: what may ping is decided by the message's ``allowed_mentions`` (an
+    embed pings nobody), so a mention shows as Discord renders it, not as a raw id.
+    """
+    pieces: list[tuple[str, bool]] = []  # (text, may be cut)
+    position = 0
+    for roll in rolls.rolls:
+        pieces.append((text[position : roll.span.start], True))
+        pieces.append((f"**{escape(roll.total)}**", False))
+        position = roll.span.end
+    pieces.append((text[position:].rstrip(), True))
+    for index, roll in enumerate(rolls.rolls):
+        gap = "\n" if index else "\n\n"
+        pieces.append((gap + clip_text(roll_line(roll), min(limit, LINE_LIMIT * 2) - 2), False))
+    return _split(pieces, limit, first_limit or limit)
+
+
+#: Where a long text is cut, best first: a paragraph, a line, a sentence, a word.
+_BREAKS = ("\n\n", "\n", ". ", "! ", "? ", "; ", ", ", " ")
+
+
+def _cut(piece: str, room: int) -> int:
+    """Where to cut ``piece`` to fit ``room``: after the best break that keeps a fair share
+    of the room, else after any break; 0 when there is none."""
+    for floor in (room // 3, 1):
+        for mark in _BREAKS:
+            at = piece.rfind(mark, 0, room - len(mark) + 1)
+            if at >= 0 and at + len(mark) >= floor:
+                return at + len(mark)
+    return 0
+
+
+def _split(pieces: list[tuple[str, bool]], limit: int, first: int) -> list[str]:
+    chunks: list[str] = []
+    current = ""
+
+    def flush() -> None:
+        nonlocal current
+        if current.strip():
+            chunks.append(current.rstrip())
+        current = ""
+
+    for piece, cuttable in pieces:
+        while piece:
+            room = (first if not chunks else limit) - len(current)
+            if len(piece) <= room:
+                current += piece
+                break
+            if not cuttable:
+                if current.strip():
+                    flush()
+                    piece = piece.lstrip("\n")
+                    continue
+                current, piece = piece[:room], piece[room:]  # longer than a message: cut
+                flush()
+                continue
+            cut = _cut(piece, room)
+            if cut == 0 and current.strip():
+                flush()
+                piece = piece.lstrip("\n ")
+                continue
+            cut = cut or room
+            current += piece[:cut]
+            piece = piece[cut:].lstrip("\n ")
+            flush()
+    flush()
+    return chunks or [""]
+
+
 def defuse_mentions(text: str) -> str:
     """``text`` with its markdown, but no mention that pings (@everyone, @here, <@id>, <#id>)."""
     return _MENTION.sub(

@@ -1,9 +1,11 @@
 """Posts as a character shown on Discord: the webhook's name and text, the embed used when the
 bot may not manage webhooks, a post's history.
 
-Everything from the player is escaped by :func:`bot.render.inline.render_text` (so a name or a
-text like `**@everyone**` shows as typed); a player mention survives only where the GM allowed
-posts to ping players, and @everyone, @here and roles never do.
+A post reads as its player wrote it: markdown kept (italics, bold, spoilers, quotes), mentions
+shown as Discord renders them, each inline roll's total in bold in place, and a post longer
+than one message continued in the next. What pings is decided by ``allowed_mentions`` alone:
+a player mentioned in it, only where the GM allowed posts to ping players; @everyone, @here
+and roles never.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import discord
 
 from bot.quoting import clip_text, escape
 from bot.render import style
-from bot.render.inline import render_text
+from bot.render.inline import as_written
 from bot.services.inline import InlineRolls
 from bot.services.posts import PostHistory
 
@@ -29,8 +31,6 @@ AUTHOR_LIMIT = 256
 # the name readable and accepted.
 _FORBIDDEN_NAMES = {"discord": "disc\u043erd", "clyde": "clyd\u0435"}
 _FORBIDDEN = re.compile("|".join(_FORBIDDEN_NAMES), re.IGNORECASE)
-# A player mention as escape() leaves it: `<@` zero-width space id `>`.
-_ESCAPED_USER = re.compile(r"<@(!?)\u200b(\d+)>")
 _USER = re.compile(r"<@!?(\d+)>")
 
 
@@ -47,55 +47,48 @@ def webhook_username(name: str) -> str:
     return clip_text(_FORBIDDEN.sub(_lookalike, flat), USERNAME_LIMIT)
 
 
-def mentions(body: str) -> discord.AllowedMentions:
-    """What a rendered post may ping: the players left mentionable in it (see
-    :func:`post_body`), never @everyone, @here or a role."""
-    users = [discord.Object(int(user)) for user in mentioned_users(body)]
+def mentions(body: str, pingable: frozenset[int] = frozenset()) -> discord.AllowedMentions:
+    """What a post may ping: the players it mentions among ``pingable`` (the campaign's
+    players, when the GM allowed it), never @everyone, @here or a role. A mention of anyone
+    else still shows as Discord renders it, without a ping."""
+    users = [discord.Object(int(user)) for user in mentioned_users(body) if int(user) in pingable]
     return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
 
 
-def post_body(text: str, rolls: InlineRolls, *, pingable: frozenset[int], limit: int) -> str:
-    """The post's text, rolls in place and their lines below, within ``limit`` characters;
-    a mention of a player in ``pingable`` is left live, every other one escaped."""
-    body = render_text(text, rolls, limit=limit)
-    if pingable:
-        body = _ESCAPED_USER.sub(
-            lambda m: f"<@{m[1]}{m[2]}>" if int(m[2]) in pingable else m[0], body
-        )
-    return body
-
-
 def mentioned_users(body: str) -> list[str]:
-    """The ids of the mentions left live in a rendered body (each once, in order)."""
+    """The ids of the users a text mentions (each once, in order)."""
     seen: dict[str, None] = {}
     for found in _USER.finditer(body):
         seen.setdefault(found[1], None)
     return list(seen)
 
 
-def webhook_message(
-    text: str, rolls: InlineRolls, *, pingable: frozenset[int]
-) -> tuple[str | None, discord.Embed | None]:
-    """What the webhook sends: the text as content, or, longer than a message holds, as an
-    embed's description (up to 4,096 characters)."""
-    full = post_body(text, rolls, pingable=pingable, limit=DESCRIPTION_LIMIT)
-    if len(full) <= CONTENT_LIMIT:
-        return full, None
-    embed = discord.Embed(description=full, colour=style.NEUTRAL)
-    return None, embed
+def webhook_parts(text: str, rolls: InlineRolls) -> list[str]:
+    """What the webhook sends: the post as written (bot/render/inline.py :func:`as_written`),
+    one message of up to 2,000 characters, or as many as it takes."""
+    return as_written(text, rolls, limit=CONTENT_LIMIT)
 
 
-def fallback_embed(
-    name: str, avatar_url: str | None, text: str, rolls: InlineRolls, *, pingable: frozenset[int]
-) -> discord.Embed:
-    """The post as the bot's own embed, its author the character (no Manage Webhooks)."""
-    embed = discord.Embed(
-        description=post_body(text, rolls, pingable=pingable, limit=DESCRIPTION_LIMIT),
-        colour=style.NEUTRAL,
-    )
+def fallback_embeds(
+    name: str, avatar_url: str | None, text: str, rolls: InlineRolls
+) -> list[discord.Embed]:
+    """The post as the bot's own embeds, their author the character (no Manage Webhooks):
+    one of up to 4,096 characters, or as many as it takes."""
     # An embed author's name shows no markdown and pings nobody: only clipped.
-    embed.set_author(name=clip_text(" ".join(name.split()), AUTHOR_LIMIT), icon_url=avatar_url)
-    return embed
+    author = clip_text(" ".join(name.split()), AUTHOR_LIMIT)
+    embeds: list[discord.Embed] = []
+    for part in as_written(text, rolls, limit=DESCRIPTION_LIMIT):
+        embed = discord.Embed(description=part, colour=style.NEUTRAL)
+        shown = author if not embeds else clip_text(f"{author} (continued)", AUTHOR_LIMIT)
+        embed.set_author(name=shown, icon_url=avatar_url)
+        embeds.append(embed)
+    return embeds
+
+
+def pings_content(parts: list[str], pingable: frozenset[int]) -> str | None:
+    """An embed pings nobody: the players a fallback post may ping, named in its content."""
+    users = [u for u in mentioned_users("\n".join(parts)) if int(u) in pingable]
+    return " ".join(f"<@{user}>" for user in users) or None
 
 
 def webhook_hint(bot_name: str) -> str:

@@ -122,7 +122,9 @@ def reveal_embeds(revealed: Revealed) -> list[list[discord.Embed]]:
     for shown in revealed.declarations:
         embed = style.new_embed(
             f"#{shown.number} · {escape(shown.name)}",
-            escape(shown.text) or "—",
+            # As written: markdown and mentions kept (an embed pings nobody), within a
+            # description's limit (a declaration is at most 4,000 characters).
+            style.clip(shown.text, style.DESCRIPTION_LIMIT) or "—",
             style.NEUTRAL,
         )
         style.add_field(embed, "Declared by", member(shown.user_id), inline=True)

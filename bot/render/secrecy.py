@@ -133,10 +133,12 @@ def sent_to_gm_text(roll_id: int) -> str:
 
 
 def who(row: RollView) -> str:
-    """`Ayla (<@123>)` or `<@123>`; an erased roller (issue 22) as such."""
+    """`Ayla (rolled by <@123>)` or `<@123>`: the roll is the character's, made by whoever
+    ran the command (a GM's check of a player's character names the GM as its roller, in
+    words, not as if the GM were the character's player); an erased roller as such."""
     roller = "an erased player" if row.user_id == cm.TOMBSTONE_ID else f"<@{row.user_id}>"
     if row.character_name:
-        return f"{escape(row.character_name)} ({roller})"
+        return f"{escape(row.character_name)} (rolled by {roller})"
     return roller
 
 

@@ -54,6 +54,8 @@ def campaign_embed(campaign: CampaignView) -> discord.Embed:
     if Feature.REROLLS in campaign.rules.features:
         rerolls = "on" if campaign.rerolls else "off"
         style.add_field(embed, "Reroll one d20 of an advantage roll", rerolls, inline=True)
+    auto = "on" if campaign.party_auto_join else "off"
+    style.add_field(embed, "New characters join the party", auto, inline=True)
     style.add_field(embed, "Who sees rolls by default", _secrecy_line(campaign))
     style.set_footer(embed, f"campaign #{campaign.id}")
     return embed

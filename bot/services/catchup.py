@@ -21,6 +21,7 @@ from bot.db.models import characters, pending_modifiers, turn_orders
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.quoting import quote
 from bot.rules.systems.base import signed
+from bot.services import delivery
 from bot.services import requests as requests_svc
 from bot.services._sql import transaction
 from bot.services.context import Caller
@@ -156,14 +157,15 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
             if len(page) < PAGE or (since is not None and page[-1].created_at <= since):
                 break
             before = page[-1].id
-        # Open choices on my rolls: a kept natural 20 not yet kept or traded (fortune buttons).
-        my_rolls = await ledger_svc.latest_rolls_in(
-            session,
-            campaign.id,
-            user_id=caller.user_id,
-            kinds=(LedgerKind.ATTEMPT, LedgerKind.LUCK),
-            limit=PAGE,
-        )
+        # Open choices on my characters' rolls, whoever rolled them (a GM's check of my
+        # character too): a natural 20 not yet kept or traded (fortune buttons).
+        my_rolls = [
+            r
+            for r in await ledger_svc.latest_rolls_in(
+                session, campaign.id, kinds=(LedgerKind.ATTEMPT, LedgerKind.LUCK), limit=PAGE
+            )
+            if r.character_id in mine
+        ]
         chosen: set[int] = set(
             (
                 await session.execute(
@@ -202,6 +204,9 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                     )
                 )
 
+        # What the bot could not post by itself (a notice, a verdict; GM copies for GMs).
+        notices = await delivery.undelivered_in(session, campaign.id, gm=gm, since=since)
+
         # An open turn order where it is my turn now.
         open_orders = await session.execute(
             select(turn_orders).where(
@@ -220,6 +225,9 @@ async def catch_up(db: Database, caller: Caller) -> CatchUp:
                 )
     # Outside the transaction (it may ask Discord): only rows from places the caller can read.
     readable = await readable_channels(caller, [*rows, *choices], campaign)
+    for notice in notices:
+        if gm or caller.can_read is None or await caller.can_read(notice.channel_id):
+            items.append(Item(notice.created_at, notice.line))
     names = set(mine.values())
     for row in rows:
         if row.channel_id in readable:

@@ -172,7 +172,8 @@ class _Roll:
 
 
 async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Roll:
-    """The roll the caller may choose on: a Pen & Dagger attempt or luck roll of their own.
+    """The roll the caller may choose on: a Pen & Dagger attempt or luck roll of their own
+    character, whoever rolled it.
 
     A roll the caller may not see (their own blind roll) is refused as not found before any
     check of its outcome: the refusal must not give the hidden result away (issue 7). A hidden
@@ -184,11 +185,16 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
     if not await readable_row(caller, row, home):
         raise NotFound("No such roll.")  # word for word ledger.get_roll_in's
-    if row.user_id != caller.user_id:
-        who = row.character_name or "this character"
-        raise NotAllowed(f"Only the player who rolled for {who} can choose what to do with it.")
     if row.campaign_id is None or row.character_id is None:
         raise InvalidValue("Fortune dice only apply to Pen & Dagger attempts and luck rolls.")
+    # The character's player chooses, whoever rolled (a GM's hidden check of their character
+    # included): the fortune dice and the natural 20 are the character's (rulings 5 and 6).
+    owner = (
+        await session.execute(select(_C.c.user_id).where(_C.c.id == row.character_id))
+    ).scalar_one_or_none()
+    if owner is None or int(owner) != caller.user_id:
+        who = row.character_name or "this character"
+        raise NotAllowed(f"Only {who}'s player can choose what to do with this roll.")
     campaign = await get_campaign_in(session, row.campaign_id)
     if not secrecy.can_see(row, caller.user_id, secrecy.viewer_is_gm(campaign, caller)):
         raise NotFound("No such roll.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.db.engine import Database
 from bot.services import sheets
 from bot.services._sql import Executor
+from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.store import characters
 from bot.services.store.campaigns import CampaignView
@@ -30,6 +31,13 @@ async def remove(db: Database, caller: Caller, name: str) -> tuple[CharacterView
     if not character.in_party:
         return character, False
     return await characters.party_remove(db, character.id), True
+
+
+async def add_everyone(db: Database, caller: Caller) -> tuple[CampaignView, list[str]]:
+    """GM: every character of the campaign joins the party in one step; who joined now."""
+    campaign = await sheets.campaign_here(db, caller)
+    require_gm(campaign, caller, "add every character to the party")
+    return campaign, await characters.party_add_all(db, campaign.id)
 
 
 async def show(db: Database, caller: Caller) -> tuple[CampaignView, list[CharacterView]]:

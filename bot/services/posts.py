@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -317,14 +318,23 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
 
 
 async def attach_message(
-    db: Database, post_id: int, message_id: int, webhook_id: int | None
+    db: Database,
+    post_id: int,
+    message_id: int,
+    webhook_id: int | None,
+    continued: Sequence[int] = (),
 ) -> None:
-    """The Discord message that shows a post (sent after the post was recorded)."""
+    """The Discord message that shows a post (sent after the post was recorded), and those
+    that continue it when it is longer than one message holds."""
     async with transaction(db) as session:
         await session.execute(
             update(posts)
             .where(posts.c.id == post_id)
-            .values(message_id=message_id, webhook_id=webhook_id)
+            .values(
+                message_id=message_id,
+                webhook_id=webhook_id,
+                continued_ids=[int(i) for i in continued] or None,
+            )
         )
 
 
@@ -357,6 +367,8 @@ class StoredPost:
     webhook_id: int | None
     user_id: int
     character_name: str
+    #: The messages that continue it, in order (a post longer than one message).
+    continued_ids: tuple[int, ...]
     avatar_url: str | None
     #: The players its mentions may ping (empty: nobody).
     mentions: frozenset[int]
@@ -421,6 +433,7 @@ async def _load_in(session: Executor, row: Any) -> StoredPost:
         message_id=row.message_id,
         webhook_id=row.webhook_id,
         user_id=int(row.user_id),
+        continued_ids=tuple(int(i) for i in (row.continued_ids or ())),
         character_name=str(row.character_name),
         avatar_url=avatar,
         mentions=await pingable_in(session, int(row.campaign_id)),

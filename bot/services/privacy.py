@@ -189,6 +189,7 @@ NOTHING_PERSONAL: dict[str, str] = {
     "scheduled_jobs": "a job's payload names a request, turn order or round, never a person",
     "post_settings": "a campaign's posting options",
     "campaign_dice_dialects": "a campaign's dice dialect, set by its GM",
+    "undelivered_notices": "what the bot could not post, named by roll or request number, and why",
     "post_channels": "when a channel was told how to allow webhooks",
 }
 

@@ -63,22 +63,29 @@ async def setup(
     *,
     gm_role_id: int | None = None,
     gm_channel_id: int | None = None,
+    in_forum: bool = False,
 ) -> CampaignView:
-    """Bind the caller's channel to a new campaign (needs Manage Server: no GM role exists yet).
+    """Bind the caller's channel to a new campaign (needs Manage Server: no GM role exists yet);
+    ``in_forum``: the caller is in a forum post, and the forum is bound.
 
     The caller becomes the campaign's first known GM (a DM candidate, never authority).
     """
     if caller.guild_id is None:
         raise InvalidValue("Campaigns live in server channels, not direct messages.")
+    channel_id = caller.channel_id
     if caller.parent_channel_id is not None:
-        raise InvalidValue(
-            "Run /campaign setup in the channel itself: its threads and posts then share it."
-        )
+        if not in_forum:
+            raise InvalidValue(
+                "Run /campaign setup in the channel itself: its threads and posts then share it."
+            )
+        # A forum channel takes no messages of its own: set up from one of its posts, the
+        # campaign is the forum's, and every post of it shares it.
+        channel_id = caller.parent_channel_id
     require_manage_guild(caller, "set up a campaign")
     return await campaigns.setup_campaign(
         db,
         caller.guild_id,
-        caller.channel_id,
+        channel_id,
         system,
         gm_role_ids=[gm_role_id] if gm_role_id else [],
         gm_user_ids=[caller.user_id],

@@ -192,3 +192,7 @@ def final_answer(result: Any) -> Any:
 def answered_ephemeral(result: Any) -> bool:
     """Whether only the caller sees :func:`final_answer`."""
     return bool(final_answer(result).ephemeral)
+
+
+# Discord's thread rules SimCord lacks, for the tests that play in threads (tests/bot/places.py).
+from tests.bot.places import discord_thread_rules  # noqa: E402, F401

@@ -117,7 +117,7 @@ async def test_natural_20_kept_as_a_critical_changes_no_dice(
 
     refused = await table.bob.click(message, label=TRADE)
     assert refused.ephemeral
-    assert "Only the player who rolled for Angus" in message_text(refused.response)
+    assert "Only Angus's player can choose" in message_text(refused.response)
     assert await fortune_of(table, "Angus") == 0
 
     clicked = await table.alice.click(message, label=KEEP)

@@ -11,6 +11,8 @@ from tests.bot.conftest import Table, make_character, message_text, start_campai
 
 async def test_party_membership_and_permissions(table: Table) -> None:
     await start_campaign(table, "d20-check")
+    # Characters do not join the party by themselves here: the GM builds it by hand.
+    await table.gm.slash(table.table, "campaign set party-auto-join", on=False)
     await make_character(table, table.alice, "Ann", {"STR": 16, "DEX": 12})
     await make_character(table, table.bob, "Bo", {"STR": 8})
     own = await table.alice.slash(table.table, "party add", character="Ann")

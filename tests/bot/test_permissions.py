@@ -1,17 +1,20 @@
-"""The bot asks for the permissions it uses and no more (issue 22, "Safe defaults").
+"""The bot asks for the permissions it uses and no more (docs/deploying.md, "Permissions").
 
 What the code needs is read off its own requests: a session that walks every path on which
 the bot acts on its own account (a hidden roll's GM copy, /verify reading the stub back, a
 roll request updated in place, campaign set-up checking who reads the GM channel, /history's
-scope, an export) is played in SimCord, and each request the bot sent maps to the permission
-Discord checks for it. That set must be :data:`bot.permissions.REQUIRED`; the same session
-played with exactly those permissions in every channel must work, and without any one of the
-permissions SimCord enforces, must visibly fail. The README's invite link must ask for them.
+scope, an export, a clock notice in a thread, /post through a webhook in a thread) is played
+in SimCord, and each request the bot sent maps to the permission Discord checks for it. That
+set must be :data:`bot.permissions.REQUIRED` and :data:`bot.permissions.OPTIONAL`; the same
+session played with exactly those permissions in every channel must work, and without any
+one of the permissions SimCord enforces, must visibly fail. The README's invite link must ask
+for them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -21,19 +24,22 @@ import pytest
 from simcord.backend.models import Overwrite
 from simcord.enums import OverwriteType
 
-from bot.permissions import REQUIRED, SCOPES, bot_permissions, invite_url
+from bot.permissions import OPTIONAL, REQUIRED, SCOPES, bot_permissions, invite_url
 from tests.bot.conftest import Table, make_character, message_text, start_campaign
+from tests.bot.places import open_thread
 
+pytestmark = pytest.mark.usefixtures("discord_thread_rules")
 README = Path(__file__).resolve().parents[2] / "README.md"
 #: Requests that answer an interaction or sync commands: Discord checks no bot permission.
 _FREE = re.compile(r"^/(interactions|webhooks|applications)/|^/users/@me|^/gateway")
 #: A request on a channel needs View Channel there, and, by route, one more permission.
-_CHANNEL = re.compile(r"^/channels/\d+(?P<rest>/.*)?$")
+_CHANNEL = re.compile(r"^/channels/(?P<id>\d+)(?P<rest>/.*)?$")
 _GUILD_FREE = re.compile(r"^/guilds/\d+(/members/\d+|/channels|/roles)?$")
 
 
-def needed(method: str, path: str, body: Any) -> set[str]:
-    """The permissions Discord checks for one request of the bot (discord.py's names)."""
+def needed(method: str, path: str, body: Any, threads: Collection[int] = ()) -> set[str]:
+    """The permissions Discord checks for one request of the bot (discord.py's names);
+    ``threads``: the ids of threads and forum posts (posting there is its own permission)."""
     if _FREE.search(path) or (method == "GET" and _GUILD_FREE.match(path)):
         return set()
     channel = _CHANNEL.match(path)
@@ -44,7 +50,10 @@ def needed(method: str, path: str, body: Any) -> set[str]:
         return {"view_channel"}
     if method == "POST" and rest == "/messages":
         embeds = isinstance(body, dict) and bool(body.get("embeds") or body.get("embed"))
-        return {"view_channel", "send_messages", *(["embed_links"] if embeds else [])}
+        send = "send_messages_in_threads" if int(channel["id"]) in threads else "send_messages"
+        return {"view_channel", send, *(["embed_links"] if embeds else [])}
+    if rest == "/webhooks" and method in ("GET", "POST"):
+        return {"view_channel", "manage_webhooks"}
     if method == "GET" and re.fullmatch(r"/messages/\d+", rest):
         return {"view_channel", "read_message_history"}
     if method == "PATCH" and re.fullmatch(r"/messages/\d+", rest):
@@ -117,6 +126,18 @@ async def session(table: Table, permissions: discord.Permissions) -> dict[str, b
     exported = await table.gm.slash(table.table, "campaign export")
     files = [m for m in (exported.response, *exported.followups) if m and m.attachments]
     worked["/campaign export"] = len(files) == 1
+    # In a thread of the campaign: a turn passes at its deadline (a post of the bot's own).
+    scene = open_thread(table, table.table, "Scene")
+    await table.gm.slash(scene, "turns start", characters="Ayla, Bram", deadline="1h")
+    await table.env.advance_time(3700)
+    worked["clock notice in a thread"] = any(
+        "Time is up" in message_text(m) for m in scene.history()
+    )
+    # /post in the thread: through the channel's webhook, under the character's name.
+    await table.alice.slash(scene, "post", text="Ayla draws her blade.")
+    worked["/post under the character's name"] = any(
+        m.webhook_id and "Ayla draws" in (m.content or "") for m in scene.history()
+    )
     return worked
 
 
@@ -124,10 +145,11 @@ async def test_the_permissions_asked_for_are_exactly_those_the_code_uses(table: 
     start = len(table.env.http_requests)
     worked = await session(table, every_permission())
     assert all(worked.values()), worked
+    threads = {c.id for c in table.env.backend.channels.values() if c.is_thread}
     used: set[str] = set()
     for request in table.env.http_requests[start:]:
-        used |= needed(request.method, request.path, request.json)
-    assert used == set(REQUIRED)
+        used |= needed(request.method, request.path, request.json, threads)
+    assert used == set(REQUIRED) | set(OPTIONAL)
     assert bot_permissions() == discord.Permissions(**dict.fromkeys(used, True))
 
 
@@ -142,6 +164,8 @@ async def test_the_bot_works_with_exactly_the_permissions_it_asks_for(table: Tab
         ("send_messages", "GM copy in the GM channel"),
         ("read_message_history", "/verify reads the stub"),
         ("view_channel", "GM copy in the GM channel"),
+        ("send_messages_in_threads", "clock notice in a thread"),
+        ("manage_webhooks", "/post under the character's name"),
     ],
 )
 async def test_each_permission_asked_for_is_needed(table: Table, missing: str, breaks: str) -> None:

@@ -285,17 +285,20 @@ async def test_mentions_ping_nobody_unless_the_gm_allows_players(table: Table) -
     assert embed_post.ping_user_ids == [table.bob.id]
 
 
-async def test_names_and_texts_are_escaped_and_clipped(table: Table) -> None:
+async def test_names_show_as_typed_and_a_long_post_continues_in_a_second_message(
+    table: Table,
+) -> None:
     await setup_table(table, name="**@everyone** of Discord")
     long = "word " * 790  # 3,950 characters: more than a message holds
     await table.alice.slash(table.table, "post", text="**@everyone** ~~hi~~")
     await table.alice.slash(table.table, "post", text=long)
-    first, second = [m for m in table.table.history() if m.webhook_id is not None]
+    first, *rest = [m for m in table.table.history() if m.webhook_id is not None]
     assert first.author.name == "**@everyone** of Disc\u043erd"  # a webhook shows it literally
-    assert first.content == "\\*\\*@\u200beveryone\\*\\* \\~\\~hi\\~\\~"
-    assert not stored(table, first).mention_everyone
-    # Longer than a message's 2,000 characters: the webhook sends it as an embed.
-    assert second.content == "" and second.embeds[0].description == long.strip()
+    assert first.content == "**@everyone** ~~hi~~"  # the post's markdown, as written
+    assert not stored(table, first).mention_everyone  # and no ping
+    # Longer than a message's 2,000 characters: continued in a second one, nothing cut.
+    assert len(rest) == 2 and all(len(m.content) <= 2000 for m in rest)
+    assert " ".join(m.content for m in rest).split() == long.split()
 
 
 async def test_erasure_deletes_her_posts_and_her_mentions_in_others(table: Table) -> None:

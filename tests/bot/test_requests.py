@@ -96,7 +96,11 @@ async def test_a_player_not_requested_is_refused_and_a_second_click_too(table: T
 
 
 async def test_hidden_dc_players_see_totals_but_never_pass_or_fail(table: Table) -> None:
-    await _three_players(table, "d20-check", {"WIS": 10})
+    await start_campaign(table, "d20-check")
+    # Characters do not join the party by themselves here: the GM built it by hand.
+    await table.gm.slash(table.table, "campaign set party-auto-join", on=False)
+    for player, name in ((table.alice, "Ann"), (table.bob, "Bo"), (table.carol, "Cy")):
+        await make_character(table, player, name, {"WIS": 10})
     empty = await table.gm.slash(
         table.table, "gm request roll", ability="WIS", characters="party", hidden_dc=15
     )

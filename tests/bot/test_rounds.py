@@ -12,7 +12,6 @@ from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.models import ledger
 from bot.db.round_models import round_declarations
-from bot.render import style
 from bot.services import privacy
 from tests.bot.conftest import (
     SEED,
@@ -233,21 +232,20 @@ async def test_a_cancelled_round_stays_sealed_and_a_new_one_can_open(table: Tabl
     assert "Round 2" in message_text(reopened.response)
 
 
-async def test_declarations_are_escaped_and_clipped_to_discord_limits(table: Table) -> None:
+async def test_declarations_read_as_written_within_discord_limits(table: Table) -> None:
     await _players(table)
     await table.gm.slash(table.table, "gm round open")
     await table.alice.slash(table.table, "declare", text="**@everyone** <@123> # shout")
-    # Every character doubles when escaped: far past an embed's description.
     await table.bob.slash(table.table, "declare", text="*" * 4000)
     await table.carol.slash(table.table, "declare", text="x" * 4000)
     revealed = await table.gm.slash(table.table, "gm round reveal")
     messages = [revealed.response, *revealed.followups]
     embeds = [e for m in messages for e in m.embeds]
     sybilla = next(e for e in embeds if "Sybilla" in (e.title or ""))
-    assert sybilla.description == "\\*\\*@\u200beveryone\\*\\* <@\u200b123> # shout"
+    # As written: markdown and the mention as Discord shows them (an embed pings nobody).
+    assert sybilla.description == "**@everyone** <@123> # shout"
     bo = next(e for e in embeds if "Bo" in (e.title or ""))
-    assert bo.description is not None
-    assert len(bo.description) == style.DESCRIPTION_LIMIT and bo.description.endswith("…")
+    assert bo.description == "*" * 4000
     cy = next(e for e in embeds if "Cy" in (e.title or ""))
     assert cy.description == "x" * 4000  # a plain paragraph shows whole
     for message in messages:

@@ -10,8 +10,9 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer, update_message
 from bot.cogs._types import Interaction
 from bot.db.engine import Database
+from bot.render import style
 from bot.render.history import history_embed
-from bot.services import history
+from bot.services import delivery, history
 from bot.services.context import Caller
 from bot.services.history import HistoryFilter
 from bot.tree import answer_error
@@ -104,4 +105,9 @@ async def send_history(
     title = "Roll log (GM)" if gm_log else "Roll history"
     pager = HistoryPager(bot.db, caller, query, title=title, gm_log=gm_log)
     embed = await pager.render()
+    if gm_log:
+        # What the bot could not post by itself, newest first (bot/cogs/_notices.py).
+        notices = await delivery.undelivered(bot.db, query.campaign_id, gm=True, limit=5)
+        if notices:
+            style.add_field(embed, "Not posted", "\n".join(n.line for n in notices))
     await answer(interaction, embed=embed, view=pager, ephemeral=True)

@@ -65,6 +65,7 @@ async def _players(interaction: Interaction, text: str) -> list[tuple[int, str]]
     return found
 
 
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class AbilitiesCog(commands.GroupCog, group_name="abilities"):
     """Pen & Dagger group ability-score generation (ruling 8)."""
 

@@ -16,11 +16,15 @@ from bot.cogs._options import DifficultyChoice, Secret, WordChoices
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
+from bot.cogs.campaign._check import check_places
 from bot.dice import dialects as dice_dialects
+from bot.render.places import check_embed
 from bot.render.sheets import campaign_embed
 from bot.rules.systems import SYSTEMS
 from bot.services import dialects, posts, secrecy, sheets
 from bot.services import export as exports
+from bot.services.access import require_gm
+from bot.services.store.campaigns import CampaignView
 from bot.words import SecrecyCommand
 
 log = logging.getLogger(__name__)
@@ -109,6 +113,27 @@ def upload_limit(interaction: Interaction) -> int:
     return limit if limit is not None else exports.DEFAULT_SIZE_LIMIT
 
 
+async def _send_check(interaction: Interaction, campaign: CampaignView, *, followup: bool) -> None:
+    """The check, privately: as the answer, or after the answer (set-up's)."""
+    guild = interaction.guild
+    if guild is None:
+        return
+    await defer(interaction, ephemeral=True)  # it may ask Discord (an archived thread)
+    checks = await check_places(interaction.client, guild, campaign)
+    name = interaction.client.user.name if interaction.client.user else "pbp-dice"
+    embed = check_embed(checks, name)
+    if not followup:
+        await answer(interaction, embed=embed, ephemeral=True)
+        return
+    try:
+        await interaction.followup.send(
+            embed=embed, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
+    except discord.HTTPException as exc:
+        log.warning("campaign %s: check not shown: %s %s", campaign.id, exc.status, exc.code)
+
+
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class CampaignCog(commands.GroupCog, group_name="campaign"):
     """Campaign set-up and settings; GM-only except /campaign show."""
 
@@ -144,6 +169,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             system,
             gm_role_id=gm_role.id if gm_role else None,
             gm_channel_id=gm_channel.id if gm_channel else None,
+            in_forum=isinstance(interaction.channel, discord.Thread)
+            and isinstance(interaction.channel.parent, discord.ForumChannel),
         )
         audience = None
         if gm_channel is not None:
@@ -156,6 +183,19 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             campaign_embed(campaign),
             ephemeral=False,
         )
+        # Then, to the GM alone, what the bot can and cannot do in the campaign's places.
+        await _send_check(interaction, campaign, followup=True)
+
+    @app_commands.command(
+        name="check", description="GM: what the bot can and cannot do in this campaign's places"
+    )
+    @app_commands.guild_only()
+    async def check(self, interaction: Interaction) -> None:
+        bot = bot_of(interaction)
+        caller = caller_from(interaction)
+        campaign = await sheets.campaign_here(bot.db, caller)
+        require_gm(campaign, caller, "check the bot's permissions")
+        await _send_check(interaction, campaign, followup=False)
 
     @app_commands.command(name="show", description="Show this channel's campaign and its settings")
     @app_commands.guild_only()
@@ -250,6 +290,13 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     )
     async def set_rerolls(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, rerolls=on)
+
+    @settings.command(name="party-auto-join", description="New characters join the party")
+    @app_commands.describe(
+        on="True (default for new campaigns): each new character joins the party at once"
+    )
+    async def set_party_auto_join(self, interaction: Interaction, on: bool) -> None:
+        await self._changed(interaction, party_auto_join=on)
 
     @settings.command(name="post-mentions", description="Let /post ping the players it names")
     @app_commands.describe(

@@ -21,6 +21,7 @@ from bot.services.store.characters import CharacterView
 Name = app_commands.Range[str, 1, 64]
 
 
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class CharacterCog(commands.GroupCog, group_name="character"):
     """Characters: players edit their own, the GM edits any in the campaign."""
 

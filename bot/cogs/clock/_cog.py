@@ -2,9 +2,11 @@
 
 The loop starts when the bot is ready (its first pass runs at once: a job that fell due while
 the bot was down runs then, once) and polls every ``SCHEDULER_POLL_SECONDS``. Jobs run in the
-services, which commit their effects before anything is posted here; a post that fails is
-logged, never retried (the effect, such as a completed request, stands and shows in
-/gm request status).
+services, which commit their effects before anything is posted here. Each notice is posted
+where its game is (a channel, a thread, a forum post, an archived thread; bot/cogs/_notices.py):
+a transient failure is retried with backoff; a refusal is kept (it shows in /catchup and
+/gm log) and told to the GM once. The job is then marked ``delivered`` or ``undelivered``; the
+effect (a completed request, a passed turn) stands either way.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands, tasks
 
+from bot.cogs._notices import load_known_gaps
 from bot.cogs._shared import DELIVERERS
-from bot.services import scheduler
+from bot.services import delivery, scheduler
 from bot.services.errors import StorageUnavailable
 
 if TYPE_CHECKING:
@@ -52,6 +55,7 @@ class ClockCog(commands.Cog):
     async def on_ready(self) -> None:
         # Also after a reconnect or a restarted client, whose old loop task was cancelled.
         if not self.poll.is_running():
+            await load_known_gaps(self.bot)
             self.poll.start()
 
     @tasks.loop(seconds=30)
@@ -128,21 +132,29 @@ class ClockCog(commands.Cog):
             return 0
         for done in ran:
             try:
-                await self.deliver(done.notice)
+                delivered = await self.deliver(done.notice, done.job.id)
             except Exception as exc:
+                delivered = False
                 log.warning(
                     "game clock: job %s ran, but its notice was not posted (%s)",
                     done.job.id,
                     type(exc).__name__,
                 )
+            if delivered is None:
+                continue
+            try:
+                await delivery.mark_job(self.bot.db, done.job.id, delivered)
+            except StorageUnavailable:
+                log.warning("game clock: job %s's delivery not recorded (storage)", done.job.id)
         return len(ran)
 
-    async def deliver(self, notice: object) -> None:
-        """Post what a job produced, as the feature that scheduled it registered."""
+    async def deliver(self, notice: object, job_id: int | None = None) -> bool | None:
+        """Post what a job produced, as the feature that scheduled it registered; whether it
+        got through (None: the job posts nothing)."""
         if notice is None:
-            return
+            return None
         deliver = DELIVERERS.get(type(notice))
         if deliver is None:
             log.warning("game clock: no delivery for %s", type(notice).__name__)
-            return
-        await deliver(self.bot, notice)
+            return False
+        return await deliver(self.bot, notice, job_id)

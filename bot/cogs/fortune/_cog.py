@@ -29,6 +29,7 @@ PurposeChoice = app_commands.Transform[str, WordChoices(FortunePurpose)]
 Count = app_commands.Range[int, 1, 4]
 
 
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class FortuneCog(commands.GroupCog, group_name="fortune"):
     """Fortune dice: players spend their own, the GM gives and takes."""
 

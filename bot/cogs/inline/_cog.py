@@ -16,7 +16,7 @@ from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
 from bot.errors import UserError
 from bot.quoting import escape
-from bot.render.inline import MESSAGE_LIMIT, render_text
+from bot.render.inline import MESSAGE_LIMIT, as_written
 from bot.services import inline
 
 MENU_NAME = "Roll the dice in this message"
@@ -59,9 +59,12 @@ class InlineCog(commands.Cog):
             message_id=message.id,
         )
         head = f"{escape(interaction.user.display_name)} rolls the dice in {message.jump_url}:"
-        body = render_text(message.content, rolled, limit=MESSAGE_LIMIT - len(head) - 1)
-        await answer(
-            interaction,
-            f"{head}\n{body}",
-            allowed_mentions=discord.AllowedMentions.none(),
+        # The message as written (markdown, mentions that ping nobody), each total in place;
+        # what does not fit one message continues in the next.
+        parts = as_written(
+            message.content, rolled, limit=MESSAGE_LIMIT, first_limit=MESSAGE_LIMIT - len(head) - 1
         )
+        quiet = discord.AllowedMentions.none()
+        await answer(interaction, f"{head}\n{parts[0]}", allowed_mentions=quiet)
+        for part in parts[1:]:
+            await interaction.followup.send(part, allowed_mentions=quiet)

@@ -26,6 +26,7 @@ async def macro_name(
     return [app_commands.Choice(name=n, value=n) for n in names]
 
 
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class MacroCog(commands.GroupCog, group_name="macro"):
     """Saved rolls, per character."""
 

@@ -16,6 +16,7 @@ from bot.services import party
 Name = app_commands.Range[str, 1, 64]
 
 
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
 class PartyCog(commands.GroupCog, group_name="party"):
     """The party: the GM adds any character, a player their own."""
 
@@ -33,6 +34,18 @@ class PartyCog(commands.GroupCog, group_name="party"):
             else f"{escape(found.name)} is already in the party."
         )
         await answer(interaction, text, ephemeral=not changed)
+
+    @app_commands.command(
+        name="add-all", description="GM: every character of the campaign joins the party"
+    )
+    @app_commands.guild_only()
+    async def add_all(self, interaction: Interaction) -> None:
+        _, joined = await party.add_everyone(bot_of(interaction).db, caller_from(interaction))
+        if not joined:
+            await answer(interaction, "Every character is in the party already.", ephemeral=True)
+            return
+        names = ", ".join(f"**{escape(name)}**" for name in joined)
+        await answer(interaction, f"{names} join the party.")
 
     @app_commands.command(name="remove", description="Take a character out of the party")
     @app_commands.describe(character="The character's name")

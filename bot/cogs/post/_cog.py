@@ -11,6 +11,8 @@ whose author is the character, and the channel is told once how to grant the per
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -23,14 +25,16 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
 from bot.cogs.post._webhooks import Webhooks, hook_place
+from bot.errors import UserError
 from bot.quoting import clip_text
 from bot.render import posts as view
 from bot.services import posts
-from bot.services.errors import NotAllowed, NotFound
-from bot.services.inline import InlineRolls
+from bot.services.errors import InvalidValue, NotAllowed, NotFound
+from bot.services.inline import InlineRolls, find_rolls
 from bot.tree import answer_error
 
 log = logging.getLogger(__name__)
+_QUIET = discord.AllowedMentions.none()
 
 OnText = Callable[[Interaction, str], Awaitable[None]]
 #: Discord's limit on a modal's title.
@@ -59,6 +63,34 @@ class PostModal(discord.ui.Modal):
         self, interaction: Interaction, error: Exception, /
     ) -> None:
         await answer_error(interaction, error)
+
+
+class ReopenView(discord.ui.View):
+    """Under a refused post: the form again, with the player's text in it."""
+
+    def __init__(self, text: str, on_text: OnText) -> None:
+        super().__init__(timeout=1800)
+        self._text = text
+        self._on_text = on_text
+
+    @discord.ui.button(label="Edit it and post again", style=discord.ButtonStyle.primary)
+    async def reopen(self, interaction: Interaction, _: discord.ui.Button[Any]) -> None:
+        modal = PostModal("Post again", self._on_text, default=self._text)
+        await interaction.response.send_modal(modal)
+
+
+async def give_back(interaction: Interaction, why: str, text: str, on_text: OnText) -> None:
+    """A refused post: why, the player's text as a file to keep, and the form to try again."""
+    file = discord.File(io.BytesIO(text.encode("utf-8")), filename="your-post.txt")
+    await answer(
+        interaction,
+        f"{why}\nNothing was posted; your text is attached (your-post.txt), and the button "
+        "opens the form again with it.",
+        file=file,
+        view=ReopenView(text, on_text),
+        ephemeral=True,
+        allowed_mentions=_QUIET,
+    )
 
 
 def _link(guild_id: int | None, channel_id: int, message_id: int) -> str:
@@ -93,6 +125,13 @@ class PostCog(commands.Cog):
         await interaction.response.send_modal(modal)
 
     async def _publish(self, interaction: Interaction, text: str) -> None:
+        try:
+            await self._post(interaction, text)
+        except UserError as error:
+            # Refused before anything was recorded: the player's words come back to them.
+            await give_back(interaction, error.message, text, self._publish)
+
+    async def _post(self, interaction: Interaction, text: str) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
         place, thread = hook_place(interaction.channel)
@@ -104,7 +143,7 @@ class PostCog(commands.Cog):
         refused = not use_hook  # the hint on Manage Webhooks: only when it is the reason
         if use_hook and place is not None and bot.user is not None:
             try:
-                message = await self._send_by_hook(place, thread, bot.user, new)
+                sent = await self._send_by_hook(place, thread, bot.user, new)
             except discord.HTTPException as exc:
                 refused = isinstance(exc, discord.Forbidden)
                 # Recorded already: shown as the bot's own embed rather than not at all.
@@ -115,39 +154,49 @@ class PostCog(commands.Cog):
                     exc.code,
                 )
             else:
-                await posts.attach_message(bot.db, new.id, message.id, message.webhook_id)
-                link = _link(caller.guild_id, caller.channel_id, message.id)
+                first, rest = sent[0], [m.id for m in sent[1:]]
+                await posts.attach_message(bot.db, new.id, first.id, first.webhook_id, rest)
+                link = _link(caller.guild_id, caller.channel_id, first.id)
                 await answer(
                     interaction,
                     view.posted_text(author.name, link, new.number, new.rolls),
                     ephemeral=True,
                 )
                 return
-        embed = view.fallback_embed(
-            author.name, author.avatar_url, new.text, new.rolls, pingable=author.mentions
-        )
+        embeds = view.fallback_embeds(author.name, author.avatar_url, new.text, new.rolls)
         # An embed pings nobody: the players it may ping are named in the content as well.
-        pings = view.mentioned_users(embed.description or "")
-        content = " ".join(f"<@{user}>" for user in pings) or None
-        mentions = view.mentions(embed.description or "")
+        content = view.pings_content([e.description or "" for e in embeds], author.mentions)
+        mentions = view.mentions(content or "", author.mentions)
+        hint = await self._hint(interaction, caller.channel_id) if refused else None
         if use_hook:
-            # Deferred privately for the webhook that refused: the bot posts the embed itself.
-            channel = interaction.channel
-            assert isinstance(channel, discord.abc.Messageable)
-            sent = await channel.send(content, embed=embed, allowed_mentions=mentions)
-            await posts.attach_message(bot.db, new.id, sent.id, None)
-            link = _link(caller.guild_id, caller.channel_id, sent.id)
-            hint = await self._hint(interaction, caller.channel_id) if refused else None
-            done = view.posted_text(author.name, link, new.number, new.rolls)
+            # Deferred privately for a webhook that refused: the poster is answered first (the
+            # deferred answer), then the post goes out as the interaction's public followups,
+            # which need no permission of the bot in the channel.
+            done = view.posted_text(author.name, None, new.number, new.rolls)
             await answer(interaction, f"{done}\n{hint}" if hint else done, ephemeral=True)
+            ids: list[int] = []
+            for index, embed in enumerate(embeds):
+                message = await interaction.followup.send(
+                    content if index == 0 and content else discord.utils.MISSING,
+                    embed=embed,
+                    allowed_mentions=mentions if index == 0 else _QUIET,
+                    wait=True,
+                )
+                ids.append(message.id)
+            await posts.attach_message(bot.db, new.id, ids[0], None, ids[1:])
             return
-        message_id = await answer(interaction, content, embed=embed, allowed_mentions=mentions)
+        message_id = await answer(interaction, content, embed=embeds[0], allowed_mentions=mentions)
         if message_id is None:
             message_id = (await interaction.original_response()).id
-        await posts.attach_message(bot.db, new.id, message_id, None)
-        hint = await self._hint(interaction, caller.channel_id)
-        if hint:
-            await interaction.followup.send(hint, allowed_mentions=discord.AllowedMentions.none())
+        more = []
+        for embed in embeds[1:]:
+            message = await interaction.followup.send(
+                embed=embed, allowed_mentions=_QUIET, wait=True
+            )
+            more.append(message.id)
+        await posts.attach_message(bot.db, new.id, message_id, None, more)
+        if hint:  # to the poster alone (they may not be who can grant it: it says who can)
+            await interaction.followup.send(hint, ephemeral=True, allowed_mentions=_QUIET)
 
     async def _send_by_hook(
         self,
@@ -155,24 +204,28 @@ class PostCog(commands.Cog):
         thread: discord.Thread | None,
         me: discord.abc.User,
         new: posts.NewPost,
-    ) -> discord.WebhookMessage:
+    ) -> list[discord.WebhookMessage]:
         author = new.author
-        content, embed = view.webhook_message(new.text, new.rolls, pingable=author.mentions)
+        parts = view.webhook_parts(new.text, new.rolls)
         for attempt in (1, 2):
             hook = await self.webhooks.for_channel(place, me)
+            sent: list[discord.WebhookMessage] = []
             try:
-                return await hook.send(
-                    content or discord.utils.MISSING,
-                    embed=embed or discord.utils.MISSING,
-                    username=view.webhook_username(author.name),
-                    avatar_url=author.avatar_url or discord.utils.MISSING,
-                    allowed_mentions=view.mentions(content or (embed and embed.description) or ""),
-                    thread=thread or discord.utils.MISSING,
-                    wait=True,
-                )
+                for part in parts:
+                    sent.append(
+                        await hook.send(
+                            part,
+                            username=view.webhook_username(author.name),
+                            avatar_url=author.avatar_url or discord.utils.MISSING,
+                            allowed_mentions=view.mentions(part, author.mentions),
+                            thread=thread or discord.utils.MISSING,
+                            wait=True,
+                        )
+                    )
+                return sent
             except discord.NotFound:  # the webhook was deleted since: find or make another
                 self.webhooks.forget(place.id)
-                if attempt == 2:
+                if attempt == 2 or sent:
                     raise
         raise AssertionError("unreachable")
 
@@ -216,31 +269,63 @@ class PostCog(commands.Cog):
                 raise NotAllowed(
                     "That post's webhook was deleted, so Discord no longer lets it be edited."
                 )
+        # The rolls as they will sit in the new text (an edit that moves them is refused below).
+        spans = find_rolls(text)
+        rolls = InlineRolls(
+            tuple(
+                dataclasses.replace(roll, span=spans[i]) if i < len(spans) else roll
+                for i, roll in enumerate(found.rolls)
+            )
+            if len(spans) == len(found.rolls)
+            else ()
+        )
+        if hook is not None:
+            parts = view.webhook_parts(text, rolls)
+        else:
+            parts = [
+                e.description or ""
+                for e in view.fallback_embeds(found.character_name, found.avatar_url, text, rolls)
+            ]
+        shown = [found.message_id, *found.continued_ids] if found.message_id else []
+        if shown and len(parts) > len(shown):
+            # Refused before the edit is recorded: an edit takes the post's own messages.
+            room = len(shown) * (view.CONTENT_LIMIT if hook is not None else view.DESCRIPTION_LIMIT)
+            over = max(1, sum(len(p) for p in parts) - room)
+            raise InvalidValue(
+                f"This edit needs {len(parts)} messages and the post has {len(shown)}: shorten "
+                f"it by about {over:,} characters, or post the rest separately. "
+                "Nothing was changed."
+            )
         edited = await posts.edit_post(bot.db, caller_from(interaction), found.id, text)
         rolls = InlineRolls(edited.rolls)
         if edited.message_id is None:
             await answer(interaction, "Saved; that post's message was never sent.", ephemeral=True)
             return
         if hook is not None:
-            content, embed = view.webhook_message(text, rolls, pingable=edited.mentions)
-            await hook.edit_message(
-                edited.message_id,
-                content=content,
-                embed=embed,
-                allowed_mentions=view.mentions(content or (embed and embed.description) or ""),
-                thread=thread or discord.utils.MISSING,
-            )
+            for message_id, part in zip(shown, parts, strict=False):
+                await hook.edit_message(
+                    message_id,
+                    content=part,
+                    embed=None,
+                    allowed_mentions=view.mentions(part, edited.mentions),
+                    thread=thread or discord.utils.MISSING,
+                )
+            for message_id in shown[len(parts) :]:  # shorter now: the rest goes
+                await hook.delete_message(message_id, thread=thread or discord.utils.MISSING)
         else:
-            embed = view.fallback_embed(
-                edited.character_name,
-                edited.avatar_url,
-                text,
-                rolls,
-                pingable=edited.mentions,
+            embeds = view.fallback_embeds(
+                edited.character_name, edited.avatar_url, text, rolls
             )
             target = bot.get_partial_messageable(edited.channel_id, guild_id=interaction.guild_id)
-            await target.get_partial_message(edited.message_id).edit(
-                embed=embed, allowed_mentions=view.mentions(embed.description or "")
+            for message_id, embed in zip(shown, embeds, strict=False):
+                await target.get_partial_message(message_id).edit(
+                    embed=embed, allowed_mentions=_QUIET
+                )
+            for message_id in shown[len(embeds) :]:
+                await target.get_partial_message(message_id).delete()
+        if len(parts) < len(shown):
+            await posts.attach_message(
+                bot.db, edited.id, shown[0], edited.webhook_id, shown[1 : len(parts)]
             )
         link = _link(interaction.guild_id, edited.channel_id, edited.message_id)
         await answer(

@@ -16,14 +16,16 @@ import discord
 from discord import app_commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs import _places as places
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._delivery import send_to_gm
 from bot.cogs._gm import gm_group
+from bot.cogs._notices import edit_notice, post_notice, send_to_gm
 from bot.cogs._options import DifficultyChoice, WordChoices
 from bot.cogs._respond import answer, update_message
-from bot.cogs._shared import channel_of, wake
+from bot.cogs._shared import wake
 from bot.cogs._types import Interaction
 from bot.errors import UserError
+from bot.render import places as place_words
 from bot.render.requests import (
     closed_text,
     gm_undelivered_text,
@@ -123,11 +125,16 @@ async def _tell_gm(interaction: Interaction, campaign: CampaignView, request: Re
         f"Everyone has rolled for request #{request.id}; reveal with /gm request reveal "
         f"request:{request.id}.",
         request_embed(request, gm_view=True),
+        what=f"the GM copy of roll request #{request.id}'s results",
     )
     if delivered:
         return
     try:
-        await interaction.followup.send(gm_undelivered_text(request), ephemeral=True)
+        await interaction.followup.send(
+            gm_undelivered_text(request),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
     except discord.HTTPException as exc:
         log.warning("request #%s: GM copy and note lost: %s %s", request.id, exc.status, exc.code)
 
@@ -222,15 +229,7 @@ async def request_reveal(interaction: Interaction, request: RequestNumber | None
     _, found = await requests.reveal(bot.db, caller_from(interaction), request, bot.clock.now())
     await answer(interaction, reveal_text(found), embed=request_embed(found))
     # Then (a REST call: only once answered) the request itself shows pass/fail too.
-    if found.message_id is not None:
-        channel = bot.get_channel(found.channel_id)
-        if isinstance(channel, discord.abc.Messageable):
-            try:
-                await channel.get_partial_message(found.message_id).edit(
-                    embed=request_embed(found), view=view_for(found)
-                )
-            except discord.HTTPException:
-                log.warning("could not update request #%s in place", found.id)
+    await _refresh(interaction, found)
 
 
 def _duration(text: str | None, what: str) -> timedelta | None:
@@ -277,75 +276,101 @@ async def request_close(interaction: Interaction, request: RequestNumber | None 
 
 
 async def _refresh(interaction: Interaction, found: RequestView) -> None:
-    """Update the request's own message in place (its deadline line, its button)."""
+    """Update the request's own message in place (its deadline line, its button, its
+    verdict); if Discord refuses, the GM who ran the command is told why and how to fix it."""
     if found.message_id is None:
         return
-    channel = bot_of(interaction).get_channel(found.channel_id)
-    if isinstance(channel, discord.abc.Messageable):
-        try:
-            await channel.get_partial_message(found.message_id).edit(
-                embed=request_embed(found), view=view_for(found)
-            )
-        except discord.HTTPException:
-            log.warning("could not update request #%s in place", found.id)
+    client = interaction.client
+    gap = await places.edit(
+        client, found.channel_id, found.message_id, embed=request_embed(found), view=view_for(found)
+    )
+    if gap is None:
+        return
+    name = client.user.name if client.user is not None else "pbp-dice"
+    why = place_words.reason_and_fix(gap.problem, gap.place_id, gap.parent_id, name)
+    try:
+        await interaction.followup.send(
+            f"Roll request #{found.id}'s own message was not updated: {why}.",
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+    except discord.HTTPException as exc:
+        log.warning("request #%s: note on its message lost: %s %s", found.id, exc.status, exc.code)
 
 
 # The game clock's notices for requests (registered in this package's setup).
-async def deliver_closed(bot: PbpBot, closed: requests.Closed) -> None:
-    """The request's message loses its button and shows the result; the verdict posts."""
+async def deliver_closed(bot: PbpBot, closed: requests.Closed, job_id: int | None = None) -> bool:
+    """The verdict posts, then the request's message loses its button and shows the result
+    (in that order: Discord refuses edits in an archived thread, and the post reopens it)."""
     request = closed.request
-    channel = await channel_of(bot, request.channel_id)
-    if channel is None:
-        log.warning("request #%s closed, but its channel is gone", request.id)
-        return
-    # The channel kinds a campaign (or its thread) can be: each can edit a message by id.
-    if request.message_id is not None and isinstance(
-        channel, discord.TextChannel | discord.Thread | discord.VoiceChannel
-    ):
-        try:
-            await channel.get_partial_message(request.message_id).edit(
-                embed=request_embed(request), view=view_for(request)
-            )
-        except discord.HTTPException:
-            log.warning("could not update request #%s in place", request.id)
-    await channel.send(
+    posted = await post_notice(
+        bot,
+        request.campaign_id,
+        request.channel_id,
+        f"the verdict of roll request #{request.id} (closed {closed.how})",
         closed_text(request, closed.how),
-        embed=request_embed(request),
-        allowed_mentions=discord.AllowedMentions.none(),
+        embeds=[request_embed(request)],
+        job_id=job_id,
     )
+    edited = True
+    if request.message_id is not None:
+        edited = await edit_notice(
+            bot,
+            request.campaign_id,
+            request.channel_id,
+            request.message_id,
+            f"the update of roll request #{request.id}'s message",
+            embed=request_embed(request),
+            view=view_for(request),
+            job_id=job_id,
+        )
+    copied = True
     if request.hidden:
-        await send_to_gm(
+        copied = await send_to_gm(
             bot,
             GmTargets.of(closed.campaign),
             f"Roll request #{request.id} closed {closed.how}; reveal with "
             f"/gm request reveal request:{request.id}.",
             request_embed(request, gm_view=True),
+            what=f"the GM copy of roll request #{request.id}'s results",
         )
+    return posted is not None and edited and copied
 
 
-async def deliver_reminders(bot: PbpBot, notice: requests.Reminders) -> None:
-    """Each reminder as its player chose: a DM, or a ping in the request's channel."""
+async def deliver_reminders(
+    bot: PbpBot, notice: requests.Reminders, job_id: int | None = None
+) -> bool:
+    """Each reminder as its player chose: a DM, or a ping in the request's place."""
     request = notice.request
-    channel = await channel_of(bot, request.channel_id)
     guild_id = request.guild_id
     link = (
         f"https://discord.com/channels/{guild_id}/{request.channel_id}/{request.message_id}"
         if request.message_id is not None and guild_id is not None
         else None
     )
+    in_channel: list[str] = []
+    mentioned: list[discord.Object] = []
     for reminder in notice.reminders:
         text = reminder_text(request, reminder, link)
-        mentions = discord.AllowedMentions(users=True, everyone=False, roles=False)
         if reminder.mode == NotifyMode.DM:
             try:
                 user = bot.get_user(reminder.user_id) or await bot.fetch_user(reminder.user_id)
-                await user.send(text, allowed_mentions=mentions)
+                await user.send(text, allowed_mentions=discord.AllowedMentions.none())
                 continue
             except discord.HTTPException:  # DMs closed: the channel, as by default
                 log.info("request #%s: DM reminder refused; pinging in the channel", request.id)
-        if channel is None:
-            continue
-        try:
-            await channel.send(text, allowed_mentions=mentions)
-        except discord.HTTPException:
-            log.warning("request #%s: reminder to %s not delivered", request.id, reminder.user_id)
+        in_channel.append(text)
+        mentioned.append(discord.Object(reminder.user_id))
+    for text, pinged in zip(in_channel, mentioned, strict=True):
+        posted = await post_notice(
+            bot,
+            request.campaign_id,
+            request.channel_id,
+            f"the reminders of roll request #{request.id}",
+            text,
+            mentions=discord.AllowedMentions(users=[pinged], everyone=False, roles=False),
+            job_id=job_id,
+        )
+        if posted is None:
+            return False  # kept once, the GM told: the others would be refused alike
+    return True

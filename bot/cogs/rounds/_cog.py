@@ -16,6 +16,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
+from bot.cogs._notices import post_notice
 from bot.cogs._respond import answer
 from bot.cogs._shared import wake
 from bot.cogs._types import Interaction
@@ -105,16 +106,18 @@ async def round_cancel(interaction: Interaction) -> None:
     await answer(interaction, embed=cancelled_embed(cancelled), allowed_mentions=_QUIET)
 
 
-async def deliver_reveal(bot: PbpBot, revealed: Revealed) -> None:
-    """Post a round its deadline revealed, in the channel it was opened in."""
-    channel = bot.get_channel(revealed.round.channel_id)
-    if channel is None:
-        try:
-            channel = await bot.fetch_channel(revealed.round.channel_id)
-        except discord.HTTPException:
-            channel = None
-    if not isinstance(channel, discord.abc.Messageable):
-        log.warning("round %s: revealed, but its channel is gone", revealed.round.id)
-        return
+async def deliver_reveal(bot: PbpBot, revealed: Revealed, job_id: int | None = None) -> bool:
+    """Post a round its deadline revealed, in the channel, thread or post it was opened in."""
+    shown = revealed.round
     for embeds in reveal_embeds(revealed):
-        await channel.send(embeds=embeds, allowed_mentions=_QUIET)
+        posted = await post_notice(
+            bot,
+            shown.campaign_id,
+            shown.channel_id,
+            f"the reveal of round #{shown.id}",
+            embeds=embeds,
+            job_id=job_id,
+        )
+        if posted is None:
+            return False
+    return True

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._notices import post_notice
 from bot.cogs._options import WordChoices
 from bot.cogs._shared import wake
 from bot.cogs._types import Interaction
@@ -43,7 +44,9 @@ async def _dm(bot: PbpBot, event: TurnEvent) -> None:
     user_id = event.order.current.user_id
     try:
         user = bot.get_user(user_id) or await bot.fetch_user(user_id)
-        await user.send(dm_text(event, _link(event)))
+        await user.send(
+            dm_text(event, _link(event)), allowed_mentions=discord.AllowedMentions.none()
+        )
     except discord.HTTPException:
         log.info("turn order #%s: DM to the current player refused", event.order.id)
 
@@ -57,16 +60,22 @@ async def _answer(interaction: Interaction, event: TurnEvent) -> None:
     wake(bot, event.order.deadline_at)
 
 
-async def deliver_turn(bot: PbpBot, event: TurnEvent) -> None:
-    """Post a change the game clock made (a turn whose time was up)."""
-    channel = bot.get_channel(event.order.channel_id)
-    if not isinstance(channel, discord.abc.Messageable):
-        log.warning("turn order #%s: channel gone", event.order.id)
-        return
-    await channel.send(
-        event_text(event), embed=order_embed(event.order), allowed_mentions=ping_mentions(event)
+async def deliver_turn(bot: PbpBot, event: TurnEvent, job_id: int | None = None) -> bool:
+    """Post a change the game clock made (a turn whose time was up), in the channel, thread
+    or forum post of the turn order; True if it got through."""
+    order = event.order
+    posted = await post_notice(
+        bot,
+        order.campaign_id,
+        order.channel_id,
+        f"the notice that {event.what} in turn order #{order.id}",
+        event_text(event),
+        embeds=[order_embed(order)],
+        mentions=ping_mentions(event),
+        job_id=job_id,
     )
     await _dm(bot, event)
+    return posted is not None
 
 
 @turns_group.command(name="start", description="GM: start a turn order in this channel")

@@ -90,6 +90,8 @@ class CampaignView:
     #: d20 check: a Critical Hit rolls every damage die twice (the project's addition; the
     #: text rolls the damage as normal).
     crit_double_dice: bool = False
+    #: New characters join the party as they are created (a GM option).
+    party_auto_join: bool = False
 
     @property
     def rules(self) -> System:
@@ -134,6 +136,7 @@ def _view(row: Row[Any]) -> CampaignView:
         luck_trade=m["luck_trade"],
         rerolls=m["rerolls"],
         crit_double_dice=m["crit_double_dice"],
+        party_auto_join=m["party_auto_join"],
     )
 
 
@@ -151,6 +154,7 @@ class SettingsChange(BaseModel):
     luck_trade: bool | None = None
     rerolls: bool | None = None
     crit_double_dice: bool | None = None
+    party_auto_join: bool | None = None
     tier_very_easy: int | None = Field(default=None, ge=1, le=40)
     tier_easy: int | None = Field(default=None, ge=1, le=40)
     tier_moderate: int | None = Field(default=None, ge=1, le=40)
@@ -170,6 +174,7 @@ _SETTING_WORDS = {
     "gm_channel_id": "GM channel",
     "fortune_boon_default": "double fortune dice",
     "crit_rules": "critical hits and fumbles",
+    "party_auto_join": "new characters join the party",
     "ability_names": "ability names",
     "secrecy_defaults": "who sees rolls",
     **{f"tier_{t}": f"the {t.replace('_', ' ')} threshold" for t in _TIER_NAMES},

@@ -324,9 +324,10 @@ async def create_character(
 ) -> CharacterView:
     """Create a character; a user's first in the campaign becomes their active one.
 
-    New characters get the campaign's fortune-boon default and no fortune dice. The name may
-    not read as another character's of the campaign, nor as ``reserved`` (the bot's names):
-    see bot/services/names.py.
+    New characters get the campaign's fortune-boon default and no fortune dice, and join the
+    party when the campaign says so (``party_auto_join``). The name may not read as another
+    character's of the campaign, nor as ``reserved`` (the bot's names): see
+    bot/services/names.py.
     """
     name = _clean_name(name, reserved)
     name_skeleton = skeleton(name)
@@ -345,7 +346,7 @@ async def create_character(
             "level": level,
             "fortune": 0,
             "double_fortune": campaign.fortune_boon_default,
-            "in_party": False,
+            "in_party": campaign.party_auto_join,
             "created_at": utcnow(),
         }
         # No conflict target: a name clash and a concurrent "first character" race both land
@@ -713,3 +714,16 @@ async def delete_character(db: Database, character_id: int) -> None:
                 .scalar_subquery()
             )
             await session.execute(update(_C).where(_C.c.id == oldest).values(is_active=True))
+
+
+async def party_add_all(db: Database, campaign_id: int) -> list[str]:
+    """Every character of the campaign not yet in the party joins it (one statement); their
+    names, oldest first."""
+    async with transaction(db) as session:
+        joined = await session.execute(
+            update(_C)
+            .where(_C.c.campaign_id == campaign_id, _C.c.in_party.is_(False))
+            .values(in_party=True)
+            .returning(_C.c.id, _C.c.name)
+        )
+        return [str(r.name) for r in sorted(joined, key=lambda r: r.id)]

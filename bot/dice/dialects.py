@@ -79,6 +79,43 @@ READINGS: tuple[Reading, ...] = (
         },
     ),
     Reading(
+        "shortcuts",
+        "Dice Maiden's game-system shortcuts",
+        "4cod",
+        {
+            "pbp": "refused, with the dice to write (`4d10 t8 ie10`)",
+            "dice-maiden": "expanded as Dice Maiden does (`4d10 t8 ie10`: successes), for "
+            + ", ".join(
+                (
+                    "`4cod`",
+                    "`5wod8`",
+                    "`sr6`",
+                    "`sp4`",
+                    "`6yz`",
+                    "`snm5`",
+                    "`3wh4+`",
+                    "`ex5`",
+                    "`ed15`",
+                    "`alien4s2`",
+                    "`fitd3`",
+                    "`wng 4d6`",
+                    "`2lf4`",
+                    "`gb 2d8`",
+                    "`a5e +5 ex1`",
+                    "`+d%`",
+                    "`dd34`",
+                    "`4df`",
+                    "`attack +5`",
+                    "`dndstats`",
+                    "`age`",
+                    "`dheart`",
+                )
+            )
+            + "; the answer names what Dice Maiden also shows; `(Label)` before a roll is a "
+            "label",
+        },
+    ),
+    Reading(
         "display-options",
         "Dice Maiden's display options before a roll",
         "ul 4d6 k3",

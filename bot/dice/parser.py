@@ -86,6 +86,7 @@ COMPARE_SYMBOL = {"==": "=", "!=": "≠", ">=": "≥", "<=": "≤", ">": ">", "<
 
 #: Every modifier word, longest first so a run of letters splits greedily (``kh3dl1``).
 _WORDS = (
+    "irg",
     "adv",
     "dis",
     "min",
@@ -98,6 +99,8 @@ _WORDS = (
     "ph",
     "pl",
     "rr",
+    "rg",
+    "tl",
     "ro",
     "ra",
     "ie",
@@ -121,6 +124,7 @@ _WORDS = (
     "b",
     "x",
     "c",
+    "i",
 )
 
 _TOKEN_TEXT = r"""
@@ -379,6 +383,7 @@ class _Parser:
         self.decimal = False  # Avrae's decimals or true division: the total is truncated
         self.tens = False  # reading the modifiers of Avrae's tens die (d%): values 0 … 90
         self.typed: dict[str, str] = {}  # modifiers of the current term as typed, for notes
+        self.after_plus = False  # reading the term after a "+" (Dice Maiden's added dice)
         self.source = source
         self.tokens: list[tuple[str, str, int, bool]] = []
         self.comment: str | None = None
@@ -736,7 +741,9 @@ class _Parser:
             if tok[1] in ("+", "-"):
                 self.i += 1
                 self._count_op()
+                self.after_plus = tok[1] == "+"
                 blo, bhi = self._unary(depth)
+                self.after_plus = False
                 lo, hi = self._additive(tok[1], lo, hi, blo, bhi)
                 additive = True
                 continue
@@ -1181,7 +1188,25 @@ class _Parser:
             mods.insert(0, ("tens", None))
             shown = "a tens die" if count == 1 else "tens dice"
             self._note("tens-die", self._said(f"read `{count}d%` as {shown}: 0, 10, … 90"))
-        count = 2 if any(slot == "adv" for slot, _ in mods) else count
+        if "maiden-modifiers" in self.sw and follows and self.terms:
+            mods = self._maiden_added(name, mods)
+        if any(slot == "implode" and len(v) > 2 for slot, v in mods) and any(
+            slot in ("select", "keep", "explode") for slot, _ in mods
+        ):
+            raise DiceError(
+                f"{name}: Dice Maiden's implosion (i) keeps its dice apart from keep/drop and "
+                "explosions; write the implosion as its own roll, separated by ;"
+            )
+        extra = [value for slot, value in mods if slot == "adv"]
+        if any(first for _, first in extra) and any(
+            slot in ("reroll", "explode", "implode") for slot, _ in mods
+        ):
+            raise DiceError(
+                f"{name}: Dice Maiden drops advantage dice before rerolling or exploding, which "
+                "this bot can't do in one roll; roll the dice and keep them with k, e.g. "
+                f"{count + extra[0][0]}d{sides}k{count}"
+            )
+        count += sum(n for n, _ in extra)
         mods = [m for m in mods if m[0] != "adv"]
         return self._add_term(self._build(count, sides, mods))
 
@@ -1197,7 +1222,9 @@ class _Parser:
                 )
             if kind == "cmp" and (spaced or word == "=="):
                 break  # a comparison of totals, not a success count
-            if spaced and follows and kind == "word":
+            # Dice Maiden: "1d20 ie20 + 1d4 ie4": modifiers after "+ dice" are those dice's.
+            added = "maiden-modifiers" in self.sw and self.after_plus
+            if spaced and follows and kind == "word" and not added:
                 raise DiceError(
                     f"'{word}' at position {tok[2]}: bots read a modifier after a space in a "
                     f"roll of several terms differently; write it right after its dice with no "
@@ -1211,6 +1238,26 @@ class _Parser:
                 pass
             elif word in _KEEP_WORDS:
                 mods.append(self._keep(word, spaced))
+            elif word in ("adv", "dis") and "maiden-modifiers" in self.sw:
+                # Dice Maiden's adv2 / dis2: roll 2 more dice and drop the lowest / highest 2
+                # first, before anything else (roll_syntax.md, "Advantage").
+                level = self._peek()
+                extra = 1
+                if level is not None and level[0] == "num" and not level[3]:
+                    self.i += 1
+                    extra = self._int(level[1])
+                if not 1 <= extra <= MAX_DICE:
+                    raise DiceError(f"{word}{extra}: write {word}1 to {word}{MAX_DICE}")
+                if mods:
+                    raise DiceError(
+                        f"'{word}' at position {tok[2]}: put {word} first, right after the dice "
+                        f"(e.g. {name} {word}{extra} …): Dice Maiden drops its extra dice first"
+                    )
+                mods.append(("adv", (extra, True)))
+                mods.append(("select", ("k", ("h" if word == "adv" else "l", count, 0))))
+                mods.append(("break", None))
+                count += extra
+                name = f"{count}d{sides}"
             elif word in ("adv", "dis"):
                 if count != 1 or mods:
                     raise DiceError(
@@ -1231,10 +1278,31 @@ class _Parser:
                     )
                 count = 2
                 name = f"2d{sides}"
-                mods.append(("adv", None))  # the term rolls two dice
+                mods.append(("adv", (1, False)))  # the term rolls two dice
                 mods.append(("keep", ("kh" if word == "adv" else "kl", 1)))
             elif word in ("r", "rr", "ro", "ir"):
                 mods.append(self._reroll(word, spaced, sides))
+            elif word in ("rg", "irg"):
+                # Dice Maiden: rg5 rerolls dice at or above 5 once, irg5 again and again.
+                op, n = self._condition(word, None, ">=", on_face=True)
+                mods.append(("reroll", (("rr" if word == "irg" else "r") + op, n)))
+            elif word == "i":
+                # Dice Maiden's implosion: each die at or below N (1) rolls one more die,
+                # subtracted; that die does not implode again.
+                op, n = self._condition(word, 1, "<=", on_face=True)
+                mods.append(("implode", (op, n, True)))
+            elif word == "tl":
+                # Dice Maiden's tl4: successes are dice at or below 4 (tl4ds2: 2 or less twice).
+                n = self._number("a target after 'tl', e.g. tl4")
+                mods.append(("target", ("<=", n)))
+                ds, face = self._peek(), self._peek(1)
+                if ds is not None and ds[1] == "d" and not ds[3] and face and face[1] == "s":
+                    self.i += 2
+                    at = self._peek()
+                    if at is not None and at[0] == "num" and not at[3]:
+                        self.i += 1
+                        n = self._int(at[1])
+                    mods.append(("target", ("<=", n)))
             elif word in ("e", "ie", "x", "xo") or kind == "bang":
                 mods.append(self._explode(word, spaced, sides))
             elif word == "im":
@@ -1290,6 +1358,16 @@ class _Parser:
                 mods.append(("crit_success" if word == "cs" else "crit_failure", (op, n)))
             elif word in ("s", "sa", "sd"):
                 mods.append(("sort", ("d" if word == "sd" else "a", 0)))
+            elif word == "b" and "maiden-modifiers" in self.sw:
+                # Dice Maiden's botches (dice at or below N, 1) are shown beside the total or
+                # the successes, which they don't change.
+                start = self.i - 1
+                self._condition(word, 1, "<=", on_face=True)
+                self._note(
+                    "botch",
+                    f"left out `{self._typed(start)}`: Dice Maiden also counts botches (dice "
+                    "at or below it), which don't change the result",
+                )
             elif word == "b":
                 raise DiceError(
                     f"'b' at position {tok[2]}: Dice Maiden's botch count is not supported; "
@@ -1297,6 +1375,42 @@ class _Parser:
                 )
             else:
                 raise self._unexpected(tok, "a modifier")
+
+    def _maiden_added(self, name: str, mods: list[Mod]) -> list[Mod]:
+        """Dice Maiden's dice added to a roll (``7d6 t4 + 1d6 ie6``): the first dice's success
+        target counts over them too, and their own target does not count (dicemaiden-rs
+        roller.rs: added dice join the kept dice the target counts; only their total is
+        added); dice taken away change the total, never the successes."""
+        counting = ("success", "target", "failure", "ffilter", "count")
+        base = self.terms[0]
+        inherited = [m for m in base.mods if m[0] in counting]
+        own = [m for m in mods if m[0] in counting]
+        if not self.after_plus:
+            if inherited:
+                raise DiceError(
+                    f"{name}: Dice Maiden takes these dice from the total, not from the "
+                    "successes; write them as their own roll, separated by ;"
+                )
+            if own:
+                raise DiceError(
+                    f"{name}: Dice Maiden ignores a target on dice taken away; write them "
+                    "as their own roll, separated by ;"
+                )
+            return mods
+        if own and not inherited:
+            raise DiceError(
+                f"{name}: Dice Maiden only counts a target written on the first dice; write it "
+                f"there (e.g. {base.text} t…), or roll these dice separately with ;"
+            )
+        if inherited:
+            self._note(
+                "maiden-added",
+                self._said(
+                    f"counted the first dice's target over `{name}` too, as Dice Maiden does"
+                    + (" (their own target is left out)" if own else "")
+                ),
+            )
+        return [m for m in mods if m[0] not in counting] + inherited
 
     def _double_success(self, mods: list[Mod]) -> bool:
         """Dice Maiden's ``t7ds10``: after a target, ``ds`` (optionally a face) counts each die
@@ -1546,7 +1660,7 @@ class _Parser:
             if slot == "target":
                 if "success" in seen:
                     more.append(_interval(*value))
-                    more_text.append(f"t{value[1]}")
+                    more_text.append(f"{'tl' if value[0] == '<=' else 't'}{value[1]}")
                     continue
                 slot = "success"
             if slot in seen:
@@ -1592,10 +1706,14 @@ class _Parser:
                         )
                     )
             elif slot == "implode":
-                op, n = value
+                op, n, *once_ = value
                 implode = _interval(op, n)
-                texts[slot] = "im" + face_text(op, n)
-                if implode[0] <= 1 and implode[1] >= sides:
+                if once_:  # Dice Maiden's i: once
+                    explode_cap = 1
+                    texts[slot] = f" i{n}" if op == "<=" else " i" + face_text(op, n)
+                else:
+                    texts[slot] = "im" + face_text(op, n)
+                if implode[0] <= 1 and implode[1] >= sides and not once_:
                     raise DiceError(
                         f"{name}im{face_text(op, n)}: every face implodes, so it would never stop "
                         f"(implode on fewer faces, e.g. {name}im1)"
@@ -1695,10 +1813,13 @@ class _Parser:
             return interval is not None and interval[0] <= hi_face and interval[1] >= lo_face
 
         if explode is not None and implode is not None:
-            raise DiceError(f"{name}: a term can explode or implode (im), not both")
+            raise DiceError(
+                f"{name}: a term can explode or implode, not both; write them as two rolls, "
+                "separated by ;"
+            )
         booms = explode_cap if hits(explode) else 0
         if hits(implode):
-            booms = MAX_EXPLOSIONS
+            booms = explode_cap
         rolls_per_slot = 1 + booms
         dice_per_roll = 1 + (reroll_cap if hits(reroll) else 0)
         added = 1 if hits(reroll_add) else 0

@@ -194,7 +194,11 @@ def _by_oracle(entry: dict[str, Any], batch: engine.Batch, peer: str) -> bool | 
     try:
         theirs = samplers(entry.get("expands") or entry["expr"])
     except Unmodelled:
-        return None
+        # The docs' own expansion may be prose ("4d6 with wrath die"): read the alias itself.
+        try:
+            theirs = samplers(entry["expr"])
+        except Unmodelled:
+            return None
     ours = [expr for expr, n in batch.parts for _ in range(n)]
     if len(ours) != len(theirs):
         return False

@@ -32,6 +32,8 @@ class Shortcut:
     expand: Callable[[re.Match[str]], str | None]  # the roll, in the dice-maiden dialect
     shows: str = ""  # what Dice Maiden shows besides the number ("" if nothing)
     source: str = _ALIASES_RS
+    #: Math may follow (``ex5 + 2``); not for Godbound, whose chart then applies to the total.
+    math: bool = True
 
     @property
     def cite(self) -> str:
@@ -100,7 +102,8 @@ def _exalted(target: int | None, double: str) -> Callable[[re.Match[str]], str |
     return expand
 
 
-#: Earthdawn steps 1-18 (both editions), aliases.rs:1125-1144.
+#: Earthdawn steps, 1st edition 1-50 (aliases.rs:1101-1122 for 1-18, shared by both
+#: editions, and 1125-1160 for 19-50).
 _EARTHDAWN = (
     "1d4 ie - 2",
     "1d4 ie - 1",
@@ -120,12 +123,133 @@ _EARTHDAWN = (
     "1d12 ie + 1d8 ie + 1d6 ie",
     "1d12 ie + 2d8 ie",
     "1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d6 ie",
+    "1d20 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d10 ie + 1d6 ie",
+    "1d20 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d10 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d4 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d12 ie + 2d8 ie",
+    "1d20 ie + 2d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 1d10 ie + 2d8 ie + 1d6 ie",
+    "1d20 ie + 2d10 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 2d10 ie + 2d8 ie",
+    "1d20 ie + 3d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 1d4 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 1d10 ie + 2d8 ie",
+    "2d20 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 2d6 ie",
+    "2d20 ie + 1d10 ie + 2d8 ie + 1d6 ie",
+    "2d20 ie + 2d10 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 3d10 ie + 1d8 ie",
+    "2d20 ie + 3d10 ie + 1d8 ie",
+    "2d20 ie + 1d12 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 2d10 ie + 2d8 ie + 1d4 ie",
+    "2d20 ie + 2d10 ie + 2d8 ie + 1d6 ie",
+    "2d20 ie + 2d10 ie + 3d8 ie",
+    "2d20 ie + 3d10 ie + 2d8 ie",
+)
+#: Earthdawn 4th edition steps 19-100 (aliases.rs:1163-1247).
+_EARTHDAWN_4E = (
+    *_EARTHDAWN[:18],
+    "1d20 ie + 2d6 ie",
+    "1d20 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 2d8 ie",
+    "1d20 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d10 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie",
+    "1d20 ie + 2d12 ie",
+    "1d20 ie + 1d12 ie + 2d6 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d12 ie + 2d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 2d6 ie",
+    "2d20 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 2d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 2d10 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie",
+    "2d20 ie + 2d12 ie",
+    "2d20 ie + 1d12 ie + 2d6 ie",
+    "2d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 1d12 ie + 2d8 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "3d20 ie + 2d6 ie",
+    "3d20 ie + 1d8 ie + 1d6 ie",
+    "3d20 ie + 2d8 ie",
+    "3d20 ie + 1d10 ie + 1d8 ie",
+    "3d20 ie + 2d10 ie",
+    "3d20 ie + 1d12 ie + 1d10 ie",
+    "3d20 ie + 2d12 ie",
+    "3d20 ie + 1d12 ie + 2d6 ie",
+    "3d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "3d20 ie + 1d12 ie + 2d8 ie",
+    "3d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "4d20 ie + 2d6 ie",
+    "4d20 ie + 1d8 ie + 1d6 ie",
+    "4d20 ie + 2d8 ie",
+    "4d20 ie + 1d10 ie + 1d8 ie",
+    "4d20 ie + 2d10 ie",
+    "4d20 ie + 1d12 ie + 1d10 ie",
+    "4d20 ie + 2d12 ie",
+    "4d20 ie + 1d12 ie + 2d6 ie",
+    "4d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "4d20 ie + 1d12 ie + 2d8 ie",
+    "4d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "5d20 ie + 2d6 ie",
+    "5d20 ie + 1d8 ie + 1d6 ie",
+    "5d20 ie + 2d8 ie",
+    "5d20 ie + 1d10 ie + 1d8 ie",
+    "5d20 ie + 2d10 ie",
+    "5d20 ie + 1d12 ie + 1d10 ie",
+    "5d20 ie + 2d12 ie",
+    "5d20 ie + 1d12 ie + 2d6 ie",
+    "5d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "5d20 ie + 1d12 ie + 2d8 ie",
+    "5d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "6d20 ie + 2d6 ie",
+    "6d20 ie + 1d8 ie + 1d6 ie",
+    "6d20 ie + 2d8 ie",
+    "6d20 ie + 1d10 ie + 1d8 ie",
+    "6d20 ie + 2d10 ie",
+    "6d20 ie + 1d12 ie + 1d10 ie",
+    "6d20 ie + 2d12 ie",
+    "6d20 ie + 1d12 ie + 2d6 ie",
+    "6d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "6d20 ie + 1d12 ie + 2d8 ie",
+    "6d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "7d20 ie + 2d6 ie",
+    "7d20 ie + 1d8 ie + 1d6 ie",
+    "7d20 ie + 2d8 ie",
+    "7d20 ie + 1d10 ie + 1d8 ie",
+    "7d20 ie + 2d10 ie",
+    "7d20 ie + 1d12 ie + 1d10 ie",
+    "7d20 ie + 2d12 ie",
+    "7d20 ie + 1d12 ie + 2d6 ie",
+    "7d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "7d20 ie + 1d12 ie + 2d8 ie",
+    "7d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "8d20 ie + 2d6 ie",
+    "8d20 ie + 1d8 ie + 1d6 ie",
+    "8d20 ie + 2d8 ie",
+    "8d20 ie + 1d10 ie + 1d8 ie",
+    "8d20 ie + 2d10 ie",
 )
 
 
-def _earthdawn(m: re.Match[str]) -> str | None:
-    step = int(m.group(1)[:4])
-    return _EARTHDAWN[step - 1] if 1 <= step <= len(_EARTHDAWN) else None
+def _earthdawn(steps: tuple[str, ...]) -> Callable[[re.Match[str]], str | None]:
+    def expand(m: re.Match[str]) -> str | None:
+        step = int(m.group(1)[:4])
+        return steps[step - 1] if 1 <= step <= len(steps) else None
+
+    return expand
 
 
 _A5E_DIE = {
@@ -157,8 +281,8 @@ def _alien(m: re.Match[str]) -> str | None:
     stress = int(m.group(2)[:4]) + (1 if m.group(3) else 0) if m.group(2) else 0
     if base is None or not 0 <= stress <= 11 or (m.group(2) and stress == 0):
         return None
-    # Every die's 6 is a success, base and stress dice alike (roller.rs, Alien modifiers).
-    return f"{base}d6 t6" + (f" + {stress}d6 t6" if stress else "")
+    # Every kept die showing 6 is a success, base and stress dice alike (roller.rs:3869).
+    return f"{base}d6=6" + (f" + {stress}d6=6" if stress else "")
 
 
 def _fitd(m: re.Match[str]) -> str | None:
@@ -195,6 +319,18 @@ def _godbound(m: re.Match[str]) -> str | None:
         return None  # the chart then applies to the total: not one of this bot's readings
     # The damage chart on each die: 1 or less 0, 2-5 1, 6-9 2, 10+ 4 (roller.rs:1296).
     return f"{n}d{sides} t2 t6 t10 t10"
+
+
+#: Open Legend attribute dice by score (aliases.rs:1547-1561).
+_OPEN_LEGEND = {1: "1d4", 2: "1d6", 3: "1d8", 4: "1d10", 5: "2d6", 6: "2d8", 7: "2d10"}
+_OPEN_LEGEND.update({8: "3d8", 9: "3d10", 10: "4d8"})
+
+
+def _open_legend(score: int) -> str | None:
+    if score > 10:
+        return None
+    dice = _OPEN_LEGEND.get(score)
+    return "1d20 ie20" + (f" + {dice} ie{dice.split('d')[1]}" if dice else "")
 
 
 def _simple(text: str) -> Callable[[re.Match[str]], str | None]:
@@ -260,8 +396,9 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         _p(r"^(gbs?)\s+(\d+)d(\d+)(?:\s*([+-]\s*\d+))?$"),
         467,
         _godbound,
+        math=False,
     ),
-    Shortcut("Godbound", _p(r"^(gbs?)(?:\s*([+-]\s*\d+))?$"), 477, _godbound),
+    Shortcut("Godbound", _p(r"^(gbs?)(?:\s*([+-]\s*\d+))?$"), 477, _godbound, math=False),
     Shortcut(
         "Wrath & Glory",
         _p(r"^wng(?:\s+w(\d+))?(?:\s+dn(\d+))?\s+(\d+)d(\d+)(?:\s*!\s*(\w+))?$"),
@@ -317,8 +454,8 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut("Exalted", _p(r"^ex(\d+)d(\d+)t(\d+)$"), 776, _exalted(None, "t3")),
     Shortcut("Exalted", _p(r"^ex(\d+)ds(\d+)$"), 816, _exalted(7, "g2")),
     Shortcut("Exalted", _p(r"^ex(\d+)(?:t(\d+))?$"), 846, _exalted(None, "t10")),
-    Shortcut("Earthdawn", _p(r"^ed(\d+)$"), 873, _earthdawn),
-    Shortcut("Earthdawn 4th edition", _p(r"^ed4e(\d+)$"), 881, _earthdawn),
+    Shortcut("Earthdawn", _p(r"^ed(\d+)$"), 873, _earthdawn(_EARTHDAWN)),
+    Shortcut("Earthdawn 4th edition", _p(r"^ed4e(\d+)$"), 881, _earthdawn(_EARTHDAWN_4E)),
     Shortcut(
         "D&D",
         _p(r"^(attack|skill|save)(\s*[+-]\s*\d+)?$"),
@@ -345,6 +482,32 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         1461,
         _alien,
         "a panic roll (1d6 + stress) when a stress die shows 1",
+    ),
+    Shortcut(
+        "Savage Worlds",
+        _p(r"^sw(\d+)$"),
+        896,
+        lambda m: (
+            f"(1d{m.group(1)}!, 1d6!)kh1" if m.group(1) in ("4", "6", "8", "10", "12") else None
+        ),
+        "which die was the wild die",
+    ),
+    Shortcut(
+        "Wild Worlds",
+        _p(r"^ww(\d+)(?:c(\d+))?$"),
+        1510,
+        lambda m: (
+            _pool(m, "{n}d6" + (f"dh{int(m.group(2)[:4])}" if m.group(2) else "") + "kh1", 1, 10)
+            if not m.group(2) or 0 < int(m.group(2)[:4]) < int(m.group(1)[:4])
+            else None
+        ),
+        "the outcome (6 triumph, 4-5 conflict, 1-3 disaster) and a twist on matching dice",
+    ),
+    Shortcut(
+        "Open Legend",
+        _p(r"^ol(\d{1,2})$"),
+        1570,
+        lambda m: _open_legend(int(m.group(1))),
     ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
     Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),
@@ -375,7 +538,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         "Alien RPG",
         _p(r"^(\d+)d6 alien$"),
         1582,
-        lambda m: _pool(m, "{n}d6 t6", 1, 20),
+        lambda m: _pool(m, "{n}d6=6", 1, 20),
         source="src/dice/parser.rs",
     ),
 )
@@ -386,18 +549,32 @@ def expand(text: str) -> Expansion | None:
     body = text.strip()
     if len(body) > 100:
         return None
+    found = _match(body)
+    if found is None:
+        # "ex5 + 2": the first word is the shortcut, the rest its math (dicemaiden-rs
+        # parser.rs:1140, parse_base_dice expands the first part).
+        m = re.match(r"^(\S+?)\s*([+\-*/]\s*\S.*)$", body)
+        head = _match(m.group(1)) if m is not None else None
+        if m is None or head is None or head[0] is None or not head[1].math:
+            return None
+        if re.match(r"^\d+ ", head[0]):
+            return None  # a set ("dndstats") takes no math
+        found = (f"{head[0]} {m.group(2)}", head[1])
+    roll, shortcut = found
+    if roll is None:
+        return None
+    repeat = 1
+    if (set_ := re.match(r"^(\d+) (.*)$", roll)) is not None:  # "6 4d6 k3"
+        repeat, roll = int(set_.group(1)), set_.group(2)
+    shown = f"Dice Maiden dialect: read `{body}` ({shortcut.system}) as `{roll}`"
+    if shortcut.shows:
+        shown += f"; Dice Maiden also shows {shortcut.shows}, left out here"
+    return Expansion(roll, repeat, shown)
+
+
+def _match(body: str) -> tuple[str | None, Shortcut] | None:
     for shortcut in SHORTCUTS:
         m = shortcut.pattern.match(body)
-        if m is None:
-            continue
-        roll = shortcut.expand(m)
-        if roll is None:
-            return None
-        repeat = 1
-        if (set_ := re.match(r"^(\d+) (.*)$", roll)) is not None:  # "6 4d6 k3"
-            repeat, roll = int(set_.group(1)), set_.group(2)
-        shown = f"Dice Maiden dialect: read `{body}` ({shortcut.system}) as `{roll}`"
-        if shortcut.shows:
-            shown += f"; Dice Maiden also shows {shortcut.shows}, left out here"
-        return Expansion(roll, repeat, shown)
+        if m is not None:
+            return shortcut.expand(m), shortcut
     return None

@@ -38,12 +38,12 @@ class _Roll:
 
 
 _MOD = re.compile(
-    r"(aliens|alien|fitd|fudge|shadowrun|wngw|wng|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
+    r"(aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
     r"tl|r|e|k|d|t|f|i|b)(\d*)([lf]?)(?:dn(\d+))?(t?)"
 )
 #: System modifiers (dicemaiden-rs src/dice/roller.rs) that need no number.
 _BARE = ("e", "ie", "adv", "dis", "alien", "fitd", "fudge", "dh", "dheart", "gb", "gbs", "wng")
-_BARE += ("i", "b")
+_BARE += ("i", "b", "ww")
 
 
 def _face(rng: random.Random, sides: int) -> int:
@@ -168,6 +168,20 @@ def _evaluate(roll: _Roll, rng: random.Random) -> int:
 def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
     """One Dice Maiden roll (roller.rs, roll_dice): its kept dice, its dice total, and the
     result it shows (successes, damage, the key die, or the total)."""
+    for word, n in roll.mods:
+        if word == "sw":  # roller.rs:1736: the better of an exploding trait die and wild d6
+            best = 0
+            for die in (n, 6):
+                total = face = _face(rng, die)  # type: ignore[arg-type]
+                for _ in range(100):
+                    if face < die:  # type: ignore[operator]
+                        break
+                    face = _face(rng, die)  # type: ignore[arg-type]
+                    total += face
+                best = max(best, total)
+            for op, item, _ in roll.math:
+                best = _apply(best, op, item if isinstance(item, int) else _roll(item, rng)[1])  # type: ignore[arg-type]
+            return [best], best, best
     sides = roll.sides
     level = sum((n or 1) if w == "adv" else -(n or 1) if w == "dis" else 0 for w, n in roll.mods)
     dice = [_face(rng, sides) for _ in range(roll.count + abs(level))]
@@ -253,6 +267,9 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
             return dice, value, shown
         if word == "fitd":  # roller.rs:3943, the highest die (the lowest of 2 for fitd0)
             return dice, value, (min(counted) if n == 0 else max(counted))
+        if word in ("ww", "wwc"):  # roller.rs:4073: the highest die once the cut ones go
+            kept = sorted(counted, reverse=True)[n or 0 :]
+            return dice, value, max(kept)
     if not counting:
         return dice, value, value
     successes = 0
@@ -315,7 +332,7 @@ def _exalted(kind: str) -> Callable[[re.Match[str]], str | None]:
     return expand
 
 
-_ED = [
+_ED1 = [
     "1d4 ie - 2",
     "1d4 ie - 1",
     "1d4 ie",
@@ -334,7 +351,152 @@ _ED = [
     "1d12 ie + 1d8 ie + 1d6 ie",
     "1d12 ie + 2d8 ie",
     "1d12 ie + 1d10 ie + 1d8 ie",
-]  # aliases.rs:1125-1144, EARTHDAWN_BASE_STEPS
+    "1d20 ie + 2d6 ie",
+    "1d20 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d10 ie + 1d6 ie",
+    "1d20 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d10 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d4 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d12 ie + 2d8 ie",
+    "1d20 ie + 2d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 1d10 ie + 2d8 ie + 1d6 ie",
+    "1d20 ie + 2d10 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 2d10 ie + 2d8 ie",
+    "1d20 ie + 3d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 1d4 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 1d10 ie + 2d8 ie",
+    "2d20 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 2d6 ie",
+    "2d20 ie + 1d10 ie + 2d8 ie + 1d6 ie",
+    "2d20 ie + 2d10 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 3d10 ie + 1d8 ie",
+    "2d20 ie + 3d10 ie + 1d8 ie",
+    "2d20 ie + 1d12 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 2d10 ie + 2d8 ie + 1d4 ie",
+    "2d20 ie + 2d10 ie + 2d8 ie + 1d6 ie",
+    "2d20 ie + 2d10 ie + 3d8 ie",
+    "2d20 ie + 3d10 ie + 2d8 ie",
+]  # aliases.rs:1101-1160 (generated from its tables)
+_ED4 = [
+    "1d4 ie - 2",
+    "1d4 ie - 1",
+    "1d4 ie",
+    "1d6 ie",
+    "1d8 ie",
+    "1d10 ie",
+    "1d12 ie",
+    "2d6 ie",
+    "1d8 ie + 1d6 ie",
+    "2d8 ie",
+    "1d10 ie + 1d8 ie",
+    "2d10 ie",
+    "1d12 ie + 1d10 ie",
+    "2d12 ie",
+    "1d12 ie + 2d6 ie",
+    "1d12 ie + 1d8 ie + 1d6 ie",
+    "1d12 ie + 2d8 ie",
+    "1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d6 ie",
+    "1d20 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 2d8 ie",
+    "1d20 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d10 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie",
+    "1d20 ie + 2d12 ie",
+    "1d20 ie + 1d12 ie + 2d6 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d12 ie + 2d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 2d6 ie",
+    "2d20 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 2d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 2d10 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie",
+    "2d20 ie + 2d12 ie",
+    "2d20 ie + 1d12 ie + 2d6 ie",
+    "2d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 1d12 ie + 2d8 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "3d20 ie + 2d6 ie",
+    "3d20 ie + 1d8 ie + 1d6 ie",
+    "3d20 ie + 2d8 ie",
+    "3d20 ie + 1d10 ie + 1d8 ie",
+    "3d20 ie + 2d10 ie",
+    "3d20 ie + 1d12 ie + 1d10 ie",
+    "3d20 ie + 2d12 ie",
+    "3d20 ie + 1d12 ie + 2d6 ie",
+    "3d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "3d20 ie + 1d12 ie + 2d8 ie",
+    "3d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "4d20 ie + 2d6 ie",
+    "4d20 ie + 1d8 ie + 1d6 ie",
+    "4d20 ie + 2d8 ie",
+    "4d20 ie + 1d10 ie + 1d8 ie",
+    "4d20 ie + 2d10 ie",
+    "4d20 ie + 1d12 ie + 1d10 ie",
+    "4d20 ie + 2d12 ie",
+    "4d20 ie + 1d12 ie + 2d6 ie",
+    "4d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "4d20 ie + 1d12 ie + 2d8 ie",
+    "4d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "5d20 ie + 2d6 ie",
+    "5d20 ie + 1d8 ie + 1d6 ie",
+    "5d20 ie + 2d8 ie",
+    "5d20 ie + 1d10 ie + 1d8 ie",
+    "5d20 ie + 2d10 ie",
+    "5d20 ie + 1d12 ie + 1d10 ie",
+    "5d20 ie + 2d12 ie",
+    "5d20 ie + 1d12 ie + 2d6 ie",
+    "5d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "5d20 ie + 1d12 ie + 2d8 ie",
+    "5d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "6d20 ie + 2d6 ie",
+    "6d20 ie + 1d8 ie + 1d6 ie",
+    "6d20 ie + 2d8 ie",
+    "6d20 ie + 1d10 ie + 1d8 ie",
+    "6d20 ie + 2d10 ie",
+    "6d20 ie + 1d12 ie + 1d10 ie",
+    "6d20 ie + 2d12 ie",
+    "6d20 ie + 1d12 ie + 2d6 ie",
+    "6d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "6d20 ie + 1d12 ie + 2d8 ie",
+    "6d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "7d20 ie + 2d6 ie",
+    "7d20 ie + 1d8 ie + 1d6 ie",
+    "7d20 ie + 2d8 ie",
+    "7d20 ie + 1d10 ie + 1d8 ie",
+    "7d20 ie + 2d10 ie",
+    "7d20 ie + 1d12 ie + 1d10 ie",
+    "7d20 ie + 2d12 ie",
+    "7d20 ie + 1d12 ie + 2d6 ie",
+    "7d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "7d20 ie + 1d12 ie + 2d8 ie",
+    "7d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "8d20 ie + 2d6 ie",
+    "8d20 ie + 1d8 ie + 1d6 ie",
+    "8d20 ie + 2d8 ie",
+    "8d20 ie + 1d10 ie + 1d8 ie",
+    "8d20 ie + 2d10 ie",
+]  # aliases.rs:1101-1122, 1163-1247
+
+
+def _ol(score: int) -> str | None:  # aliases.rs:1547-1601, Open Legend without adv/dis
+    dice = {1: (1, 4), 2: (1, 6), 3: (1, 8), 4: (1, 10), 5: (2, 6), 6: (2, 8), 7: (2, 10)}
+    dice.update({8: (3, 8), 9: (3, 10), 10: (4, 8)})
+    if score > 10:
+        return None
+    if score not in dice:
+        return "1d20 ie20"
+    n, sides = dice[score]
+    return f"1d20 ie20 + {n}d{sides} ie{sides}"
 
 
 def _cod(m: re.Match[str]) -> str:  # aliases.rs:516-534
@@ -412,8 +574,18 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"ex(\d+)d(\d+)t(\d+)", _exalted("d_t")),  # aliases.rs:776
     (r"ex(\d+)ds(\d+)", _exalted("d")),  # aliases.rs:816
     (r"ex(\d+)(?:t(\d+))?", _exalted("plain")),  # aliases.rs:846
-    (r"ed(\d+)", lambda m: _ED[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= 18 else None),
-    (r"ed4e(\d+)", lambda m: _ED[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= 18 else None),
+    (r"ed(\d+)", lambda m: _ED1[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= 50 else None),
+    (r"ed4e(\d+)", lambda m: _ED4[int(m.group(1)) - 1] if 1 <= int(m.group(1)) <= 100 else None),
+    (
+        r"sw(\d+)",
+        lambda m: f"2d1 sw{m.group(1)}" if m.group(1) in ("4", "6", "8", "10", "12") else None,
+    ),
+    (
+        r"ww(\d+)",
+        lambda m: f"{m.group(1)}d6 ww" if 1 <= int(m.group(1)) <= 10 else None,
+    ),  # aliases.rs:302-311, 1530
+    (r"ww(\d+)c(\d+)", lambda m: f"{m.group(1)}d6 wwc{m.group(2)}"),  # aliases.rs:1510-1528
+    (r"ol(\d{1,2})", lambda m: _ol(int(m.group(1)))),  # aliases.rs:1569
     (r"(attack|skill|save)(\s*[+-]\s*\d+)?", lambda m: f"1d20{(m.group(2) or '').strip()}"),
     (r"(\d+)lf(\d+)([lf]?)", _lf),  # aliases.rs:1054
     (r"fitd(\d+)", _fitd),  # aliases.rs:1084
@@ -438,10 +610,14 @@ def _with_alias(part: str) -> list[Sampler]:
     expanded = expand_alias(part)
     if expanded is not None:
         part = expanded
-    elif re.match(r"^([+-])d%", part):  # "+d% + 25": the alias, then the rest (parser.rs:440)
-        head = expand_alias(part[:3])
+    elif (m := re.match(r"^(\S+?)\s*([+\-*/]\s*\S.*)$", part)) and expand_alias(m.group(1)):
+        # "ex5 + 2", "+d% + 25": the first part is the alias, the rest its math
+        # (parser.rs:1140, parse_base_dice; parser.rs:440)
+        head = expand_alias(m.group(1))
         assert head is not None
-        part = head + " " + part[3:]
+        if re.match(r"^\d+ ", head):
+            raise Unmodelled(part)
+        part = head + " " + m.group(2)
     m = re.match(r"^(\d+)\s+(?=[d\d+-]|[a-z])(.*)$", part)
     if m:
         n = int(m.group(1))
@@ -458,7 +634,9 @@ def samplers(expr: str) -> list[Sampler]:
         raise Unmodelled(expr)
     out: list[Sampler] = []
     for part in parts:
-        if expand_alias(part) is None:  # "wng 4d6 !soak" is one alias (parser.rs:83)
+        whole = re.match(r"^\s*(?:\d+\s+)?(.*)$", part)
+        assert whole is not None
+        if expand_alias(whole.group(1)) is None:  # "wng 4d6 !soak" is one alias (parser.rs:83)
             part = part.split("!", 1)[0].strip()  # "1d20 ! Attack; 1d8 ! Damage": two rolls
         flags = re.match(r"^((?:s|nr|ul)\s+)+", part)
         if flags:  # "Special Flags": display only, the total is the same

@@ -1250,8 +1250,9 @@ class _Parser:
                     raise DiceError(f"{word}{extra}: write {word}1 to {word}{MAX_DICE}")
                 if mods:
                     raise DiceError(
-                        f"'{word}' at position {tok[2]}: put {word} first, right after the dice "
-                        f"(e.g. {name} {word}{extra} …): Dice Maiden drops its extra dice first"
+                        f"'{word}' at position {tok[2]}: write {word} first, right after the "
+                        f"dice (e.g. {name} {word}{extra} …): Dice Maiden drops its extra dice "
+                        "first"
                     )
                 mods.append(("adv", (extra, True)))
                 mods.append(("select", ("k", ("h" if word == "adv" else "l", count, 0))))

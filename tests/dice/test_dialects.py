@@ -102,7 +102,12 @@ def test_only_the_tables_switches_exist():
         "unary-sign",
         "group-dice",
     }
-    assert switches("dice-maiden") == {"left-to-right", "maiden-modifiers", "display-options"}
+    assert switches("dice-maiden") == {
+        "left-to-right",
+        "maiden-modifiers",
+        "display-options",
+        "shortcuts",
+    }
     assert switches("avrae") == {
         "keep-face",
         "tens-die",

@@ -127,6 +127,9 @@ _WORDS = (
     "i",
 )
 
+#: The words in the order of :data:`_WORDS` (the first that fits wins, as in a loop).
+_WORD = re.compile("|".join(_WORDS))
+
 _TOKEN_TEXT = r"""
     (?P<ws>\s+)
     |(?P<num>[0-9]+)
@@ -305,6 +308,13 @@ def _interval(op: str, n: int) -> tuple[int, int]:
     return (-_NEVER, n - 1)  # "<"
 
 
+def _clamped(face: int, low: int | None, high: int | None) -> int:
+    """A face after ``mi``/``ma`` (the minimum first)."""
+    if low is not None:
+        face = max(face, low)
+    return face if high is None else min(face, high)
+
+
 def _tens_face(op: str, n: int) -> tuple[str, int]:
     """A condition on Avrae's tens die (values 0, 10, … 90) as one on its d10's faces
     (value = 10 × (face − 1))."""
@@ -381,6 +391,7 @@ class _Parser:
         self.had_mul = False
         self.faces = (1, 1)  # the faces of the dice term being read
         self.decimal = False  # Avrae's decimals or true division: the total is truncated
+        self.decimals = "decimals" in self.sw  # the dialect reads 1.5
         self.tens = False  # reading the modifiers of Avrae's tens die (d%): values 0 … 90
         self.typed: dict[str, str] = {}  # modifiers of the current term as typed, for notes
         self.after_plus = False  # reading the term after a "+" (Dice Maiden's added dice)
@@ -398,7 +409,7 @@ class _Parser:
     def _tokenize(self, source: str) -> None:
         pos = 0
         n = len(source)
-        match = (_TOKEN_DECIMAL if "decimals" in self.sw else _TOKEN).match
+        match = (_TOKEN_DECIMAL if self.decimals else _TOKEN).match
         spaced = False
         while pos < n:
             m = match(source, pos)
@@ -465,19 +476,20 @@ class _Parser:
         is kh + dl); an unknown run is blamed from its first letter."""
         at = 0
         out: list[tuple[str, str, int, bool]] = []
+        known = _WORD.match
         while at < len(letters):
-            for word in _WORDS:
-                if letters.startswith(word, at):
-                    out.append(("word", word, pos + at + 1, spaced and at == 0))
-                    at += len(word)
-                    break
+            found = known(letters, at)
+            if found is not None:
+                word = found.group()
+                out.append(("word", word, pos + at + 1, spaced and at == 0))
+                at += len(word)
             else:
                 shown = letters if len(letters) <= 20 else letters[:19] + "…"
                 hint = ""
                 if letters in ("cod", "wod", "sr", "df", "wh", "yz", "ed", "ex", "sp", "snm"):
                     hint = (
-                        " (Dice Maiden's game-system shortcuts are not supported: write the "
-                        "dice, e.g. 4d10 t8 ie10 for 4cod)"
+                        " (Dice Maiden's game-system shortcuts are not supported here: write "
+                        "the dice, e.g. 4d10 t8 ie10 for 4cod, or pick the dice-maiden dialect)"
                     )
                 elif letters in ("nr", "ul"):
                     hint = " (a Dice Maiden display option: write the roll without it)"
@@ -866,7 +878,7 @@ class _Parser:
                 )
             self.i += 1
             lo, hi = self._group(depth, text)
-        elif kind == "num" and "." in text:
+        elif kind == "num" and self.decimals and "." in text:
             self.i += 1
             if len(text) > 40:
                 raise DiceError("number too large: numbers can be at most 10^15")
@@ -1190,24 +1202,39 @@ class _Parser:
             self._note("tens-die", self._said(f"read `{count}d%` as {shown}: 0, 10, … 90"))
         if "maiden-modifiers" in self.sw and follows and self.terms:
             mods = self._maiden_added(name, mods)
-        if any(slot == "implode" and len(v) > 2 for slot, v in mods) and any(
-            slot in ("select", "keep", "explode") for slot, _ in mods
+        if not mods:  # most terms: plain dice, their bounds known at once
+            self.dice += count
+            if self.dice > MAX_DICE:
+                raise DiceError(
+                    f"too many dice: this could roll up to {_fmt(self.dice)} dice counting "
+                    f"every possible explosion and reroll; the limit is {_fmt(MAX_DICE)}"
+                )
+            spec = DiceSpec(
+                count, sides, name, worst_dice=count, minimum=count, maximum=count * sides
+            )
+            self.terms.append(spec)
+            self.prog.append((DICE, spec))
+            return count, count * sides
+        slots = {slot for slot, _ in mods}
+        if (
+            "implode" in slots
+            and any(slot == "implode" and len(v) > 2 for slot, v in mods)
+            and (slots & {"select", "keep", "explode"})
         ):
             raise DiceError(
                 f"{name}: Dice Maiden's implosion (i) keeps its dice apart from keep/drop and "
                 "explosions; write the implosion as its own roll, separated by ;"
             )
-        extra = [value for slot, value in mods if slot == "adv"]
-        if any(first for _, first in extra) and any(
-            slot in ("reroll", "explode", "implode") for slot, _ in mods
-        ):
+        extra = [value for slot, value in mods if slot == "adv"] if "adv" in slots else []
+        if any(first for _, first in extra) and slots & {"reroll", "explode", "implode"}:
             raise DiceError(
                 f"{name}: Dice Maiden drops advantage dice before rerolling or exploding, which "
                 "this bot can't do in one roll; roll the dice and keep them with k, e.g. "
                 f"{count + extra[0][0]}d{sides}k{count}"
             )
-        count += sum(n for n, _ in extra)
-        mods = [m for m in mods if m[0] != "adv"]
+        if extra:
+            count += sum(n for n, _ in extra)
+            mods = [m for m in mods if m[0] != "adv"]
         return self._add_term(self._build(count, sides, mods))
 
     def _modifiers(self, count: int, sides: int, name: str, mods: list[Mod], follows: bool) -> None:
@@ -1595,7 +1622,7 @@ class _Parser:
     def _build(self, count: int, sides: int, mods: list[Mod]) -> DiceSpec:
         """Validate a dice term's modifiers and compute its bounds and worst-case dice."""
         fate = any(slot == "fate" for slot, _ in mods)
-        tens = any(slot == "tens" for slot, _ in mods)
+        tens = bool(mods) and mods[0][0] == "tens"  # put first by _dice
         name = f"{count}d{'F' if fate else '%' if tens else sides}"
         text = name
         lo_face, hi_face = (-1, 1) if fate else (1, sides)
@@ -1618,8 +1645,8 @@ class _Parser:
             return _cond_text(op, 10 * (n - 1) if tens else n)
 
         targeted = False  # a success target came before: an unspaced f counts failures
-        if sum(slot in ("success", "target", "count") for slot, _ in mods) > 1 and any(
-            slot == "count" for slot, _ in mods
+        if ("count", None) in mods and (
+            sum(slot in ("success", "target", "count") for slot, _ in mods) > 1
         ):
             raise DiceError(
                 f"{name}: c counts the dice that are left, so it can't follow or precede a "
@@ -1762,11 +1789,11 @@ class _Parser:
                 f"read `{shown}` as rerolling exploded dice too; Dice Maiden rerolls only the "
                 "first dice",
             )
-        order = [slot for slot, _ in mods]
+        order = [slot for slot, _ in mods] if min_face is not None or max_face is not None else []
         late = [
             i for i, slot in enumerate(order) if slot in ("min", "max") and "select" in order[:i]
         ]
-        if late and "select" in order:
+        if late:
             # Avrae's d20 applies operations in the order written; here mi/ma come first.
             slot, value = mods[late[0]]
             shown = f"{'mi' if slot == 'min' else 'ma'}{value[1]}"
@@ -1827,12 +1854,12 @@ class _Parser:
         worst = (count * rolls_per_slot + added) * dice_per_roll
 
         # Bounds: every counted value lies in [vlo, vhi]; the pool holds pool_min..pool_max.
-        def clamped(face: int) -> int:
-            if min_face is not None:
-                face = max(face, min_face)
-            return face if max_face is None else min(face, max_face)
-
-        vlo, vhi = (0, 10 * (sides - 1)) if tens else (clamped(lo_face), clamped(hi_face))
+        if tens:
+            vlo, vhi = 0, 10 * (sides - 1)
+        elif min_face is None and max_face is None:
+            vlo, vhi = lo_face, hi_face
+        else:
+            vlo, vhi = _clamped(lo_face, min_face, max_face), _clamped(hi_face, min_face, max_face)
         if explode is not None and mode in ("penetrate", "both") and booms:
             vlo = min(vlo, 0)
         if booms and implode is not None:

@@ -170,7 +170,8 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
         (
             "4cod",
             "unknown word 'cod' at position 2 (Dice Maiden's game-system shortcuts "
-            "are not supported: write the dice, e.g. 4d10 t8 ie10 for 4cod)",
+            "are not supported here: write the dice, e.g. 4d10 t8 ie10 for 4cod, or pick the "
+            "dice-maiden dialect)",
         ),
         (
             "4d6 b1",

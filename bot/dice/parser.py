@@ -861,23 +861,24 @@ class _Parser:
         if tok is None:
             raise self._unexpected(tok, "a number, dice or '('")
         kind, text, _, _ = tok
-        if text == "(" and "empty-set" in self.sw and (shut := self._peek(1)) and shut[1] == ")":
-            self.i += 2
-            self._selections()  # Avrae's ()k1: keeping or dropping nothing leaves nothing
-            self._note("empty-set", self._said("read `()` as an empty set: 0"))
-            self.prog.append((CONST, 0))
-            lo, hi = 0, 0
-        elif text in ("(", "{"):
+        if text in ("(", "{"):
             if depth >= MAX_DEPTH:
                 raise DiceError(f"too many nested parentheses: the limit is {MAX_DEPTH}")
             shut = self._peek(1)
-            if shut is not None and shut[1] == (")" if text == "(" else "}"):
+            if shut is not None and shut[1] == ")" and text == "(" and "empty-set" in self.sw:
+                self.i += 2
+                self._selections()  # Avrae's ()k1: keeping or dropping nothing leaves nothing
+                self._note("empty-set", self._said("read `()` as an empty set: 0"))
+                self.prog.append((CONST, 0))
+                lo, hi = 0, 0
+            elif shut is not None and shut[1] == (")" if text == "(" else "}"):
                 raise DiceError(
                     f"empty {'parentheses' if text == '(' else 'braces'} at position {tok[2]}: "
                     "write something inside, e.g. (1d6)"
                 )
-            self.i += 1
-            lo, hi = self._group(depth, text)
+            else:
+                self.i += 1
+                lo, hi = self._group(depth, text)
         elif kind == "num" and self.decimals and "." in text:
             self.i += 1
             if len(text) > 40:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.dice.dialects import DEFAULT_DIALECT, switches
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
+from bot.dice.maiden import expand
 from bot.dice.parser import Expression, parse
 from bot.dice.roller import RollResult, roll
 
@@ -28,6 +29,10 @@ _HASH_REPEAT = re.compile(r"\s*(\d+)#(?=\s*\S)")
 _FLAGS = re.compile(r"\s*((?:(?:s|nr|ul)\s+)+)(?=\S)", re.IGNORECASE)
 _PRIVATE = re.compile(r"\s*p\s+(?:(?:s|nr|ul)\s+)*(?=\S)", re.IGNORECASE)
 _SPACE_REPEAT = re.compile(r"\s*(\d+)\s+(?=[^\s+\-*/)<>=!#;,\[%]|[+-][dD])")
+# Dice Maiden's label before a roll, "(Attack) 1d20+5" (dicemaiden-rs parser.rs, LABEL_REGEX),
+# and its comment after a "!", "1d20 ! Sneak attack".
+_MAIDEN_LABEL = re.compile(r"\s*\(([^)]*)\)\s*(?=\S)")
+_MAIDEN_COMMENT = re.compile(r"\s+!(?:\s+(.*))?$|^\s*!(?:\s+(.*))?$", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +84,16 @@ def _split(text: str) -> list[str]:
     return parts
 
 
-def _repeat(segment: str) -> tuple[int, str]:
+def _repeat(segment: str, least: int = 1) -> tuple[int, str]:
     for pattern in (_HASH_REPEAT, _SPACE_REPEAT):
         m = pattern.match(segment)
         if m is not None:
             n = int(m.group(1)[:12])
+            if pattern is _SPACE_REPEAT and n < least:  # Dice Maiden: 2 to 20 rolls
+                raise DiceError(
+                    f"'{m.group(1)[:12]} ' at the start rolls a set: write 2 to {MAX_ROLLS} "
+                    "rolls, or the roll alone"
+                )
             if not 1 <= n <= MAX_ROLLS:
                 raise DiceError(
                     f"{m.group(1)[:12]} rolls: you can roll 1 to {MAX_ROLLS} at once "
@@ -91,6 +101,31 @@ def _repeat(segment: str) -> tuple[int, str]:
                 )
             return n, segment[m.end() :]
     return 1, segment
+
+
+def _maiden_label(segment: str) -> tuple[str, str]:
+    """Dice Maiden's ``(Label) roll``: the label, when the parentheses hold words and not a
+    part of the roll (``(1d6+2)*3`` stays arithmetic)."""
+    m = _MAIDEN_LABEL.match(segment)
+    if m is None or not re.search(r"[a-z]{2}", m.group(1), re.IGNORECASE):
+        return segment, ""
+    if re.fullmatch(r"[\sdD0-9+\-*/%()]*", m.group(1)):
+        return segment, ""
+    return segment[m.end() :], " ".join(m.group(1).split())[:100]
+
+
+def _shortcut(text: str) -> tuple[Expression, int] | None:
+    """One of Dice Maiden's shortcuts (bot/dice/maiden.py), its comment kept."""
+    body, comment = text, None
+    found = expand(body)  # "wng 4d6 !soak" is one shortcut (dicemaiden-rs parser.rs:83)
+    m = _MAIDEN_COMMENT.search(text) if found is None else None
+    if m is not None:
+        body, comment = text[: m.start()], (m.group(1) or m.group(2) or "").strip() or None
+        found = expand(body)
+    if found is None:
+        return None
+    expr = parse(found.text, "dice-maiden")
+    return dataclasses.replace(expr, comment=comment, notes=(found.note, *expr.notes)), found.repeat
 
 
 @functools.lru_cache(maxsize=1024)
@@ -116,9 +151,24 @@ def _parse_many_cached(text: str, dialect: str) -> Batch:
                 f" `{' '.join(flags[1].split())}`",
             )
             segment = segment[flags.end() :]
-        n, rest = _repeat(segment)
+        maiden = "shortcuts" in switches(dialect)
+        if maiden:
+            segment, label = _maiden_label(segment)
+            if label:
+                shown += (f"Dice Maiden dialect: read `({label})` as a label",)
+        n, rest = _repeat(segment, 2 if maiden else 1)
         try:
-            expr = parse(rest, dialect)
+            found = _shortcut(rest) if maiden else None
+            if found is not None:
+                expr, times = found
+                if n > 1 and times > 1:
+                    raise DiceError("a shortcut that rolls several times can't be repeated")
+                n = max(n, times)
+            else:
+                expr = parse(rest, dialect)
+            if maiden and label:
+                comment = label if expr.comment is None else f"{label}: {expr.comment}"
+                expr = dataclasses.replace(expr, comment=comment)
             if shown:
                 expr = dataclasses.replace(expr, notes=shown + expr.notes)
         except DiceError as error:

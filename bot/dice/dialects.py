@@ -79,6 +79,43 @@ READINGS: tuple[Reading, ...] = (
         },
     ),
     Reading(
+        "shortcuts",
+        "Dice Maiden's game-system shortcuts",
+        "4cod",
+        {
+            "pbp": "refused, with the dice to write (`4d10 t8 ie10`)",
+            "dice-maiden": "expanded as Dice Maiden does (`4d10 t8 ie10`: successes), for "
+            + ", ".join(
+                (
+                    "`4cod`",
+                    "`5wod8`",
+                    "`sr6`",
+                    "`sp4`",
+                    "`6yz`",
+                    "`snm5`",
+                    "`3wh4+`",
+                    "`ex5`",
+                    "`ed15`",
+                    "`alien4s2`",
+                    "`fitd3`",
+                    "`wng 4d6`",
+                    "`2lf4`",
+                    "`gb 2d8`",
+                    "`a5e +5 ex1`",
+                    "`+d%`",
+                    "`dd34`",
+                    "`4df`",
+                    "`attack +5`",
+                    "`dndstats`",
+                    "`age`",
+                    "`dheart`",
+                )
+            )
+            + "; the answer names what Dice Maiden also shows; `(Label)` before a roll is a "
+            "label",
+        },
+    ),
+    Reading(
         "display-options",
         "Dice Maiden's display options before a roll",
         "ul 4d6 k3",
@@ -97,12 +134,59 @@ READINGS: tuple[Reading, ...] = (
         },
     ),
     Reading(
+        "unary-sign",
+        "`+d20` / `-d20` at the start",
+        "+d20",
+        {
+            "pbp": "Dice Maiden's advantage / disadvantage: `2d20kh1` / `2d20kl1`",
+            "avrae": "one d20 with a sign, as in Avrae",
+            "roll20": "one d20 with a sign, as in Roll20",
+        },
+    ),
+    Reading(
+        "decimals",
+        "decimals and `/`",
+        "7/2*2",
+        {
+            "pbp": "whole numbers only, `/` rounds down: 3*2 = 6",
+            "avrae": "decimals (`1.5`) allowed and `/` keeps the fraction, as in Avrae: 7 (the "
+            "total drops any fraction at the end)",
+        },
+    ),
+    Reading(
+        "empty-set",
+        "empty parentheses",
+        "()",
+        {
+            "pbp": "refused: write a number",
+            "avrae": "an empty set, as in Avrae: 0",
+        },
+    ),
+    Reading(
+        "zero-dice",
+        "no dice",
+        "0d6",
+        {
+            "pbp": "refused: roll at least one die",
+            "avrae": "no dice, as in Avrae: 0",
+        },
+    ),
+    Reading(
         "tens-die",
         "`d%`",
         "1d%",
         {
             "pbp": "a d100: 1 to 100",
             "avrae": "a tens die: 0, 10, … 90 (`(1d10-1)*10`)",
+        },
+    ),
+    Reading(
+        "group-dice",
+        "a target after one lone roll in braces",
+        "{5d6!!}>8",
+        {
+            "pbp": "rpg-dice-roller's: the group's total counts once (1 if over 8)",
+            "roll20": "Roll20's: each die counts (how many are 8 or more)",
         },
     ),
     Reading(
@@ -187,7 +271,44 @@ ALWAYS_SAID: tuple[tuple[str, str, str], ...] = (
         "10d6>4",
         "strict (except in the roll20 dialect); Roll20 counts the number itself too",
     ),
-    ("`r` on its own", "2d6r1", "once (except in the roll20 dialect); Roll20 rerolls again"),
+    (
+        "`r` on its own",
+        "2d6r1",
+        "once (except in the roll20 dialect); Roll20 and rpg-dice-roller reroll again",
+    ),
+    (
+        "`f` with no success target before it",
+        "10d10f<4",
+        "GNOLL's filter: keeps the dice below 4; Roll20 and Dice Maiden count failures, after a "
+        "target",
+    ),
+    (
+        "`r==N`",
+        "2d4r==1",
+        "rerolls each die showing 1; GNOLL rerolls the whole roll while its total is 1",
+    ),
+    ("`rr` with a comparison", "1d10rr>4", "rerolls while above 4; GNOLL rerolls until above 4"),
+    (
+        "rerolls or explosions likely to go on",
+        "1d20rr<20",
+        "at most 10 a die (then the last roll stands); other bots go on longer",
+    ),
+    (
+        "keeping or dropping more items of a set than it has",
+        "{4d6+1}kh2",
+        "keeps or drops them all, as rpg-dice-roller does",
+    ),
+    (
+        "a target after one lone roll in braces",
+        "{4d6}>10",
+        "counts the group's total once (rpg-dice-roller); Roll20 counts each die (the roll20 "
+        "dialect)",
+    ),
+    (
+        "`mi`/`ma` written after keep/drop",
+        "4d6kh3mi2",
+        "worked out before the keep/drop; Avrae applies them in the order written",
+    ),
     (
         "arithmetic where the order matters",
         "1d4+2*3",

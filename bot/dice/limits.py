@@ -6,8 +6,9 @@ from __future__ import annotations
 MAX_LENGTH = 1_000
 #: Dice rolled per expression in the worst case, counting every possible explosion and reroll.
 MAX_DICE = 1_000
-#: Most sides a die may have.
-MAX_SIDES = 10_000
+#: Most sides a die may have (Avrae's d20 and rpg-dice-roller roll any size; a face is one
+#: 8-byte draw whatever the size, and exact odds price a die by its sides first).
+MAX_SIDES = 10**15
 #: Deepest nesting of parentheses.
 MAX_DEPTH = 20
 #: Most operators (binary and unary) in one expression.

@@ -120,9 +120,11 @@ def _contributions(spec: DiceSpec) -> list[int]:
     m = spec.sides
     if spec.fate:
         values = [-1, 0, 1]
+    elif spec.tens:
+        values = [10 * (f - 1) for f in range(1, m + 1)]
     else:
         low = 1 if spec.min_face is None else spec.min_face
-        high = m if spec.max_face is None else spec.max_face
+        high = max(m, low) if spec.max_face is None else spec.max_face
         values = [min(max(f, low), high) for f in range(1, m + 1)]
     if spec.counting:
         s0, s1 = spec.success if spec.success is not None else (1, 0)
@@ -415,7 +417,7 @@ def _set(spec: SetSpec, items: list[Weights], meter: OddsMeter) -> Weights:
     order = list(range(spec.size))
     result: Weights = {}
     for key, w in partial.items():
-        total = sum(key[i] for i in select(order, key, spec.selects))
+        total = sum(spec.score(key[i]) for i in select(order, key, spec.selects))
         result[total] = result.get(total, 0) + w
     return result
 
@@ -464,6 +466,8 @@ def odds_cost(expr: Expression) -> int:
     Each step is roughly 150 ns; big weights (many dice, rerolls, explosions) scale steps by
     their size in 64-bit words, and every reachable total costs 30 steps to become a Fraction.
     """
+    if expr.truncate:
+        return MAX_ODDS_COST + 1  # refused: decimals
     cost = 0
     stack: list[tuple[int, int, int, int]] = []  # (lo, hi, support size, weight bits)
     for op, arg in expr.eval_program:
@@ -487,7 +491,10 @@ def odds_cost(expr: Expression) -> int:
                 combos = min(combos * item[2], MAX_ODDS_COST + 1)
             bits = sum(item[3] for item in items)
             cost += combos * (10 + 4 * arg.size) * (1 + bits // 64)
-            lo, hi = set_bounds(arg.selects, [(item[0], item[1]) for item in items])
+            if arg.success is not None:
+                lo, hi = -arg.size, arg.size
+            else:
+                lo, hi = set_bounds(arg.selects, [(item[0], item[1]) for item in items])
             stack.append((lo, hi, min(combos, hi - lo + 1), bits))
         elif op == CMP:
             bsize, abits = stack.pop()[2], stack[-1][3]
@@ -522,6 +529,8 @@ def odds_cost(expr: Expression) -> int:
 
 def _compute(expr: Expression, meter: OddsMeter) -> tuple[tuple[int, Fraction], ...]:
     """The exact distribution, every operation charged to ``meter`` before it runs."""
+    if expr.truncate:
+        raise DiceError("exact odds are not available for decimals or Avrae's `/`")
     for _, arg in expr.eval_program:
         if isinstance(arg, DiceSpec) and (why := _unsupported(arg)) is not None:
             raise DiceError(f"exact odds are not available for {why}")

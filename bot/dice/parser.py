@@ -58,6 +58,7 @@ class Op(enum.IntEnum):
     SET = 9  # arg: SetSpec; pops its elements, pushes the sum of the kept ones
     CMP = 10  # arg: comparison operator; pops two values, pushes 1 (pass) or 0 (fail)
     MOD = 11  # the remainder, rounding down as ``/`` does (Python's %)
+    TDIV = 12  # Avrae's ``/``: true division (the total drops the fraction at the end)
 
 
 # The opcodes by bare name, as the evaluators (roller, odds, stringify) import them.
@@ -73,17 +74,19 @@ LABEL = Op.LABEL
 SET = Op.SET
 CMP = Op.CMP
 MOD = Op.MOD
+TDIV = Op.TDIV
 
 Instruction = tuple[Op, object]
 Mod = tuple[str, Any]  # (slot, value) of one modifier as written
 
-_BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/", MOD: "%"}
+_BINARY_SYMBOL = {ADD: "+", SUB: "-", MUL: "*", DIV: "/", MOD: "%", TDIV: "/"}
 _NEVER = MAX_MAGNITUDE + 1  # an interval end no face can reach
 #: Comparison operators of totals, with the symbol shown in results.
 COMPARE_SYMBOL = {"==": "=", "!=": "≠", ">=": "≥", "<=": "≤", ">": ">", "<": "<"}
 
 #: Every modifier word, longest first so a run of letters splits greedily (``kh3dl1``).
 _WORDS = (
+    "irg",
     "adv",
     "dis",
     "min",
@@ -96,6 +99,8 @@ _WORDS = (
     "ph",
     "pl",
     "rr",
+    "rg",
+    "tl",
     "ro",
     "ra",
     "ie",
@@ -118,20 +123,29 @@ _WORDS = (
     "s",
     "b",
     "x",
+    "c",
+    "i",
 )
 
-_TOKEN = re.compile(
-    r"""
+#: The words in the order of :data:`_WORDS` (the first that fits wins, as in a loop).
+_WORD = re.compile("|".join(_WORDS))
+
+_TOKEN_TEXT = r"""
     (?P<ws>\s+)
     |(?P<num>[0-9]+)
     |(?P<label>\[[^\]]*\])
     |(?P<comment>\#.*)
+    |(?P<ccomment>/\*.*)
     |(?P<letters>[a-z]+)
-    |(?P<cmp>==|!=|>=|<=|>|<|=)
-    |(?P<bang>!!?p?)
+    |(?P<cmp>==|!=|<>|>=|<=|>|<|=)
+    |(?P<bang>!o(?![a-z])|!!?p?)
     |(?P<slash>//)
     |(?P<op>[-+*/(){},%])
-    """,
+    """
+_TOKEN = re.compile(_TOKEN_TEXT, re.ASCII | re.IGNORECASE | re.VERBOSE | re.DOTALL)
+#: Avrae's d20 reads decimals (``1.5``, ``.5``, ``3.``).
+_TOKEN_DECIMAL = re.compile(
+    _TOKEN_TEXT.replace("(?P<num>[0-9]+)", r"(?P<num>[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)"),
     re.ASCII | re.IGNORECASE | re.VERBOSE | re.DOTALL,
 )
 
@@ -194,6 +208,7 @@ class DiceSpec:
     failure: tuple[int, int] | None = None  # each met one takes a success away
     selects: tuple[Selection, ...] = ()
     fate: bool = False  # faces -1, 0, +1
+    tens: bool = False  # Avrae's d%: a d10 whose face f counts 10 × (f − 1)
     crit_success: tuple[int, int] | None = None  # cs: display only
     crit_failure: tuple[int, int] | None = None  # cf: display only
     sort: str = ""  # "a" or "d": display only
@@ -209,7 +224,9 @@ class DiceSpec:
         return self.success is not None or self.failure is not None
 
     def clamp(self, face: int) -> int:
-        """The value a face counts as after ``mi``/``ma``."""
+        """The value a face counts as after ``mi``/``ma`` (a tens die: 0 … 90)."""
+        if self.tens:
+            return 10 * (face - 1)
         if self.min_face is not None and face < self.min_face:
             return self.min_face
         if self.max_face is not None and face > self.max_face:
@@ -237,6 +254,19 @@ class SetSpec:
     selects: tuple[Selection, ...]
     suffix: str  # the selection as written canonically, e.g. "kh1"
     braces: bool = False
+    #: rpg-dice-roller's ``{4d6, 2d10}>10f<3``: count the kept items above (and below) instead
+    #: of adding them.
+    success: tuple[int, int] | None = None
+    failure: tuple[int, int] | None = None
+
+    def score(self, value: int) -> int:
+        """What one kept item adds: its value, or +1 / -1 when the set counts."""
+        if self.success is None:
+            return value
+        n = 1 if self.success[0] <= value <= self.success[1] else 0
+        if self.failure is not None and self.failure[0] <= value <= self.failure[1]:
+            n -= 1
+        return n
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +287,9 @@ class Expression:
     #: How contested spellings were read, one short line each, shown with every answer.
     notes: tuple[str, ...] = ()
     dialect: str = DEFAULT_DIALECT
+    #: Avrae's decimals and true division: worked out in floats as its d20 does, the total
+    #: truncated toward zero at the end (``int()``).
+    truncate: bool = False
 
     def __str__(self) -> str:
         return self.text
@@ -273,6 +306,27 @@ def _interval(op: str, n: int) -> tuple[int, int]:
     if op == "<=":
         return (-_NEVER, n)
     return (-_NEVER, n - 1)  # "<"
+
+
+def _clamped(face: int, low: int | None, high: int | None) -> int:
+    """A face after ``mi``/``ma`` (the minimum first)."""
+    if low is not None:
+        face = max(face, low)
+    return face if high is None else min(face, high)
+
+
+def _tens_face(op: str, n: int) -> tuple[str, int]:
+    """A condition on Avrae's tens die (values 0, 10, … 90) as one on its d10's faces
+    (value = 10 × (face − 1))."""
+    if op in ("=", "=="):
+        return ("=", n // 10 + 1) if n % 10 == 0 else ("=", 0)  # face 0: never
+    if op == ">":
+        op, n = ">=", n + 1
+    elif op == "<":
+        op, n = "<=", n - 1
+    if op == ">=":
+        return ">=", -(-n // 10) + 1
+    return "<=", n // 10 + 1
 
 
 def _cond_text(op: str, n: int) -> str:
@@ -335,6 +389,12 @@ class _Parser:
         self.notes: dict[str, str] = {}
         self.floor_div: set[int] = set()  # positions of Avrae's // (integer division)
         self.had_mul = False
+        self.faces = (1, 1)  # the faces of the dice term being read
+        self.decimal = False  # Avrae's decimals or true division: the total is truncated
+        self.decimals = "decimals" in self.sw  # the dialect reads 1.5
+        self.tens = False  # reading the modifiers of Avrae's tens die (d%): values 0 … 90
+        self.typed: dict[str, str] = {}  # modifiers of the current term as typed, for notes
+        self.after_plus = False  # reading the term after a "+" (Dice Maiden's added dice)
         self.source = source
         self.tokens: list[tuple[str, str, int, bool]] = []
         self.comment: str | None = None
@@ -349,7 +409,7 @@ class _Parser:
     def _tokenize(self, source: str) -> None:
         pos = 0
         n = len(source)
-        match = _TOKEN.match
+        match = (_TOKEN_DECIMAL if self.decimals else _TOKEN).match
         spaced = False
         while pos < n:
             m = match(source, pos)
@@ -375,9 +435,14 @@ class _Parser:
             if kind == "comment":
                 self.comment = text[1:].strip() or None
                 break
+            if kind == "ccomment":  # rpg-dice-roller's /* … */
+                self.comment = text[2:].removesuffix("*/").strip() or None
+                break
+            if kind == "cmp" and text == "<>":
+                text = "!="  # rpg-dice-roller's spelling of "not equal"
             if kind == "slash":
                 rest = source[m.end() :].lstrip()
-                if rest[:1].isdigit() or rest[:1] in ("(", "d", "D", "-", "+"):
+                if rest[:1].isdigit() or rest[:1] in ("(", "d", "D", "-", "+", "."):
                     kind, text = "op", "/"  # Avrae's // (integer division) is our /
                     self.floor_div.add(pos + 1)
                 else:
@@ -411,19 +476,20 @@ class _Parser:
         is kh + dl); an unknown run is blamed from its first letter."""
         at = 0
         out: list[tuple[str, str, int, bool]] = []
+        known = _WORD.match
         while at < len(letters):
-            for word in _WORDS:
-                if letters.startswith(word, at):
-                    out.append(("word", word, pos + at + 1, spaced and at == 0))
-                    at += len(word)
-                    break
+            found = known(letters, at)
+            if found is not None:
+                word = found.group()
+                out.append(("word", word, pos + at + 1, spaced and at == 0))
+                at += len(word)
             else:
                 shown = letters if len(letters) <= 20 else letters[:19] + "…"
                 hint = ""
                 if letters in ("cod", "wod", "sr", "df", "wh", "yz", "ed", "ex", "sp", "snm"):
                     hint = (
-                        " (Dice Maiden's game-system shortcuts are not supported: write the "
-                        "dice, e.g. 4d10 t8 ie10 for 4cod)"
+                        " (Dice Maiden's game-system shortcuts are not supported here: write "
+                        "the dice, e.g. 4d10 t8 ie10 for 4cod, or pick the dice-maiden dialect)"
                     )
                 elif letters in ("nr", "ul"):
                     hint = " (a Dice Maiden display option: write the roll without it)"
@@ -488,6 +554,10 @@ class _Parser:
 
     @staticmethod
     def _int(text: str) -> int:
+        if "." in text:
+            raise DiceError(
+                f"'{text[:20]}': a whole number is needed here (e.g. {int(float(text))})"
+            )
         digits = text.lstrip("0") or "0"
         if len(digits) > 16 or int(digits) > MAX_MAGNITUDE:
             raise DiceError("number too large: numbers can be at most 10^15")
@@ -530,7 +600,8 @@ class _Parser:
                 )
             if tok[0] == "cmp":
                 raise DiceError(
-                    f"only one comparison per roll (the second is at position {tok[2]})"
+                    f"only one comparison per roll (the second is at position {tok[2]}): write "
+                    "each comparison as its own roll, separated by ;"
                 )
             if tok[0] == "num" and tok[3]:
                 raise DiceError(
@@ -546,7 +617,9 @@ class _Parser:
         program = tuple(self.prog)
         eval_program = tuple(ins for ins in program if ins[0] not in (GROUP, LABEL))
         fast: tuple[DiceSpec, int] | None = None
-        if len(eval_program) == 1 and eval_program[0][0] == DICE:
+        if self.decimal:
+            pass  # rolled through the program, the total truncated at the end
+        elif len(eval_program) == 1 and eval_program[0][0] == DICE:
             fast = (self.terms[0], 0)
         elif (
             len(eval_program) == 3
@@ -564,6 +637,8 @@ class _Parser:
                 "successes-added",
                 "counted the successes and worked them into the total like any number",
             )
+        if self.decimal:  # the total is truncated toward zero, as Avrae's int(total)
+            lo, hi = int(lo), int(hi)
         return Expression(
             text=canonical_text(program),
             program=program,
@@ -578,11 +653,24 @@ class _Parser:
             compare=compare,
             notes=tuple(self.notes.values()),
             dialect=self.dialect,
+            truncate=self.decimal,
         )
 
     def _dice_maiden_advantage(self) -> None:
         """Dice Maiden's ``+d20`` / ``-d20`` at the start: advantage / disadvantage."""
         first, second, third = self._peek(), self._peek(1), self._peek(2)
+        if "unary-sign" in self.sw:
+            if (
+                first is not None
+                and first[1] in ("+", "-")
+                and second is not None
+                and second[1] == "d"
+                and third is not None
+                and third[1] in ("20", "%")
+            ):
+                shown = f"{first[1]}d{third[1]}"
+                self._note("unary-sign", self._said(f"read `{shown}` as one die with a sign"))
+            return
         if (
             first is not None
             and first[1] in ("+", "-")
@@ -665,7 +753,9 @@ class _Parser:
             if tok[1] in ("+", "-"):
                 self.i += 1
                 self._count_op()
+                self.after_plus = tok[1] == "+"
                 blo, bhi = self._unary(depth)
+                self.after_plus = False
                 lo, hi = self._additive(tok[1], lo, hi, blo, bhi)
                 additive = True
                 continue
@@ -691,11 +781,20 @@ class _Parser:
         self._count_op()
         start = len(self.prog)
         blo, bhi = self._unary(depth)
+        true_div = tok[1] == "/" and tok[2] not in self.floor_div and "decimals" in self.sw
         if tok[1] == "/" and tok[2] not in self.floor_div and not blo == bhi == 1:
-            self._note(
-                "division",
-                "`/` rounds down (7/2 is 3); Avrae and rpg-dice-roller keep the fraction",
-            )
+            if true_div:
+                self._note(
+                    "division",
+                    self._said(
+                        "`/` keeps the fraction and the total drops it at the end: 7/2*2 is 7"
+                    ),
+                )
+            else:
+                self._note(
+                    "division",
+                    "`/` rounds down (7/2 is 3); Avrae and rpg-dice-roller keep the fraction",
+                )
         if tok[1] == "*":
             corners = (lo * blo, lo * bhi, hi * blo, hi * bhi)
             self.prog.append((MUL, None))
@@ -719,7 +818,14 @@ class _Parser:
                         "`%` rounds down as `/` does (-7 % 2 is 1); Roll20 and "
                         "rpg-dice-roller keep the dividend's sign",
                     )
+                if self.decimal:  # a remainder of decimals lies between 0 and the divisor
+                    return (0, bhi) if blo > 0 else (blo, 0)
                 return (0, bhi - 1) if blo > 0 else (blo + 1, 0)
+            if true_div:  # the divisor can't be 0 (refused above): extremes at the corners
+                self.decimal = True
+                self.prog.append((TDIV, None))
+                ratios = (lo / blo, lo / bhi, hi / blo, hi / bhi)  # floats, as in Avrae
+                return self._check(min(ratios), max(ratios))  # type: ignore[arg-type]
             corners = (lo // blo, lo // bhi, hi // blo, hi // bhi)
             self.prog.append((DIV, None))
         return self._check(min(corners), max(corners))
@@ -732,7 +838,13 @@ class _Parser:
             if tok[1] == "-":
                 negate = not negate
             after, pct = self._peek(), self._peek(1)
-            if after is not None and after[1] == "d" and pct is not None and pct[1] == "%":
+            if (
+                after is not None
+                and after[1] == "d"
+                and pct is not None
+                and pct[1] == "%"
+                and "unary-sign" not in self.sw
+            ):
                 raise DiceError(
                     f"'{tok[1]}d%' at position {tok[2]} is Dice Maiden's percentile "
                     f"{'advantage' if tok[1] == '+' else 'disadvantage'}: write the dice out, "
@@ -752,8 +864,34 @@ class _Parser:
         if text in ("(", "{"):
             if depth >= MAX_DEPTH:
                 raise DiceError(f"too many nested parentheses: the limit is {MAX_DEPTH}")
+            shut = self._peek(1)
+            if shut is not None and shut[1] == ")" and text == "(" and "empty-set" in self.sw:
+                self.i += 2
+                self._selections()  # Avrae's ()k1: keeping or dropping nothing leaves nothing
+                self._note("empty-set", self._said("read `()` as an empty set: 0"))
+                self.prog.append((CONST, 0))
+                lo, hi = 0, 0
+            elif shut is not None and shut[1] == (")" if text == "(" else "}"):
+                raise DiceError(
+                    f"empty {'parentheses' if text == '(' else 'braces'} at position {tok[2]}: "
+                    "write something inside, e.g. (1d6)"
+                )
+            else:
+                self.i += 1
+                lo, hi = self._group(depth, text)
+        elif kind == "num" and self.decimals and "." in text:
             self.i += 1
-            lo, hi = self._group(depth, text)
+            if len(text) > 40:
+                raise DiceError("number too large: numbers can be at most 10^15")
+            number = float(text)  # as Avrae's d20 computes: Python floats, the total truncated
+            if abs(number) > MAX_MAGNITUDE:
+                raise DiceError("number too large: numbers can be at most 10^15")
+            self.decimal = True
+            nxt = self._peek()
+            if nxt is not None and nxt[1] == "d" and not nxt[3]:
+                raise DiceError(f"'{text[:20]}d': the number of dice must be a whole number")
+            self.prog.append((CONST, number))
+            lo = hi = number  # type: ignore[assignment]
         elif kind == "num":
             self.i += 1
             value = self._int(text)
@@ -782,6 +920,12 @@ class _Parser:
             self.i += 1
             keep = ("kh" if text == "adv" else "kl", 1)
             lo, hi = self._add_term(self._build(2, 20, [("keep", keep)]))
+        elif text in ("max", "min") and (nxt := self._peek(1)) is not None and nxt[1] == "(":
+            # rpg-dice-roller's max(a, b) / min(a, b): the set (a, b)kh1 / (a, b)kl1
+            if depth >= MAX_DEPTH:
+                raise DiceError(f"too many nested parentheses: the limit is {MAX_DEPTH}")
+            self.i += 2
+            lo, hi = self._group(depth, "(", ("k", (("h" if text == "max" else "l", 1, 0),)))
         elif kind == "word":
             raise DiceError(
                 f"unexpected '{text}' at position {tok[2]}: a roll starts with dice or a "
@@ -799,7 +943,7 @@ class _Parser:
                 self.prog.append((LABEL, lab[1]))
         return lo, hi
 
-    def _group(self, depth: int, opener: str) -> tuple[int, int]:
+    def _group(self, depth: int, opener: str, function: Selection | None = None) -> tuple[int, int]:
         """``( … )`` groups; with commas (or braces) it is a set whose elements keep/drop
         select, as in Avrae ``(1d4, 2+2, 3d6kl1)kh1`` and Roll20 ``{4d10*2, 5d6+10}k1``."""
         closer = ")" if opener == "(" else "}"
@@ -838,16 +982,61 @@ class _Parser:
             del self.prog[starts[0] :]
             self.i += 1
             return self._dice(count)
+        picked = self.i
         selects = self._selections()
+        if function is not None and comma:  # max(a, b): the set (a, b)kh1
+            if selects:
+                raise self._unexpected(self.tokens[picked], "an operator after max(…)/min(…)")
+            selects = (function,)
         while (sort := self._peek()) is not None and sort[1] in ("s", "sa", "sd") and not sort[3]:
             self.i += 1  # rpg-dice-roller's {4d6, 2d10}s: sorting is display only
         nxt = self._peek()
+        success = failure = None
+        counted = ""
+        count_mods: list[Mod] = []
+        typed_count = ""
         if nxt is not None and nxt[0] == "cmp" and not nxt[3] and (comma or opener == "{"):
-            raise DiceError(
-                f"'{closer}{nxt[1]}' at position {nxt[2]}: counting the items of a set is not "
-                f"supported; to compare the total put a space before {nxt[1]}"
+            # rpg-dice-roller: {4d6, 2d10}>10f<3 counts the items over 10, less those under 3
+            if nxt[1] in ("=", "==", "!="):
+                raise DiceError(
+                    f"'{closer}{nxt[1]}' at position {nxt[2]}: count the items of a set with "
+                    f"> or <, e.g. {closer}>10; to compare the total put a space before {nxt[1]}"
+                )
+            count_start = self.i
+            self.i += 1
+            n = self._number(f"a number after '{nxt[1]}'")
+            op = self._point("", nxt[1], n)
+            success = _interval(op, n)
+            counted = f"{op}{n}"
+            count_mods.append(("success", (op, n)))
+            fail = self._peek()
+            if fail is not None and fail[1] == "f" and not fail[3]:
+                self.i += 1
+                self.faces = (-_NEVER, _NEVER)
+                fop, fn = self._condition("f", None)
+                failure = _interval(fop, fn)
+                counted += "f" + _cond_text(fop, fn)
+                count_mods.append(("failure", (fop, fn)))
+            typed_count = self._typed(count_start)
+        lone_term = self._lone_dice(starts[0]) if not comma else None
+        if success is not None and lone_term is not None:
+            if "group-dice" in self.sw:  # Roll20: {5d6!!}>8 counts the dice over 8
+                self._note("group-dice", self._said(f"read `{typed_count}` as counting each die"))
+                del self.prog[starts[0] :]
+                self.terms.pop()
+                self.dice -= lone_term.worst_dice
+                group_mods: list[Mod] = [("break", None)]
+                group_mods += [("select", (a, sel)) for a, sels in selects for sel in sels]
+                folded = self._rebuild(lone_term, group_mods + count_mods)
+                inner = f"({lone_term.text})" if opener == "(" else "{" + lone_term.text + "}"
+                text = inner + selection_text(selects) + counted
+                return self._add_term(dataclasses.replace(folded, text=text))
+            self._note(
+                "group-dice",
+                f"read `{typed_count}` as counting the group's total once; Roll20 counts each die "
+                "of a lone roll in braces",
             )
-        if not comma:
+        if not comma and success is None:
             segment = self.prog[starts[0] :]
             if selects:
                 lone = [ins for ins in segment if ins[0] == DICE]
@@ -869,23 +1058,50 @@ class _Parser:
             else:
                 self.prog.append((GROUP, None))
                 return bounds[0]
-        suffix = selection_text(selects)
-        if not selects:
-            selects = (("k", (("h", len(bounds), 0),)),)  # {a, b}: the sum of all
-        self._count_op()
+        size = len(bounds)
+        fixed: list[Selection] = []
         for action, sels in selects:
+            kept_sels: list[Selector] = []
             for sel in sels:
-                if sel[0] != "v" and not 1 <= sel[1] <= len(bounds) - (action == "p"):
-                    what = "keep" if action == "k" else "drop"
+                if sel[0] != "v" and sel[1] < 1:
                     raise DiceError(
-                        f"{selection_text(((action, (sel,)),))}: a set of {len(bounds)} can "
-                        f"{what} 1 to {len(bounds) - (action == 'p')} items (e.g. "
-                        f"{selection_text(((action, ((sel[0], 1, 0),)),))})"
+                        f"{selection_text(((action, (sel,)),))}: keep or drop at least one item "
+                        f"(e.g. {selection_text(((action, ((sel[0], 1, 0),)),))})"
                     )
-        lo, hi = set_bounds(selects, bounds)
-        spec = SetSpec(len(bounds), selects, suffix, opener == "{")
+                if sel[0] != "v" and sel[1] > size - (action == "p"):
+                    # rpg-dice-roller: keeping more items than there are keeps them all,
+                    # dropping as many drops them all.
+                    typed = self._typed(picked) if self.i > picked else ""
+                    what = "kept" if action == "k" else "dropped"
+                    self._note(
+                        "set-overflow",
+                        f"read `{typed}` on a set of {size} as every item {what}",
+                    )
+                    sel = (sel[0], min(sel[1], size), 0)
+                kept_sels.append(sel)
+            fixed.append((action, tuple(kept_sels)))
+        selects = tuple(fixed)
+        suffix = selection_text(selects) + counted
+        if not selects:
+            selects = (("k", (("h", size, 0),)),)  # {a, b}: the sum of all
+        self._count_op()
+        if success is not None:
+            top = kept_bounds(selects, size, size)[1]
+            lo, hi = (-top if failure is not None else 0), top
+        else:
+            lo, hi = set_bounds(selects, bounds)
+        spec = SetSpec(size, selects, suffix, opener == "{", success, failure)
         self.prog.append((SET, spec))
         return self._check(lo, hi)
+
+    def _lone_dice(self, start: int) -> DiceSpec | None:
+        """The dice term that is all of ``self.prog[start:]`` (parentheses aside), if any."""
+        segment = [ins for ins in self.prog[start:] if ins[0] != GROUP]
+        if len(segment) == 1 and segment[0][0] == DICE:
+            spec = segment[0][1]
+            assert isinstance(spec, DiceSpec)
+            return spec
+        return None
 
     def _computed_count(self) -> bool:
         """``(2+3)d6``: right after ``)``, a ``d`` and the sides, with no space."""
@@ -922,7 +1138,7 @@ class _Parser:
             self._note("united-drops", self._said("drops in a row are one drop (a die goes once)"))
         selects = _merge(picks, unite)
         if len(selects) > 1:
-            parts = " then ".join(selection_text((sel,)) for sel in selects)
+            parts = " then ".join(f"`{selection_text((sel,))}`" for sel in selects)
             self._note(
                 "several",
                 f"applied {parts} one after the other; rpg-dice-roller applies each to all "
@@ -946,8 +1162,20 @@ class _Parser:
         else:
             sides = self._number("the number of sides after 'd' (e.g. d20)")
         name = f"{count}d{'F' if fate else sides}"
+        self.faces = (-1, 1) if fate else (1, sides)
+        after = self._peek()
+        if (
+            count == 0
+            and "zero-dice" in self.sw
+            and not (after is not None and after[0] in ("word", "cmp", "bang") and not after[3])
+        ):
+            self.prog.append((CONST, 0))  # Avrae's 0d6: no dice, 0
+            self._note("zero-dice", self._said(f"read `{name}` as no dice: 0"))
+            return 0, 0
         if count < 1:
-            raise DiceError(f"{name}: roll at least one die (e.g. 1d{'F' if fate else sides})")
+            raise DiceError(
+                f"{name}: roll at least one die (write e.g. 1d{'F' if fate else sides})"
+            )
         if count > MAX_DICE:
             raise DiceError(f"{name}: at most {_fmt(MAX_DICE)} dice can be rolled")
         if sides < 1:
@@ -957,6 +1185,61 @@ class _Parser:
         mods: list[Mod] = []
         if fate:
             mods.append(("fate", ("=", 1)))
+        self.tens = tens
+        self.typed = {}
+        try:
+            self._modifiers(count, sides, name, mods, follows)
+        finally:
+            self.tens = False
+        if tens:
+            if any(slot in ("min", "max") for slot, _ in mods):
+                raise DiceError(
+                    f"{name}: mi/ma on Avrae's tens die (d%) is not supported; write it out, "
+                    f"e.g. ({count}d10mi2-{count})*10"
+                )
+            # Avrae's d20: each die counts 0, 10, … 90 (its face 1 … 10, less one, tens).
+            mods.insert(0, ("tens", None))
+            shown = "a tens die" if count == 1 else "tens dice"
+            self._note("tens-die", self._said(f"read `{count}d%` as {shown}: 0, 10, … 90"))
+        if "maiden-modifiers" in self.sw and follows and self.terms:
+            mods = self._maiden_added(name, mods)
+        if not mods:  # most terms: plain dice, their bounds known at once
+            self.dice += count
+            if self.dice > MAX_DICE:
+                raise DiceError(
+                    f"too many dice: this could roll up to {_fmt(self.dice)} dice counting "
+                    f"every possible explosion and reroll; the limit is {_fmt(MAX_DICE)}"
+                )
+            spec = DiceSpec(
+                count, sides, name, worst_dice=count, minimum=count, maximum=count * sides
+            )
+            self.terms.append(spec)
+            self.prog.append((DICE, spec))
+            return count, count * sides
+        slots = {slot for slot, _ in mods}
+        if (
+            "implode" in slots
+            and any(slot == "implode" and len(v) > 2 for slot, v in mods)
+            and (slots & {"select", "keep", "explode"})
+        ):
+            raise DiceError(
+                f"{name}: Dice Maiden's implosion (i) keeps its dice apart from keep/drop and "
+                "explosions; write the implosion as its own roll, separated by ;"
+            )
+        extra = [value for slot, value in mods if slot == "adv"] if "adv" in slots else []
+        if any(first for _, first in extra) and slots & {"reroll", "explode", "implode"}:
+            raise DiceError(
+                f"{name}: Dice Maiden drops advantage dice before rerolling or exploding, which "
+                "this bot can't do in one roll; roll the dice and keep them with k, e.g. "
+                f"{count + extra[0][0]}d{sides}k{count}"
+            )
+        if extra:
+            count += sum(n for n, _ in extra)
+            mods = [m for m in mods if m[0] != "adv"]
+        return self._add_term(self._build(count, sides, mods))
+
+    def _modifiers(self, count: int, sides: int, name: str, mods: list[Mod], follows: bool) -> None:
+        """A dice term's modifiers, as written, into ``mods``."""
         while (tok := self._peek()) is not None and tok[0] in ("word", "cmp", "bang"):
             kind, word, _, spaced = tok
             if kind == "cmp" and word == "!=" and not spaced:
@@ -967,7 +1250,9 @@ class _Parser:
                 )
             if kind == "cmp" and (spaced or word == "=="):
                 break  # a comparison of totals, not a success count
-            if spaced and follows and kind == "word":
+            # Dice Maiden: "1d20 ie20 + 1d4 ie4": modifiers after "+ dice" are those dice's.
+            added = "maiden-modifiers" in self.sw and self.after_plus
+            if spaced and follows and kind == "word" and not added:
                 raise DiceError(
                     f"'{word}' at position {tok[2]}: bots read a modifier after a space in a "
                     f"roll of several terms differently; write it right after its dice with no "
@@ -981,6 +1266,27 @@ class _Parser:
                 pass
             elif word in _KEEP_WORDS:
                 mods.append(self._keep(word, spaced))
+            elif word in ("adv", "dis") and "maiden-modifiers" in self.sw:
+                # Dice Maiden's adv2 / dis2: roll 2 more dice and drop the lowest / highest 2
+                # first, before anything else (roll_syntax.md, "Advantage").
+                level = self._peek()
+                extra = 1
+                if level is not None and level[0] == "num" and not level[3]:
+                    self.i += 1
+                    extra = self._int(level[1])
+                if not 1 <= extra <= MAX_DICE:
+                    raise DiceError(f"{word}{extra}: write {word}1 to {word}{MAX_DICE}")
+                if mods:
+                    raise DiceError(
+                        f"'{word}' at position {tok[2]}: write {word} first, right after the "
+                        f"dice (e.g. {name} {word}{extra} …): Dice Maiden drops its extra dice "
+                        "first"
+                    )
+                mods.append(("adv", (extra, True)))
+                mods.append(("select", ("k", ("h" if word == "adv" else "l", count, 0))))
+                mods.append(("break", None))
+                count += extra
+                name = f"{count}d{sides}"
             elif word in ("adv", "dis"):
                 if count != 1 or mods:
                     raise DiceError(
@@ -1001,22 +1307,47 @@ class _Parser:
                     )
                 count = 2
                 name = f"2d{sides}"
+                mods.append(("adv", (1, False)))  # the term rolls two dice
                 mods.append(("keep", ("kh" if word == "adv" else "kl", 1)))
             elif word in ("r", "rr", "ro", "ir"):
                 mods.append(self._reroll(word, spaced, sides))
+            elif word in ("rg", "irg"):
+                # Dice Maiden: rg5 rerolls dice at or above 5 once, irg5 again and again.
+                op, n = self._condition(word, None, ">=", on_face=True)
+                mods.append(("reroll", (("rr" if word == "irg" else "r") + op, n)))
+            elif word == "i":
+                # Dice Maiden's implosion: each die at or below N (1) rolls one more die,
+                # subtracted; that die does not implode again.
+                op, n = self._condition(word, 1, "<=", on_face=True)
+                mods.append(("implode", (op, n, True)))
+            elif word == "tl":
+                # Dice Maiden's tl4: successes are dice at or below 4 (tl4ds2: 2 or less twice).
+                n = self._number("a target after 'tl', e.g. tl4")
+                mods.append(("target", ("<=", n)))
+                ds, face = self._peek(), self._peek(1)
+                if ds is not None and ds[1] == "d" and not ds[3] and face and face[1] == "s":
+                    self.i += 2
+                    at = self._peek()
+                    if at is not None and at[0] == "num" and not at[3]:
+                        self.i += 1
+                        n = self._int(at[1])
+                    mods.append(("target", ("<=", n)))
             elif word in ("e", "ie", "x", "xo") or kind == "bang":
                 mods.append(self._explode(word, spaced, sides))
             elif word == "im":
-                op, n = self._condition(word, 1)
+                op, n = self._condition(word, 1, on_face=True)
                 mods.append(("implode", (op, n)))
             elif word == "ra":
-                op, n = self._condition(word, None)
+                op, n = self._condition(word, None, on_face=True)
                 mods.append(("reroll_add", (op, n)))
             elif word in ("mi", "ma", "min", "max"):
                 slot = "min" if word.startswith("mi") else "max"
-                mods.append(
-                    (slot, ("=", self._number(f"a face number after '{word}', e.g. {word}2")))
-                )
+                sign = self._peek()
+                negative = sign is not None and sign[1] == "-" and not sign[3]
+                if negative:  # rpg-dice-roller's max-12
+                    self.i += 1
+                n = self._number(f"a face number after '{word}', e.g. {word}2")
+                mods.append((slot, ("=", -n if negative else n)))
             elif word == "t":
                 mods.append(("target", (">=", self._number("a target after 't', e.g. t8"))))
             elif word == "f":
@@ -1025,8 +1356,19 @@ class _Parser:
                     self._note(
                         "maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does")
                     )
+                start = self.i - 1
                 op, n = self._condition(word, None, "<=" if spaced else "=")
-                mods.append(("failure", (op, n)))
+                if spaced:
+                    mods.append(("failure", (op, n)))
+                else:  # failures after a target; GNOLL's filter without one (see _build)
+                    mods.append(("ffilter", (op, n, self._typed(start))))
+            elif word == "c":
+                if "maiden-modifiers" in self.sw:
+                    raise DiceError(
+                        f"'c' at position {tok[2]}: Dice Maiden's cancel (10s cancel 1s) is not "
+                        "supported; count failures with f1 (e.g. 5d10 t8 f1)"
+                    )
+                mods.append(("count", None))  # GNOLL: how many dice are left
             elif word in ("cs", "cf"):
                 if "maiden-modifiers" in self.sw:
                     raise DiceError(
@@ -1045,6 +1387,16 @@ class _Parser:
                 mods.append(("crit_success" if word == "cs" else "crit_failure", (op, n)))
             elif word in ("s", "sa", "sd"):
                 mods.append(("sort", ("d" if word == "sd" else "a", 0)))
+            elif word == "b" and "maiden-modifiers" in self.sw:
+                # Dice Maiden's botches (dice at or below N, 1) are shown beside the total or
+                # the successes, which they don't change.
+                start = self.i - 1
+                self._condition(word, 1, "<=", on_face=True)
+                self._note(
+                    "botch",
+                    f"left out `{self._typed(start)}`: Dice Maiden also counts botches (dice "
+                    "at or below it), which don't change the result",
+                )
             elif word == "b":
                 raise DiceError(
                     f"'b' at position {tok[2]}: Dice Maiden's botch count is not supported; "
@@ -1052,14 +1404,42 @@ class _Parser:
                 )
             else:
                 raise self._unexpected(tok, "a modifier")
-        lo, hi = self._add_term(self._build(count, sides, mods))
-        if tens and not self.terms[-1].counting:
-            # (Nd10-N)*10: each die 0, 10, … 90, as Avrae's d20 rolls d%.
-            self.prog += [(CONST, count), (SUB, None), (GROUP, None), (CONST, 10), (MUL, None)]
-            shown = "a tens die" if count == 1 else "tens dice"
-            self._note("tens-die", self._said(f"read `{count}d%` as {shown}: 0, 10, … 90"))
-            return self._check((lo - count) * 10, (hi - count) * 10)
-        return lo, hi
+
+    def _maiden_added(self, name: str, mods: list[Mod]) -> list[Mod]:
+        """Dice Maiden's dice added to a roll (``7d6 t4 + 1d6 ie6``): the first dice's success
+        target counts over them too, and their own target does not count (dicemaiden-rs
+        roller.rs: added dice join the kept dice the target counts; only their total is
+        added); dice taken away change the total, never the successes."""
+        counting = ("success", "target", "failure", "ffilter", "count")
+        base = self.terms[0]
+        inherited = [m for m in base.mods if m[0] in counting]
+        own = [m for m in mods if m[0] in counting]
+        if not self.after_plus:
+            if inherited:
+                raise DiceError(
+                    f"{name}: Dice Maiden takes these dice from the total, not from the "
+                    "successes; write them as their own roll, separated by ;"
+                )
+            if own:
+                raise DiceError(
+                    f"{name}: Dice Maiden ignores a target on dice taken away; write them "
+                    "as their own roll, separated by ;"
+                )
+            return mods
+        if own and not inherited:
+            raise DiceError(
+                f"{name}: Dice Maiden only counts a target written on the first dice; write it "
+                f"there (e.g. {base.text} t…), or roll these dice separately with ;"
+            )
+        if inherited:
+            self._note(
+                "maiden-added",
+                self._said(
+                    f"counted the first dice's target over `{name}` too, as Dice Maiden does"
+                    + (" (their own target is left out)" if own else "")
+                ),
+            )
+        return [m for m in mods if m[0] not in counting] + inherited
 
     def _double_success(self, mods: list[Mod]) -> bool:
         """Dice Maiden's ``t7ds10``: after a target, ``ds`` (optionally a face) counts each die
@@ -1077,10 +1457,25 @@ class _Parser:
         mods.append(("target", (">=", n)))
         return True
 
-    def _condition(self, word: str, default: int | None, bare: str = "=") -> tuple[str, int]:
-        """``<cmp>N`` or ``N`` (exactly N, or ``bare``) after a modifier word."""
+    def _condition(
+        self, word: str, default: int | None, bare: str = "=", on_face: bool = False
+    ) -> tuple[str, int]:
+        """``<cmp>N`` or ``N`` (exactly N, or ``bare``) after a modifier word; ``on_face``: a
+        condition rerolls and explosions test on the die's face (a tens die's 0 … 90 are
+        faces 1 … 10)."""
+        at = self.i
+        op, n = self._condition_typed(word, default, bare)
+        if on_face and self.tens and self.i > at:
+            return _tens_face(op, n)
+        return op, n
+
+    def _condition_typed(self, word: str, default: int | None, bare: str = "=") -> tuple[str, int]:
         nxt = self._peek()
-        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] != "!=":
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3] and nxt[1] == "!=":
+            self.i += 1
+            n = self._number(f"a number after '{word}!='")
+            return self._not_equal(word, n)
+        if nxt is not None and nxt[0] == "cmp" and not nxt[3]:
             self.i += 1
             n = self._number(f"a number after '{word}{nxt[1]}'")
             return self._point(word, "=" if nxt[1] == "==" else nxt[1], n), n
@@ -1090,6 +1485,21 @@ class _Parser:
         if default is not None:
             return "=", default
         raise self._unexpected(nxt, f"a face number after '{word}', e.g. {word}1 or {word}<3")
+
+    def _not_equal(self, word: str, n: int) -> tuple[str, int]:
+        """``r!=1`` (GNOLL, rpg-dice-roller's ``<>``): every face but N, when those faces are
+        one range (N is the lowest or highest face, or no face at all)."""
+        low, high = self.faces
+        if not low <= n <= high:
+            return ">=", low
+        if n == low and n < high:
+            return ">=", n + 1
+        if n == high and n > low:
+            return "<=", n - 1
+        raise DiceError(
+            f"'{word}!={n}': only a range of faces can be given here; write {word}<{n} or "
+            f"{word}>{n} (or both faces' ranges as separate rolls)"
+        )
 
     def _keep(self, word: str, spaced: bool) -> Mod:
         action, kind = _KEEP_WORDS[word]
@@ -1125,27 +1535,65 @@ class _Parser:
             return ("select", (action, ("v", n, n)))
         return ("select", (action, (kind, n, 0)))
 
+    def _typed(self, start: int) -> str:
+        """The text as typed from token ``start`` to the last token read (for notes)."""
+        first, last = self.tokens[start], self.tokens[self.i - 1]
+        return self.source[first[2] - 1 : last[2] - 1 + len(last[1])]
+
+    def _cap_note(self, typed: str, op: str, n: int, what: str) -> None:
+        """Say so when a repeated reroll or explosion can plausibly reach this bot's cap:
+        other bots go on much longer (Avrae's d20: up to 1,000 dice a roll)."""
+        low, high = self.faces
+        a, b = _interval(op, n)
+        hit = min(b, high) - max(a, low) + 1
+        if hit > 0 and (hit / (high - low + 1)) ** MAX_REROLLS >= 1e-4:
+            self._note(
+                f"cap-{what}",
+                f"read `{typed}` as at most {MAX_REROLLS} {what} a die (then the last roll "
+                "stands); other bots go on longer",
+            )
+
     def _reroll(self, word: str, spaced: bool, sides: int) -> Mod:
+        start = self.i - 1
         if word == "r" and not spaced and "maiden-modifiers" in self.sw:
             self._note("maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does"))
             spaced = True
         if word == "ir" or (word == "r" and spaced):
             # Dice Maiden: r2 rerolls dice <= 2 once, ir2 again and again.
-            op, n = self._condition(word, None, "<=")
+            op, n = self._condition(word, None, "<=", on_face=True)
+            self.typed["reroll"] = self._typed(start)
             return ("reroll", (("rr" if word == "ir" else "r") + op, n))
-        op, n = self._condition(word, None)
+        nxt = self._peek()
+        pool = nxt is not None and nxt[1] == "==" and not nxt[3]
+        # rpg-dice-roller: a bare "r" rerolls the lowest face.
+        op, n = self._condition(word, self.faces[0] if word in ("r", "ro") else None, on_face=True)
+        typed = self._typed(start)
+        self.typed["reroll"] = typed
+        if pool and self.dialect == DEFAULT_DIALECT:
+            self._note(
+                "reroll-pool",
+                f"read `{typed}` as reroll each die showing {n}; GNOLL rerolls the whole roll "
+                f"while its total is {n}",
+            )
+        if word == "rr":
+            self._cap_note(typed, op, n, "rerolls")
+        if word == "rr" and op not in ("=", "==") and self.dialect == DEFAULT_DIALECT:
+            self._note(
+                "reroll-until",
+                f"read `{typed}` as reroll while the die is {_cond_text(op, n)}; GNOLL rerolls "
+                f"until it is {_cond_text(op, n)}",
+            )
         if word == "r":
-            shown = f"r{_cond_text(op, n)}"
             if "reroll-repeats" in self.sw:
                 self._note(
                     "reroll-repeats",
-                    self._said(f"read `{shown}` as reroll until none is left (at most 10 times)"),
+                    self._said(f"read `{typed}` as reroll until none is left (at most 10 times)"),
                 )
                 return ("reroll", ("rr" + op, n))
             self._note(
                 "reroll-repeats",
-                f"read `{shown}` as reroll once; Roll20 rerolls until none is left: "
-                f"write `r{shown}`",
+                f"read `{typed}` as reroll once; Roll20 and rpg-dice-roller reroll until none is "
+                f"left: write `r{typed}`",
             )
         return ("reroll", (("rr" if word == "rr" else "r") + op, n))
 
@@ -1154,15 +1602,19 @@ class _Parser:
             self._note("maiden-modifiers", self._said("read `r`, `e` and `f` as Dice Maiden does"))
             spaced = True
         dice_maiden = word == "ie" or (word == "e" and spaced)
-        op, n = self._condition(word, sides, ">=" if dice_maiden else "=")
+        start = self.i - 1
+        op, n = self._condition(word, sides, ">=" if dice_maiden else "=", on_face=True)
         mode = {"!!": "compound", "!p": "penetrate", "!!p": "both"}.get(word, "")
+        if not ((word == "e" and spaced) or word in ("xo", "!o")):
+            self._cap_note(self._typed(start), op, n, "explosions")
         if mode in ("penetrate", "both"):
             self._note(
                 "penetrate",
                 f"read `{word}` as Roll20's penetrating dice: each extra die counts one less",
             )
-        # Dice Maiden's e explodes once, ie indefinitely; Foundry's xo explodes once, x again.
-        once = (word == "e" and spaced) or word == "xo"
+        # Dice Maiden's e explodes once, ie indefinitely; Foundry's xo (GNOLL's !o) explodes
+        # once, x again.
+        once = (word == "e" and spaced) or word in ("xo", "!o")
         return ("explode", (op, n, mode, once))
 
     def _rebuild(self, spec: DiceSpec, extra: list[Mod]) -> DiceSpec:
@@ -1171,7 +1623,8 @@ class _Parser:
     def _build(self, count: int, sides: int, mods: list[Mod]) -> DiceSpec:
         """Validate a dice term's modifiers and compute its bounds and worst-case dice."""
         fate = any(slot == "fate" for slot, _ in mods)
-        name = f"{count}d{'F' if fate else sides}"
+        tens = bool(mods) and mods[0][0] == "tens"  # put first by _dice
+        name = f"{count}d{'F' if fate else '%' if tens else sides}"
         text = name
         lo_face, hi_face = (-1, 1) if fate else (1, sides)
         seen: set[str] = set()
@@ -1187,9 +1640,40 @@ class _Parser:
         more_text: list[str] = []
         texts: dict[str, str] = {}
         keep_simple: tuple[str, int] | None = None
+
+        def face_text(op: str, n: int) -> str:
+            """A condition on faces as typed (a tens die's faces 1 … 10 are 0 … 90)."""
+            return _cond_text(op, 10 * (n - 1) if tens else n)
+
+        targeted = False  # a success target came before: an unspaced f counts failures
+        if ("count", None) in mods and (
+            sum(slot in ("success", "target", "count") for slot, _ in mods) > 1
+        ):
+            raise DiceError(
+                f"{name}: c counts the dice that are left, so it can't follow or precede a "
+                f"success target (write {name}c, or {name}>=8 to count successes)"
+            )
         for slot, value in mods:
-            if slot == "fate":
+            if slot in ("fate", "tens"):
                 continue
+            targeted = targeted or slot in ("success", "target")
+            if slot == "ffilter":
+                op, n, typed = value
+                if targeted:
+                    slot, value = "failure", (op, n)
+                else:
+                    # GNOLL's filter keeps the dice that meet it; Roll20 and Dice Maiden
+                    # count failures, after a success target.
+                    self._note(
+                        "filter",
+                        f"read `{typed}` as GNOLL's filter: keep the dice that are "
+                        f"{_cond_text(op, n)} (failures need a success target first, e.g. "
+                        f">=8{typed})",
+                    )
+                    picks.append(("k", ("v", *_interval(op, n))))
+                    continue
+            if slot == "count":
+                slot, value = "success", (">=", -_NEVER)
             if slot == "select":
                 assert isinstance(value, tuple)
                 picks.append(value)
@@ -1205,7 +1689,7 @@ class _Parser:
             if slot == "target":
                 if "success" in seen:
                     more.append(_interval(*value))
-                    more_text.append(f"t{value[1]}")
+                    more_text.append(f"{'tl' if value[0] == '<=' else 't'}{value[1]}")
                     continue
                 slot = "success"
             if slot in seen:
@@ -1225,10 +1709,10 @@ class _Parser:
                 op = op[2:] if repeat else op[1:]
                 reroll = _interval(op, n)
                 reroll_cap = MAX_REROLLS if repeat else 1
-                texts[slot] = ("rr" if repeat else "r") + _cond_text(op, n)
+                texts[slot] = ("rr" if repeat else "r") + face_text(op, n)
                 if repeat and reroll[0] <= 1 and reroll[1] >= sides:
                     raise DiceError(
-                        f"{name}rr{_cond_text(op, n)}: every face would be rerolled forever "
+                        f"{name}rr{face_text(op, n)}: every face would be rerolled forever "
                         f"(reroll fewer faces, e.g. {name}rr1)"
                     )
             elif slot == "explode":
@@ -1237,12 +1721,13 @@ class _Parser:
                 explode_cap = 1 if once else MAX_EXPLOSIONS
                 sign = {"compound": "!!", "penetrate": "!p", "both": "!!p"}.get(mode, "e")
                 if once:
-                    texts[slot] = f" e{n}" if op == ">=" else "xo" + _cond_text(op, n)
+                    shown = face_text(op, n)
+                    texts[slot] = f" e{shown[2:]}" if op == ">=" else "xo" + shown
                 else:
-                    texts[slot] = sign + _cond_text(op, n)
+                    texts[slot] = sign + face_text(op, n)
                 if explode[0] <= 1 and explode[1] >= sides and not once:
                     raise DiceError(
-                        f"{name}e{_cond_text(op, n)}: every face explodes, so it would never stop "
+                        f"{name}e{face_text(op, n)}: every face explodes, so it would never stop "
                         + (
                             f"(explode on fewer faces, e.g. {name}e{sides})"
                             if sides > 1
@@ -1250,36 +1735,32 @@ class _Parser:
                         )
                     )
             elif slot == "implode":
-                op, n = value
+                op, n, *once_ = value
                 implode = _interval(op, n)
-                texts[slot] = "im" + _cond_text(op, n)
-                if implode[0] <= 1 and implode[1] >= sides:
+                if once_:  # Dice Maiden's i: once
+                    explode_cap = 1
+                    texts[slot] = f" i{n}" if op == "<=" else " i" + face_text(op, n)
+                else:
+                    texts[slot] = "im" + face_text(op, n)
+                if implode[0] <= 1 and implode[1] >= sides and not once_:
                     raise DiceError(
-                        f"{name}im{_cond_text(op, n)}: every face implodes, so it would never stop "
+                        f"{name}im{face_text(op, n)}: every face implodes, so it would never stop "
                         f"(implode on fewer faces, e.g. {name}im1)"
                     )
             elif slot == "reroll_add":
                 op, n = value
                 reroll_add = _interval(op, n)
-                texts[slot] = "ra" + _cond_text(op, n)
+                texts[slot] = "ra" + face_text(op, n)
             elif slot == "min":
+                # Beyond the faces (Avrae's 10d6mi10, rpg-dice-roller's min-12), every die
+                # counts as the minimum.
                 min_face = value[1]
-                if not 1 <= min_face <= sides:
-                    raise DiceError(
-                        f"{name}mi{min_face}: the minimum must be a face from 1 to {sides} "
-                        f"(e.g. {name}mi{min(2, sides)})"
-                    )
             elif slot == "max":
                 max_face = value[1]
-                if not 1 <= max_face <= sides:
-                    raise DiceError(
-                        f"{name}ma{max_face}: the maximum must be a face from 1 to {sides} "
-                        f"(e.g. {name}ma{sides})"
-                    )
             elif slot == "success":
                 op, n = value
                 success = _interval(op, n)
-                texts[slot] = f"{op}{n}"
+                texts[slot] = "c" if n == -_NEVER else f"{op}{n}"
             elif slot == "failure":
                 op, n = value
                 failure = _interval(op, n)
@@ -1303,9 +1784,24 @@ class _Parser:
             text += f"ma{max_face}"
         selects = self._merged(picks)
         if reroll is not None and explode is not None:
+            shown = self.typed.get("reroll", texts["reroll"])
             self._note(
                 "reroll-explode",
-                "rerolls apply to exploded dice too; Dice Maiden rerolls only the first dice",
+                f"read `{shown}` as rerolling exploded dice too; Dice Maiden rerolls only the "
+                "first dice",
+            )
+        order = [slot for slot, _ in mods] if min_face is not None or max_face is not None else []
+        late = [
+            i for i, slot in enumerate(order) if slot in ("min", "max") and "select" in order[:i]
+        ]
+        if late:
+            # Avrae's d20 applies operations in the order written; here mi/ma come first.
+            slot, value = mods[late[0]]
+            shown = f"{'mi' if slot == 'min' else 'ma'}{value[1]}"
+            self._note(
+                "clamp-order",
+                f"worked out `{shown}` before the keep/drop written before it; Avrae applies "
+                "them in the order written",
             )
         for action, sels in selects:
             for kind, n, _ in sels:
@@ -1346,17 +1842,25 @@ class _Parser:
             return interval is not None and interval[0] <= hi_face and interval[1] >= lo_face
 
         if explode is not None and implode is not None:
-            raise DiceError(f"{name}: a term can explode or implode (im), not both")
+            raise DiceError(
+                f"{name}: a term can explode or implode, not both; write them as two rolls, "
+                "separated by ;"
+            )
         booms = explode_cap if hits(explode) else 0
         if hits(implode):
-            booms = MAX_EXPLOSIONS
+            booms = explode_cap
         rolls_per_slot = 1 + booms
         dice_per_roll = 1 + (reroll_cap if hits(reroll) else 0)
         added = 1 if hits(reroll_add) else 0
         worst = (count * rolls_per_slot + added) * dice_per_roll
+
         # Bounds: every counted value lies in [vlo, vhi]; the pool holds pool_min..pool_max.
-        vlo = lo_face if min_face is None else min_face
-        vhi = hi_face if max_face is None else max_face
+        if tens:
+            vlo, vhi = 0, 10 * (sides - 1)
+        elif min_face is None and max_face is None:
+            vlo, vhi = lo_face, hi_face
+        else:
+            vlo, vhi = _clamped(lo_face, min_face, max_face), _clamped(hi_face, min_face, max_face)
         if explode is not None and mode in ("penetrate", "both") and booms:
             vlo = min(vlo, 0)
         if booms and implode is not None:
@@ -1395,6 +1899,7 @@ class _Parser:
             failure=failure,
             selects=selects,
             fate=fate,
+            tens=tens,
             crit_success=crit_s,
             crit_failure=crit_f,
             sort=sort,

@@ -28,6 +28,7 @@ from bot.dice.parser import (
     NEG,
     SET,
     SUB,
+    TDIV,
     DiceSpec,
     Expression,
     Selection,
@@ -75,7 +76,9 @@ _LIMITS: dict[int, int] = {}
 def _limit(sides: int) -> int:
     limit = _LIMITS.get(sides)
     if limit is None:
-        limit = _LIMITS[sides] = _TWO64 - _TWO64 % sides
+        limit = _TWO64 - _TWO64 % sides
+        if sides <= 10_000:  # bounded: hostile sizes up to MAX_SIDES are never all cached
+            _LIMITS[sides] = limit
     return limit
 
 
@@ -310,6 +313,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     implode = spec.implode is not None
     lo = spec.min_face
     hi = spec.max_face
+    tens = spec.tens
     for first in initial:
         face = first
         origin = 0
@@ -327,7 +331,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 origin = (origin & (FROM_EXPLOSION | FOLDED | FROM_IMPLOSION)) | REPLACEMENT
                 face = _draw1(rng, sides)
                 rerolls += 1
-            value = face
+            value = 10 * (face - 1) if tens else face  # Avrae's tens die: 0, 10, … 90
             flag = origin
             if lo is not None and value < lo:
                 value = lo
@@ -433,8 +437,8 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
             terms.append(term)
             stack.append(term.subtotal)
         elif op == CONST:
-            assert isinstance(arg, int)
-            stack.append(arg)
+            assert isinstance(arg, int | float)
+            stack.append(arg)  # type: ignore[arg-type]
         elif op == NEG:
             stack[-1] = -stack[-1]
         elif op == SET:
@@ -443,7 +447,7 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
             del stack[len(stack) - arg.size :]
             chosen = set(select(list(range(arg.size)), items, arg.selects))
             sets.append(tuple(i in chosen for i in range(arg.size)))
-            stack.append(sum(items[i] for i in chosen))
+            stack.append(sum(arg.score(items[i]) for i in chosen))
         elif op == CMP:
             assert isinstance(arg, str)
             right = stack.pop()
@@ -463,4 +467,7 @@ def roll(expression: str | Expression, rng: random.Random) -> RollResult:
                 stack[-1] //= right
             elif op == MOD:
                 stack[-1] %= right  # the parser refuses divisors that can be 0
-    return RollResult(expr, stack[-1], tuple(terms), tuple(sets), compared)
+            elif op == TDIV:
+                stack[-1] /= right  # type: ignore[call-overload]
+    total = int(stack[-1]) if expr.truncate else stack[-1]
+    return RollResult(expr, total, tuple(terms), tuple(sets), compared)

@@ -42,7 +42,7 @@ from bot.dice.roller import (
 
 DISCORD_LIMIT = 2000
 
-_BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / ", 11: " % "}
+_BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / ", 11: " % ", 12: " / "}
 #: Discord's messages write minus as U+2212, like every other number the bot shows (issue 19);
 #: plain text keeps "-".
 _MD_MINUS = "−"
@@ -75,6 +75,8 @@ def _penetrated(flags: int, spec: DiceSpec) -> bool:
 
 
 def _face_text(face: int, spec: DiceSpec) -> str:
+    if spec.tens:
+        return str(10 * (face - 1))  # Avrae's tens die shows 0, 10, … 90
     return _FATE[face] if spec.fate else str(face)
 
 

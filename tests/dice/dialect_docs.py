@@ -20,9 +20,7 @@ BLOCKS = {"dialects": markdown, "peers": table}
 
 
 def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"(<!-- {name}: generated[^>]*-->\n)(.*?)(\n<!-- /{name} -->)", re.DOTALL
-    )
+    return re.compile(rf"(<!-- {name}: generated[^>]*-->\n)(.*?)(\n<!-- /{name} -->)", re.DOTALL)
 
 
 def block(text: str, name: str) -> str | None:

@@ -95,8 +95,19 @@ def _name(dialect: str) -> str:
 
 def test_only_the_tables_switches_exist():
     assert switches("pbp") == frozenset()
-    assert switches("roll20") == {"inclusive", "reroll-repeats", "trailing-text"}
-    assert switches("dice-maiden") == {"left-to-right", "maiden-modifiers", "display-options"}
+    assert switches("roll20") == {
+        "inclusive",
+        "reroll-repeats",
+        "trailing-text",
+        "unary-sign",
+        "group-dice",
+    }
+    assert switches("dice-maiden") == {
+        "left-to-right",
+        "maiden-modifiers",
+        "display-options",
+        "shortcuts",
+    }
     assert switches("avrae") == {
         "keep-face",
         "tens-die",
@@ -104,6 +115,10 @@ def test_only_the_tables_switches_exist():
         "advantage-d20",
         "trailing-text",
         "total-comparison",
+        "unary-sign",
+        "decimals",
+        "empty-set",
+        "zero-dice",
     }
     with pytest.raises(ValueError):
         switches("klingon")

@@ -65,7 +65,7 @@ def test_worst_case_counts_every_implosion():
     ("expression", "message"),
     [
         ("1d6im<=6", "1d6im<=6: every face implodes, so it would never stop"),
-        ("1d6!im", "1d6: a term can explode or implode (im), not both"),
+        ("1d6!im", "1d6: a term can explode or implode, not both; write them as two rolls"),
         ("4dFim", "Fate dice can't be rerolled, exploded or clamped"),
     ],
 )

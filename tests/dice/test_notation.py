@@ -170,7 +170,8 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
         (
             "4cod",
             "unknown word 'cod' at position 2 (Dice Maiden's game-system shortcuts "
-            "are not supported: write the dice, e.g. 4d10 t8 ie10 for 4cod)",
+            "are not supported here: write the dice, e.g. 4d10 t8 ie10 for 4cod, or pick the "
+            "dice-maiden dialect)",
         ),
         (
             "4d6 b1",
@@ -189,14 +190,18 @@ def test_comparison_renders_pass_or_fail_and_is_recorded():
             "modifier)",
         ),
         ("4dF.1", "'.' at position 4: only standard Fate dice (dF, dF.2) are supported"),
-        ("(1, 2)kh3", "kh3: a set of 2 can keep 1 to 2 items (e.g. kh1)"),
+        ("(1, 2)kh0", "kh0: keep or drop at least one item (e.g. kh1)"),
         ("(" + ", ".join(["1"] * 21) + ")kh1", "too many items in a set: the limit is 20"),
         (
             "4d6p",
             "the expression ends too early: expected what to drop after 'p', e.g. "
             "p1, ph1, pl1 or p<3",
         ),
-        ("1d20 >= 10 >= 2", "only one comparison per roll (the second is at position 12)"),
+        (
+            "1d20 >= 10 >= 2",
+            "only one comparison per roll (the second is at position 12): write each comparison "
+            "as its own roll, separated by ;",
+        ),
         (
             "2d6 3",
             "unexpected number at position 5: to roll several times write 6#4d6 "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -193,7 +194,11 @@ def _by_oracle(entry: dict[str, Any], batch: engine.Batch, peer: str) -> bool | 
     try:
         theirs = samplers(entry.get("expands") or entry["expr"])
     except Unmodelled:
-        return None
+        # The docs' own expansion may be prose ("4d6 with wrath die"): read the alias itself.
+        try:
+            theirs = samplers(entry["expr"])
+        except Unmodelled:
+            return None
     ours = [expr for expr, n in batch.parts for _ in range(n)]
     if len(ours) != len(theirs):
         return False
@@ -245,3 +250,19 @@ def tally(peer: str) -> Counter[str]:
 
 def misreads(peer: str) -> list[tuple[str, str]]:
     return [(e["expr"], e["source"]) for e in load(peer) if classify(peer, e) == "misread"]
+
+
+def notes_of(peer: str, entry: dict[str, Any]) -> tuple[str, ...]:
+    """The notes pbp-dice's answer carries for this entry, in the peer's dialect."""
+    return parse_many(entry["expr"], PEERS[peer][1]).notes
+
+
+def quotes(note: str, expr: str) -> bool:
+    """The note quotes (in backticks) a piece of ``expr`` as typed: case and spaces aside,
+    and ``1d`` read as the ``d`` it may stand for."""
+    typed = re.sub(r"\s+", "", expr.lower())
+    for span in re.findall(r"`([^`]+)`", note):
+        piece = re.sub(r"\s+", "", span.lower())
+        if piece and (piece in typed or (piece.startswith("1d") and piece[1:] in typed)):
+            return True
+    return False

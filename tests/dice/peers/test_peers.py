@@ -12,10 +12,11 @@ import re
 
 import pytest
 
-from tests.dice.peers.check import PEERS, load, misreads, tally
+from tests.dice.peers.check import PEERS, classify, load, misreads, notes_of, quotes, tally
 
-#: Peers whose same-or-flagged share is still below 80% (docs/dice.md says why).
-BELOW_TARGET = {"Avrae d20", "rpg-dice-roller", "Dice Maiden", "GNOLL"}
+#: Peers whose same-or-flagged share is still below 80%: the measured floor each must keep
+#: (docs/dice.md says why).
+FLOOR = {"Dice Maiden": 0.552}
 
 
 @pytest.mark.parametrize("peer", list(PEERS))
@@ -37,19 +38,22 @@ def test_refusals_name_what_to_type(peer):
     assert counts["refused, no hint"] == 0, counts
 
 
-@pytest.mark.parametrize(
-    "peer",
-    [
-        pytest.param(
-            p,
-            marks=pytest.mark.xfail(strict=True, reason="below 80%: see docs/dice.md")
-            if p in BELOW_TARGET
-            else (),
-        )
-        for p in PEERS
-    ],
-)
+@pytest.mark.parametrize("peer", list(PEERS))
+def test_a_flag_quotes_what_was_typed(peer):
+    """A flagged expression's answer says how *it* was read: one of its notes quotes a piece
+    of the expression as typed (not a neighbouring spelling)."""
+    unrelated = []
+    for entry in load(peer):
+        if classify(peer, entry) != "flagged":
+            continue
+        notes = notes_of(peer, entry)
+        if not any(quotes(note, entry["expr"]) for note in notes):
+            unrelated.append((entry["expr"], notes))
+    assert unrelated == []
+
+
+@pytest.mark.parametrize("peer", list(PEERS))
 def test_most_of_each_peer_reads_the_same_or_flagged(peer):
     counts = tally(peer)
     n = sum(v for k, v in counts.items() if k != "origin refuses")
-    assert (counts["same"] + counts["flagged"]) / n >= 0.8, counts
+    assert (counts["same"] + counts["flagged"]) / n >= FLOOR.get(peer, 0.8), counts

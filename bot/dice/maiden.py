@@ -1,0 +1,580 @@
+"""Dice Maiden's game-system shortcuts (``4cod``, ``alien4s2``, ``wng 4d6``…), read in the
+dice-maiden dialect as Dice Maiden expands them.
+
+Each row is one of Dice Maiden's own aliases, transcribed from dicemaiden-rs
+(github:Humblemonk/dicemaiden-rs, ``src/dice/aliases.rs``; the line is given per row): the
+same pattern, and the dice it expands to, written in this bot's notation. Where Dice Maiden
+also shows something the total does not carry (a Shadowrun glitch, a Forged in the Dark
+outcome, an Alien panic roll), the row says so and the answer says it in its note: the number
+is the same, what is left out is named. Shortcuts not in this table are refused with the dice
+to write (docs/dice.md, "Dialects").
+
+Pure data and string work: the expansion is then parsed like anything the player typed, so
+every limit, exact odds and the hostile corpus hold unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+_ALIASES_RS = "src/dice/aliases.rs"
+
+
+@dataclass(frozen=True, slots=True)
+class Shortcut:
+    """One Dice Maiden alias: its pattern, what it expands to, and what else Dice Maiden shows."""
+
+    system: str
+    pattern: re.Pattern[str]
+    line: int  # in dicemaiden-rs src/dice/aliases.rs (or parser.rs, when ``source`` says so)
+    expand: Callable[[re.Match[str]], str | None]  # the roll, in the dice-maiden dialect
+    shows: str = ""  # what Dice Maiden shows besides the number ("" if nothing)
+    source: str = _ALIASES_RS
+    #: Math may follow (``ex5 + 2``); not for Godbound, whose chart then applies to the total.
+    math: bool = True
+
+    @property
+    def cite(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """A shortcut as read: the roll to parse (dice-maiden dialect), how many times, a note."""
+
+    text: str
+    repeat: int
+    note: str
+
+
+def _math(mod: str | None) -> str:
+    """Dice Maiden's trailing ``+ 5`` / ``-2`` on a shortcut, spaces dropped."""
+    return f" {mod.replace(' ', '')}" if mod else ""
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _count(m: re.Match[str], group: int, low: int = 1, high: int = 100) -> int | None:
+    n = int(m.group(group)[:4])
+    return n if low <= n <= high else None
+
+
+def _pool(m: re.Match[str], text: str, low: int = 1, high: int = 100) -> str | None:
+    """``text`` with ``{n}`` the first group, when it is a count Dice Maiden accepts."""
+    n = _count(m, 1, low, high)
+    return None if n is None else text.format(n=n)
+
+
+def _cod(m: re.Match[str]) -> str | None:
+    again = {"8": "8", "9": "9"}.get(m.group(2).lower(), "10")
+    rote = " r7" if m.group(2).lower() == "r" else ""
+    return _pool(m, f"{{n}}d10 t8 ie{again}{rote}{_math(m.group(3))}")
+
+
+def _wod(m: re.Match[str]) -> str | None:
+    return _pool(m, f"{{n}}d10 f1 t{int(m.group(2)[:4])}{_math(m.group(3))}")
+
+
+def _exalted(target: int | None, double: str) -> Callable[[re.Match[str]], str | None]:
+    """Exalted (aliases.rs:666-870): d10s against a target (7 unless given); the double face
+    and up count twice. ``double`` names where the double face is: ``"g3"`` the third group,
+    ``"g2"`` the second, ``"t10"`` the plain forms' second target of 10 (``t7 t10``).
+    ``target`` None: the target is the second group (``"t3"``: the third)."""
+
+    def expand(m: re.Match[str]) -> str | None:
+        g = [int(x[:4]) for x in m.groups() if x is not None]
+        n = g[0]
+        if double == "t3":  # ex10d8t6: the double face first, then the target
+            d, t = g[1], g[2]
+        elif target is None:
+            t = g[1] if len(g) > 1 else 7
+            d = g[2] if double == "g3" else 10
+        else:
+            t, d = target, g[1]
+        if not 1 <= n <= 100 or not 1 <= t <= 10 or not t <= d <= 10:
+            return None
+        return f"{n}d10 t{t} t10" if double == "t10" else f"{n}d10 t{t}ds{d}"
+
+    return expand
+
+
+#: Earthdawn steps, 1st edition 1-50 (aliases.rs:1101-1122 for 1-18, shared by both
+#: editions, and 1125-1160 for 19-50).
+_EARTHDAWN = (
+    "1d4 ie - 2",
+    "1d4 ie - 1",
+    "1d4 ie",
+    "1d6 ie",
+    "1d8 ie",
+    "1d10 ie",
+    "1d12 ie",
+    "2d6 ie",
+    "1d8 ie + 1d6 ie",
+    "2d8 ie",
+    "1d10 ie + 1d8 ie",
+    "2d10 ie",
+    "1d12 ie + 1d10 ie",
+    "2d12 ie",
+    "1d12 ie + 2d6 ie",
+    "1d12 ie + 1d8 ie + 1d6 ie",
+    "1d12 ie + 2d8 ie",
+    "1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d6 ie",
+    "1d20 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d10 ie + 1d6 ie",
+    "1d20 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d10 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d4 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d12 ie + 2d8 ie",
+    "1d20 ie + 2d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 1d10 ie + 2d8 ie + 1d6 ie",
+    "1d20 ie + 2d10 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 2d10 ie + 2d8 ie",
+    "1d20 ie + 3d10 ie + 1d8 ie",
+    "1d20 ie + 1d12 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 1d4 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 1d10 ie + 2d8 ie",
+    "2d20 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie + 2d6 ie",
+    "2d20 ie + 1d10 ie + 2d8 ie + 1d6 ie",
+    "2d20 ie + 2d10 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 3d10 ie + 1d8 ie",
+    "2d20 ie + 3d10 ie + 1d8 ie",
+    "2d20 ie + 1d12 ie + 2d10 ie + 1d8 ie",
+    "2d20 ie + 2d10 ie + 2d8 ie + 1d4 ie",
+    "2d20 ie + 2d10 ie + 2d8 ie + 1d6 ie",
+    "2d20 ie + 2d10 ie + 3d8 ie",
+    "2d20 ie + 3d10 ie + 2d8 ie",
+)
+#: Earthdawn 4th edition steps 19-100 (aliases.rs:1163-1247).
+_EARTHDAWN_4E = (
+    *_EARTHDAWN[:18],
+    "1d20 ie + 2d6 ie",
+    "1d20 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 2d8 ie",
+    "1d20 ie + 1d10 ie + 1d8 ie",
+    "1d20 ie + 2d10 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie",
+    "1d20 ie + 2d12 ie",
+    "1d20 ie + 1d12 ie + 2d6 ie",
+    "1d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "1d20 ie + 1d12 ie + 2d8 ie",
+    "1d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 2d6 ie",
+    "2d20 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 2d8 ie",
+    "2d20 ie + 1d10 ie + 1d8 ie",
+    "2d20 ie + 2d10 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie",
+    "2d20 ie + 2d12 ie",
+    "2d20 ie + 1d12 ie + 2d6 ie",
+    "2d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "2d20 ie + 1d12 ie + 2d8 ie",
+    "2d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "3d20 ie + 2d6 ie",
+    "3d20 ie + 1d8 ie + 1d6 ie",
+    "3d20 ie + 2d8 ie",
+    "3d20 ie + 1d10 ie + 1d8 ie",
+    "3d20 ie + 2d10 ie",
+    "3d20 ie + 1d12 ie + 1d10 ie",
+    "3d20 ie + 2d12 ie",
+    "3d20 ie + 1d12 ie + 2d6 ie",
+    "3d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "3d20 ie + 1d12 ie + 2d8 ie",
+    "3d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "4d20 ie + 2d6 ie",
+    "4d20 ie + 1d8 ie + 1d6 ie",
+    "4d20 ie + 2d8 ie",
+    "4d20 ie + 1d10 ie + 1d8 ie",
+    "4d20 ie + 2d10 ie",
+    "4d20 ie + 1d12 ie + 1d10 ie",
+    "4d20 ie + 2d12 ie",
+    "4d20 ie + 1d12 ie + 2d6 ie",
+    "4d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "4d20 ie + 1d12 ie + 2d8 ie",
+    "4d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "5d20 ie + 2d6 ie",
+    "5d20 ie + 1d8 ie + 1d6 ie",
+    "5d20 ie + 2d8 ie",
+    "5d20 ie + 1d10 ie + 1d8 ie",
+    "5d20 ie + 2d10 ie",
+    "5d20 ie + 1d12 ie + 1d10 ie",
+    "5d20 ie + 2d12 ie",
+    "5d20 ie + 1d12 ie + 2d6 ie",
+    "5d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "5d20 ie + 1d12 ie + 2d8 ie",
+    "5d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "6d20 ie + 2d6 ie",
+    "6d20 ie + 1d8 ie + 1d6 ie",
+    "6d20 ie + 2d8 ie",
+    "6d20 ie + 1d10 ie + 1d8 ie",
+    "6d20 ie + 2d10 ie",
+    "6d20 ie + 1d12 ie + 1d10 ie",
+    "6d20 ie + 2d12 ie",
+    "6d20 ie + 1d12 ie + 2d6 ie",
+    "6d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "6d20 ie + 1d12 ie + 2d8 ie",
+    "6d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "7d20 ie + 2d6 ie",
+    "7d20 ie + 1d8 ie + 1d6 ie",
+    "7d20 ie + 2d8 ie",
+    "7d20 ie + 1d10 ie + 1d8 ie",
+    "7d20 ie + 2d10 ie",
+    "7d20 ie + 1d12 ie + 1d10 ie",
+    "7d20 ie + 2d12 ie",
+    "7d20 ie + 1d12 ie + 2d6 ie",
+    "7d20 ie + 1d12 ie + 1d8 ie + 1d6 ie",
+    "7d20 ie + 1d12 ie + 2d8 ie",
+    "7d20 ie + 1d12 ie + 1d10 ie + 1d8 ie",
+    "8d20 ie + 2d6 ie",
+    "8d20 ie + 1d8 ie + 1d6 ie",
+    "8d20 ie + 2d8 ie",
+    "8d20 ie + 1d10 ie + 1d8 ie",
+    "8d20 ie + 2d10 ie",
+)
+
+
+def _earthdawn(steps: tuple[str, ...]) -> Callable[[re.Match[str]], str | None]:
+    def expand(m: re.Match[str]) -> str | None:
+        step = int(m.group(1)[:4])
+        return steps[step - 1] if 1 <= step <= len(steps) else None
+
+    return expand
+
+
+_A5E_DIE = {
+    "1": "1d4",
+    "2": "1d6",
+    "3": "1d8",
+    "4": "1d4",
+    "6": "1d6",
+    "8": "1d8",
+    "10": "1d10",
+    "12": "1d12",
+    "20": "1d20",
+    "100": "1d100",
+}
+
+
+def _a5e(base: str) -> Callable[[re.Match[str]], str | None]:
+    """Level Up A5E: a d20 (advantage ``+a5e``, disadvantage ``-a5e``) and an expertise die."""
+
+    def expand(m: re.Match[str]) -> str | None:
+        mod = (m.group(1) or "").replace(" ", "")
+        return f"{base}{mod} + {_A5E_DIE[m.group(2)]}"
+
+    return expand
+
+
+def _alien(m: re.Match[str]) -> str | None:
+    base = _count(m, 1, 1, 20)
+    stress = int(m.group(2)[:4]) + (1 if m.group(3) else 0) if m.group(2) else 0
+    if base is None or not 0 <= stress <= 11 or (m.group(2) and stress == 0):
+        return None
+    # Every kept die showing 6 is a success, base and stress dice alike (roller.rs:3869).
+    return f"{base}d6=6" + (f" + {stress}d6=6" if stress else "")
+
+
+def _fitd(m: re.Match[str]) -> str | None:
+    n = int(m.group(1)[:4])
+    if n == 0:
+        return "2d6 kl1"  # zero dice: the lower of two
+    return f"{n}d6 k1" if n <= 10 else None
+
+
+def _lasers(m: re.Match[str]) -> str | None:
+    n, target = int(m.group(1)[:4]), int(m.group(2)[:4])
+    if not 1 <= n <= 20 or not 2 <= target <= 5:
+        return None
+    # Lasers (the default, and "l"): dice at or under the number; feelings ("f"): at or over.
+    return f"{n}d6 tl{target}" if m.group(3).lower() != "f" else f"{n}d6 t{target}"
+
+
+def _wrath(m: re.Match[str]) -> str | None:
+    # Wrath & Glory: 4-5 an icon (1), 6 an exalted icon (2); soak/exempt/dmg roll the total.
+    n, sides = int(m.group(3)[:4]), int(m.group(4)[:6])
+    if m.group(5) and m.group(5).lower() in ("soak", "exempt", "dmg"):
+        return f"{n}d{sides}"
+    return f"{n}d{sides} t4 t6" if sides == 6 else None
+
+
+def _godbound(m: re.Match[str]) -> str | None:
+    straight = m.group(1).lower() == "gbs"
+    dice = m.re.groups == 4  # "gb 3d8 + 2" (aliases.rs:467) or "gb + 2" (aliases.rs:477)
+    n, sides = (int(m.group(2)[:4]), int(m.group(3)[:6])) if dice else (1, 20)
+    mod = m.group(4) if dice else m.group(2)
+    if straight:
+        return f"{n}d{sides}{_math(mod)}"
+    if mod:
+        return None  # the chart then applies to the total: not one of this bot's readings
+    # The damage chart on each die: 1 or less 0, 2-5 1, 6-9 2, 10+ 4 (roller.rs:1296).
+    return f"{n}d{sides} t2 t6 t10 t10"
+
+
+#: Open Legend attribute dice by score (aliases.rs:1547-1561).
+_OPEN_LEGEND = {1: "1d4", 2: "1d6", 3: "1d8", 4: "1d10", 5: "2d6", 6: "2d8", 7: "2d10"}
+_OPEN_LEGEND.update({8: "3d8", 9: "3d10", 10: "4d8"})
+
+
+def _open_legend(score: int) -> str | None:
+    if score > 10:
+        return None
+    dice = _OPEN_LEGEND.get(score)
+    return "1d20 ie20" + (f" + {dice} ie{dice.split('d')[1]}" if dice else "")
+
+
+def _simple(text: str) -> Callable[[re.Match[str]], str | None]:
+    return lambda m: text
+
+
+SHORTCUTS: tuple[Shortcut, ...] = (
+    Shortcut("Daggerheart", _p(r"^dheart$"), 376, _simple("2d12"), "which die is Hope and Fear"),
+    Shortcut("Daggerheart (GM)", _p(r"^dheartgm$"), 380, _simple("1d20")),
+    Shortcut(
+        "percentile advantage",
+        _p(r"^\+d%(?P<rest>.*)$"),
+        385,
+        lambda m: (
+            "2d10 kl1 * 10 + 1d10 - 10"
+            + (f" {m.group('rest').strip()}" if m.group("rest").strip() else "")
+        ),
+    ),
+    Shortcut(
+        "percentile disadvantage",
+        _p(r"^-d%(?P<rest>.*)$"),
+        388,
+        lambda m: (
+            "2d10 k1 * 10 + 1d10 - 10"
+            + (f" {m.group('rest').strip()}" if m.group("rest").strip() else "")
+        ),
+    ),
+    Shortcut(
+        "Wrath & Glory",
+        _p(r"^wng$"),
+        393,
+        _simple("1d6 t4 t6"),
+        "the wrath die's complication or glory",
+    ),
+    Shortcut("Dark Heresy", _p(r"^dh$"), 397, _simple("1d10"), "righteous fury on a 10"),
+    Shortcut(
+        "Level Up A5E (advantage)",
+        _p(r"^\+a5e\s*([+-]?\d+)?\s*ex([1-3]|4|6|8|10|12|20|100)$"),
+        1442,
+        _a5e("2d20 k1"),
+    ),
+    Shortcut(
+        "Level Up A5E (disadvantage)",
+        _p(r"^-a5e\s*([+-]?\d+)?\s*ex([1-3]|4|6|8|10|12|20|100)$"),
+        1447,
+        _a5e("2d20 kl1"),
+    ),
+    Shortcut(
+        "Level Up A5E",
+        _p(r"^a5e\s*([+-]?\d+)?\s*ex([1-3]|4|6|8|10|12|20|100)$"),
+        1452,
+        _a5e("1d20"),
+    ),
+    Shortcut(
+        "Shadowrun",
+        _p(r"^sr(\d+)$"),
+        439,
+        lambda m: _pool(m, "{n}d6 t5"),
+        "a glitch when more than half the dice show 1",
+    ),
+    Shortcut(
+        "Godbound",
+        _p(r"^(gbs?)\s+(\d+)d(\d+)(?:\s*([+-]\s*\d+))?$"),
+        467,
+        _godbound,
+        math=False,
+    ),
+    Shortcut("Godbound", _p(r"^(gbs?)(?:\s*([+-]\s*\d+))?$"), 477, _godbound, math=False),
+    Shortcut(
+        "Wrath & Glory",
+        _p(r"^wng(?:\s+w(\d+))?(?:\s+dn(\d+))?\s+(\d+)d(\d+)(?:\s*!\s*(\w+))?$"),
+        484,
+        _wrath,
+        "the wrath dice's complications and glory, and pass or fail against the difficulty",
+    ),
+    Shortcut(
+        "Chronicles of Darkness",
+        _p(r"^(\d+)cod([89r]?)(?:\s*([+-]\s*\d+))?$"),
+        516,
+        _cod,
+    ),
+    Shortcut("World of Darkness", _p(r"^(\d+)wod(\d+)(?:\s*([+-]\s*\d+))?$"), 545, _wod),
+    Shortcut(
+        "Dark Heresy",
+        _p(r"^dh\s+(\d+)d(\d+)$"),
+        554,
+        lambda m: f"{int(m.group(1)[:4])}d{int(m.group(2)[:6])} ie{int(m.group(2)[:6])}",
+        "righteous fury on a 10",
+    ),
+    Shortcut("Fudge", _p(r"^(\d+)df$"), 561, lambda m: _pool(m, "{n}dF")),
+    Shortcut(
+        "Warhammer",
+        _p(r"^(\d+)wh(\d+)\+$"),
+        567,
+        lambda m: _pool(m, f"{{n}}d6 t{int(m.group(2)[:4])}"),
+    ),
+    Shortcut(
+        "double-digit dice",
+        _p(r"^dd(\d)(\d)$"),
+        574,
+        lambda m: None if "0" in m.group(1, 2) else f"1d{m.group(1)} * 10 + 1d{m.group(2)}",
+    ),
+    Shortcut(
+        "advantage",
+        _p(r"^([+-])d(\d+)$"),
+        581,
+        lambda m: f"2d{int(m.group(2)[:6])} {'k1' if m.group(1) == '+' else 'kl1'}",
+    ),
+    Shortcut("percentile dice", _p(r"^(\d+)d%$"), 593, lambda m: _pool(m, "{n}d100")),
+    Shortcut(
+        "Storypath",
+        _p(r"^sp(\d+)(?:t(\d+))?$"),
+        605,
+        lambda m: _pool(m, f"{{n}}d10 t{int((m.group(2) or '8')[:4])} ie10"),
+    ),
+    Shortcut("Year Zero", _p(r"^(\d+)yz$"), 612, lambda m: _pool(m, "{n}d6 t6")),
+    Shortcut("Sunsails New Millennium", _p(r"^snm(\d+)$"), 618, lambda m: _pool(m, "{n}d6 ie6 t4")),
+    Shortcut("Exalted", _p(r"^ex(\d+)t(\d+)ds(\d+)$"), 666, _exalted(None, "g3")),
+    Shortcut("Exalted", _p(r"^ex(\d+)t(\d+)d(\d+)$"), 706, _exalted(None, "g3")),
+    Shortcut("Exalted", _p(r"^ex(\d+)d(\d+)$"), 746, _exalted(7, "g2")),
+    Shortcut("Exalted", _p(r"^ex(\d+)d(\d+)t(\d+)$"), 776, _exalted(None, "t3")),
+    Shortcut("Exalted", _p(r"^ex(\d+)ds(\d+)$"), 816, _exalted(7, "g2")),
+    Shortcut("Exalted", _p(r"^ex(\d+)(?:t(\d+))?$"), 846, _exalted(None, "t10")),
+    Shortcut("Earthdawn", _p(r"^ed(\d+)$"), 873, _earthdawn(_EARTHDAWN)),
+    Shortcut("Earthdawn 4th edition", _p(r"^ed4e(\d+)$"), 881, _earthdawn(_EARTHDAWN_4E)),
+    Shortcut(
+        "D&D",
+        _p(r"^(attack|skill|save)(\s*[+-]\s*\d+)?$"),
+        889,
+        lambda m: "1d20" + (m.group(2) or "").replace(" ", ""),
+    ),
+    Shortcut(
+        "Lasers & Feelings",
+        _p(r"^(\d+)lf(\d+)([lf]?)$"),
+        1054,
+        _lasers,
+        "Laser Feelings on a die showing the number exactly",
+    ),
+    Shortcut(
+        "Forged in the Dark",
+        _p(r"^fitd(\d+)$"),
+        1084,
+        _fitd,
+        "the outcome (1-3 failure, 4-5 partial, 6 success, two 6s critical)",
+    ),
+    Shortcut(
+        "Alien RPG",
+        _p(r"^alien(\d+)(?:s(\d+)(p?))?$"),
+        1461,
+        _alien,
+        "a panic roll (1d6 + stress) when a stress die shows 1",
+    ),
+    Shortcut(
+        "Savage Worlds",
+        _p(r"^sw(\d+)$"),
+        896,
+        lambda m: (
+            f"(1d{m.group(1)}!, 1d6!)kh1" if m.group(1) in ("4", "6", "8", "10", "12") else None
+        ),
+        "which die was the wild die",
+    ),
+    Shortcut(
+        "Wild Worlds",
+        _p(r"^ww(\d+)(?:c(\d+))?$"),
+        1510,
+        lambda m: (
+            _pool(m, "{n}d6" + (f"dh{int(m.group(2)[:4])}" if m.group(2) else "") + "kh1", 1, 10)
+            if not m.group(2) or 0 < int(m.group(2)[:4]) < int(m.group(1)[:4])
+            else None
+        ),
+        "the outcome (6 triumph, 4-5 conflict, 1-3 disaster) and a twist on matching dice",
+    ),
+    Shortcut(
+        "Open Legend",
+        _p(r"^ol(\d{1,2})$"),
+        1570,
+        lambda m: _open_legend(int(m.group(1))),
+    ),
+    Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
+    Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),
+    Shortcut(
+        "Wrath & Glory",
+        _p(r"^(\d+)d6 wng$"),
+        2021,
+        lambda m: _pool(m, "{n}d6 t4 t6"),
+        "the wrath die's complication or glory",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "Forged in the Dark",
+        _p(r"^(\d+)d6 fitd$"),
+        1602,
+        lambda m: _pool(m, "{n}d6 k1", 1, 10),
+        "the outcome (1-3 failure, 4-5 partial, 6 success, two 6s critical)",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "Fudge",
+        _p(r"^(\d+)d3 fudge$"),
+        1617,
+        lambda m: _pool(m, "{n}dF"),
+        source="src/dice/parser.rs",
+    ),
+    Shortcut(
+        "Alien RPG",
+        _p(r"^(\d+)d6 alien$"),
+        1582,
+        lambda m: _pool(m, "{n}d6=6", 1, 20),
+        source="src/dice/parser.rs",
+    ),
+)
+
+
+def expand(text: str) -> Expansion | None:
+    """Dice Maiden's reading of a whole roll that is one of its shortcuts, or None."""
+    body = text.strip()
+    if len(body) > 100:
+        return None
+    found = _match(body)
+    if found is None:
+        # "ex5 + 2": the first word is the shortcut, the rest its math (dicemaiden-rs
+        # parser.rs:1140, parse_base_dice expands the first part).
+        m = re.match(r"^(\S+?)\s*([+\-*/]\s*\S.*)$", body)
+        head = _match(m.group(1)) if m is not None else None
+        if m is None or head is None or head[0] is None or not head[1].math:
+            return None
+        if re.match(r"^\d+ ", head[0]):
+            return None  # a set ("dndstats") takes no math
+        found = (f"{head[0]} {m.group(2)}", head[1])
+    roll, shortcut = found
+    if roll is None:
+        return None
+    repeat = 1
+    if (set_ := re.match(r"^(\d+) (.*)$", roll)) is not None:  # "6 4d6 k3"
+        repeat, roll = int(set_.group(1)), set_.group(2)
+    shown = f"Dice Maiden dialect: read `{body}` ({shortcut.system}) as `{roll}`"
+    if shortcut.shows:
+        shown += f"; Dice Maiden also shows {shortcut.shows}, left out here"
+    return Expansion(roll, repeat, shown)
+
+
+def _match(body: str) -> tuple[str | None, Shortcut] | None:
+    for shortcut in SHORTCUTS:
+        m = shortcut.pattern.match(body)
+        if m is not None:
+            return shortcut.expand(m), shortcut
+    return None

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import discord
 
+from bot.dice.limits import MAX_SIDES
 from bot.render import style
 from bot.rules.systems import SYSTEMS
 from bot.rules.systems.base import per_system
@@ -143,7 +144,8 @@ _DICE_PAGES: tuple[tuple[str, str], ...] = (
         "its own total\n\n"
         "From Dice Maiden: `+d20` is advantage, and a modifier after a space is read its way "
         "(`3d6 e6` explodes once). Where bots disagree (`2d6 >= 7`) you are asked which you "
-        "mean. All of it: docs/dice.md.",
+        "mean. Coming from Avrae, Roll20 or Dice Maiden? `/me dice dialect:` reads your rolls "
+        "with that bot's habits. All of it: docs/dice.md.",
     ),
     (
         "Reading the result",
@@ -152,7 +154,7 @@ _DICE_PAGES: tuple[tuple[str, str], ...] = (
         "reroll) are struck through; highest faces and 1s are bold; `!` marks a die that "
         "exploded, `→` a face changed by `mi`/`ma`, `✓` a success.\n\n"
         "**Limits**, checked before rolling: 1,000 characters, 1,000 dice (counting every "
-        "possible explosion, reroll and repeat), dice of 1 to 10,000 sides, 20 rolls.\n\n"
+        f"possible explosion, reroll and repeat), dice of 1 to {MAX_SIDES:,} sides, 20 rolls.\n\n"
         "`/odds roll dice:2d6+1 at_least:8` gives the exact chances of any expression.",
     ),
 )

@@ -4,14 +4,20 @@ campaign in the party in one step."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from typing import Any
 
+import discord
 import pytest
 
+import bot.cogs
+from bot.cogs._views.noted import Noted
 from tests.bot.conftest import Table, final_answer, make_character, message_text, start_campaign
 from tests.bot.places import open_thread
 from tests.bot.test_permissions import every_permission, session
+from tests.bot.test_posts import setup_table
 
 _MESSAGE_ROUTES = re.compile(
     r"^(POST|PATCH) (/channels/\d+/messages(/\d+)?|/webhooks/\d+/[^/]+(/messages/[^/]+)?)$"
@@ -111,3 +117,41 @@ async def test_the_gm_adds_every_character_to_the_party_in_one_step(table: Table
     assert all(name in party for name in ("Ayla", "Bram", "Cyn"))
     again = final_answer(await table.gm.slash(table.table, "party add-all"))
     assert again.ephemeral and "already" in again.content
+
+
+def _bot_classes(base: type) -> list[type]:
+    found, todo = [], list(base.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.__module__.startswith("bot."):
+            found.append(cls)
+    return found
+
+
+def test_every_view_form_and_persistent_button_notes_what_it_takes() -> None:
+    """The stale cog answers any click no view noted: a view that forgot to note would be
+    answered "expired" whenever its own answer took a moment."""
+    for module in pkgutil.walk_packages(bot.cogs.__path__, "bot.cogs."):
+        importlib.import_module(module.name)
+    kinds = (discord.ui.View, discord.ui.Modal, discord.ui.DynamicItem)
+    classes = {cls for kind in kinds for cls in _bot_classes(kind)}
+    assert len(classes) >= 7  # confirm, pagers, post form and button, three persistent ones
+    assert [cls.__qualname__ for cls in classes if not issubclass(cls, Noted)] == []
+    assert [cls.__qualname__ for cls in classes if "interaction_check" in vars(cls)] == []
+
+
+async def test_a_form_sent_after_it_expired_gives_the_player_their_text(table: Table) -> None:
+    await setup_table(table)
+    shown = await table.alice.slash(table.table, "post")
+    assert shown.modal is not None
+    field = shown.modal["components"][0]["components"][0]
+    await table.env.advance_time(2 * 3600)  # the form's half hour runs out while they write
+    text = "Ayla waits by the gate, *watching* the road."
+    late = await table.alice.submit_modal(shown, {field["custom_id"]: text})
+    assert late.response is not None and late.response.ephemeral
+    assert "This form expired" in late.response.content
+    (attached,) = late.response.attachments
+    assert attached.filename == "your-text.txt"
+    assert (await attached.read()).decode() == text
+    assert not [m for m in table.table.history() if m.webhook_id is not None]  # nothing posted

@@ -9,10 +9,11 @@ import discord
 
 from bot.cogs._respond import answer, update_message
 from bot.cogs._types import Interaction
+from bot.cogs._views.noted import Noted
 from bot.tree import answer_error
 
 
-class ConfirmView(discord.ui.View):
+class ConfirmView(Noted, discord.ui.View):
     """A "do it" / "cancel" pair only the person who asked can click.
 
     The question is asked ephemerally, so nobody else sees the buttons; the check here is a
@@ -30,7 +31,7 @@ class ConfirmView(discord.ui.View):
         self.on_confirm = on_confirm
         self.confirm.label = confirm_label
 
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+    async def allowed(self, interaction: discord.Interaction[Any], /) -> bool:
         if interaction.user.id != self.owner_id:
             await answer(interaction, "Only the person who asked can answer this.", ephemeral=True)
             return False

@@ -16,6 +16,7 @@ import discord
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import update_message
 from bot.cogs._types import Interaction
+from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
 from bot.quoting import escape
 from bot.render.fortune import choice_embed, reroll_embed
@@ -41,6 +42,7 @@ def _title(interaction: Interaction, fallback: str) -> str:
 
 
 class NaturalTwentyButton(
+    Noted,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=rf"pbp:n20:(?P<roll>\d+):(?P<choice>{RollChoice.KEEP}|{RollChoice.TRADE})",
 ):
@@ -82,6 +84,7 @@ class NaturalTwentyButton(
 
 
 class RerollButton(
+    Noted,
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"pbp:reroll:(?P<roll>\d+)",
 ):

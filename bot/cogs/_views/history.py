@@ -9,6 +9,7 @@ import discord
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer, update_message
 from bot.cogs._types import Interaction
+from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
 from bot.render import style
 from bot.render.history import history_embed
@@ -25,7 +26,7 @@ PAGE_TIMEOUT = 600.0
 # and so a deferral. They always defer, first: a deferral only when a roll sits somewhere
 # private would tell an outsider that the number exists (issue 15's "exactly as for a number
 # never used").
-class HistoryPager(discord.ui.View):
+class HistoryPager(Noted, discord.ui.View):
     """Newer / Older buttons over a filtered history; only the caller uses them."""
 
     def __init__(
@@ -49,7 +50,7 @@ class HistoryPager(discord.ui.View):
         self.older_button.disabled = found.older is None
         return history_embed(found, title=self.title, number=len(self.cursors), gm_log=self.gm_log)
 
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+    async def allowed(self, interaction: discord.Interaction[Any], /) -> bool:
         if interaction.user.id != self.caller.user_id:
             await answer(interaction, "Run /history yourself to page through it.", ephemeral=True)
             return False

@@ -11,6 +11,7 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, update_message
 from bot.cogs._types import Interaction
+from bot.cogs._views.noted import Noted
 from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
 from bot.services.errors import NoCampaign
 from bot.services.store.campaigns import campaign_for_channel
@@ -20,7 +21,7 @@ from bot.tree import answer_error
 PAGER_TIMEOUT = 900
 
 
-class PagerView(discord.ui.View):
+class PagerView(Noted, discord.ui.View):
     """Previous / Next through a topic's pages. The message is ephemeral, so only the asker
     sees the buttons; the pages hold nothing private, so they live in the view."""
 

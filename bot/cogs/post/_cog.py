@@ -24,6 +24,7 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
+from bot.cogs._views.noted import Noted
 from bot.cogs.post._webhooks import Webhooks, hook_place
 from bot.errors import UserError
 from bot.quoting import clip_text
@@ -41,7 +42,7 @@ OnText = Callable[[Interaction, str], Awaitable[None]]
 MODAL_TITLE_LIMIT = 45
 
 
-class PostModal(discord.ui.Modal):
+class PostModal(Noted, discord.ui.Modal):
     """One paragraph field (up to 4,000 characters, Discord's maximum)."""
 
     def __init__(self, title: str, on_text: OnText, default: str | None = None) -> None:
@@ -65,7 +66,7 @@ class PostModal(discord.ui.Modal):
         await answer_error(interaction, error)
 
 
-class ReopenView(discord.ui.View):
+class ReopenView(Noted, discord.ui.View):
     """Under a refused post: the form again, with the player's text in it."""
 
     def __init__(self, text: str, on_text: OnText) -> None:

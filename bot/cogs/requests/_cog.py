@@ -24,6 +24,7 @@ from bot.cogs._options import DifficultyChoice, WordChoices
 from bot.cogs._respond import answer, update_message
 from bot.cogs._shared import wake
 from bot.cogs._types import Interaction
+from bot.cogs._views.noted import Noted
 from bot.errors import UserError
 from bot.render import places as place_words
 from bot.render.requests import (
@@ -60,7 +61,7 @@ request_group = app_commands.Group(
 
 
 class RequestRollButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pbp:req:(?P<id>\d+)"
+    Noted, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pbp:req:(?P<id>\d+)"
 ):
     """The "Roll" button of a request: only requested players, once per character."""
 

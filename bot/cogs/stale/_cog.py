@@ -5,17 +5,21 @@ persistent: their custom ids name what they act on, and every process handles th
 (a pager, a confirmation, "post again") live in memory for a while; after they expire or the
 bot restarts, Discord would show the clicker "This interaction failed". Instead, the clicker
 is told privately what happened and what to type; a form's text comes back as a file, so
-nothing a player wrote is lost.
+nothing a player wrote is lost. Every view and button of the bot notes what it takes
+(``bot/cogs/_views/noted.py``); what none noted, and nobody answered, is stale.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from typing import Any
 
 import discord
 from discord.ext import commands
+
+from bot.cogs._views.noted import taken
 
 log = logging.getLogger(__name__)
 
@@ -27,21 +31,6 @@ STALE_FORM = (
     "This form expired before it was sent, so nothing was posted or saved. Your text is "
     "attached (your-text.txt): run the command again and paste it in."
 )
-
-
-def _handled(store: Any, data: dict[str, Any]) -> bool:
-    """Whether one of the bot's views or persistent items takes this interaction (its raw
-    payload, read before discord.py dispatches it: a view may stop itself once it ran)."""
-    inner: dict[str, Any] = data.get("data") or {}
-    custom_id = str(inner.get("custom_id", ""))
-    if data.get("type") == discord.InteractionType.modal_submit.value:
-        return custom_id in store._modals
-    if any(pattern.fullmatch(custom_id) for pattern in store._dynamic_items):
-        return True
-    key = (int(inner.get("component_type", 0)), custom_id)
-    message = data.get("message") or {}
-    message_id = int(message["id"]) if "id" in message else None
-    return key in store._views.get(message_id, {}) or key in store._views.get(None, {})
 
 
 def _form_text(data: dict[str, Any]) -> str:
@@ -60,7 +49,11 @@ def _form_text(data: dict[str, Any]) -> str:
     return "\n\n".join(texts)
 
 
-_KINDS = (discord.InteractionType.component.value, discord.InteractionType.modal_submit.value)
+_KINDS = (discord.InteractionType.component, discord.InteractionType.modal_submit)
+#: How long a click may wait for a view to take it: discord.py hands it to the view before
+#: telling listeners, so this is a margin, well inside the three seconds Discord gives.
+WAIT_STEPS = 10
+STEP_SECONDS = 0.1
 
 
 class StaleCog(commands.Cog):
@@ -68,32 +61,16 @@ class StaleCog(commands.Cog):
 
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
-        #: Interactions no view took, noted as they arrived (before any view could stop).
-        self._stale: set[int] = set()
-        self._original: Any = None
-
-    async def cog_load(self) -> None:
-        state = self.bot._connection
-        original = state.parsers["INTERACTION_CREATE"]
-
-        def parse(data: dict[str, Any]) -> None:
-            if data.get("type") in _KINDS and not _handled(state._view_store, data):
-                self._stale.add(int(data["id"]))
-            original(data)
-
-        self._original = original
-        state.parsers["INTERACTION_CREATE"] = parse
-
-    async def cog_unload(self) -> None:
-        if self._original is not None:
-            self.bot._connection.parsers["INTERACTION_CREATE"] = self._original
 
     @commands.Cog.listener()
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        if interaction.id not in self._stale:
+        if interaction.type not in _KINDS:
             return
-        self._stale.discard(interaction.id)
-        if interaction.response.is_done():
+        for _ in range(WAIT_STEPS):
+            if taken(interaction) or interaction.response.is_done():
+                return
+            await asyncio.sleep(STEP_SECONDS)
+        if taken(interaction) or interaction.response.is_done():
             return
         try:
             if interaction.type is discord.InteractionType.modal_submit:

@@ -69,18 +69,12 @@ async def send_ephemeral(interaction: Interaction, content: str) -> None:
 class PbpTree(app_commands.CommandTree[Any]):
     """Command tree whose `on_error` is the bot's single error path."""
 
-    async def _call(self, interaction: Interaction) -> None:
-        # In flight (for graceful shutdown), timed, counted, with log context (bot/ops).
-        ops = ops_of(interaction)
-        if ops is None:
-            await super()._call(interaction)
-        else:
-            await ops.run(interaction, super()._call)
-
     async def interaction_check(self, interaction: Interaction, /) -> bool:
-        # While shutting down: "the bot is restarting, try again in a moment".
+        # discord.py calls this first in the task that runs the command: in flight (for
+        # graceful shutdown), timed, counted, with log context (bot/ops); while shutting
+        # down, "the bot is restarting, try again in a moment".
         ops = ops_of(interaction)
-        return ops is None or await ops.admit(interaction)
+        return ops is None or await ops.begin(interaction)
 
     async def on_error(
         self, interaction: Interaction, error: app_commands.AppCommandError, /

@@ -1,20 +1,19 @@
 """Running the bot for real: metrics, health, log context, in-flight tracking, shutdown.
 
-One :class:`Operations` per bot process (``bot.ops``). The command tree calls :meth:`admit`,
-:meth:`run` and :func:`note_error`; button clicks and modal submits go through
-:meth:`Operations.component` the same way; ``python -m bot`` starts the HTTP endpoint and the
-signal handling in :mod:`bot.ops.shutdown`. Nothing here is state the bot needs to answer a
+One :class:`Operations` per bot process (``bot.ops``). The command tree's and every view's
+``interaction_check`` call :meth:`Operations.begin`, and errors go through
+:func:`note_error`; ``python -m bot`` starts the HTTP endpoint and the signal handling in
+:mod:`bot.ops.shutdown`. Nothing here is state the bot needs to answer a
 command: every shard process can restart at any time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,14 +32,9 @@ log = logging.getLogger(__name__)
 
 RESTARTING = "The bot is restarting; try again in a moment."
 
-#: Gateway interaction types handled by views rather than the command tree.
-_COMPONENT = 3
-_MODAL_SUBMIT = 5
+_MODAL = discord.InteractionType.modal_submit
 #: Our persistent buttons' custom ids start with their kind: ``pbp:req:12``, ``pbp:n20:7:keep``.
 _PERSISTENT_ID = re.compile(r"^(pbp:[a-z0-9]{1,16})(?::|$)")
-
-Parser = Callable[[Any], None]
-
 
 def component_name(custom_id: str) -> str:
     """The metric and log name of a clicked component: ``pbp:req`` for ``pbp:req:12``.
@@ -78,16 +72,11 @@ class Operations:
         self.metrics = Metrics()
         self.in_flight = InFlight()
         self.health = Health()
-        #: Watchers of component interactions in flight (a reference keeps each task alive).
-        self._watchers: set[asyncio.Task[None]] = set()
 
     def attach(self, bot: commands.AutoShardedBot | commands.Bot) -> None:
-        """Listen to the bot: ready after login, per-shard gateway latency, button clicks."""
+        """Listen to the bot: ready after login, per-shard gateway latency."""
         self.metrics.watch_gateway(lambda: _latencies(bot))
         bot.add_listener(self._on_ready, "on_ready")
-        # Buttons and modals never reach the command tree: discord.py's view store runs them
-        # from the INTERACTION_CREATE parser, which every shard's gateway reads from this map.
-        self.watch_components(bot._connection.parsers, bot._connection)
 
     async def _on_ready(self) -> None:
         self.health.logged_in = True
@@ -121,104 +110,56 @@ class Operations:
                 log.warning("could not tell a player the bot is restarting")
         return False
 
-    async def run(
-        self,
-        interaction: discord.Interaction[Any],
-        call: Callable[[discord.Interaction[Any]], Awaitable[None]],
-    ) -> None:
-        """Handle one interaction: in flight, with log context, timed and counted."""
+    async def begin(self, interaction: discord.Interaction[Any]) -> bool:
+        """Take one interaction in hand: in flight, with log context, timed and counted when
+        the task that handles it ends; False (the player told to retry) while draining.
+
+        Called first thing in the handling task (the command tree's and each view's public
+        ``interaction_check``), so the log context set here holds for the whole command or
+        click, and the task's end is the interaction's end.
+        """
         autocomplete = interaction.type is discord.InteractionType.autocomplete
-        command = interaction.command.qualified_name if interaction.command else None
-        ctx = CommandContext(command=command, guild=interaction.guild_id)
-        token = CURRENT.set(ctx)
+        if interaction.type in (discord.InteractionType.component, _MODAL):
+            data: Mapping[str, Any] = interaction.data or {}
+            name: str | None = component_name(str(data.get("custom_id", "")))
+            kind = "component"
+        else:
+            name = interaction.command.qualified_name if interaction.command else None
+            kind = "command"
+        ctx = CommandContext(command=name, guild=interaction.guild_id)
+        CURRENT.set(ctx)
         self.in_flight.enter()
+        self.refresh_gauges()
         started = time.perf_counter()
-        try:
-            # The campaign is named by the services as they load it (context.note_campaign).
-            await call(interaction)
-        except Exception as exc:  # the tree handles errors; this is a bug in the bot itself
-            ctx.outcome = "error"
-            ctx.error_type = type(exc).__name__
-            raise
-        finally:
+
+        def done(task: asyncio.Future[Any]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                # The tree and the views answer every error; this is a bug in the bot itself.
+                error = task.exception()
+                ctx.outcome, ctx.error_type = "error", type(error).__name__
             elapsed = time.perf_counter() - started
             self.in_flight.exit()
             if not autocomplete:
-                name = command or "unknown"
-                self.metrics.command_done(name, ctx.outcome, elapsed)
-                log.info("command /%s %s in %.1f ms", name, ctx.outcome, elapsed * 1000)
+                label = name or "unknown"
+                self.metrics.command_done(label, ctx.outcome, elapsed)
+                shown = f"/{label}" if kind == "command" else label
+                log.info("%s %s %s in %.1f ms", kind, shown, ctx.outcome, elapsed * 1000)
             self.refresh_gauges()
-            CURRENT.reset(token)
 
-    def watch_components(self, parsers: dict[str, Parser], state: Any) -> None:
-        """Route button clicks and modal submits through :meth:`component`."""
-        original = parsers["INTERACTION_CREATE"]
-
-        def parse(data: Mapping[str, Any]) -> None:
-            if data.get("type") in (_COMPONENT, _MODAL_SUBMIT):
-                self.component(data, original, state)
-            else:
-                original(data)
-
-        parsers["INTERACTION_CREATE"] = parse
-
-    def component(self, data: Mapping[str, Any], dispatch: Parser, state: Any) -> None:
-        """One click, as :meth:`run` handles a command: admitted, in flight, timed, counted.
-
-        While draining the click is refused ("try again in a moment") and never reaches its
-        button, so nothing changes. Otherwise discord.py dispatches it as usual, inside this
-        click's log context; the tasks it starts are then awaited to time and count the click.
-        """
-        inner = data.get("data") or {}
-        name = component_name(str(inner.get("custom_id", "")))
-        guild = data.get("guild_id")
-        ctx = CommandContext(command=name, guild=int(guild) if guild else None)
-        context = contextvars.copy_context()
-        context.run(CURRENT.set, ctx)
-        started = time.perf_counter()
-        self.in_flight.enter()
-        self.refresh_gauges()
-        try:
-            if self.in_flight.draining:
-                interaction = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
-                work = {asyncio.create_task(self.admit(interaction), context=context)}
-            else:
-                before = asyncio.all_tasks()
-                context.run(dispatch, data)
-                work = asyncio.all_tasks() - before
-        except BaseException:
+        task = asyncio.current_task()
+        if task is None:  # not in a task: nothing to wait for
             self.in_flight.exit()
             self.refresh_gauges()
-            raise
-        watcher = asyncio.create_task(
-            self._component_done(ctx, work, started), name=f"pbp-click-{name}", context=context
-        )
-        self._watchers.add(watcher)
-        watcher.add_done_callback(self._watchers.discard)
+        else:
+            task.add_done_callback(done)
+        return await self.admit(interaction)
 
-    async def _component_done(
-        self, ctx: CommandContext, work: set[asyncio.Task[Any]], started: float
-    ) -> None:
-        name = ctx.command or "view"
-        try:
-            if not work:
-                # No button or view of this bot answers this id (say, a view from before a
-                # restart): Discord shows the player "This interaction failed".
-                ctx.outcome = "unhandled"
-            else:
-                await asyncio.wait(work)
-            for task in work:
-                if task.cancelled() or task.exception() is None:
-                    continue
-                error = task.exception()
-                ctx.outcome, ctx.error_type = "error", type(error).__name__
-                log.error("component %s failed", name, exc_info=error)
-        finally:
-            elapsed = time.perf_counter() - started
-            self.in_flight.exit()
-            self.metrics.command_done(name, ctx.outcome, elapsed)
-            log.info("component %s %s in %.1f ms", name, ctx.outcome, elapsed * 1000)
-            self.refresh_gauges()
+    def unhandled(self, interaction: discord.Interaction[Any]) -> None:
+        """A click no view of this bot took (say, from before a restart): counted."""
+        data: Mapping[str, Any] = interaction.data or {}
+        name = component_name(str(data.get("custom_id", "")))
+        self.metrics.command_done(name, "unhandled", 0.0)
+        log.info("component %s unhandled", name)
 
     def note_error(self, error: BaseException, incident: str | None) -> None:
         """Count an answered error by type and mark the current command's outcome."""

@@ -55,18 +55,8 @@ PUBLIC = {"_mapping"}
 #: What bot/db/engine.py reads of aiosqlite and SQLAlchemy's aiosqlite adapter, on purpose and
 #: pinned to their tested versions (its module comment and pyproject.toml say why).
 ENGINE = BOT / "db" / "engine.py"
-#: Still used, each for want of a public equivalent that keeps what it does: discord.py's
-#: parser table, to admit, time and count button clicks and modal submits before their view
-#: runs; the command tree's ``_call`` (overridden, not read), around every slash command; one
-#: command parameter's choices, filled from the system registry. No new one may join them.
-KNOWN = {
-    ("ops/__init__.py", "_connection"),
-    ("tree.py", "_call"),
-    ("cogs/campaign/_cog.py", "_params"),
-    # The standard library's type of add_subparsers(), for annotations only.
-    ("__main__.py", "_SubParsersAction"),
-    ("ops/cli.py", "_SubParsersAction"),
-}
+#: The standard library's type of add_subparsers(), for annotations only.
+KNOWN = {("__main__.py", "_SubParsersAction"), ("ops/cli.py", "_SubParsersAction")}
 
 
 def _private_reads(path: Path) -> list[tuple[str, int]]:

@@ -15,6 +15,8 @@ from weakref import WeakKeyDictionary
 
 import discord
 
+from bot.ops import ops_of
+
 #: How many noted ids each client keeps: far more than can arrive in the moment between a
 #: view taking a click and the stale cog looking.
 KEEP = 4096
@@ -37,11 +39,17 @@ def taken(interaction: discord.Interaction[Any]) -> bool:
 
 
 class Noted:
-    """Mixin for a View, Modal or DynamicItem: notes each interaction it is handed, then asks
-    :meth:`allowed` (override that, not ``interaction_check``)."""
+    """Mixin for a View, Modal or DynamicItem: notes each interaction it is handed, takes it
+    in hand for operations, then asks :meth:`allowed` (override that, not
+    ``interaction_check``)."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         note(interaction)
+        # First in the task that runs the click: in flight, timed, counted, with log context;
+        # refused while the bot shuts down, so nothing changes (bot/ops).
+        ops = ops_of(interaction)
+        if ops is not None and not await ops.begin(interaction):
+            return False
         return await self.allowed(interaction)
 
     async def allowed(self, interaction: discord.Interaction[Any], /) -> bool:

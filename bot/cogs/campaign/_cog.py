@@ -133,21 +133,9 @@ async def _send_check(interaction: Interaction, campaign: CampaignView, *, follo
         log.warning("campaign %s: check not shown: %s %s", campaign.id, exc.status, exc.code)
 
 
-@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
-class CampaignCog(commands.GroupCog, group_name="campaign"):
-    """Campaign set-up and settings; GM-only except /campaign show."""
+def _setup_command(cog: CampaignCog) -> app_commands.Command[Any, Any, None]:
+    """/campaign setup, offering every rule system registered by now."""
 
-    settings = app_commands.Group(name="set", description="Change a campaign setting (GM)")
-
-    def __init__(self) -> None:
-        super().__init__()
-        # The choices are read from the registry when the bot is built, not when this module
-        # was first imported, so a system registered since (a test's toy) is offered too.
-        self.setup._params["system"].choices = [
-            app_commands.Choice(name=c.name, value=c.value) for c in system_choices()
-        ]
-
-    @app_commands.command(name="setup", description="Start a campaign in this channel")
     @app_commands.describe(
         system="The rule system the campaign plays",
         gm_role="Members with this role are GMs (Manage Server holders always are)",
@@ -156,12 +144,49 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @app_commands.choices(system=system_choices())
     @app_commands.guild_only()
     async def setup(
+        interaction: Interaction,
+        system: str,
+        gm_role: discord.Role | None = None,
+        gm_channel: discord.TextChannel | None = None,
+    ) -> None:
+        await cog.setup(interaction, system, gm_role, gm_channel)
+
+    return app_commands.Command(
+        name="setup",
+        description="Start a campaign in this channel",
+        callback=setup,
+        parent=cog.app_command,
+    )
+
+
+@app_commands.guild_only()  # every subcommand needs a server: none offered in DMs
+class CampaignCog(commands.GroupCog, group_name="campaign"):
+    """Campaign set-up and settings; GM-only except /campaign show."""
+
+    settings = app_commands.Group(name="set", description="Change a campaign setting (GM)")
+
+    def __init__(self) -> None:
+        super().__init__()
+        # /campaign setup is built here, when the bot is built, not when this module was
+        # first imported: its choices come from the registry, so a system registered since
+        # (a test's toy) is offered too. It stays first among the subcommands.
+        group = self.app_command
+        assert group is not None  # a GroupCog always has its group
+        others = [command for command in group.commands if command.name != "setup"]
+        for command in others:
+            group.remove_command(command.name)
+        group.add_command(_setup_command(self))
+        for command in others:
+            group.add_command(command)
+
+    async def setup(
         self,
         interaction: Interaction,
         system: str,
         gm_role: discord.Role | None = None,
         gm_channel: discord.TextChannel | None = None,
     ) -> None:
+        """/campaign setup: start a campaign in this channel."""
         bot = bot_of(interaction)
         campaign = await sheets.setup(
             bot.db,

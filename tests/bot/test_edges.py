@@ -72,6 +72,8 @@ async def test_an_expired_button_is_answered_privately_with_what_to_do(table: Ta
     late = await table.alice.click(prompt, label=prompt.components[0]["components"][0]["label"])
     assert late.response is not None and late.response.ephemeral
     assert "This button has expired" in late.response.content
+    unhandled = {"command": "view", "outcome": "unhandled"}
+    assert table.bot.ops.metrics.sample("pbp_commands_total", unhandled) == 1
 
 
 def _leaves(command: Any) -> list[Any]:

@@ -1,8 +1,9 @@
 """Log context of the command being handled: every log line about it carries its ids.
 
 A :class:`CommandContext` lives in a context variable for the duration of one interaction (the
-task that handles it, from its ``interaction_check`` on); :class:`LogContextFilter` copies its guild, campaign, command and incident
-onto each log record that does not already carry them, so JSON lines have them as fields.
+task that handles it, from its ``interaction_check`` on); :class:`LogContextFilter` copies its
+guild, campaign, command and incident onto each log record that does not already carry them,
+so JSON lines have them as fields.
 Nothing here ever holds a token, an option value or a roll's result: only ids and names.
 """
 

@@ -37,6 +37,10 @@ IMAGE = "pbp-dice:smoke"
 LOCAL_CAS = Path("/usr/local/share/ca-certificates")
 #: compose.yaml's stop_grace_period, and the --stop-timeout docs/deploying.md gives docker run.
 STOP_TIMEOUT = 30
+#: Where discord.com leads: a server that takes the connection and never answers.
+SILENT_DISCORD = (
+    "import socket, time; s = socket.create_server(('0.0.0.0', 443)); time.sleep(10**6)"
+)
 #: /healthz migrated and waiting on Discord.
 STARTING = {"status": "starting", "migrated": True, "logged_in": False, "in_flight": 0}
 
@@ -168,7 +172,7 @@ def test_run_serves_healthz_starting_until_discord_answers_and_sigterm_exits_0(
     assert docker("network", "create", net).returncode == 0
     silent = docker(
         "run", "-d", "--name", f"{names}-discord", "--network", net, BASE, "python3", "-c",
-        "import socket, time; s = socket.create_server(('0.0.0.0', 443)); time.sleep(10**6)",
+        SILENT_DISCORD,
     )  # fmt: skip
     assert silent.returncode == 0, silent.stderr
     address = docker(
@@ -209,3 +213,66 @@ def test_run_serves_healthz_starting_until_discord_answers_and_sigterm_exits_0(
     assert (state["ExitCode"], state["OOMKilled"]) == (0, False), logs.stderr[-3000:]
     assert "shutting down: 0 interaction(s) in flight" in logs.stderr
     assert "Traceback" not in logs.stdout + logs.stderr
+
+
+def _compose() -> list[str] | None:
+    if docker("compose", "version").returncode == 0:
+        return ["docker", "compose"]
+    return ["docker-compose"] if shutil.which("docker-compose") else None
+
+
+def test_compose_runs_the_bot_on_postgresql_and_stops_it_with_0(image: str, tmp_path: Path) -> None:
+    """compose.yaml with deploy/container/compose.local.yaml, as docs/deploying.md runs it
+    here: PostgreSQL healthy first, the bot migrates it, /healthz on 127.0.0.1:9108."""
+    compose = _compose()
+    if compose is None:
+        pytest.skip("neither `docker compose` nor `docker-compose` on this machine")
+    # The settings file the docs write beside compose.yaml, here in a folder of the test's own
+    # (--project-directory) so a checkout's .env is left alone; the build contexts are named
+    # outright, and discord.com leads to a Discord that never answers.
+    password = uuid.uuid4().hex
+    (tmp_path / ".env").write_text(
+        f"DISCORD_TOKEN=not.a.real-token\nPOSTGRES_PASSWORD={password}\n", encoding="utf-8"
+    )
+    smoke = {
+        "services": {
+            "discord": {
+                "image": BASE,
+                "command": ["python3", "-c", SILENT_DISCORD],
+                "networks": {"default": {"aliases": ["discord.com"]}},
+            },
+            "db": {"build": str(ROOT / "deploy" / "container" / "postgres")},
+            "bot": {"build": {"context": str(ROOT)}, "depends_on": ["discord"]},
+        }
+    }
+    (tmp_path / "smoke.yaml").write_text(json.dumps(smoke), encoding="utf-8")
+    project = f"pbpsmoke{uuid.uuid4().hex[:8]}"
+    files = ["-f", "compose.yaml", "-f", "deploy/container/compose.local.yaml"]
+    files += ["-f", str(tmp_path / "smoke.yaml"), "--project-directory", str(tmp_path)]
+    cas = "".join(p.read_text(encoding="ascii") for p in sorted(LOCAL_CAS.glob("**/*.crt")))
+    env = {**os.environ, "EXTRA_CA_CERTS": cas}
+
+    def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*compose, "-p", project, *files, *args],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+        )  # fmt: skip
+
+    try:
+        up = run("up", "-d", "--build", timeout=1800)
+        assert up.returncode == 0, up.stderr[-3000:]
+        deadline = time.monotonic() + 120
+        while not (answer := _healthz("127.0.0.1:9108"))[1]["migrated"]:
+            assert time.monotonic() < deadline, "never migrated"
+            time.sleep(0.2)
+        assert answer == (503, STARTING), run("logs", "--no-color").stdout[-3000:]
+        again = run("run", "--rm", "bot", "migrate")
+        assert again.returncode == 0, again.stderr
+        assert "database is at the latest schema" in again.stderr
+        assert "Running upgrade" not in again.stderr  # the bot had migrated PostgreSQL
+        stopped = run("stop", "bot")
+        assert stopped.returncode == 0, stopped.stderr
+        [bot] = run("ps", "-q", "bot").stdout.split()
+        assert docker("inspect", "-f", "{{.State.ExitCode}}", bot).stdout.strip() == "0"
+    finally:
+        run("down", "-v", "--rmi", "local")

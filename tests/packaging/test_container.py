@@ -8,8 +8,9 @@ by deploy/container/base-image.sh). Anywhere else every test skips and says why,
 
 There is no Discord here, so /healthz cannot answer 200 (that needs a login). The bot is made
 to wait on a Discord that never answers (discord.com resolves to a container that takes the
-connection and says nothing), which holds it in the state every start passes through:
-migrated, endpoint served, 503 "starting"; a SIGTERM then must end it with status 0.
+connection and says nothing), which holds it, until its connection gives up after 30 s, in the
+state every start passes through: migrated, endpoint served, 503 "starting"; a SIGTERM then
+must end it with status 0.
 """
 
 from __future__ import annotations

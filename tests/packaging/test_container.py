@@ -79,7 +79,15 @@ def image() -> str:
     cas = "".join(p.read_text(encoding="ascii") for p in sorted(LOCAL_CAS.glob("**/*.crt")))
     extra = ["--build-arg", f"EXTRA_CA_CERTS={cas}"] if cas else []
     built = docker(
-        "build", "--build-arg", f"BASE={BASE}", *extra, "-t", IMAGE, str(ROOT), timeout=1800
+        "build",
+        "--force-rm",
+        "--build-arg",
+        f"BASE={BASE}",
+        *extra,
+        "-t",
+        IMAGE,
+        str(ROOT),
+        timeout=1800,
     )
     assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
     return IMAGE

@@ -141,6 +141,21 @@ def test_the_image_installs_the_wheel_with_the_wheel_tests_commands() -> None:
     assert "pip install -e" not in text and "COPY . /src" in text  # the source only in build
 
 
+def test_the_image_is_built_on_a_base_named_by_a_build_arg_and_keeps_only_the_venv() -> None:
+    """Docker Hub's python:3.11-slim unless BASE names another (deploy/container/base-image.sh
+    makes one from Debian's packages); the final stage installs nothing and takes none of the
+    build stage's download settings (a proxy's CA, a mirror), only the virtual environment."""
+    text = _dockerfile()
+    assert text.count("\nFROM ${BASE}") == 2
+    assert re.search(r"^ARG BASE=python:3\.11-slim$", text.split("\nFROM ")[0], re.M)
+    final = text.split("\nFROM ")[-1]
+    assert "COPY --from=build /opt/pbp-dice/venv /opt/pbp-dice/venv" in final
+    for build_only in ("EXTRA_CA_CERTS", "INDEX", "uv ", "pip install", "COPY . "):
+        assert build_only not in final, build_only
+    script = (ROOT / "deploy" / "container" / "base-image.sh").read_text(encoding="utf-8")
+    assert "debootstrap --variant=minbase" in script and "docker import" in script
+
+
 def test_the_image_runs_without_privileges_keeps_data_in_a_volume_and_checks_healthz() -> None:
     text = _dockerfile()
     final = text.split("\nFROM ")[-1]

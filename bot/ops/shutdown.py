@@ -119,7 +119,14 @@ async def run_until_stopped(bot: PbpBot, token: str, stop: asyncio.Event) -> Non
         if starting in done:
             starting.result()
             return
+        logged_in = bot.ops.health.logged_in
         await graceful_shutdown(bot, bot.settings.shutdown_grace_seconds)
+        if not logged_in:
+            # Still logging in (Discord slow or out of reach): no gateway session to close
+            # politely, so the login is cancelled now (below) rather than given CLOSE_TIMEOUT,
+            # which a container's stop timeout (Docker's default is 10 s) would cut short.
+            log.info("stopped before the bot had logged in to Discord")
+            return
         try:
             await asyncio.wait_for(starting, CLOSE_TIMEOUT)
         except TimeoutError:

@@ -177,6 +177,59 @@ def test_sigterm_drains_in_flight_work_closes_the_database_and_exits_0(tmp_path:
     assert "fake-token-123" not in out + err
 
 
+#: Discord never answers the login (as where it is out of reach), and the close timeout is
+#: made an hour: SIGTERM must end the process without waiting for either.
+LOGIN_HANGS_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, sys
+    from bot.app import PbpBot
+    from bot.ops import shutdown
+    from bot.__main__ import main
+
+    async def hanging_login(self, token, *, reconnect=True):
+        self.sync_commands = False
+        await self.setup_hook()
+        print("LOGGING IN", flush=True)
+        await asyncio.sleep(3600)
+
+    shutdown.CLOSE_TIMEOUT = 3600.0
+    PbpBot.start = hanging_login
+    code = main(["run"])
+    print("EXIT", code, flush=True)
+    sys.exit(code)
+    """
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_while_logging_in_stops_at_once_and_exits_0(tmp_path: Path) -> None:
+    """A container stopped before Discord answered the login (Docker waits 10 s by default,
+    then kills): the login is cancelled, not waited for."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LOGIN_HANGS_SCRIPT],
+        cwd=tmp_path,
+        env=_env(DISCORD_TOKEN="fake-token-123", DATABASE_URL=url, LOG_FORMAT="json"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "LOGGING IN"
+        proc.send_signal(signal.SIGTERM)
+        # Far below the hour either wait would take: a hang fails here, not by a stopwatch.
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "EXIT 0" in out
+    messages = [json.loads(line)["message"] for line in err.splitlines() if line.startswith("{")]
+    assert "stopped before the bot had logged in to Discord" in messages
+    assert "bot closed; database connections released" in messages
+
+
 def test_erase_user_erases_everywhere_and_the_log_still_verifies(tmp_path: Path) -> None:
     """Issue 22: an erasure asked for outside Discord, as `/privacy delete` in a DM does."""
     import asyncio

@@ -215,12 +215,16 @@ def test_run_serves_healthz_starting_until_discord_answers_and_sigterm_exits_0(
         time.sleep(0.5)
     assert health["Status"] == "starting"  # within --start-period: not "unhealthy" yet
 
-    stopped = docker("stop", bot, timeout=STOP_TIMEOUT + 30)
+    # Docker's default stop timeout (10 s), not the container's 30: still logging in, the bot
+    # has nothing to drain and stops at once instead of being killed (exit 137).
+    stopped = docker("stop", "--time", "10", bot, timeout=STOP_TIMEOUT + 30)
     assert stopped.returncode == 0, stopped.stderr
     state = json.loads(docker("inspect", "-f", "{{json .State}}", bot).stdout)
     logs = docker("logs", bot)
     assert (state["ExitCode"], state["OOMKilled"]) == (0, False), logs.stderr[-3000:]
     assert "shutting down: 0 interaction(s) in flight" in logs.stderr
+    assert "stopped before the bot had logged in to Discord" in logs.stderr
+    assert "did not close" not in logs.stderr
     assert "Traceback" not in logs.stdout + logs.stderr
 
 

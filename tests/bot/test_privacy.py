@@ -18,7 +18,7 @@ from tests.bot.conftest import Table, make_character, message_text, start_campai
 
 
 class _Click:
-    """The little of an interaction ConfirmView reads: who clicked, and a way to answer."""
+    """The little of an interaction ConfirmView.allowed reads: who clicked, a way to answer."""
 
     def __init__(self, user_id: int) -> None:
         self.user = SimpleNamespace(id=user_id)
@@ -78,7 +78,7 @@ async def test_delete_asks_first_and_only_the_asker_can_confirm(table: Table) ->
     # ...and were a click of theirs to arrive, the view refuses it.
     view = erase_view(table.bot.db, table.alice.user.id, table.guild.id, ["Sybilla"])
     click = _Click(table.bob.user.id)
-    assert await view.interaction_check(click) is False  # type: ignore[arg-type]
+    assert await view.allowed(click) is False  # type: ignore[arg-type]
     assert click.said and "Only the person who asked" in click.said[0]
     assert await _everything(table) == before
     # Cancelling changes nothing either.

@@ -333,6 +333,74 @@ def _open_legend(score: int) -> str | None:
     return "1d20 ie20" + (f" + {dice} ie{dice.split('d')[1]}" if dice else "")
 
 
+#: Essence20 skill dice by rank 1-8 (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
+_ESSENCE20 = ("1d2", "1d4", "1d6", "1d8", "1d10", "1d12", "2d8", "3d6")
+
+
+def _essence20(rank: int, special: bool, d20: str, mod: str | None) -> str | None:
+    """Essence20 (aliases.rs:1604-1641, roller.rs:2369): the d20 plus the skill die; with a
+    specialization every rank up to it is rolled and the highest total counts."""
+    if not 1 <= rank <= len(_ESSENCE20):
+        return None
+    ladder = _ESSENCE20[:rank][::-1]
+    skill = f"({', '.join(ladder)})kh1" if special and rank > 1 else ladder[0]
+    return f"{d20} + {skill}{_math(mod)}"
+
+
+def _ess(m: re.Match[str]) -> str | None:
+    sign, count, sides, special, mod = m.groups()
+    die = f"{int((count or '1')[:4])}d{int(sides[:6])}"
+    if die not in _ESSENCE20:
+        return None
+    d20 = {"+": "2d20 k1", "-": "2d20 kl1"}.get(sign or "", "1d20")
+    return _essence20(_ESSENCE20.index(die) + 1, bool(special), d20, mod)
+
+
+def _ess_written(m: re.Match[str]) -> str | None:
+    """``1d20 ess4``, ``2d20 k1 esss8 +1``: the expansion as Dice Maiden writes it."""
+    d20, word, rank, mod = m.groups()
+    return _essence20(int(rank[:4]), word.lower() == "esss", " ".join(d20.split()), mod)
+
+
+def _darkest_house(m: re.Match[str]) -> str | None:
+    """The Darkest House (aliases.rs:1650-1678): 2d6 (a Boon rolls a third and drops the
+    lowest, a Bane the highest) plus the rating; called upon, the House Die (1d6) joins the
+    total (roller.rs:4175)."""
+    rating, boon, called, mod = m.groups()
+    total = int(rating[:6]) + (int(mod.replace(" ", "")[:7]) if mod else 0)
+    dice = {"b": "2d6 adv1", "n": "2d6 dis1"}.get((boon or "").lower(), "2d6")
+    house = " + 1d6" if called else ""
+    return f"{dice}{house}" + ("" if total == 0 else f" {'+' if total > 0 else '-'} {abs(total)}")
+
+
+def _darkest_house_written(m: re.Match[str]) -> str | None:
+    """``2d6 adv1 tdhc + 4``: the House Die modifier as Dice Maiden writes it."""
+    dice, boon, called, mod = m.groups()
+    return f"{dice}{f' {boon}' if boon else ''}{' + 1d6' if called else ''}{_math(mod)}"
+
+
+def _wfrp(target: int) -> str | None:
+    """WFRP 4e (roller.rs:4417): the Success Levels, the target's tens less the roll's. The
+    automatic bands (01-05 at least +1, 96-00 at most -1) change nothing for targets 10-89;
+    outside those this bot can't write them."""
+    if not 10 <= target <= 89:
+        return None
+    return f"{target // 10} - (1d100 / 10)"
+
+
+def _wfrp_alias(m: re.Match[str]) -> str | None:
+    base = int(m.group(1)[:4])
+    if not 1 <= base <= 100:
+        return None
+    shift = int(m.group(3)[:4]) * (-1 if m.group(2) == "-" else 1) if m.group(3) else 0
+    return _wfrp(min(max(base + shift, 0), 200))
+
+
+def _mothership(m: re.Match[str]) -> str | None:
+    stat = int((m.group(1) or "50")[:4])
+    return "1d100" if 1 <= stat <= 99 else None
+
+
 def _simple(text: str) -> Callable[[re.Match[str]], str | None]:
     return lambda m: text
 
@@ -509,6 +577,84 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         1570,
         lambda m: _open_legend(int(m.group(1))),
     ),
+    Shortcut(
+        "Essence20",
+        _p(r"^([+-])?ess(\d*)d(\d+)(s)?(?:\s*([+-]\s*\d+))?$"),
+        1612,
+        _ess,
+        "a critical success when a skill die rolls its maximum, and a natural 20",
+        math=False,
+    ),
+    Shortcut(
+        "Essence20",
+        _p(r"^(1d20|2d20\s+kl?1)\s+(esss?)(\d+)(?:\s*([+-]\s*\d+))?$"),
+        1577,
+        _ess_written,
+        "a critical success when a skill die rolls its maximum, and a natural 20",
+        "src/dice/parser.rs",
+        math=False,
+    ),
+    Shortcut(
+        "The Darkest House",
+        _p(r"^tdh(\d+)([bn])?(c)?(?:\s*([+-]\s*\d+))?$"),
+        1650,
+        _darkest_house,
+        "the House Die, and whether the House acts",
+        math=False,
+    ),
+    Shortcut(
+        "The Darkest House",
+        _p(r"^(2d6)(?:\s+(adv1|dis1))?\s+tdh(c)?(?:\s*([+-]\s*\d+))?$"),
+        1628,
+        _darkest_house_written,
+        "the House Die, and whether the House acts",
+        "src/dice/parser.rs",
+        math=False,
+    ),
+    Shortcut(
+        "Cyberpunk Red damage",
+        _p(r"^cpd(\d+)(?:\s*([+-]\s*\d+))?$"),
+        920,
+        lambda m: _pool(m, f"{{n}}d6{_math(m.group(2))}", 1, 500),
+        "a Critical Injury when two or more dice show 6 (its 5 damage, straight to Hit "
+        "Points, is not in this total)",
+    ),
+    Shortcut(
+        "Cyberpunk Red damage",
+        _p(r"^(\d+)d6\s+cpd(?:\s*([+-]\s*\d+))?$"),
+        1621,
+        lambda m: _pool(m, f"{{n}}d6{_math(m.group(2))}", 1, 500),
+        "a Critical Injury when two or more dice show 6 (its 5 damage, straight to Hit "
+        "Points, is not in this total)",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "WFRP 4e Success Levels",
+        _p(r"^wfrp(\d+)(?:\s*([+-])\s*(\d+))?$"),
+        941,
+        _wfrp_alias,
+        "success or failure (01-05 always succeed, 96-00 always fail; +0 and -0) and "
+        "Astounding results on doubles",
+        math=False,
+    ),
+    Shortcut(
+        "WFRP 4e Success Levels",
+        _p(r"^1d100\s+wfrp(\d+)$"),
+        1650,
+        lambda m: _wfrp(int(m.group(1)[:4])),
+        "success or failure (01-05 always succeed, 96-00 always fail; +0 and -0) and "
+        "Astounding results on doubles",
+        "src/dice/parser.rs",
+        math=False,
+    ),
+    Shortcut(
+        "Mothership",
+        _p(r"^(?:1d100\s+)?ms(\d+)?$"),
+        1680,
+        _mothership,
+        "success (at or under the stat, 50 if none) and a critical on doubles",
+        math=False,
+    ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
     Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),
     Shortcut(
@@ -557,14 +703,14 @@ def expand(text: str) -> Expansion | None:
         head = _match(m.group(1)) if m is not None else None
         if m is None or head is None or head[0] is None or not head[1].math:
             return None
-        if re.match(r"^\d+ ", head[0]):
+        if re.match(r"^\d+ \d*d", head[0]):
             return None  # a set ("dndstats") takes no math
         found = (f"{head[0]} {m.group(2)}", head[1])
     roll, shortcut = found
     if roll is None:
         return None
     repeat = 1
-    if (set_ := re.match(r"^(\d+) (.*)$", roll)) is not None:  # "6 4d6 k3"
+    if (set_ := re.match(r"^(\d+) (\d*d.*)$", roll)) is not None:  # "6 4d6 k3"
         repeat, roll = int(set_.group(1)), set_.group(2)
     shown = f"Dice Maiden dialect: read `{body}` ({shortcut.system}) as `{roll}`"
     if shortcut.shows:

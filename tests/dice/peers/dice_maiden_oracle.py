@@ -38,12 +38,15 @@ class _Roll:
 
 
 _MOD = re.compile(
-    r"(aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
+    r"(esss|ess|tdhc|tdh|cpd|wfrp|ms|"
+    r"aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
     r"tl|r|e|k|d|t|f|i|b)(\d*)([lf]?)(?:dn(\d+))?(t?)"
 )
 #: System modifiers (dicemaiden-rs src/dice/roller.rs) that need no number.
 _BARE = ("e", "ie", "adv", "dis", "alien", "fitd", "fudge", "dh", "dheart", "gb", "gbs", "wng")
-_BARE += ("i", "b", "ww")
+_BARE += ("i", "b", "ww", "tdh", "tdhc", "cpd", "ms")
+#: Essence20 skill dice by rank (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
+_ESSENCE20 = ((1, 2), (1, 4), (1, 6), (1, 8), (1, 10), (1, 12), (2, 8), (3, 6))
 
 
 def _face(rng: random.Random, sides: int) -> int:
@@ -259,6 +262,20 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
         else:
             value = _apply(value, op, amount)
     for word, n in roll.mods:
+        if word == "wfrp":  # roller.rs:4417, wfrp_test_outcome: the Success Levels
+            assert n is not None
+            sl = n // 10 - dice[0] // 10
+            return dice, value, max(sl, 1) if dice[0] <= 5 else min(sl, -1) if dice[0] >= 96 else sl
+        if word == "ms":  # roller.rs:4504: one d100 (stat 50 unless given) shows its roll
+            if len(dice) != 1 or not 1 <= (n if n is not None else 50) <= 99:
+                raise Unmodelled("Mothership advantage")
+            return dice, dice[0], dice[0]
+        if word == "tdhc":  # roller.rs:4175: called upon, the House Die joins the total
+            value += _face(rng, 6)
+        if word in ("ess", "esss"):  # roller.rs:2369: the skill die (its highest rank's
+            assert n is not None  # total when specialized) is added after the math
+            ranks = range(1 if word == "esss" else n, n + 1)
+            value += max(_dice(*_ESSENCE20[r - 1], rng) for r in ranks)
         if word == "gbs":
             return dice, value, value
         if word == "gb":  # roller.rs:1241, the Godbound damage chart
@@ -534,6 +551,42 @@ def _gb(m: re.Match[str]) -> str:  # aliases.rs:467-481
     return f"1d20 {m.group(1)}{(m.group(2) or '').strip()}"
 
 
+def _ess(m: re.Match[str]) -> str | None:  # aliases.rs:1612-1641
+    sign, count, sides, special, mod = m.groups()
+    rank = [r for r, (c, s) in enumerate(_ESSENCE20, 1) if (c, s) == (int(count or 1), int(sides))]
+    if not rank:
+        return None
+    d20 = {"+": "2d20 k1", "-": "2d20 kl1"}.get(sign or "", "1d20")
+    tail = f" {mod.replace(' ', '')}" if mod else ""
+    return f"{d20} {'esss' if special else 'ess'}{rank[0]}{tail}"
+
+
+def _tdh(m: re.Match[str]) -> str:  # aliases.rs:1650-1678
+    total = int(m.group(1)) + (int(m.group(4).replace(" ", "")) if m.group(4) else 0)
+    dice = {"b": "2d6 adv1", "n": "2d6 dis1"}.get(m.group(2) or "", "2d6")
+    mod = "" if total == 0 else f" + {total}" if total > 0 else f" - {-total}"
+    return f"{dice} {'tdhc' if m.group(3) else 'tdh'}{mod}"
+
+
+def _cpd(m: re.Match[str]) -> str:  # aliases.rs:920-929
+    return f"{m.group(1)}d6 cpd" + (f" {m.group(2).strip()}" if m.group(2) else "")
+
+
+def _wfrp(m: re.Match[str]) -> str | None:  # aliases.rs:941-967
+    base = int(m.group(1))
+    if not 1 <= base <= 100:
+        return None
+    shift = int(m.group(3) or 0) * (-1 if m.group(2) == "-" else 1)
+    return f"1d100 wfrp{min(max(base + shift, 0), 200)}"
+
+
+def _ms(m: re.Match[str]) -> str:  # aliases.rs:1680-1710
+    sign, stat = m.groups()
+    if sign:
+        return f"2d100 ms{stat or ''}{'a' if sign == '+' else 'd'}"
+    return f"1d100 ms{stat or ''}"
+
+
 _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"dheart", lambda m: "2d12 dheart"),  # aliases.rs:376
     (r"dheartgm", lambda m: "1d20"),  # aliases.rs:380
@@ -590,6 +643,11 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"(\d+)lf(\d+)([lf]?)", _lf),  # aliases.rs:1054
     (r"fitd(\d+)", _fitd),  # aliases.rs:1084
     (r"age", lambda m: "2d6 + 1d6"),  # aliases.rs:278
+    (r"([+-])?ess(\d*)d(\d+)(s)?(?:\s*([+-]\s*\d+))?", _ess),  # aliases.rs:1612
+    (r"tdh(\d+)([bn])?(c)?(?:\s*([+-]\s*\d+))?", _tdh),  # aliases.rs:1650
+    (r"cpd(\d+)(?:\s*([+-]\s*\d+))?", _cpd),  # aliases.rs:920
+    (r"wfrp(\d+)(?:\s*([+-])\s*(\d+))?", _wfrp),  # aliases.rs:941
+    (r"([+-])?ms(\d+)?", _ms),  # aliases.rs:1680
     (r"dndstats", lambda m: "6 4d6 k3"),  # aliases.rs:279
 ]
 _ALIAS_RES = [(re.compile(f"^(?:{p})$"), f) for p, f in _ALIASES]

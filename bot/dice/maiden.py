@@ -401,6 +401,47 @@ def _mothership(m: re.Match[str]) -> str | None:
     return "1d100" if 1 <= stat <= 99 else None
 
 
+def _step(value: int, op: str, n: int) -> int:
+    """One of Dice Maiden's math steps on a die (Rust: ``/`` truncates toward zero)."""
+    if op == "+":
+        return value + n
+    if op == "-":
+        return value - n
+    if op == "*":
+        return value * n
+    return abs(value) // n * (1 if value >= 0 else -1)
+
+
+def _math_on_dice(m: re.Match[str]) -> str | None:
+    """``1d20+5 t6``: Dice Maiden applies the math written before a target, success or
+    failure to each die, then counts (roller.rs:786 and 3459). The targets are rewritten onto
+    the faces they then count: the math only grows with the face (``*`` and ``/`` by a
+    positive number), so each target is a range of faces. Botches only show beside the
+    result; the math after the targets applies to the successes, as written."""
+    count, sides, math, counts, after = m.groups()
+    n, faces = int(count or "1"), int(sides[:6])
+    steps = [(op, int(k[:6])) for op, k in re.findall(r"([+\-*/])\s*(\d+)", math)]
+    if not 1 <= n <= 1000 or not 1 <= faces <= 1000:
+        return None
+    if any(op in "*/" and k <= 0 for op, k in steps):
+        return None
+    value = {face: face for face in range(1, faces + 1)}
+    for op, k in steps:
+        value = {face: _step(v, op, k) for face, v in value.items()}
+    words = []
+    for word, k in re.findall(r"(tl|t|f|b)(\d+)", counts.lower()):
+        target = int(k[:6])
+        if word == "t":
+            words.append(f"t{min([f for f, v in value.items() if v >= target] or [faces + 1])}")
+        elif word == "f":
+            words.append(f"f{max([f for f, v in value.items() if v <= target] or [0])}")
+        elif word == "b" and any(v <= target for v in value.values()):
+            words.append(f"b{max(f for f, v in value.items() if v <= target)}")
+        elif word == "tl":
+            return None
+    return f"{n}d{faces} {''.join(words)}{_math(after)}" if words else None
+
+
 def _simple(text: str) -> Callable[[re.Match[str]], str | None]:
     return lambda m: text
 
@@ -653,6 +694,17 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         1680,
         _mothership,
         "success (at or under the stat, 50 if none) and a critical on doubles",
+        math=False,
+    ),
+    Shortcut(
+        "the math before a target applies to each die",
+        _p(
+            r"^(\d*)d(\d+)((?:\s*[+\-*/]\s*\d+)+)\s+((?:(?:t|f|b)\d+)+)"
+            r"((?:\s*[+\-*/]\s*\d+)*)$"
+        ),
+        3459,
+        _math_on_dice,
+        source="src/dice/roller.rs",
         math=False,
     ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),

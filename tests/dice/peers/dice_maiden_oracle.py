@@ -110,6 +110,14 @@ def _parse_one(text: str) -> Callable[[random.Random], int]:
         i += m.end()
         if m.group(4) is not None:
             item: object = int(m.group(4))
+            roll.math.append((op, item, targeted))
+            # "1d20+5 t6": Dice Maiden's modifiers are one list, so targets may follow the
+            # math; the math before the first target applies to each die (roller.rs:786).
+            counts = re.match(r"(?:(?:tl|t|f|b)\d+)+", s[i:])
+            if counts and not targeted:
+                i = _modifiers(roll, s, i, text)
+                targeted = True
+            continue
         else:
             # "+ 1d4 ie4": modifiers right after added dice are theirs (parser.rs,
             # parse_all_modifiers); their kept dice join the roll's (roller.rs, AddDice).
@@ -257,6 +265,9 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
                 continue
         else:
             amount = item  # type: ignore[assignment]
+            if counting and not after_target:  # before the targets: on each die
+                counted = [_apply(d, op, amount) for d in counted]
+                continue
         if counting and after_target:
             after.append((op, amount))
         else:

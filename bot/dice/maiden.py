@@ -442,6 +442,29 @@ def _math_on_dice(m: re.Match[str]) -> str | None:
     return f"{n}d{faces} {''.join(words)}{_math(after)}" if words else None
 
 
+def _hero(m: re.Match[str]) -> str | None:
+    """Hero System (aliases.rs:346-367): whole d6s, and a d3 for a half die; killing damage
+    multiplies the total, math included, by 1d3 for its STUN (roller.rs:1604)."""
+    count, kind, mod = m.groups()
+    whole, half = int(count.split(".")[0][:4]), "." in count and int(count.split(".")[1]) > 0
+    if kind.lower() == "h":
+        return f"3d6{_math(mod)}"
+    dice = " + ".join(([f"{whole}d6"] if whole else []) + (["1d3"] if half else []))
+    if not dice or whole > 100:
+        return None
+    if kind.lower() == "n":
+        return f"{dice}{_math(mod)}"
+    return f"({dice}{_math(mod)}) * 1d3" if mod or half else f"{dice} * 1d3"
+
+
+def _d6_legends(m: re.Match[str]) -> str | None:
+    """D6 Legends (aliases.rs:1017-1036): the last die is the wild die."""
+    n = _count(m, 1, 1, 100)
+    if n is None:
+        return None
+    return "1d6 t4f1ie6" if n == 1 else f"{n - 1}d6 t4 + 1d6 t4f1ie6"
+
+
 def _simple(text: str) -> Callable[[re.Match[str]], str | None]:
     return lambda m: text
 
@@ -706,6 +729,92 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         _math_on_dice,
         source="src/dice/roller.rs",
         math=False,
+    ),
+    Shortcut(
+        "Cypher System",
+        _p(r"^cs\s+(\d+)(?:\s*([+-]\s*\d+))?$"),
+        969,
+        lambda m: f"1d20{_math(m.group(2))}" if 1 <= int(m.group(1)[:4]) <= 10 else None,
+        "success against the task's target (3 × its level, on the die alone), a GM intrusion "
+        "on a 1 and a minor or major effect on 17-20",
+    ),
+    Shortcut(
+        "Cypher System",
+        _p(r"^1d20\s+cs(\d+)(?:\s*([+-]\s*\d+))?$"),
+        1634,
+        lambda m: f"1d20{_math(m.group(2))}" if 1 <= int(m.group(1)[:4]) <= 10 else None,
+        "success against the task's target (3 × its level, on the die alone), a GM intrusion "
+        "on a 1 and a minor or major effect on 17-20",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "Hero System damage",
+        _p(r"^(\d+(?:\.\d+)?)hs([nk])(?:\s*([+\-*/]\s*\d+))?$"),
+        445,
+        _hero,
+        "the BODY",
+        math=False,
+    ),
+    Shortcut(
+        "Hero System to-hit",
+        _p(r"^(\d+(?:\.\d+)?)hs(h)(?:\s*([+\-*/]\s*\d+))?$"),
+        458,
+        _hero,
+        "the target to roll under (11 + OCV - DCV)",
+        math=False,
+    ),
+    Shortcut(
+        "D6 Legends",
+        _p(r"^(\d+)d6l$"),
+        1018,
+        _d6_legends,
+        "which die is the wild die",
+    ),
+    Shortcut(
+        "Mutants & Masterminds",
+        _p(r"^mnm(?:\s*([+-]\s*\d+))?$"),
+        402,
+        lambda m: f"1d20{_math(m.group(1))}",
+        "the degrees of success or failure against the DC",
+        math=False,
+    ),
+    Shortcut(
+        "Mutants & Masterminds",
+        _p(r"^1d20(?:\s*([+-]\s*\d+))?\s+mnm$"),
+        1624,
+        lambda m: f"1d20{_math(m.group(1))}",
+        "the degrees of success or failure against the DC",
+        "src/dice/parser.rs",
+        math=False,
+    ),
+    Shortcut(
+        "Lasers & Feelings",
+        _p(r"^(\d+)d6\s+lf(\d+)([lf]?)$"),
+        1054,
+        _lasers,
+        "Laser Feelings on a die showing the number exactly",
+    ),
+    Shortcut(
+        "Alien RPG",
+        _p(r"^(\d+)d6\s+alien(?:\s*\+\s*(\d+)d6\s+aliens\2)?$"),
+        1461,
+        lambda m: (
+            None
+            if _count(m, 1, 1, 20) is None or (m.group(2) and not 1 <= int(m.group(2)[:4]) <= 11)
+            else f"{int(m.group(1))}d6=6" + (f" + {int(m.group(2))}d6=6" if m.group(2) else "")
+        ),
+        "a panic roll (1d6 + stress) when a stress die shows 1",
+    ),
+    Shortcut(
+        "Wild Worlds",
+        _p(r"^(\d+)d6\s+ww(?:c(\d+))?$"),
+        1510,
+        lambda m: (
+            _pool(m, "{n}d6" + (f"dh{int(m.group(2)[:4])}" if m.group(2) else "") + "kh1", 1, 10)
+            if not m.group(2) or 0 < int(m.group(2)[:4]) < int(m.group(1)[:4])
+            else None
+        ),
+        "the outcome (6 triumph, 4-5 conflict, 1-3 disaster) and a twist on matching dice",
     ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
     Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),

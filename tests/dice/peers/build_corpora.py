@@ -91,6 +91,18 @@ def _expects_errors(lines: list[str], k: int) -> bool:
     return False
 
 
+def _flags_validity(lines: list[str], k: int) -> bool:
+    """Line ``k`` opens ``let NAME = vec![`` of tuples whose loop names the second item
+    ``should_succeed`` (or ``should_parse``, ``valid``): ``false`` marks a refused roll."""
+    m = re.search(r"let (\w+) = vec!\[", lines[k])
+    if m is None:
+        return False
+    for j in range(k + 1, len(lines)):
+        if loop := re.search(rf"^\s*for \(\w+, (\w+)[^)]*\) in {m.group(1)} \{{", lines[j]):
+            return loop.group(1) in ("should_succeed", "should_parse", "valid", "is_valid")
+    return False
+
+
 def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
 
@@ -111,6 +123,8 @@ def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
         lines = _show(repo, path).splitlines()
         # "let error_tests = vec![…]" whose loop asserts each one fails
         refused = {k + 1 for k, line in enumerate(lines) if _expects_errors(lines, k)}
+        flagged = {k + 1 for k, line in enumerate(lines) if _flags_validity(lines, k)}
+        in_flagged, flag_depth = False, 0
         for number, line in enumerate(lines, start=1):
             # "let invalid = vec![…];" and "for invalid in […] {": rolls the test expects
             # Dice Maiden to refuse
@@ -122,7 +136,15 @@ def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
             if invalid_block:
                 tail = line[opened.end() - 1 :] if opened else line
                 depth += tail.count("[") - tail.count("]")
+            if number in flagged:
+                in_flagged, flag_depth = True, 0
+            if in_flagged:
+                flag_depth += line.count("[") - line.count("]")
             refuses = invalid_block or "assert_invalid(" in line or "is_err()" in line
+            # ("1 d6", false, "…") in a list whose loop reads the flag as should_succeed
+            refuses = refuses or (in_flagged and bool(re.match(r'^\s*\("[^"]*",\s*false\b', line)))
+            if in_flagged and flag_depth <= 0:
+                in_flagged = False
             refuses = refuses or bool(re.search(r'^\s*\("[^"]*",\s*false,\s*0,\s*0\)', line))
             for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', line):
                 before, after = line[: m.start()], line[m.end() :]

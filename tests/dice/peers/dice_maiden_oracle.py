@@ -38,13 +38,13 @@ class _Roll:
 
 
 _MOD = re.compile(
-    r"(esss|ess|tdhc|tdh|cpd|wfrp|ms|"
+    r"(esss|ess|tdhc|tdh|cpd|wfrp|ms|cs|hsn|hsk|hsh|mnm|"
     r"aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
     r"tl|r|e|k|d|t|f|i|b)(\d*)([lf]?)(?:dn(\d+))?(t?)"
 )
 #: System modifiers (dicemaiden-rs src/dice/roller.rs) that need no number.
 _BARE = ("e", "ie", "adv", "dis", "alien", "fitd", "fudge", "dh", "dheart", "gb", "gbs", "wng")
-_BARE += ("i", "b", "ww", "tdh", "tdhc", "cpd", "ms")
+_BARE += ("i", "b", "ww", "tdh", "tdhc", "cpd", "ms", "hsn", "hsk", "hsh", "mnm")
 #: Essence20 skill dice by rank (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
 _ESSENCE20 = ((1, 2), (1, 4), (1, 6), (1, 8), (1, 10), (1, 12), (2, 8), (3, 6))
 
@@ -113,7 +113,7 @@ def _parse_one(text: str) -> Callable[[random.Random], int]:
             roll.math.append((op, item, targeted))
             # "1d20+5 t6": Dice Maiden's modifiers are one list, so targets may follow the
             # math; the math before the first target applies to each die (roller.rs:786).
-            counts = re.match(r"(?:(?:tl|t|f|b)\d+)+", s[i:])
+            counts = re.match(r"(?:(?:tl|t|f|b)\d+)+|mnm$", s[i:])
             if counts and not targeted:
                 i = _modifiers(roll, s, i, text)
                 targeted = True
@@ -281,6 +281,10 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
             if len(dice) != 1 or not 1 <= (n if n is not None else 50) <= 99:
                 raise Unmodelled("Mothership advantage")
             return dice, dice[0], dice[0]
+        if word == "cs" and not 1 <= (n or 0) <= 10:  # roller.rs:2744: the total shows
+            raise Unmodelled("Cypher level")  # the task (3 x level) is judged apart
+        if word == "hsk":  # roller.rs:1604: killing damage, STUN = the total x 1d3
+            value *= _face(rng, 3)
         if word == "tdhc":  # roller.rs:4175: called upon, the House Die joins the total
             value += _face(rng, 6)
         if word in ("ess", "esss"):  # roller.rs:2369: the skill die (its highest rank's
@@ -591,6 +595,40 @@ def _wfrp(m: re.Match[str]) -> str | None:  # aliases.rs:941-967
     return f"1d100 wfrp{min(max(base + shift, 0), 200)}"
 
 
+def _cs(m: re.Match[str]) -> str:  # aliases.rs:969-978
+    return f"1d20 cs{m.group(1)}" + (f" {m.group(2).strip()}" if m.group(2) else "")
+
+
+def _hs(m: re.Match[str]) -> str | None:  # aliases.rs:445-463, 346-367
+    if m.group(2) == "h":
+        return "3d6 hsh"
+    count = float(m.group(1))
+    whole, half, kind = int(count), count % 1 > 0, f"hs{m.group(2)}"
+    if whole == 0 and half:
+        return f"1d3 {kind}"
+    return f"{whole}d6 {kind}" + (" + 1d3" if half else "")
+
+
+def _hs_frac(m: re.Match[str]) -> str | None:  # aliases.rs:633-657
+    n, kind, fraction = m.groups()
+    if kind == "k" and fraction == "1":
+        return f"{n}d6 + 1d3 hsk"
+    if kind == "n":
+        return f"{n}d6 hsn"
+    return f"{n}d6 + {n}" if kind == "h" else None
+
+
+def _d6l(m: re.Match[str]) -> str | None:  # aliases.rs:1018-1036
+    n = int(m.group(1))
+    if n == 0:
+        return None
+    return "1d6 t4f1ie6" if n == 1 else f"{n - 1}d6 t4 + 1d6 t4f1ie6"
+
+
+def _mnm(m: re.Match[str]) -> str:  # aliases.rs:402-410
+    return f"1d20{m.group(1).replace(' ', '')} mnm" if m.group(1) else "1d20 mnm"
+
+
 def _ms(m: re.Match[str]) -> str:  # aliases.rs:1680-1710
     sign, stat = m.groups()
     if sign:
@@ -659,6 +697,11 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"cpd(\d+)(?:\s*([+-]\s*\d+))?", _cpd),  # aliases.rs:920
     (r"wfrp(\d+)(?:\s*([+-])\s*(\d+))?", _wfrp),  # aliases.rs:941
     (r"([+-])?ms(\d+)?", _ms),  # aliases.rs:1680
+    (r"cs\s+(\d+)(?:\s*([+-]\s*\d+))?", _cs),  # aliases.rs:969
+    (r"(\d+(?:\.\d+)?)hs([nkh])", _hs),  # aliases.rs:445
+    (r"(\d+)hs([nkh])(\d+)", _hs_frac),  # aliases.rs:633
+    (r"(\d+)d6l", _d6l),  # aliases.rs:1018
+    (r"mnm(?:\s*([+-]\s*\d+))?", _mnm),  # aliases.rs:402
     (r"dndstats", lambda m: "6 4d6 k3"),  # aliases.rs:279
 ]
 _ALIAS_RES = [(re.compile(f"^(?:{p})$"), f) for p, f in _ALIASES]

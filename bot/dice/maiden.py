@@ -315,10 +315,19 @@ def _godbound(m: re.Match[str]) -> str | None:
     mod = m.group(4) if dice else m.group(2)
     if straight:
         return f"{n}d{sides}{_math(mod)}"
-    if mod:
-        return None  # the chart then applies to the total: not one of this bot's readings
-    # The damage chart on each die: 1 or less 0, 2-5 1, 6-9 2, 10+ 4 (roller.rs:1296).
-    return f"{n}d{sides} t2 t6 t10 t10"
+    # The damage chart: 1 or less 0, 2-5 1, 6-9 2, 10+ 4 (roller.rs:1296), on each die; with
+    # math, on the total, which this bot can read for one die: its faces the chart then counts.
+    shift = int(mod.replace(" ", "")[:7]) if mod else 0
+    if shift and n != 1:
+        return None
+    steps = [min(max(step - shift, 1), sides + 1) for step in (2, 6, 10, 10)]
+    return f"{n}d{sides} " + " ".join(f"t{step}" for step in steps)
+
+
+def _godbound_written(m: re.Match[str]) -> str | None:
+    """``1d20 gb``, ``3d8 gbs``: Godbound's modifier written on dice."""
+    n, sides, word = int(m.group(1)[:4]), int(m.group(2)[:6]), m.group(3).lower()
+    return f"{n}d{sides}" if word == "gbs" else f"{n}d{sides} t2 t6 t10 t10"
 
 
 #: Open Legend attribute dice by score (aliases.rs:1547-1561).
@@ -815,6 +824,90 @@ SHORTCUTS: tuple[Shortcut, ...] = (
             else None
         ),
         "the outcome (6 triumph, 4-5 conflict, 1-3 disaster) and a twist on matching dice",
+    ),
+    Shortcut(
+        "Godbound",
+        _p(r"^(\d+)d(\d+)\s+(gbs?)$"),
+        1618,
+        _godbound_written,
+        source="src/dice/parser.rs",
+        math=False,
+    ),
+    Shortcut(
+        "Hero System damage",
+        _p(r"^(\d+)d(\d+)\s+hs([nk])$"),
+        1614,
+        lambda m: (
+            f"{int(m.group(1)[:4])}d{int(m.group(2)[:6])}"
+            + (" * 1d3" if m.group(3).lower() == "k" else "")
+        ),
+        "the BODY",
+        "src/dice/parser.rs",
+        math=False,
+    ),
+    Shortcut(
+        "Hero System to-hit",
+        _p(r"^(\d+)d(\d+)\s+hsh$"),
+        1625,
+        lambda m: f"{int(m.group(1)[:4])}d{int(m.group(2)[:6])}",
+        "the target to roll under (11 + OCV - DCV)",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "Forged in the Dark",
+        _p(r"^2d6\s+fitd0$"),
+        1606,
+        _simple("2d6 kl1"),
+        "the outcome (1-3 failure, 4-5 partial, 6 success, two 6s critical)",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "Shadowrun",
+        _p(r"^(\d+)d6\s+t5\s+shadowrun(\d+)$"),
+        439,
+        lambda m: _pool(m, "{n}d6 t5") if m.group(1) == m.group(2) else None,
+        "a glitch when more than half the dice show 1",
+    ),
+    Shortcut(
+        "Dark Heresy",
+        _p(r"^1d10\s+dh$"),
+        1612,
+        _simple("1d10"),
+        "righteous fury on a 10",
+        "src/dice/parser.rs",
+    ),
+    Shortcut(
+        "failures with no target",
+        _p(r"^(\d+)d(\d+)\s*f(\d+)((?:\s*b\d+)?)$"),
+        1072,
+        lambda m: (
+            f"{int(m.group(1)[:4])}d{int(m.group(2)[:6])} t{int(m.group(2)[:6]) + 1}"
+            f" f{int(m.group(3)[:6])}{m.group(4)}"
+        ),
+        source="src/dice/roller.rs",
+        math=False,
+    ),
+    Shortcut(
+        "plot dice",
+        _p(r"^(\d+)(?:dp|d6\s+plot)(?:\s*([+-]\s*\d+))?$"),
+        660,
+        lambda m: _pool(m, f"{{n}}d6=2 tl2 * 2{_math(m.group(2))}", 1, 100),
+        "the Complication and Opportunity symbols (1: C+2, 2: C+4, 5-6: Opportunity)",
+        math=False,
+    ),
+    Shortcut(
+        "Conan: every skill die rolled counts as a success",
+        _p(r"^conan([345])$"),
+        996,
+        lambda m: f"{m.group(1)}d20 t1",
+        "the skill dice",
+    ),
+    Shortcut(
+        "Conan combat dice",
+        _p(r"^cd(\d+)$"),
+        1002,
+        lambda m: _pool(m, "{n}d6=2 tl2 t5"),
+        "the effects rolled on 5 and 6",
     ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
     Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),

@@ -141,6 +141,12 @@ def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
             if in_flagged:
                 flag_depth += line.count("[") - line.count("]")
             refuses = invalid_block or "assert_invalid(" in line or "is_err()" in line
+            if bound := re.search(r"let (\w+) = parse_and_roll\(\"", line):
+                # let result = parse_and_roll("1 1d6"); assert!(result.is_err(), …)
+                ahead = " ".join(lines[number : number + 3])
+                refuses = refuses or bool(
+                    re.search(rf"assert!\(\s*{bound.group(1)}\.is_err\(\)", ahead)
+                )
             # ("1 d6", false, "…") in a list whose loop reads the flag as should_succeed
             refuses = refuses or (in_flagged and bool(re.match(r'^\s*\("[^"]*",\s*false\b', line)))
             if in_flagged and flag_depth <= 0:

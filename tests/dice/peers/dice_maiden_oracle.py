@@ -38,13 +38,13 @@ class _Roll:
 
 
 _MOD = re.compile(
-    r"(esss|ess|tdhc|tdh|cpd|wfrp|ms|cs|hsn|hsk|hsh|mnm|"
+    r"(esss|ess|tdhc|tdh|cpd|wfrp|ms|cs|hsn|hsk|hsh|mnm|plot|conan|cd|"
     r"aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
     r"tl|r|e|k|d|t|f|i|b)(\d*)([lf]?)(?:dn(\d+))?(t?)"
 )
 #: System modifiers (dicemaiden-rs src/dice/roller.rs) that need no number.
 _BARE = ("e", "ie", "adv", "dis", "alien", "fitd", "fudge", "dh", "dheart", "gb", "gbs", "wng")
-_BARE += ("i", "b", "ww", "tdh", "tdhc", "cpd", "ms", "hsn", "hsk", "hsh", "mnm")
+_BARE += ("i", "b", "ww", "tdh", "tdhc", "cpd", "ms", "hsn", "hsk", "hsh", "mnm", "plot")
 #: Essence20 skill dice by rank (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
 _ESSENCE20 = ((1, 2), (1, 4), (1, 6), (1, 8), (1, 10), (1, 12), (2, 8), (3, 6))
 
@@ -180,6 +180,15 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
     """One Dice Maiden roll (roller.rs, roll_dice): its kept dice, its dice total, and the
     result it shows (successes, damage, the key die, or the total)."""
     for word, n in roll.mods:
+        if word in ("conan", "cd"):  # roller.rs:2930, 3123: Conan 2d20
+            if any(not isinstance(item, int) for _, item, _ in roll.math) or n is None:
+                raise Unmodelled("Conan with added dice")
+            faces = [_face(rng, 20 if word == "conan" else 6) for _ in range(n)]
+            # Skill dice: each one rolled is a success; combat dice: 1 one, 2 two, 5-6 one.
+            shown = n if word == "conan" else sum({1: 1, 2: 2, 5: 1, 6: 1}.get(f, 0) for f in faces)
+            for op, item, _ in roll.math:
+                shown = _apply(shown, op, item)  # type: ignore[arg-type]
+            return faces, shown, shown
         if word == "sw":  # roller.rs:1736: the better of an exploding trait die and wild d6
             best = 0
             for die in (n, 6):
@@ -283,6 +292,8 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
             return dice, dice[0], dice[0]
         if word == "cs" and not 1 <= (n or 0) <= 10:  # roller.rs:2744: the total shows
             raise Unmodelled("Cypher level")  # the task (3 x level) is judged apart
+        if word == "plot":  # roller.rs:4141: 1 counts 2, 2 counts 4, the rest 0
+            value += sum({1: 2, 2: 4}.get(d, 0) - d for d in dice)
         if word == "hsk":  # roller.rs:1604: killing damage, STUN = the total x 1d3
             value *= _face(rng, 3)
         if word == "tdhc":  # roller.rs:4175: called upon, the House Die joins the total
@@ -702,6 +713,9 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"(\d+)hs([nkh])(\d+)", _hs_frac),  # aliases.rs:633
     (r"(\d+)d6l", _d6l),  # aliases.rs:1018
     (r"mnm(?:\s*([+-]\s*\d+))?", _mnm),  # aliases.rs:402
+    (r"(\d+)dp", lambda m: f"{m.group(1)}d6 plot"),  # aliases.rs:660
+    (r"conan([345])", lambda m: f"{m.group(1)}d20 conan{m.group(1)}"),  # aliases.rs:996
+    (r"cd(\d+)", lambda m: f"{m.group(1)}d6 cd{m.group(1)}"),  # aliases.rs:1002
     (r"dndstats", lambda m: "6 4d6 k3"),  # aliases.rs:279
 ]
 _ALIAS_RES = [(re.compile(f"^(?:{p})$"), f) for p, f in _ALIASES]
@@ -730,7 +744,7 @@ def _with_alias(part: str) -> list[Sampler]:
         if re.match(r"^\d+ ", head):
             raise Unmodelled(part)
         part = head + " " + m.group(2)
-    m = re.match(r"^(\d+)\s+(?=[d\d+-]|[a-z])(.*)$", part)
+    m = re.match(r"^(\d+)\s+(?:\([^)]*\)\s*)?(?=[d\d+-]|[a-z])(.*)$", part)  # "3 (Stat) 4d6"
     if m:
         n = int(m.group(1))
         if not 2 <= n <= 20:

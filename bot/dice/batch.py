@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.dice.dialects import DEFAULT_DIALECT, switches
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
-from bot.dice.maiden import expand
+from bot.dice.maiden import expand, unreadable
 from bot.dice.parser import Expression, parse
 from bot.dice.roller import RollResult, roll
 
@@ -125,6 +125,9 @@ def _shortcut(text: str) -> tuple[Expression, int] | None:
         body, comment = text[: m.start()], (m.group(1) or m.group(2) or "").strip() or None
         found = expand(body)
     if found is None:
+        why = unreadable(body)
+        if why is not None:
+            raise DiceError(why)
         return None
     expr = parse(found.text, "dice-maiden")
     return dataclasses.replace(expr, comment=comment, notes=(found.note, *expr.notes)), found.repeat

@@ -405,11 +405,6 @@ def _wfrp_alias(m: re.Match[str]) -> str | None:
     return _wfrp(min(max(base + shift, 0), 200))
 
 
-def _mothership(m: re.Match[str]) -> str | None:
-    stat = int((m.group(1) or "50")[:4])
-    return "1d100" if 1 <= stat <= 99 else None
-
-
 def _step(value: int, op: str, n: int) -> int:
     """One of Dice Maiden's math steps on a die (Rust: ``/`` truncates toward zero)."""
     if op == "+":
@@ -721,14 +716,6 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         math=False,
     ),
     Shortcut(
-        "Mothership",
-        _p(r"^(?:1d100\s+)?ms(\d+)?$"),
-        1680,
-        _mothership,
-        "success (at or under the stat, 50 if none) and a critical on doubles",
-        math=False,
-    ),
-    Shortcut(
         "the math before a target applies to each die",
         _p(
             r"^(\d*)d(\d+)((?:\s*[+\-*/]\s*\d+)+)\s+((?:(?:t|f|b)\d+)+)"
@@ -778,23 +765,6 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         1018,
         _d6_legends,
         "which die is the wild die",
-    ),
-    Shortcut(
-        "Mutants & Masterminds",
-        _p(r"^mnm(?:\s*([+-]\s*\d+))?$"),
-        402,
-        lambda m: f"1d20{_math(m.group(1))}",
-        "the degrees of success or failure against the DC",
-        math=False,
-    ),
-    Shortcut(
-        "Mutants & Masterminds",
-        _p(r"^1d20(?:\s*([+-]\s*\d+))?\s+mnm$"),
-        1624,
-        lambda m: f"1d20{_math(m.group(1))}",
-        "the degrees of success or failure against the DC",
-        "src/dice/parser.rs",
-        math=False,
     ),
     Shortcut(
         "Lasers & Feelings",
@@ -901,6 +871,19 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         996,
         lambda m: f"{m.group(1)}d20 t1",
         "the skill dice",
+        math=False,  # the math changes a total Dice Maiden does not show (mod.rs:376)
+    ),
+    Shortcut(
+        "Conan: every skill die rolled counts as a success, and each combat die 1, 2, 0 or 1",
+        _p(r"^conan([2-5])cd(\d+)$"),
+        987,
+        lambda m: (
+            f"{int(m.group(2)[:4])}d6=2 tl2 t5 + {m.group(1)}"
+            if 1 <= int(m.group(2)[:4]) <= 100
+            else None
+        ),
+        "the skill and combat dice and the effects rolled on 5 and 6",
+        math=False,
     ),
     Shortcut(
         "Conan combat dice",
@@ -908,6 +891,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         1002,
         lambda m: _pool(m, "{n}d6=2 tl2 t5"),
         "the effects rolled on 5 and 6",
+        math=False,  # the math changes a total Dice Maiden does not show (mod.rs:376)
     ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
     Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),
@@ -942,6 +926,76 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         source="src/dice/parser.rs",
     ),
 )
+
+
+#: Dice Maiden's systems this bot can't show, and what to write instead (docs/dice.md,
+#: "Measured against the other bots"): the first pattern matching the whole roll answers.
+UNREADABLE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        _p(r"^(?:\d+d20\s+)?(?:conan\d*|cd\d*)(?:\s*cd\d+)?\s*[+\-*/]"),
+        "Dice Maiden's Conan shows the successes before the math; write the dice alone "
+        "(e.g. cd4) and add the number yourself",
+    ),
+    (
+        _p(r"^(?:[+-]?ms\d*|\d+d100\s+ms\d*[ad]?)$"),
+        "Dice Maiden's Mothership shows one success in place of a roll at or under the stat; "
+        "write 1d100 and compare it yourself",
+    ),
+    (
+        _p(r"^(?:mnm|1d20\s*[+-]?\s*\d*\s*mnm)"),
+        "Dice Maiden's Mutants & Masterminds shows degrees of success in place of the total; "
+        "write 1d20+N and compare it with the DC yourself",
+    ),
+    (
+        _p(r"^(?:1d100\s+)?wfrp\d+"),
+        "in Dice Maiden's WFRP, targets outside 10-89 let the automatic bands (01-05, 96-00) "
+        "change the Success "
+        "Levels, which no total gives; write 1d100 and read them yourself",
+    ),
+    (
+        _p(r"^(?:\d+\s*)?(?:vtm\d+h\d+|\d+d10\s+vtm)"),
+        "in Dice Maiden's Vampire 5 pairs of 10s count 4, which no count of dice gives; write "
+        "Nd10>=6 and "
+        "add 2 for each pair of 10s yourself",
+    ),
+    (
+        _p(r"^(?:\d+wod\d+c\b|.*\bf\d+\s+(?:t\d+\s+)?c\b|.*\bc\s+f\d+)"),
+        "in Dice Maiden's World of Darkness cancel, 10s cancel 1s only up to the 1s rolled, "
+        "which no count "
+        "of dice gives; write Nd10 t8 f1 and cancel yourself",
+    ),
+    (
+        _p(r"^(?:cpr|wit|1d10\s+(?:cpr|wit))\b"),
+        "Dice Maiden's Cyberpunk Red and Witcher d10 both explodes on 10 and implodes on 1, "
+        "which is "
+        "not one term here; write 1d10 and roll the extra 1d10 yourself",
+    ),
+    (
+        _p(r"^ol\d+[ad]\d*"),
+        "Dice Maiden's Open Legend advantage drops dice before they explode, which this bot "
+        "can't do in "
+        "one term; write the roll without it (e.g. ol5) and roll the extra dice apart",
+    ),
+    (
+        _p(r"^gbs?\s+\d+d\d+\s*[+\-*/]"),
+        "Dice Maiden's Godbound chart on the total of several dice is no count of dice; "
+        "write the dice (e.g. 3d8-2) and read the chart yourself",
+    ),
+    (
+        _p(r"^(?:sil\d*|bnw\d+|\d*\s*mm\b)"),
+        "this Dice Maiden system shows a result no total or count of dice gives (Silhouette's "
+        "extra 6s, Brave New World's disasters, Marvel's d616); write the dice, e.g. 3d6",
+    ),
+)
+
+
+def unreadable(text: str) -> str | None:
+    """Why this bot can't read a Dice Maiden system roll, with what to write, or None."""
+    body = text.strip()
+    for pattern, why in UNREADABLE:
+        if pattern.match(body):
+            return f"`{body[:40]}`: {why}"
+    return None
 
 
 def expand(text: str) -> Expansion | None:

@@ -181,14 +181,19 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
     result it shows (successes, damage, the key die, or the total)."""
     for word, n in roll.mods:
         if word in ("conan", "cd"):  # roller.rs:2930, 3123: Conan 2d20
-            if any(not isinstance(item, int) for _, item, _ in roll.math) or n is None:
-                raise Unmodelled("Conan with added dice")
-            faces = [_face(rng, 20 if word == "conan" else 6) for _ in range(n)]
-            # Skill dice: each one rolled is a success; combat dice: 1 one, 2 two, 5-6 one.
-            shown = n if word == "conan" else sum({1: 1, 2: 2, 5: 1, 6: 1}.get(f, 0) for f in faces)
-            for op, item, _ in roll.math:
-                shown = _apply(shown, op, item)  # type: ignore[arg-type]
-            return faces, shown, shown
+            if n is None:
+                raise Unmodelled("Conan without a count")
+            # Skill dice: each one rolled is a success, and added d6s are combat dice; combat
+            # dice: 1 one, 2 two, 5-6 one. The successes show; math changes only the total.
+            combat = [_face(rng, 6) for _ in range(n)] if word == "cd" else []
+            shown = n if word == "conan" else 0
+            for _, item, _ in roll.math:
+                if isinstance(item, _Roll):
+                    if item.sides != 6:
+                        raise Unmodelled("Conan with other added dice")
+                    combat += [_face(rng, 6) for _ in range(item.count)]
+            shown += sum({1: 1, 2: 2, 5: 1, 6: 1}.get(f, 0) for f in combat)
+            return combat, shown, shown
         if word == "sw":  # roller.rs:1736: the better of an exploding trait die and wild d6
             best = 0
             for die in (n, 6):
@@ -286,10 +291,13 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
             assert n is not None
             sl = n // 10 - dice[0] // 10
             return dice, value, max(sl, 1) if dice[0] <= 5 else min(sl, -1) if dice[0] >= 96 else sl
-        if word == "ms":  # roller.rs:4504: one d100 (stat 50 unless given) shows its roll
-            if len(dice) != 1 or not 1 <= (n if n is not None else 50) <= 99:
+        if word == "ms":  # roller.rs:4504: one d100 against the stat (50 unless given); a
+            stat = n if n is not None else 50  # success shows as 1 success (mod.rs:376)
+            if len(dice) != 1 or not 1 <= stat <= 99:
                 raise Unmodelled("Mothership advantage")
-            return dice, dice[0], dice[0]
+            return dice, dice[0], 1 if dice[0] <= stat else dice[0]
+        if word == "mnm":  # roller.rs:4225: DC 10; a success shows its degrees
+            return dice, value, (value - 10) // 5 + 1 if value >= 10 else value
         if word == "cs" and not 1 <= (n or 0) <= 10:  # roller.rs:2744: the total shows
             raise Unmodelled("Cypher level")  # the task (3 x level) is judged apart
         if word == "plot":  # roller.rs:4141: 1 counts 2, 2 counts 4, the rest 0
@@ -715,6 +723,9 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"mnm(?:\s*([+-]\s*\d+))?", _mnm),  # aliases.rs:402
     (r"(\d+)dp", lambda m: f"{m.group(1)}d6 plot"),  # aliases.rs:660
     (r"conan([345])", lambda m: f"{m.group(1)}d20 conan{m.group(1)}"),  # aliases.rs:996
+    # aliases.rs:987 writes "3d20 conan3 4d6 cd4"; parser.rs:1699 reads the bare 4d6 as added
+    # dice, which is how this oracle's parser needs it written
+    (r"conan([2-5])cd(\d+)", lambda m: f"{m.group(1)}d20 conan{m.group(1)} + {m.group(2)}d6"),
     (r"cd(\d+)", lambda m: f"{m.group(1)}d6 cd{m.group(1)}"),  # aliases.rs:1002
     (r"dndstats", lambda m: "6 4d6 k3"),  # aliases.rs:279
 ]

@@ -119,6 +119,9 @@ READINGS: tuple[Reading, ...] = (
                     "`conan3`",
                     "`cd4`",
                     "`4dp`",
+                    "`ol5a1`",
+                    "`cpr + 5`",
+                    "`wit`",
                 )
             )
             + "; the answer names what Dice Maiden also shows; math before a target applies "

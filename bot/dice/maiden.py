@@ -335,11 +335,18 @@ _OPEN_LEGEND = {1: "1d4", 2: "1d6", 3: "1d8", 4: "1d10", 5: "2d6", 6: "2d8", 7: 
 _OPEN_LEGEND.update({8: "3d8", 9: "3d10", 10: "4d8"})
 
 
-def _open_legend(score: int) -> str | None:
-    if score > 10:
+def _open_legend(m: re.Match[str]) -> str | None:
+    """Open Legend (aliases.rs:1563-1601): advantage rolls extra attribute dice and drops
+    them before they explode; with no attribute dice it applies to the d20, at most 1."""
+    score, kind, level = int(m.group(1)), m.group(2), int((m.group(3) or "0")[:4])
+    if score > 10 or level > 500:
         return None
+    word = {"a": "adv", "d": "dis"}.get((kind or "").lower(), "")
     dice = _OPEN_LEGEND.get(score)
-    return "1d20 ie20" + (f" + {dice} ie{dice.split('d')[1]}" if dice else "")
+    if dice is None:
+        return "1d20 ie20" + (f" {word}1" if level else "")
+    sides = dice.split("d")[1]
+    return f"1d20 ie20 + {dice} ie{sides}" + (f" {word}{level}" if level else "")
 
 
 #: Essence20 skill dice by rank 1-8 (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
@@ -641,9 +648,9 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     ),
     Shortcut(
         "Open Legend",
-        _p(r"^ol(\d{1,2})$"),
+        _p(r"^ol(\d{1,2})(?:\s*([ad])(\d+))?$"),
         1570,
-        lambda m: _open_legend(int(m.group(1))),
+        _open_legend,
     ),
     Shortcut(
         "Essence20",
@@ -893,6 +900,22 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         "the effects rolled on 5 and 6",
         math=False,  # the math changes a total Dice Maiden does not show (mod.rs:376)
     ),
+    Shortcut(
+        "Cyberpunk Red",
+        _p(r"^(?:1d10\s+)?cpr(?:\s*([+\-*])\s*(\d+))?$"),
+        910,
+        lambda m: "1d10 e10 i1" + (f" {m.group(1)} {int(m.group(2)[:6])}" if m.group(1) else ""),
+        "a critical success or failure on a 10 or a 1",
+        math=False,  # roller.rs:2594 multiplies before it adds: one operation reads the same
+    ),
+    Shortcut(
+        "the Witcher",
+        _p(r"^(?:1d10\s+)?wit(?:\s*([+\-*])\s*(\d+))?$"),
+        930,
+        lambda m: "1d10 ie10 im1" + (f" {m.group(1)} {int(m.group(2)[:6])}" if m.group(1) else ""),
+        "a critical success or failure on a 10 or a 1",
+        math=False,  # roller.rs:2594 multiplies before it adds: one operation reads the same
+    ),
     Shortcut("AGE", _p(r"^age$"), 278, _simple("2d6 + 1d6"), "which die is the dragon die"),
     Shortcut("D&D stats", _p(r"^dndstats$"), 279, _simple("6 4d6 k3")),
     Shortcut(
@@ -966,15 +989,9 @@ UNREADABLE: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (
         _p(r"^(?:cpr|wit|1d10\s+(?:cpr|wit))\b"),
-        "Dice Maiden's Cyberpunk Red and Witcher d10 both explodes on 10 and implodes on 1, "
-        "which is "
-        "not one term here; write 1d10 and roll the extra 1d10 yourself",
-    ),
-    (
-        _p(r"^ol\d+[ad]\d*"),
-        "Dice Maiden's Open Legend advantage drops dice before they explode, which this bot "
-        "can't do in "
-        "one term; write the roll without it (e.g. ol5) and roll the extra dice apart",
+        "Dice Maiden's Cyberpunk Red and Witcher d10 take one operation here (+, - or *: "
+        "Dice Maiden multiplies before it adds, and rounds a division toward zero); write "
+        "the operations apart, e.g. 1d10 e10 i1 * 2 + 3",
     ),
     (
         _p(r"^gbs?\s+\d+d\d+\s*[+\-*/]"),

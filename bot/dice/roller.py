@@ -308,9 +308,19 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     explode_cap = spec.explode_cap
     penetrate = spec.explode_mode in ("penetrate", "both")
     compound = spec.explode_mode in ("compound", "both")
-    if spec.implode is not None:  # the parser forbids explode and implode together
-        ea, eb = spec.implode
-    implode = spec.implode is not None
+    # Dice Maiden's e and i together (1d10 e10 i1): the first face picks the chain, explode
+    # or implode; the parser allows both only on disjoint faces, both once.
+    ia, ib = spec.implode if spec.implode is not None else (1, 0)
+    if spec.adv_first is not None:  # Dice Maiden: advantage dice set aside before exploding
+        extra, high = spec.adv_first
+        order = sorted(range(len(initial)), key=lambda i: (initial[i], i))
+        aside = set(order[:extra] if high == "h" else order[len(order) - extra :])
+        for i in sorted(aside):
+            faces.append(initial[i])
+            values.append(spec.clamp(initial[i]))
+            flags.append(DROPPED)
+            sources.append(-1)
+        initial = tuple(f for i, f in enumerate(initial) if i not in aside)
     lo = spec.min_face
     hi = spec.max_face
     tens = spec.tens
@@ -320,6 +330,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
         source = -1
         explosions = 0
         head = -1
+        implode, ca, cb = False, ea, eb
         while True:
             rerolls = 0
             while ra <= face <= rb and rerolls < cap:
@@ -343,7 +354,10 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 value -= 1  # penetrating dice: each explosion counts one less
             if origin & FROM_IMPLOSION:
                 value = -value  # an implosion die is subtracted
-            boom = ea <= face <= eb and explosions < explode_cap
+            if head < 0:  # the slot's first die (after its rerolls) picks the chain
+                implode = ia <= face <= ib
+                ca, cb = (ia, ib) if implode else (ea, eb)
+            boom = ca <= face <= cb and explosions < explode_cap
             if boom:
                 flag |= IMPLODED if implode else EXPLODED
             faces.append(face)
@@ -360,7 +374,7 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
             source = len(faces) - 1
             origin = FROM_IMPLOSION if implode else FROM_EXPLOSION | (FOLDED if compound else 0)
             face = _draw1(rng, sides)
-    counted = [i for i, fl in enumerate(flags) if not fl & (REROLLED | FOLDED)]
+    counted = [i for i, fl in enumerate(flags) if not fl & (REROLLED | FOLDED | DROPPED)]
     if spec.reroll_add is not None:
         aa, ab = spec.reroll_add
         match = next((i for i in counted if aa <= faces[i] <= ab), None)

@@ -244,6 +244,15 @@ def test_dice_maiden_modifiers(text, faces, total):
         ("gb + 5", [1], 2),
         ("4d6 f1", [1, 1, 3, 6], -2),  # failures with no target count below zero
         ("tdh4c", [3, 4, 6], 17),  # the House Die joins the total when called upon
+        ("1d10 e10 i1", [1, 7], -6),  # a 1 takes a die away, once
+        ("1d10 e10 i1", [10, 7], 17),  # a 10 adds one, once
+        ("cpr * 2", [10, 10], 40),  # Cyberpunk Red: the 10 adds one 10, no more
+        ("wit", [1, 1, 4], -4),  # the Witcher: a 1 takes dice away while they show 1
+        ("wit", [10, 10, 3], 23),
+        ("1d20 ie20 adv1", [5, 20, 3], 23),  # the 5 set aside, the 20 explodes
+        ("2d6 ie6 adv1", [1, 6, 3, 4], 13),  # the 1 is set aside first; the 6 explodes
+        ("2d6 ie6 dis1", [6, 6, 2, 5], 13),  # one 6 set aside, the other explodes
+        ("ol5a1", [20, 4, 1, 6, 3, 2], 35),  # 20 explodes (4); the 1 set aside; 6 explodes (2)
     ],
 )
 def test_dice_maiden_game_systems_on_forced_dice(text, faces, total):
@@ -252,7 +261,7 @@ def test_dice_maiden_game_systems_on_forced_dice(text, faces, total):
 
 @pytest.mark.parametrize(
     "text",
-    ["1 d6", "4d6 i1 k3", "1d6+3d10 t7", "6d10 t7 + 5d6 - 2d4", "1d20 ie20 adv1"],
+    ["1 d6", "4d6 i1 k3", "1d6+3d10 t7", "6d10 t7 + 5d6 - 2d4", "4d6 i1 ie6"],
 )
 def test_dice_maiden_refusals_name_what_to_write(text):
     with pytest.raises(DiceError, match="write"):
@@ -278,7 +287,7 @@ def test_a_dice_maiden_label_may_follow_the_set_count_or_be_empty():
     "text",
     # Dice Maiden shows something no total gives: the successes before the math (Conan),
     # one success in place of the roll (Mothership, M&M), the automatic bands (WFRP 5).
-    ["conan3 - 1", "cd4 + 3", "ms45", "mnm +5", "wfrp5", "gb 3d8 - 2"],
+    ["conan3 - 1", "cd4 + 3", "ms45", "mnm +5", "wfrp5", "gb 3d8 - 2", "cpr / 2", "3d6 adv2 dis1"],
 )
 def test_dice_maiden_systems_this_bot_cannot_show_are_refused(text):
     with pytest.raises(DiceError, match="write"):

@@ -38,13 +38,28 @@ class _Roll:
 
 
 _MOD = re.compile(
-    r"(esss|ess|tdhc|tdh|cpd|wfrp|ms|cs|hsn|hsk|hsh|mnm|plot|conan|cd|"
+    r"(esss|ess|tdhc|tdh|cpd|cpr|wit|wfrp|ms|cs|hsn|hsk|hsh|mnm|plot|conan|cd|"
     r"aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
     r"tl|r|e|k|d|t|f|i|b)(\d*)([lf]?)(?:dn(\d+))?(t?)"
 )
 #: System modifiers (dicemaiden-rs src/dice/roller.rs) that need no number.
 _BARE = ("e", "ie", "adv", "dis", "alien", "fitd", "fudge", "dh", "dheart", "gb", "gbs", "wng")
-_BARE += ("i", "b", "ww", "tdh", "tdhc", "cpd", "ms", "hsn", "hsk", "hsh", "mnm", "plot")
+_BARE += (
+    "i",
+    "b",
+    "ww",
+    "tdh",
+    "tdhc",
+    "cpd",
+    "ms",
+    "hsn",
+    "hsk",
+    "hsh",
+    "mnm",
+    "plot",
+    "cpr",
+    "wit",
+)
 #: Essence20 skill dice by rank (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
 _ESSENCE20 = ((1, 2), (1, 4), (1, 6), (1, 8), (1, 10), (1, 12), (2, 8), (3, 6))
 
@@ -180,6 +195,26 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
     """One Dice Maiden roll (roller.rs, roll_dice): its kept dice, its dice total, and the
     result it shows (successes, damage, the key die, or the total)."""
     for word, n in roll.mods:
+        if word in ("cpr", "wit"):  # roller.rs:2453: a 10 adds a d10, a 1 takes one away
+            face = total = _face(rng, 10)  # (the Witcher, roller.rs:2619: again while the new
+            sign = 1 if face == 10 else -1 if face == 1 else 0  # die shows the same, 100 at most)
+            for _ in range(100 if word == "wit" else 1):
+                if not sign:
+                    break
+                extra = _face(rng, 10)
+                total += sign * extra
+                if extra != face:
+                    break
+            # then the math: * and / first, + and - after (roller.rs:2594)
+            shift = 0
+            for op, item, _ in roll.math:
+                if not isinstance(item, int):
+                    raise Unmodelled("Cyberpunk Red with added dice")
+                if op in "+-":
+                    shift += item if op == "+" else -item
+                else:
+                    total = _apply(total, op, item)
+            return [total], total + shift, total + shift
         if word in ("conan", "cd"):  # roller.rs:2930, 3123: Conan 2d20
             if n is None:
                 raise Unmodelled("Conan without a count")
@@ -550,6 +585,15 @@ def _ol(score: int) -> str | None:  # aliases.rs:1547-1601, Open Legend without 
     return f"1d20 ie20 + {n}d{sides} ie{sides}"
 
 
+def _ol_adv(m: re.Match[str]) -> str | None:  # aliases.rs:1569-1601
+    plain = _ol(int(m.group(1)))
+    level = int(m.group(3) or 0)
+    if plain is None or not level:
+        return plain
+    word = "adv" if m.group(2) == "a" else "dis"
+    return f"{plain} {word}{1 if plain == '1d20 ie20' else level}"
+
+
 def _cod(m: re.Match[str]) -> str:  # aliases.rs:516-534
     mod = f" {m.group(3).strip()}" if m.group(3) else ""
     again = {"8": "ie8", "9": "ie9", "r": "ie10 r7"}.get(m.group(2), "ie10")
@@ -706,7 +750,7 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
         lambda m: f"{m.group(1)}d6 ww" if 1 <= int(m.group(1)) <= 10 else None,
     ),  # aliases.rs:302-311, 1530
     (r"ww(\d+)c(\d+)", lambda m: f"{m.group(1)}d6 wwc{m.group(2)}"),  # aliases.rs:1510-1528
-    (r"ol(\d{1,2})", lambda m: _ol(int(m.group(1)))),  # aliases.rs:1569
+    (r"ol(\d{1,2})(?:\s*([ad])(\d+))?", _ol_adv),  # aliases.rs:1569
     (r"(attack|skill|save)(\s*[+-]\s*\d+)?", lambda m: f"1d20{(m.group(2) or '').strip()}"),
     (r"(\d+)lf(\d+)([lf]?)", _lf),  # aliases.rs:1054
     (r"fitd(\d+)", _fitd),  # aliases.rs:1084
@@ -717,6 +761,14 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
     (r"wfrp(\d+)(?:\s*([+-])\s*(\d+))?", _wfrp),  # aliases.rs:941
     (r"([+-])?ms(\d+)?", _ms),  # aliases.rs:1680
     (r"cs\s+(\d+)(?:\s*([+-]\s*\d+))?", _cs),  # aliases.rs:969
+    (  # aliases.rs:910-918
+        r"cpr(?:\s*([+-]\s*\d+))?",
+        lambda m: "1d10 cpr" + (f" {m.group(1).strip()}" if m.group(1) else ""),
+    ),
+    (  # aliases.rs:930-938
+        r"wit(?:\s*([+-]\s*\d+))?",
+        lambda m: "1d10 wit" + (f" {m.group(1).strip()}" if m.group(1) else ""),
+    ),
     (r"(\d+(?:\.\d+)?)hs([nkh])", _hs),  # aliases.rs:445
     (r"(\d+)hs([nkh])(\d+)", _hs_frac),  # aliases.rs:633
     (r"(\d+)d6l", _d6l),  # aliases.rs:1018

@@ -309,12 +309,12 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     penetrate = spec.explode_mode in ("penetrate", "both")
     compound = spec.explode_mode in ("compound", "both")
     # Dice Maiden's e and i together (1d10 e10 i1): the first face picks the chain, explode
-    # or implode; the parser allows both only on disjoint faces, both once.
+    # or implode; the parser allows both only on disjoint faces, both once or both chained.
     ia, ib = spec.implode if spec.implode is not None else (1, 0)
     if spec.adv_first is not None:  # Dice Maiden: advantage dice set aside before exploding
-        extra, high = spec.adv_first
+        extra, keeps = spec.adv_first
         order = sorted(range(len(initial)), key=lambda i: (initial[i], i))
-        aside = set(order[:extra] if high == "h" else order[len(order) - extra :])
+        aside = set(order[:extra] if keeps == "h" else order[len(order) - extra :])
         for i in sorted(aside):
             faces.append(initial[i])
             values.append(spec.clamp(initial[i]))

@@ -241,11 +241,12 @@ class DiceSpec:
         n = 0
         if self.success is not None and self.success[0] <= value <= self.success[1]:
             n = 1
-        # Each further target counts on its own, as exact odds (bot/dice/odds.py) and Dice
-        # Maiden's count_dice_matching do: `=2 tl2` counts a 1 once and a 2 twice.
-        for lo, hi in self.more_successes:
-            if lo <= value <= hi:
-                n += 1
+        if self.more_successes:
+            # Each further target counts on its own, as exact odds (bot/dice/odds.py) and
+            # Dice Maiden's count_dice_matching do: `=2 tl2` counts a 1 once and a 2 twice.
+            for lo, hi in self.more_successes:
+                if lo <= value <= hi:
+                    n += 1
         if self.failure is not None and self.failure[0] <= value <= self.failure[1]:
             n -= 1
         return n

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bot.dice.dialects import DEFAULT_DIALECT, switches
 from bot.dice.errors import DiceError
 from bot.dice.limits import MAX_DICE, MAX_LENGTH, MAX_ROLLS
-from bot.dice.maiden import expand
+from bot.dice.maiden import expand, unreadable
 from bot.dice.parser import Expression, parse
 from bot.dice.roller import RollResult, roll
 
@@ -107,6 +107,8 @@ def _maiden_label(segment: str) -> tuple[str, str]:
     """Dice Maiden's ``(Label) roll``: the label, when the parentheses hold words and not a
     part of the roll (``(1d6+2)*3`` stays arithmetic)."""
     m = _MAIDEN_LABEL.match(segment)
+    if m is not None and not m.group(1).strip():
+        return segment[m.end() :], "()"  # "() 2d6": an empty label (parser.rs LABEL_REGEX)
     if m is None or not re.search(r"[a-z]{2}", m.group(1), re.IGNORECASE):
         return segment, ""
     if re.fullmatch(r"[\sdD0-9+\-*/%()]*", m.group(1)):
@@ -123,6 +125,9 @@ def _shortcut(text: str) -> tuple[Expression, int] | None:
         body, comment = text[: m.start()], (m.group(1) or m.group(2) or "").strip() or None
         found = expand(body)
     if found is None:
+        why = unreadable(body)
+        if why is not None:
+            raise DiceError(why)
         return None
     expr = parse(found.text, "dice-maiden")
     return dataclasses.replace(expr, comment=comment, notes=(found.note, *expr.notes)), found.repeat
@@ -152,11 +157,17 @@ def _parse_many_cached(text: str, dialect: str) -> Batch:
             )
             segment = segment[flags.end() :]
         maiden = "shortcuts" in switches(dialect)
+        label = ""
         if maiden:
             segment, label = _maiden_label(segment)
-            if label:
-                shown += (f"Dice Maiden dialect: read `({label})` as a label",)
         n, rest = _repeat(segment, 2 if maiden else 1)
+        if maiden and not label and n > 1:  # "3 (Stat Roll) 4d6 k3": the label after the count
+            rest, label = _maiden_label(rest)
+        if label == "()":
+            shown += ("Dice Maiden dialect: read `()` as an empty label",)
+            label = ""
+        elif label:
+            shown += (f"Dice Maiden dialect: read `({label})` as a label",)
         try:
             found = _shortcut(rest) if maiden else None
             if found is not None:

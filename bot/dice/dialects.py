@@ -109,10 +109,24 @@ READINGS: tuple[Reading, ...] = (
                     "`dndstats`",
                     "`age`",
                     "`dheart`",
+                    "`ess1d8`",
+                    "`tdh4`",
+                    "`cpd3`",
+                    "`wfrp67`",
+                    "`cs 3`",
+                    "`3hsk`",
+                    "`8d6l`",
+                    "`conan3`",
+                    "`cd4`",
+                    "`4dp`",
+                    "`ol5a1`",
+                    "`cpr + 5`",
+                    "`wit`",
                 )
             )
-            + "; the answer names what Dice Maiden also shows; `(Label)` before a roll is a "
-            "label",
+            + "; the answer names what Dice Maiden also shows; math before a target applies "
+            "to each die (`1d20+5 t6` counts every die, as `1d20 t1`); `(Label)` before a roll, "
+            "or after its count (`3 (Stat) 4d6 k3`), is a label",
         },
     ),
     Reading(

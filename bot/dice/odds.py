@@ -186,6 +186,10 @@ def _unsupported(spec: DiceSpec) -> str | None:
     """Why exact odds cannot follow this term, or None."""
     if spec.implode is not None and (spec.counting or spec.selects):
         return "imploding dice (im) with keep/drop or successes"
+    if spec.implode is not None and spec.explode is not None:
+        return "dice that both explode and implode"
+    if spec.adv_first is not None:
+        return "advantage dice set aside before exploding"
     exploding = _chain(spec, spec.sides) is not None
     ranked = _window(spec) is not None
     if spec.selects and spec.keep is None and not ranked:

@@ -212,6 +212,9 @@ class DiceSpec:
     crit_success: tuple[int, int] | None = None  # cs: display only
     crit_failure: tuple[int, int] | None = None  # cf: display only
     sort: str = ""  # "a" or "d": display only
+    #: Dice Maiden's advantage before explosions (2d6 ie6 adv1): (extra dice, "h" keeps the
+    #: highest / "l" the lowest) dropped from ``count`` dice before any explodes.
+    adv_first: tuple[int, str] | None = None
     plain: bool = True
     worst_dice: int = 0
     minimum: int = 0
@@ -238,6 +241,9 @@ class DiceSpec:
         n = 0
         if self.success is not None and self.success[0] <= value <= self.success[1]:
             n = 1
+        if self.more_successes:
+            # Each further target counts on its own, as exact odds (bot/dice/odds.py) and
+            # Dice Maiden's count_dice_matching do: `=2 tl2` counts a 1 once and a 2 twice.
             for lo, hi in self.more_successes:
                 if lo <= value <= hi:
                     n += 1
@@ -1217,16 +1223,42 @@ class _Parser:
             self.prog.append((DICE, spec))
             return count, count * sides
         slots = {slot for slot, _ in mods}
+        once_explode = all(v[3] for slot, v in mods if slot == "explode")  # Dice Maiden's e
         if (
             "implode" in slots
             and any(slot == "implode" and len(v) > 2 for slot, v in mods)
-            and (slots & {"select", "keep", "explode"})
+            and (slots & {"select", "keep"} or ("explode" in slots and not once_explode))
         ):
             raise DiceError(
                 f"{name}: Dice Maiden's implosion (i) keeps its dice apart from keep/drop and "
-                "explosions; write the implosion as its own roll, separated by ;"
+                "from explosions that go on (ie); write the implosion as its own roll, "
+                "separated by ;"
             )
         extra = [value for slot, value in mods if slot == "adv"] if "adv" in slots else []
+        if (
+            len(extra) == 1
+            and extra[0][1]
+            and "explode" in slots
+            and not slots & {"reroll", "implode"}
+        ):
+            # Dice Maiden drops its advantage dice first, then the kept ones explode
+            # (roll_syntax.md, "Advantage"): the extra dice are rolled and set aside.
+            at = next(i for i, (slot, _) in enumerate(mods) if slot == "adv")
+            pick = mods[at + 1][1]
+            assert isinstance(pick, tuple)
+            high = pick[1][0]
+            spec = self._build(count, sides, mods[:at] + mods[at + 3 :])
+            n = extra[0][0]
+            return self._add_term(
+                dataclasses.replace(
+                    spec,
+                    count=count + n,
+                    text=f"{spec.text} {'adv' if high == 'h' else 'dis'}{n}",
+                    adv_first=(n, high),
+                    worst_dice=spec.worst_dice + n,
+                    plain=False,
+                )
+            )
         if any(first for _, first in extra) and slots & {"reroll", "explode", "implode"}:
             raise DiceError(
                 f"{name}: Dice Maiden drops advantage dice before rerolling or exploding, which "
@@ -1276,15 +1308,18 @@ class _Parser:
                     extra = self._int(level[1])
                 if not 1 <= extra <= MAX_DICE:
                     raise DiceError(f"{word}{extra}: write {word}1 to {word}{MAX_DICE}")
-                if mods:
+                if any(slot == "adv" for slot, _ in mods):
                     raise DiceError(
-                        f"'{word}' at position {tok[2]}: write {word} first, right after the "
-                        f"dice (e.g. {name} {word}{extra} …): Dice Maiden drops its extra dice "
-                        "first"
+                        f"'{word}' at position {tok[2]}: Dice Maiden nets advantage and "
+                        "disadvantage; write the difference once (e.g. adv1 for adv2 dis1)"
                     )
-                mods.append(("adv", (extra, True)))
-                mods.append(("select", ("k", ("h" if word == "adv" else "l", count, 0))))
-                mods.append(("break", None))
+                # Dice Maiden drops its extra dice first, wherever adv is written
+                # (2d6 ie6 adv1): read as if written right after the dice.
+                mods[:0] = [
+                    ("adv", (extra, True)),
+                    ("select", ("k", ("h" if word == "adv" else "l", count, 0))),
+                    ("break", None),
+                ]
                 count += extra
                 name = f"{count}d{sides}"
             elif word in ("adv", "dis"):
@@ -1629,6 +1664,7 @@ class _Parser:
         lo_face, hi_face = (-1, 1) if fate else (1, sides)
         seen: set[str] = set()
         reroll = explode = success = failure = reroll_add = implode = None
+        explode_once = implode_once = False
         crit_s = crit_f = None
         more: list[tuple[int, int]] = []
         reroll_cap = 0
@@ -1719,6 +1755,7 @@ class _Parser:
                 op, n, mode, once = value
                 explode = _interval(op, n)
                 explode_cap = 1 if once else MAX_EXPLOSIONS
+                explode_once = bool(once)
                 sign = {"compound": "!!", "penetrate": "!p", "both": "!!p"}.get(mode, "e")
                 if once:
                     shown = face_text(op, n)
@@ -1739,6 +1776,7 @@ class _Parser:
                 implode = _interval(op, n)
                 if once_:  # Dice Maiden's i: once
                     explode_cap = 1
+                    implode_once = True
                     texts[slot] = f" i{n}" if op == "<=" else " i" + face_text(op, n)
                 else:
                     texts[slot] = "im" + face_text(op, n)
@@ -1841,14 +1879,23 @@ class _Parser:
         def hits(interval: tuple[int, int] | None) -> bool:
             return interval is not None and interval[0] <= hi_face and interval[1] >= lo_face
 
-        if explode is not None and implode is not None:
+        if (
+            explode is not None
+            and implode is not None
+            and not (
+                "maiden-modifiers" in self.sw
+                and explode_once == implode_once
+                and mode not in ("compound", "penetrate", "both")
+                and (explode[1] < implode[0] or implode[1] < explode[0])
+            )
+        ):
+            # Dice Maiden's 1d10 e10 i1 and the Witcher's 1d10 ie10 im1 (both once, or both
+            # again and again, on different faces) are one term.
             raise DiceError(
                 f"{name}: a term can explode or implode, not both; write them as two rolls, "
                 "separated by ;"
             )
-        booms = explode_cap if hits(explode) else 0
-        if hits(implode):
-            booms = explode_cap
+        booms = explode_cap if hits(explode) or hits(implode) else 0
         rolls_per_slot = 1 + booms
         dice_per_roll = 1 + (reroll_cap if hits(reroll) else 0)
         added = 1 if hits(reroll_add) else 0

@@ -308,9 +308,26 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
     explode_cap = spec.explode_cap
     penetrate = spec.explode_mode in ("penetrate", "both")
     compound = spec.explode_mode in ("compound", "both")
-    if spec.implode is not None:  # the parser forbids explode and implode together
-        ea, eb = spec.implode
-    implode = spec.implode is not None
+    implode = both = False
+    if spec.implode is not None:
+        # Dice Maiden's e and i together (1d10 e10 i1): the first face picks the chain,
+        # explode or implode; the parser allows both only on disjoint faces, both once or
+        # both chained.
+        ia, ib = spec.implode
+        both = spec.explode is not None
+        xa, xb = ea, eb
+        if not both:
+            implode, ea, eb = True, ia, ib
+    if spec.adv_first is not None:  # Dice Maiden: advantage dice set aside before exploding
+        extra, keeps = spec.adv_first
+        order = sorted(range(len(initial)), key=lambda i: (initial[i], i))
+        aside = set(order[:extra] if keeps == "h" else order[len(order) - extra :])
+        for i in sorted(aside):
+            faces.append(initial[i])
+            values.append(spec.clamp(initial[i]))
+            flags.append(DROPPED)
+            sources.append(-1)
+        initial = tuple(f for i, f in enumerate(initial) if i not in aside)
     lo = spec.min_face
     hi = spec.max_face
     tens = spec.tens
@@ -343,6 +360,9 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
                 value -= 1  # penetrating dice: each explosion counts one less
             if origin & FROM_IMPLOSION:
                 value = -value  # an implosion die is subtracted
+            if both and head < 0:  # the slot's first die (after its rerolls) picks the chain
+                implode = ia <= face <= ib
+                ea, eb = (ia, ib) if implode else (xa, xb)
             boom = ea <= face <= eb and explosions < explode_cap
             if boom:
                 flag |= IMPLODED if implode else EXPLODED
@@ -360,7 +380,8 @@ def _roll_term(spec: DiceSpec, rng: random.Random) -> TermResult:
             source = len(faces) - 1
             origin = FROM_IMPLOSION if implode else FROM_EXPLOSION | (FOLDED if compound else 0)
             face = _draw1(rng, sides)
-    counted = [i for i, fl in enumerate(flags) if not fl & (REROLLED | FOLDED)]
+    skip = REROLLED | FOLDED | DROPPED  # DROPPED: advantage dice set aside (adv_first)
+    counted = [i for i, fl in enumerate(flags) if not fl & skip]
     if spec.reroll_add is not None:
         aa, ab = spec.reroll_add
         match = next((i for i in counted if aa <= faces[i] <= ab), None)

@@ -35,8 +35,7 @@ def ac_text(result: AttackResult) -> str:
     if not result.ac_loss_before:
         return f"{result.outcome.ac}{sheet}"
     return (
-        f"{result.ac_given}{sheet} − {result.ac_loss_before} (critical hits) = "
-        f"{result.outcome.ac}"
+        f"{result.ac_given}{sheet} − {result.ac_loss_before} (critical hits) = {result.outcome.ac}"
     )
 
 

@@ -45,8 +45,7 @@ def opened_embed(round_: RoundView) -> discord.Embed:
     embed = style.new_embed(
         f"Round {round_.id}: sealed declarations",
         "Declare your action with **/declare**. It is sealed: nobody, the GM included, sees "
-        "it until the round is revealed; you may replace it until then. "
-        + _deadline(round_),
+        "it until the round is revealed; you may replace it until then. " + _deadline(round_),
         style.NEUTRAL,
     )
     style.set_footer(embed, f"round {round_.id} · who has declared: /gm round status")

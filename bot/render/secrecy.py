@@ -170,9 +170,9 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
     if row.format == cm.WHO_FORMAT and row_salt:
         # The preimage of ``who``: roller, character, command and their own salt (README).
         # (Format 3 binds each field by its own salted digest, in the encoding below.)
-        who_text = cm.who_encoding(
-            row.user_id, row.character_name, row.request, row_salt
-        ).decode("ascii")
+        who_text = cm.who_encoding(row.user_id, row.character_name, row.request, row_salt).decode(
+            "ascii"
+        )
         if len(who_text) <= style.FIELD_VALUE_LIMIT - 8:
             style.add_field(embed, "Who (hashed into `who`)", f"```{who_text}```")
     text = encoding.decode("ascii")

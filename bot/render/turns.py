@@ -44,7 +44,7 @@ def format_duration_seconds(seconds: int) -> str:
 
 
 def whose_turn(view: TurnsView, mode: str | None) -> str:
-    """"It is @player's turn (Name)": a mention only for a player who wants channel pings."""
+    """ "It is @player's turn (Name)": a mention only for a player who wants channel pings."""
     entry = view.current
     erased = entry.user_id == TOMBSTONE_ID
     who = f"<@{entry.user_id}>'s" if mode == NotifyMode.CHANNEL and not erased else "their player's"
@@ -85,6 +85,5 @@ def ping_mentions(event: TurnEvent) -> discord.AllowedMentions:
 def dm_text(event: TurnEvent, link: str) -> str:
     """The DM of a player who chose ``/me notify dm``."""
     return (
-        f"Your turn with **{escape(event.order.current.name)}** "
-        f"(round {event.order.round}): {link}"
+        f"Your turn with **{escape(event.order.current.name)}** (round {event.order.round}): {link}"
     )

@@ -108,9 +108,7 @@ async def with_helper(db: Database, caller: Caller, options: CheckOptions) -> Ch
         return await with_helper_in(session, caller, options)
 
 
-async def with_helper_in(
-    session: Executor, caller: Caller, options: CheckOptions
-) -> CheckOptions:
+async def with_helper_in(session: Executor, caller: Caller, options: CheckOptions) -> CheckOptions:
     """:func:`with_helper` in the caller's transaction."""
     return (await _helper_in(session, caller, options))[0]
 
@@ -193,9 +191,7 @@ async def with_dc_source_in(
         raise InvalidValue("Give either dc or against and from (which compute it), not both.")
     against = options.against.strip().casefold()
     if against not in _AGAINST:
-        raise InvalidValue(
-            f"Unknown against {quote(options.against)}: use melee, ranged or spell."
-        )
+        raise InvalidValue(f"Unknown against {quote(options.against)}: use melee, ranged or spell.")
     source = await character_by_name_in(session, campaign.id, options.source)
     wanted = (
         d20_check.NULL_SAVE_ABILITY

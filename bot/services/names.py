@@ -30,9 +30,11 @@ MAX_SKELETON = 64
 #: Letters and symbols that draw nothing (Unicode's default-ignorable and blank characters that
 #: are not in a "C" category): the Hangul fillers, the Braille blank, the Mongolian vowel
 #: separator, combining grapheme joiner, variation selectors.
-_INVISIBLE = frozenset(
-    "\u115f\u1160\u3164\uffa0\u2800\u180e\u034f\u17b4\u17b5"
-) | frozenset(map(chr, range(0xFE00, 0xFE10))) | frozenset(map(chr, range(0xE0100, 0xE01F0)))
+_INVISIBLE = (
+    frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u034f\u17b4\u17b5")
+    | frozenset(map(chr, range(0xFE00, 0xFE10)))
+    | frozenset(map(chr, range(0xE0100, 0xE01F0)))
+)
 
 #: Unicode general categories refused in a name: controls, format characters (zero-width
 #: spaces and joiners, bidi controls, soft hyphen, tags), surrogates, private use, unassigned.
@@ -77,9 +79,7 @@ def check_name(name: str, what: str, *, reserved: tuple[str, ...] = ()) -> str:
         # TR39 skeletons are of the text as cased ("I" reads as "l", "i" does not): a reserved
         # name is matched in each of its casings, as a name is matched case-insensitively.
         casings = {other, other.casefold(), other.upper(), other.title()}
-        if other and (
-            name.casefold() == other.casefold() or key in {skeleton(c) for c in casings}
-        ):
+        if other and (name.casefold() == other.casefold() or key in {skeleton(c) for c in casings}):
             raise InvalidValue(
                 f"{quote(name)} reads as {quote(other)}, the bot's own name: posts under it "
                 "would look like the bot's. Choose another name. Nothing changed."

@@ -152,11 +152,7 @@ async def _open_in(session: AsyncSession, caller: Caller, *, lock: bool) -> Roun
 async def _current_in(session: AsyncSession, round_id: int) -> list[tuple[Any, int]]:
     """The current declarations of a round (one per player), oldest first, each with its
     public number (the ledger row's: only bot/services/store/ledger.py reads that table)."""
-    stmt = (
-        select(_D)
-        .where(_D.c.round_id == round_id, _D.c.replaced_at.is_(None))
-        .order_by(_D.c.id)
-    )
+    stmt = select(_D).where(_D.c.round_id == round_id, _D.c.replaced_at.is_(None)).order_by(_D.c.id)
     rows = list(await session.execute(stmt))
     numbers = await ledger.numbers_in(session, [int(r.ledger_id) for r in rows])
     return [(r, numbers[int(r.ledger_id)]) for r in rows]

@@ -182,9 +182,7 @@ async def _lock_owners_in(session: AsyncSession, candidates: Sequence[Any]) -> N
     for name in sorted(wanted):
         table, keys = wanted[name]
         pk = next(iter(table.primary_key.columns))
-        await session.execute(
-            select(pk).where(pk.in_(sorted(keys))).order_by(pk).with_for_update()
-        )
+        await session.execute(select(pk).where(pk.in_(sorted(keys))).order_by(pk).with_for_update())
 
 
 async def _claim_in(session: AsyncSession, now: datetime, shards: Shards, count: int) -> list[Job]:

@@ -147,7 +147,11 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
         )
     if row.format == cm.WHO_FORMAT:
         return cm.commitment_encoding(
-            row.identity, kind=row.kind, who=row.who, dice=row.dice, outcome=row.outcome,
+            row.identity,
+            kind=row.kind,
+            who=row.who,
+            dice=row.dice,
+            outcome=row.outcome,
             salt=row.salt or "",
         )
     digest_of = (row.salts or cm.Salts()).digest_of

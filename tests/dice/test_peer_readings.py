@@ -131,7 +131,7 @@ def test_notes_quote_what_was_typed(text, quoted):
 
 def test_every_shortcut_cites_dicemaiden_rs():
     for shortcut in SHORTCUTS:
-        assert re.fullmatch(r"src/dice/(aliases|parser)\.rs:\d+", shortcut.cite), shortcut
+        assert re.fullmatch(r"src/dice/(aliases|parser|roller)\.rs:\d+", shortcut.cite), shortcut
 
 
 def test_every_shortcut_reads_at_least_one_corpus_expression():
@@ -170,6 +170,20 @@ def test_every_shortcut_reads_at_least_one_corpus_expression():
         ("4df", "4dF"),
         ("ww4c1", "4d6dh1kh1"),
         ("ex5 + 2", "5d10 t7 t10 + 2"),
+        ("ess1d8", "1d20 + 1d8"),
+        ("+ess1d8s", "2d20 k1 + (1d8, 1d6, 1d4, 1d2)kh1"),
+        ("1d20 ess4 +3", "1d20 + 1d8 + 3"),
+        ("tdh4bc - 2", "3d6 k2 + 1d6 + 2"),
+        ("cpd4+2", "4d6 + 2"),
+        ("wfrp67", "6 - (1d100 / 10)"),
+        ("cs 3 + 2", "1d20 + 2"),
+        ("3hsk", "3d6 * 1d3"),
+        ("2.5hsk", "(2d6 + 1d3) * 1d3"),
+        ("8d6l", "7d6 t4 + 1d6 t4f1ie6"),
+        ("conan3cd4", "4d6=2 tl2 t5 + 3"),
+        ("4dp", "4d6=2 tl2 * 2"),
+        ("1d20+5 t6", "1d20 t1"),
+        ("2d10*2 t6f2b1", "2d10 t3 f1"),
     ],
 )
 def test_shortcuts_mean_what_dice_maiden_expands_them_to(shortcut, means):
@@ -216,9 +230,65 @@ def test_dice_maiden_modifiers(text, faces, total):
 
 
 @pytest.mark.parametrize(
+    ("text", "faces", "total"),
+    [
+        ("1d20+3 t8f1", [5], 1),  # 5 + 3 reaches 8: the math goes on each die first
+        ("1d20+3 t8f1", [4], 0),
+        ("3d1+2*2 f1b2t6", [1, 1, 1], 3),  # (1 + 2) * 2 = 6 on each die
+        ("4d1+1 t4f1+1", [1, 1, 1, 1], 1),  # no die reaches 4; the +1 after goes on the count
+        ("wfrp67", [45], 2),  # Success Levels: 6 - 4
+        ("wfrp67", [100], -4),
+        ("cd4", [1, 2, 5, 3], 4),  # Conan combat dice: 1, 2, 1, 0
+        ("4dp", [1, 2, 3, 6], 6),  # plot dice: 2 + 4
+        ("gb + 5", [5], 4),  # Godbound's chart on 5 + 5 = 10
+        ("gb + 5", [1], 2),
+        ("4d6 f1", [1, 1, 3, 6], -2),  # failures with no target count below zero
+        ("tdh4c", [3, 4, 6], 17),  # the House Die joins the total when called upon
+        ("1d10 e10 i1", [1, 7], -6),  # a 1 takes a die away, once
+        ("1d10 e10 i1", [10, 7], 17),  # a 10 adds one, once
+        ("cpr * 2", [10, 10], 40),  # Cyberpunk Red: the 10 adds one 10, no more
+        ("wit", [1, 1, 4], -4),  # the Witcher: a 1 takes dice away while they show 1
+        ("wit", [10, 10, 3], 23),
+        ("1d20 ie20 adv1", [5, 20, 3], 23),  # the 5 set aside, the 20 explodes
+        ("2d6 ie6 adv1", [1, 6, 3, 4], 13),  # the 1 is set aside first; the 6 explodes
+        ("2d6 ie6 dis1", [6, 6, 2, 5], 13),  # one 6 set aside, the other explodes
+        ("ol5a1", [20, 4, 1, 6, 3, 2], 35),  # 20 explodes (4); the 1 set aside; 6 explodes (2)
+    ],
+)
+def test_dice_maiden_game_systems_on_forced_dice(text, faces, total):
+    assert _total(text, faces, "dice-maiden") == total
+
+
+@pytest.mark.parametrize(
     "text",
-    ["1 d6", "4d6 i1 k3", "1d6+3d10 t7", "6d10 t7 + 5d6 - 2d4", "1d20 ie20 adv1"],
+    ["1 d6", "4d6 i1 k3", "1d6+3d10 t7", "6d10 t7 + 5d6 - 2d4", "4d6 i1 ie6"],
 )
 def test_dice_maiden_refusals_name_what_to_write(text):
+    with pytest.raises(DiceError, match="write"):
+        parse_many(text, "dice-maiden")
+
+
+def test_each_further_target_counts_on_its_own_as_its_exact_odds_say():
+    """`=2 t5`: a 5 is no 2 but still meets t5, so it counts once; rolls and odds agree."""
+    expr = parse("1d6=2 t5", "dice-maiden")
+    rolled = {face: _total("1d6=2 t5", [face], "dice-maiden") for face in range(1, 7)}
+    assert rolled == {1: 0, 2: 1, 3: 0, 4: 0, 5: 1, 6: 1}
+    assert {k: float(v) for k, v in exact_odds(expr).items()} == {0: 0.5, 1: 0.5}
+
+
+def test_a_dice_maiden_label_may_follow_the_set_count_or_be_empty():
+    batch = parse_many("3 (Stat Roll) 4d6 k3", "dice-maiden")
+    assert batch.count == 3
+    assert batch.parts[0][0].comment == "Stat Roll"
+    assert "read `()` as an empty label" in parse_many("() 2d6", "dice-maiden").notes[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    # Dice Maiden shows something no total gives: the successes before the math (Conan),
+    # one success in place of the roll (Mothership, M&M), the automatic bands (WFRP 5).
+    ["conan3 - 1", "cd4 + 3", "ms45", "mnm +5", "wfrp5", "gb 3d8 - 2", "cpr / 2", "3d6 adv2 dis1"],
+)
+def test_dice_maiden_systems_this_bot_cannot_show_are_refused(text):
     with pytest.raises(DiceError, match="write"):
         parse_many(text, "dice-maiden")

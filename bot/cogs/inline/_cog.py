@@ -40,9 +40,7 @@ class InlineCog(commands.Cog):
     async def cog_unload(self) -> None:
         self.bot.tree.remove_command(self.menu.name, type=self.menu.type)
 
-    async def roll_message(
-        self, interaction: Interaction, message: discord.Message
-    ) -> None:
+    async def roll_message(self, interaction: Interaction, message: discord.Message) -> None:
         """Roll every `[[…]]` of the caller's own message; reply with the results and a link."""
         if message.author.id != interaction.user.id:
             raise NotYourMessage(

@@ -18,9 +18,7 @@ MacroName = app_commands.Range[str, 1, 32]
 RollText = app_commands.Range[str, 1, 1000]
 
 
-async def macro_name(
-    interaction: Interaction, current: str
-) -> list[app_commands.Choice[str]]:
+async def macro_name(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """The caller's active character's saved rolls (nobody else's)."""
     names = await macros.macro_names(bot_of(interaction).db, caller_from(interaction), current)
     return [app_commands.Choice(name=n, value=n) for n in names]
@@ -36,9 +34,7 @@ class MacroCog(commands.GroupCog, group_name="macro"):
         roll="What you would type after a slash, e.g. check DEX Stealth adv, roll 2d6+3 [fire]",
     )
     @app_commands.guild_only()
-    async def save(
-        self, interaction: Interaction, name: MacroName, roll: RollText
-    ) -> None:
+    async def save(self, interaction: Interaction, name: MacroName, roll: RollText) -> None:
         saved = await macros.save_macro(
             bot_of(interaction).db, caller_from(interaction), name, roll
         )

@@ -314,9 +314,7 @@ class PostCog(commands.Cog):
             for message_id in shown[len(parts) :]:  # shorter now: the rest goes
                 await hook.delete_message(message_id, thread=thread or discord.utils.MISSING)
         else:
-            embeds = view.fallback_embeds(
-                edited.character_name, edited.avatar_url, text, rolls
-            )
+            embeds = view.fallback_embeds(edited.character_name, edited.avatar_url, text, rolls)
             target = bot.get_partial_messageable(edited.channel_id, guild_id=interaction.guild_id)
             for message_id, embed in zip(shown, embeds, strict=False):
                 await target.get_partial_message(message_id).edit(

@@ -50,9 +50,7 @@ class RoundsCog(commands.Cog):
     @app_commands.command(
         name="declare", description="Seal your action for the open round (nobody sees it yet)"
     )
-    @app_commands.describe(
-        text="What your character does; sealed until the GM reveals the round"
-    )
+    @app_commands.describe(text="What your character does; sealed until the GM reveals the round")
     @app_commands.guild_only()
     async def declare(
         self,
@@ -61,9 +59,7 @@ class RoundsCog(commands.Cog):
     ) -> None:
         bot = bot_of(interaction)
         declared = await rounds.declare(bot.db, caller_from(interaction), text, bot.clock.now())
-        stub_id = await answer(
-            interaction, embed=declared_embed(declared), allowed_mentions=_QUIET
-        )
+        stub_id = await answer(interaction, embed=declared_embed(declared), allowed_mentions=_QUIET)
         if stub_id is not None and interaction.channel_id is not None:
             # /verify compares with the commitment as this message still shows it.
             await secrecy.record_stub(bot.db, declared.roll_id, interaction.channel_id, stub_id)

@@ -98,7 +98,7 @@ class ProficiencyDegree(enum.Enum):
 
     @property
     def display(self) -> str:
-        """"None", "Half", "Proficient" or "Expert"."""
+        """ "None", "Half", "Proficient" or "Expert"."""
         return {0: "None", -1: "Half", 1: "Proficient", 2: "Expert"}[self.value]
 
     @classmethod

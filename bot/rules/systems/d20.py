@@ -160,7 +160,6 @@ class D20System(Defaults):
     group_saves: bool = True
     group_needs_dc: bool = True
 
-
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         detail = f"{title}: {d20_line(outcome.dice, outcome.kept, outcome.modifiers)}"
         if outcome.result is None:

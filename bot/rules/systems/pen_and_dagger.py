@@ -110,7 +110,6 @@ class PenAndDaggerSystem(Defaults):
     )
     group_no_dc: str | None = "attempts use the Success Table, not a DC"
 
-
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         if isinstance(outcome, pd.LuckOutcome):
             words = "Lucky" if outcome.lucky else "Not lucky"

@@ -54,7 +54,6 @@ class RollUnderSystem(Defaults):
         "options are for d20 check. Nothing was rolled."
     )
 
-
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         name = outcome.ability.name if outcome.ability else "score"
         total = f"{outcome.result.display} ({outcome.roll} vs {outcome.score})"

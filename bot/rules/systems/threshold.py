@@ -76,7 +76,6 @@ class ThresholdSystem(Defaults):
     target_word: str = "threshold"
     group_needs_target: bool = True
 
-
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         shown = "?" if outcome.threshold_hidden else str(outcome.threshold)
         total = f"{outcome.result.display} ({number(outcome.total)} vs {shown})"

@@ -47,6 +47,7 @@ EVERYONE_GM_ROLE = (
     "Choose a role only the GMs hold. Nothing changed."
 )
 
+
 @dataclass(frozen=True, slots=True)
 class Tiers:
     """Threshold difficulty tier defaults (threshold ruling 2)."""

@@ -48,6 +48,15 @@ def _files(repo: str, prefix: str, suffix: str) -> list[str]:
 
 _ROLLISH = re.compile(r"^[A-Za-z0-9 +\-*/%;!()#.<>=,_]+$")
 _OUTPUT = ("Total", "Set ", "Success", "Reason", "Roll ", "Result", "dice ", "Maximum", "rolled")
+#: Words of the tests' descriptions and expected notes; none is one of Dice Maiden's words.
+_PROSE = (
+    r"\b(tens|ones|regular|wild|base|stress|not|successes|success|lower|double|killing|normal"
+    r"|notation|supported|style|pairs|of|should|produce|sets|unchanged|explode|advantage"
+    r"|disadvantage|minus|alias|parse|basic|die|imploded|exploded)\b"
+    r"|\d+d\d+ (skill|combat)\b"  # "3d20 skill": a Conan description ("skill +2" is a roll)
+)
+#: Dice Maiden's modifiers written on their own in its docs (`k3`, `adv2 dis1`): not rolls.
+_BARE_MODIFIERS = re.compile(r"^(?:(?:k|kl|km|d|adv|dis|e|ie|r|ir|rg|irg|t|f|b)\d*\s*)+$")
 
 
 def _dm_candidate(text: str) -> bool:
@@ -61,10 +70,37 @@ def _dm_candidate(text: str) -> bool:
     body = re.sub(r"^\s*\d*\s*\([^)]*\)", "", text.split("!")[0])  # "(Attack) …": a label
     if re.search(r"\b(dice|with|test|again|comparison|roll|rolls|target|level)\b", body, re.I):
         return False  # a test's description, not a roll
+    if re.search(_PROSE, body, re.I) or re.match(r"^\d+x \(", body):
+        return False  # "d3 tens + d4 ones", "3 base + 1 stress", "2x (1d6 t4)": descriptions
+    if "=" in text or "**" in text:
+        return False  # "3 * 2 = 6", "**4**": an equation or a formatted result (no roll has =)
     if re.search(r"\b[A-Z][a-z]{3,}", body):
         return False
     words = re.findall(r"[A-Za-z]{3,}", body)
     return len(words) <= 3
+
+
+def _expects_errors(lines: list[str], k: int) -> bool:
+    """Line ``k`` opens ``let NAME = vec![`` and the next loop over NAME asserts each fails."""
+    m = re.search(r"let (\w+) = vec!\[", lines[k])
+    if m is None:
+        return False
+    for j in range(k + 1, len(lines)):
+        if re.search(rf"^\s*for .* in {m.group(1)} \{{", lines[j]):
+            return bool(re.search(r"assert!\(\s*(\w+\.)?is_err\(\)", "".join(lines[j : j + 4])))
+    return False
+
+
+def _flags_validity(lines: list[str], k: int) -> bool:
+    """Line ``k`` opens ``let NAME = vec![`` of tuples whose loop names the second item
+    ``should_succeed`` (or ``should_parse``, ``valid``): ``false`` marks a refused roll."""
+    m = re.search(r"let (\w+) = vec!\[", lines[k])
+    if m is None:
+        return False
+    for j in range(k + 1, len(lines)):
+        if loop := re.search(rf"^\s*for \(\w+, (\w+)[^)]*\) in {m.group(1)} \{{", lines[j]):
+            return loop.group(1) in ("should_succeed", "should_parse", "valid", "is_valid")
+    return False
 
 
 def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
@@ -83,15 +119,47 @@ def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
             entry["expands"] = expands
 
     for path in _files(repo, "tests/", ".rs"):
-        invalid_block = False
-        for number, line in enumerate(_show(repo, path).splitlines(), start=1):
-            if re.search(r"let \w*invalid\w* = vec!\[", line):
-                invalid_block = True
+        invalid_block, depth = False, 0
+        lines = _show(repo, path).splitlines()
+        # "let error_tests = vec![…]" whose loop asserts each one fails
+        refused = {k + 1 for k, line in enumerate(lines) if _expects_errors(lines, k)}
+        flagged = {k + 1 for k, line in enumerate(lines) if _flags_validity(lines, k)}
+        in_flagged, flag_depth = False, 0
+        for number, line in enumerate(lines, start=1):
+            # "let invalid = vec![…];" and "for invalid in […] {": rolls the test expects
+            # Dice Maiden to refuse
+            opened = re.search(r"let \w*invalid\w* = vec!\[|for \w*invalid\w* in \[", line)
+            named = re.search(r"let (\w+) = vec!\[", line)
+            opened = opened or (named if number in refused else None)
+            if opened:
+                invalid_block, depth = True, 0
+            if invalid_block:
+                tail = line[opened.end() - 1 :] if opened else line
+                depth += tail.count("[") - tail.count("]")
+            if number in flagged:
+                in_flagged, flag_depth = True, 0
+            if in_flagged:
+                flag_depth += line.count("[") - line.count("]")
             refuses = invalid_block or "assert_invalid(" in line or "is_err()" in line
+            if bound := re.search(r"let (\w+) = parse_and_roll\(\"", line):
+                # let result = parse_and_roll("1 1d6"); assert!(result.is_err(), …)
+                ahead = " ".join(lines[number : number + 3])
+                refuses = refuses or bool(
+                    re.search(rf"assert!\(\s*{bound.group(1)}\.is_err\(\)", ahead)
+                )
+            # ("1 d6", false, "…") in a list whose loop reads the flag as should_succeed
+            refuses = refuses or (in_flagged and bool(re.match(r'^\s*\("[^"]*",\s*false\b', line)))
+            if in_flagged and flag_depth <= 0:
+                in_flagged = False
             refuses = refuses or bool(re.search(r'^\s*\("[^"]*",\s*false,\s*0,\s*0\)', line))
             for m in re.finditer(r'"((?:[^"\\]|\\.)*)"', line):
+                before, after = line[: m.start()], line[m.end() :]
+                if re.search(r"\.expect\($|(note|formatted|expression)\.contains\($", before):
+                    continue  # a failure message, or a piece of an expected answer
+                if after.startswith(".repeat("):
+                    continue  # a piece of a long generated input
                 add(m.group(1), f"{path}:{number}", refuses)
-            if invalid_block and line.strip().startswith("];"):
+            if invalid_block and depth <= 0:
                 invalid_block = False
     for path in ("README.md", "roll_syntax.md"):
         section = ""
@@ -100,7 +168,13 @@ def build_dice_maiden(repo: str) -> list[dict[str, Any]]:
                 section = line.strip("# ").lower()
             if section in ("core modifiers", "special flags"):
                 continue  # modifiers and flags on their own (`k3`, `+2d6`), not rolls
-            spans = re.findall(r"`([^`\n]{1,100})`", line)
+            if "help" in line.lower():
+                continue  # `/help a5e`: a help topic, not a roll
+            spans = [
+                span
+                for span in re.findall(r"`([^`\n]{1,100})`", line)
+                if not _BARE_MODIFIERS.match(span.strip()) and span.strip()[:1] not in "*"
+            ]
             arrow = re.match(r"^\s*- `([^`]+)` → ([0-9][0-9a-z %+\-*/]*?)(?: \(|$)", line)
             for span in spans:
                 expands = arrow.group(2).strip() if arrow and span == arrow.group(1) else None

@@ -38,12 +38,30 @@ class _Roll:
 
 
 _MOD = re.compile(
-    r"(aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
+    r"(esss|ess|tdhc|tdh|cpd|cpr|wit|wfrp|ms|cs|hsn|hsk|hsh|mnm|plot|conan|cd|"
+    r"aliens|alien|fitd|fudge|shadowrun|wngw|wng|wwc|ww|sw|gbs|gb|dheart|dh|lf|irg|ir|ie|rg|kl|km|adv|dis|ds|"
     r"tl|r|e|k|d|t|f|i|b)(\d*)([lf]?)(?:dn(\d+))?(t?)"
 )
 #: System modifiers (dicemaiden-rs src/dice/roller.rs) that need no number.
 _BARE = ("e", "ie", "adv", "dis", "alien", "fitd", "fudge", "dh", "dheart", "gb", "gbs", "wng")
-_BARE += ("i", "b", "ww")
+_BARE += (
+    "i",
+    "b",
+    "ww",
+    "tdh",
+    "tdhc",
+    "cpd",
+    "ms",
+    "hsn",
+    "hsk",
+    "hsh",
+    "mnm",
+    "plot",
+    "cpr",
+    "wit",
+)
+#: Essence20 skill dice by rank (dicemaiden-rs src/dice/mod.rs, ESSENCE20_RANKS).
+_ESSENCE20 = ((1, 2), (1, 4), (1, 6), (1, 8), (1, 10), (1, 12), (2, 8), (3, 6))
 
 
 def _face(rng: random.Random, sides: int) -> int:
@@ -107,6 +125,14 @@ def _parse_one(text: str) -> Callable[[random.Random], int]:
         i += m.end()
         if m.group(4) is not None:
             item: object = int(m.group(4))
+            roll.math.append((op, item, targeted))
+            # "1d20+5 t6": Dice Maiden's modifiers are one list, so targets may follow the
+            # math; the math before the first target applies to each die (roller.rs:786).
+            counts = re.match(r"(?:(?:tl|t|f|b)\d+)+|mnm$", s[i:])
+            if counts and not targeted:
+                i = _modifiers(roll, s, i, text)
+                targeted = True
+            continue
         else:
             # "+ 1d4 ie4": modifiers right after added dice are theirs (parser.rs,
             # parse_all_modifiers); their kept dice join the roll's (roller.rs, AddDice).
@@ -169,6 +195,40 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
     """One Dice Maiden roll (roller.rs, roll_dice): its kept dice, its dice total, and the
     result it shows (successes, damage, the key die, or the total)."""
     for word, n in roll.mods:
+        if word in ("cpr", "wit"):  # roller.rs:2453: a 10 adds a d10, a 1 takes one away
+            face = total = _face(rng, 10)  # (the Witcher, roller.rs:2619: again while the new
+            sign = 1 if face == 10 else -1 if face == 1 else 0  # die shows the same, 100 at most)
+            for _ in range(100 if word == "wit" else 1):
+                if not sign:
+                    break
+                extra = _face(rng, 10)
+                total += sign * extra
+                if extra != face:
+                    break
+            # then the math: * and / first, + and - after (roller.rs:2594)
+            shift = 0
+            for op, item, _ in roll.math:
+                if not isinstance(item, int):
+                    raise Unmodelled("Cyberpunk Red with added dice")
+                if op in "+-":
+                    shift += item if op == "+" else -item
+                else:
+                    total = _apply(total, op, item)
+            return [total], total + shift, total + shift
+        if word in ("conan", "cd"):  # roller.rs:2930, 3123: Conan 2d20
+            if n is None:
+                raise Unmodelled("Conan without a count")
+            # Skill dice: each one rolled is a success, and added d6s are combat dice; combat
+            # dice: 1 one, 2 two, 5-6 one. The successes show; math changes only the total.
+            combat = [_face(rng, 6) for _ in range(n)] if word == "cd" else []
+            shown = n if word == "conan" else 0
+            for _, item, _ in roll.math:
+                if isinstance(item, _Roll):
+                    if item.sides != 6:
+                        raise Unmodelled("Conan with other added dice")
+                    combat += [_face(rng, 6) for _ in range(item.count)]
+            shown += sum({1: 1, 2: 2, 5: 1, 6: 1}.get(f, 0) for f in combat)
+            return combat, shown, shown
         if word == "sw":  # roller.rs:1736: the better of an exploding trait die and wild d6
             best = 0
             for die in (n, 6):
@@ -254,11 +314,37 @@ def _roll(roll: _Roll, rng: random.Random) -> tuple[list[int], int, int]:
                 continue
         else:
             amount = item  # type: ignore[assignment]
+            if counting and not after_target:  # before the targets: on each die
+                counted = [_apply(d, op, amount) for d in counted]
+                continue
         if counting and after_target:
             after.append((op, amount))
         else:
             value = _apply(value, op, amount)
     for word, n in roll.mods:
+        if word == "wfrp":  # roller.rs:4417, wfrp_test_outcome: the Success Levels
+            assert n is not None
+            sl = n // 10 - dice[0] // 10
+            return dice, value, max(sl, 1) if dice[0] <= 5 else min(sl, -1) if dice[0] >= 96 else sl
+        if word == "ms":  # roller.rs:4504: one d100 against the stat (50 unless given); a
+            stat = n if n is not None else 50  # success shows as 1 success (mod.rs:376)
+            if len(dice) != 1 or not 1 <= stat <= 99:
+                raise Unmodelled("Mothership advantage")
+            return dice, dice[0], 1 if dice[0] <= stat else dice[0]
+        if word == "mnm":  # roller.rs:4225: DC 10; a success shows its degrees
+            return dice, value, (value - 10) // 5 + 1 if value >= 10 else value
+        if word == "cs" and not 1 <= (n or 0) <= 10:  # roller.rs:2744: the total shows
+            raise Unmodelled("Cypher level")  # the task (3 x level) is judged apart
+        if word == "plot":  # roller.rs:4141: 1 counts 2, 2 counts 4, the rest 0
+            value += sum({1: 2, 2: 4}.get(d, 0) - d for d in dice)
+        if word == "hsk":  # roller.rs:1604: killing damage, STUN = the total x 1d3
+            value *= _face(rng, 3)
+        if word == "tdhc":  # roller.rs:4175: called upon, the House Die joins the total
+            value += _face(rng, 6)
+        if word in ("ess", "esss"):  # roller.rs:2369: the skill die (its highest rank's
+            assert n is not None  # total when specialized) is added after the math
+            ranks = range(1 if word == "esss" else n, n + 1)
+            value += max(_dice(*_ESSENCE20[r - 1], rng) for r in ranks)
         if word == "gbs":
             return dice, value, value
         if word == "gb":  # roller.rs:1241, the Godbound damage chart
@@ -499,6 +585,15 @@ def _ol(score: int) -> str | None:  # aliases.rs:1547-1601, Open Legend without 
     return f"1d20 ie20 + {n}d{sides} ie{sides}"
 
 
+def _ol_adv(m: re.Match[str]) -> str | None:  # aliases.rs:1569-1601
+    plain = _ol(int(m.group(1)))
+    level = int(m.group(3) or 0)
+    if plain is None or not level:
+        return plain
+    word = "adv" if m.group(2) == "a" else "dis"
+    return f"{plain} {word}{1 if plain == '1d20 ie20' else level}"
+
+
 def _cod(m: re.Match[str]) -> str:  # aliases.rs:516-534
     mod = f" {m.group(3).strip()}" if m.group(3) else ""
     again = {"8": "ie8", "9": "ie9", "r": "ie10 r7"}.get(m.group(2), "ie10")
@@ -532,6 +627,76 @@ def _gb(m: re.Match[str]) -> str:  # aliases.rs:467-481
     if m.re.groups == 4:
         return f"{m.group(2)}d{m.group(3)} {m.group(1)}{(m.group(4) or '').strip()}"
     return f"1d20 {m.group(1)}{(m.group(2) or '').strip()}"
+
+
+def _ess(m: re.Match[str]) -> str | None:  # aliases.rs:1612-1641
+    sign, count, sides, special, mod = m.groups()
+    rank = [r for r, (c, s) in enumerate(_ESSENCE20, 1) if (c, s) == (int(count or 1), int(sides))]
+    if not rank:
+        return None
+    d20 = {"+": "2d20 k1", "-": "2d20 kl1"}.get(sign or "", "1d20")
+    tail = f" {mod.replace(' ', '')}" if mod else ""
+    return f"{d20} {'esss' if special else 'ess'}{rank[0]}{tail}"
+
+
+def _tdh(m: re.Match[str]) -> str:  # aliases.rs:1650-1678
+    total = int(m.group(1)) + (int(m.group(4).replace(" ", "")) if m.group(4) else 0)
+    dice = {"b": "2d6 adv1", "n": "2d6 dis1"}.get(m.group(2) or "", "2d6")
+    mod = "" if total == 0 else f" + {total}" if total > 0 else f" - {-total}"
+    return f"{dice} {'tdhc' if m.group(3) else 'tdh'}{mod}"
+
+
+def _cpd(m: re.Match[str]) -> str:  # aliases.rs:920-929
+    return f"{m.group(1)}d6 cpd" + (f" {m.group(2).strip()}" if m.group(2) else "")
+
+
+def _wfrp(m: re.Match[str]) -> str | None:  # aliases.rs:941-967
+    base = int(m.group(1))
+    if not 1 <= base <= 100:
+        return None
+    shift = int(m.group(3) or 0) * (-1 if m.group(2) == "-" else 1)
+    return f"1d100 wfrp{min(max(base + shift, 0), 200)}"
+
+
+def _cs(m: re.Match[str]) -> str:  # aliases.rs:969-978
+    return f"1d20 cs{m.group(1)}" + (f" {m.group(2).strip()}" if m.group(2) else "")
+
+
+def _hs(m: re.Match[str]) -> str | None:  # aliases.rs:445-463, 346-367
+    if m.group(2) == "h":
+        return "3d6 hsh"
+    count = float(m.group(1))
+    whole, half, kind = int(count), count % 1 > 0, f"hs{m.group(2)}"
+    if whole == 0 and half:
+        return f"1d3 {kind}"
+    return f"{whole}d6 {kind}" + (" + 1d3" if half else "")
+
+
+def _hs_frac(m: re.Match[str]) -> str | None:  # aliases.rs:633-657
+    n, kind, fraction = m.groups()
+    if kind == "k" and fraction == "1":
+        return f"{n}d6 + 1d3 hsk"
+    if kind == "n":
+        return f"{n}d6 hsn"
+    return f"{n}d6 + {n}" if kind == "h" else None
+
+
+def _d6l(m: re.Match[str]) -> str | None:  # aliases.rs:1018-1036
+    n = int(m.group(1))
+    if n == 0:
+        return None
+    return "1d6 t4f1ie6" if n == 1 else f"{n - 1}d6 t4 + 1d6 t4f1ie6"
+
+
+def _mnm(m: re.Match[str]) -> str:  # aliases.rs:402-410
+    return f"1d20{m.group(1).replace(' ', '')} mnm" if m.group(1) else "1d20 mnm"
+
+
+def _ms(m: re.Match[str]) -> str:  # aliases.rs:1680-1710
+    sign, stat = m.groups()
+    if sign:
+        return f"2d100 ms{stat or ''}{'a' if sign == '+' else 'd'}"
+    return f"1d100 ms{stat or ''}"
 
 
 _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
@@ -585,11 +750,35 @@ _ALIASES: list[tuple[str, Callable[[re.Match[str]], str | None]]] = [
         lambda m: f"{m.group(1)}d6 ww" if 1 <= int(m.group(1)) <= 10 else None,
     ),  # aliases.rs:302-311, 1530
     (r"ww(\d+)c(\d+)", lambda m: f"{m.group(1)}d6 wwc{m.group(2)}"),  # aliases.rs:1510-1528
-    (r"ol(\d{1,2})", lambda m: _ol(int(m.group(1)))),  # aliases.rs:1569
+    (r"ol(\d{1,2})(?:\s*([ad])(\d+))?", _ol_adv),  # aliases.rs:1569
     (r"(attack|skill|save)(\s*[+-]\s*\d+)?", lambda m: f"1d20{(m.group(2) or '').strip()}"),
     (r"(\d+)lf(\d+)([lf]?)", _lf),  # aliases.rs:1054
     (r"fitd(\d+)", _fitd),  # aliases.rs:1084
     (r"age", lambda m: "2d6 + 1d6"),  # aliases.rs:278
+    (r"([+-])?ess(\d*)d(\d+)(s)?(?:\s*([+-]\s*\d+))?", _ess),  # aliases.rs:1612
+    (r"tdh(\d+)([bn])?(c)?(?:\s*([+-]\s*\d+))?", _tdh),  # aliases.rs:1650
+    (r"cpd(\d+)(?:\s*([+-]\s*\d+))?", _cpd),  # aliases.rs:920
+    (r"wfrp(\d+)(?:\s*([+-])\s*(\d+))?", _wfrp),  # aliases.rs:941
+    (r"([+-])?ms(\d+)?", _ms),  # aliases.rs:1680
+    (r"cs\s+(\d+)(?:\s*([+-]\s*\d+))?", _cs),  # aliases.rs:969
+    (  # aliases.rs:910-918
+        r"cpr(?:\s*([+-]\s*\d+))?",
+        lambda m: "1d10 cpr" + (f" {m.group(1).strip()}" if m.group(1) else ""),
+    ),
+    (  # aliases.rs:930-938
+        r"wit(?:\s*([+-]\s*\d+))?",
+        lambda m: "1d10 wit" + (f" {m.group(1).strip()}" if m.group(1) else ""),
+    ),
+    (r"(\d+(?:\.\d+)?)hs([nkh])", _hs),  # aliases.rs:445
+    (r"(\d+)hs([nkh])(\d+)", _hs_frac),  # aliases.rs:633
+    (r"(\d+)d6l", _d6l),  # aliases.rs:1018
+    (r"mnm(?:\s*([+-]\s*\d+))?", _mnm),  # aliases.rs:402
+    (r"(\d+)dp", lambda m: f"{m.group(1)}d6 plot"),  # aliases.rs:660
+    (r"conan([345])", lambda m: f"{m.group(1)}d20 conan{m.group(1)}"),  # aliases.rs:996
+    # aliases.rs:987 writes "3d20 conan3 4d6 cd4"; parser.rs:1699 reads the bare 4d6 as added
+    # dice, which is how this oracle's parser needs it written
+    (r"conan([2-5])cd(\d+)", lambda m: f"{m.group(1)}d20 conan{m.group(1)} + {m.group(2)}d6"),
+    (r"cd(\d+)", lambda m: f"{m.group(1)}d6 cd{m.group(1)}"),  # aliases.rs:1002
     (r"dndstats", lambda m: "6 4d6 k3"),  # aliases.rs:279
 ]
 _ALIAS_RES = [(re.compile(f"^(?:{p})$"), f) for p, f in _ALIASES]
@@ -618,7 +807,7 @@ def _with_alias(part: str) -> list[Sampler]:
         if re.match(r"^\d+ ", head):
             raise Unmodelled(part)
         part = head + " " + m.group(2)
-    m = re.match(r"^(\d+)\s+(?=[d\d+-]|[a-z])(.*)$", part)
+    m = re.match(r"^(\d+)\s+(?:\([^)]*\)\s*)?(?=[d\d+-]|[a-z])(.*)$", part)  # "3 (Stat) 4d6"
     if m:
         n = int(m.group(1))
         if not 2 <= n <= 20:

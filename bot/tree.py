@@ -82,6 +82,21 @@ class PbpTree(app_commands.CommandTree[Any]):
         await answer_error(interaction, error)
 
 
+async def take_in_hand(interaction: discord.Interaction[Any]) -> bool:
+    """For a view, form or persistent button, first thing in the task that runs it, as the
+    tree does for commands: in flight, timed, counted, with log context (bot/ops); False
+    (the player told to retry, nothing run) while the bot shuts down."""
+    ops = ops_of(interaction)
+    return ops is None or await ops.begin(interaction)
+
+
+def count_unhandled(interaction: discord.Interaction[Any]) -> None:
+    """Count a click no view of this bot took (bot/ops)."""
+    ops = ops_of(interaction)
+    if ops is not None:
+        ops.unhandled(interaction)
+
+
 #: How long a second delivery of an interaction leaves the first one to answer, within the
 #: 3 s Discord gives an interaction.
 DUPLICATE_GRACE_S = 1.5

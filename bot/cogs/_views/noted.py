@@ -15,7 +15,7 @@ from weakref import WeakKeyDictionary
 
 import discord
 
-from bot.ops import ops_of
+from bot.tree import take_in_hand
 
 #: How many noted ids each client keeps: far more than can arrive in the moment between a
 #: view taking a click and the stale cog looking.
@@ -47,8 +47,7 @@ class Noted:
         note(interaction)
         # First in the task that runs the click: in flight, timed, counted, with log context;
         # refused while the bot shuts down, so nothing changes (bot/ops).
-        ops = ops_of(interaction)
-        if ops is not None and not await ops.begin(interaction):
+        if not await take_in_hand(interaction):
             return False
         return await self.allowed(interaction)
 

@@ -20,7 +20,7 @@ import discord
 from discord.ext import commands
 
 from bot.cogs._views.noted import taken
-from bot.ops import ops_of
+from bot.tree import count_unhandled
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,7 @@ class StaleCog(commands.Cog):
             await asyncio.sleep(STEP_SECONDS)
         if taken(interaction) or interaction.response.is_done():
             return
-        ops = ops_of(interaction)
-        if ops is not None:
-            ops.unhandled(interaction)
+        count_unhandled(interaction)
         try:
             if interaction.type is discord.InteractionType.modal_submit:
                 text = _form_text(interaction.data or {})  # type: ignore[arg-type]

@@ -167,6 +167,12 @@ class FairRandom(random.Random):
         return (int.from_bytes(self.randbytes(8), "little") >> 11) * (1.0 / (1 << 53))
 
 
+class FairDice(random.SystemRandom):
+    """The bot's source: says "roll from the committed seeds". A service that records a roll
+    draws its dice from :class:`FairRandom` instead; anything else it is handed (a test's
+    scripted source) is used as it is, so tests can still force faces."""
+
+
 def replay(
     seed: bytes, scope: str, number: int, player: bytes, blind: bytes, terms: Sequence[Any]
 ) -> list[list[int]]:

@@ -53,6 +53,7 @@ from sqlalchemy import (
 )
 
 from bot.db.dialect_models import dice_dialects
+from bot.db.fair_models import player_seed_changes, player_seeds
 from bot.db.engine import Database, truncate_wal
 from bot.db.fortune_models import fortune_choices
 from bot.db.inline_models import rolled_messages
@@ -179,6 +180,10 @@ HOLDINGS: tuple[Holding, ...] = (
     _holding("round_declarations", "user_id", "user_id", "name"),
     _holding("notify_settings", "user_id (an erasure everywhere)", "*"),
     _holding("dice_dialects", "user_id (an erasure everywhere)", "*"),
+    # The seed's text is theirs; each roll keeps only the key derived from it (in its outcome),
+    # so the rolls stay recomputable after the text is gone (docs/fair-dice.md).
+    _holding("player_seeds", "user_id (an erasure everywhere)", "*"),
+    _holding("player_seed_changes", "user_id (an erasure everywhere)", "*"),
 )
 
 #: Tables that keep nothing about a person, and why.
@@ -189,6 +194,7 @@ NOTHING_PERSONAL: dict[str, str] = {
     "scheduled_jobs": "a job's payload names a request, turn order or round, never a person",
     "post_settings": "a campaign's posting options",
     "campaign_dice_dialects": "a campaign's dice dialect, set by its GM",
+    "fair_seeds": "server seeds of the dice, their hashes and counters (docs/fair-dice.md)",
     "undelivered_notices": "what the bot could not post, named by roll or request number, and why",
     "post_channels": "when a channel was told how to allow webhooks",
 }
@@ -1066,7 +1072,13 @@ async def _erase_settings_in(session: Executor, person: _Person) -> int:
     dialect = await session.execute(
         delete(dice_dialects).where(dice_dialects.c.user_id == person.user_id)
     )
-    return _changed(result) + _changed(dialect)
+    seeds = await session.execute(
+        delete(player_seeds).where(player_seeds.c.user_id == person.user_id)
+    )
+    changes = await session.execute(
+        delete(player_seed_changes).where(player_seed_changes.c.user_id == person.user_id)
+    )
+    return _changed(result) + _changed(dialect) + _changed(seeds) + _changed(changes)
 
 
 async def _erase_posts(db: Database, person: _Person) -> int:

@@ -1,0 +1,408 @@
+"""Provably fair dice (docs/fair-dice.md): server seeds committed before use, players' seeds,
+and recomputing a roll's faces once its seed is revealed.
+
+Each scope (a campaign, or a channel outside campaigns: the ledger chain's key) has a current
+server seed made by the operating system's CSPRNG; its SHA-256 is published before any die is
+drawn from it. Each roll takes the seed's next draw number with one ``UPDATE ... RETURNING``
+(never two rolls with one number), and its dice come from
+:class:`bot.dice.fair.FairRandom` (server seed, scope, draw number, the roller's player key,
+and for hidden rolls a blinding value). The roll records those inputs (``outcome["fair"]``),
+so after a rotation reveals the seed anyone recomputes the faces.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+
+from bot.db.engine import Database
+from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
+from bot.db.types import utcnow
+from bot.dice import fair
+from bot.services import secrecy
+from bot.services._sql import Executor, insert_for, transaction
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NotFound
+from bot.services.store.campaigns import CampaignView
+from bot.words import Visibility
+
+#: A seed rotates on its own before this many rolls: its draw numbers never wrap or repeat,
+#: and a seed that served this long is worth revealing.
+MAX_USES = 100_000
+#: The longest player seed text kept (docs/fair-dice.md).
+MAX_PLAYER_SEED = 200
+#: Shortest and longest automatic rotation period a GM may set.
+MIN_PERIOD = timedelta(hours=1)
+MAX_PERIOD = timedelta(days=365)
+
+
+def scope_of(campaign_id: int | None, caller: Caller) -> str:
+    """The scope a roll draws in: as the ledger's chains (a campaign, else the channel)."""
+    if campaign_id is not None:
+        return f"campaign:{campaign_id}"
+    return f"channel:{caller.parent_channel_id or caller.channel_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """A server seed as the public may know it: the seed itself only once revealed."""
+
+    id: int
+    scope: str
+    generation: int
+    seed_hash: str
+    uses: int
+    created_at: datetime
+    revealed_at: datetime | None
+    period_s: int | None
+    seed: str | None  # hex, only when revealed
+
+
+@dataclass(frozen=True, slots=True)
+class Rotation:
+    """A rotation: the old seed revealed, and the new one's hash now published."""
+
+    revealed: Seed
+    current: Seed
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """One roll's randomness: the source to roll with and what to record to recompute it."""
+
+    rng: fair.FairRandom
+    seed: Seed
+    number: int
+    player: str  # hex player key
+    blind: str  # hex blinding value ("" for public rolls)
+    rotation: Rotation | None
+
+    def record(self) -> dict[str, Any]:
+        """The roll's derivation inputs, kept in its outcome (a hidden roll's with its result,
+        so its blinding is as secret as its faces until revealed)."""
+        out: dict[str, Any] = {
+            "seed": self.seed.id,
+            "generation": self.seed.generation,
+            "seed_hash": self.seed.seed_hash,
+            "scope": self.seed.scope,
+            "draw": self.number,
+            "player": self.player,
+        }
+        if self.blind:
+            out["blind"] = self.blind
+        return out
+
+
+_COLUMNS = (
+    fair_seeds.c.id,
+    fair_seeds.c.scope_key,
+    fair_seeds.c.generation,
+    fair_seeds.c.seed_hash,
+    fair_seeds.c.uses,
+    fair_seeds.c.created_at,
+    fair_seeds.c.revealed_at,
+    fair_seeds.c.period_s,
+    fair_seeds.c.seed,
+)
+
+
+def _seed_of(row: Any) -> Seed:
+    revealed = row.revealed_at is not None
+    return Seed(
+        int(row.id),
+        str(row.scope_key),
+        int(row.generation),
+        str(row.seed_hash),
+        int(row.uses),
+        row.created_at,
+        row.revealed_at,
+        None if row.period_s is None else int(row.period_s),
+        str(row.seed) if revealed else None,
+    )
+
+
+def _new_values(scope: str, generation: int, period_s: int | None) -> dict[str, Any]:
+    """A fresh seed from the CSPRNG, with its published hash."""
+    seed = secrets.token_bytes(fair.SEED_BYTES)
+    return {
+        "scope_key": scope,
+        "generation": generation,
+        "seed": seed.hex(),
+        "seed_hash": fair.seed_hash(seed),
+        "hidden_key": secrets.token_hex(fair.SEED_BYTES),
+        "uses": 0,
+        "period_s": period_s,
+        "created_at": utcnow(),
+        "revealed_at": None,
+    }
+
+
+async def _insert_generation(
+    session: Executor, scope: str, generation: int, period_s: int | None
+) -> None:
+    """Insert a generation unless another process did: the unique (scope, generation) makes
+    the seed drawn once, never twice, under concurrency."""
+    stmt = insert_for(session, fair_seeds).on_conflict_do_nothing(
+        index_elements=["scope_key", "generation"]
+    )
+    await session.execute(stmt, _new_values(scope, generation, period_s))
+
+
+async def current_in(session: Executor, scope: str) -> Seed:
+    """The scope's current seed, made (and its hash fixed) on first use."""
+    for _ in range(3):
+        row = (
+            await session.execute(
+                select(*_COLUMNS)
+                .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_(None))
+                .order_by(fair_seeds.c.generation.desc())
+                .limit(1)
+            )
+        ).first()
+        if row is not None:
+            return _seed_of(row)
+        last = await session.scalar(
+            select(func.max(fair_seeds.c.generation)).where(fair_seeds.c.scope_key == scope)
+        )
+        await _insert_generation(session, scope, int(last or 0) + 1, None)
+    raise NotFound("The dice seed of this place could not be read; try again.")
+
+
+async def _rotate_in(session: Executor, current: Seed) -> Rotation | None:
+    """Reveal ``current`` and start the next generation; None if another process rotated it
+    first (its UPDATE found the seed revealed already)."""
+    now = utcnow()
+    done = await session.execute(
+        update(fair_seeds)
+        .where(fair_seeds.c.id == current.id, fair_seeds.c.revealed_at.is_(None))
+        .values(revealed_at=now)
+        .returning(fair_seeds.c.id)
+    )
+    if done.first() is None:
+        return None
+    await _insert_generation(session, current.scope, current.generation + 1, current.period_s)
+    revealed = (await session.execute(select(*_COLUMNS).where(fair_seeds.c.id == current.id))).one()
+    return Rotation(_seed_of(revealed), await current_in(session, current.scope))
+
+
+def due(seed: Seed, now: datetime) -> bool:
+    """A seed rotates on its own when its period ran out or before its numbers run out."""
+    if seed.uses >= MAX_USES:
+        return True
+    return seed.period_s is not None and now >= seed.created_at + timedelta(seconds=seed.period_s)
+
+
+async def player_key_in(session: Executor, user_id: int) -> bytes:
+    """The player's key: from their seed, or the empty seed's until they set one."""
+    key = await session.scalar(select(player_seeds.c.key).where(player_seeds.c.user_id == user_id))
+    return bytes.fromhex(str(key)) if key is not None else fair.player_key("")
+
+
+def chosen_source(rng: random.Random) -> bool:
+    """Whether the bot rolls provably fair dice: its source is :class:`fair.FairDice` (what
+    production runs); a test's scripted source forces faces and records no derivation."""
+    return isinstance(rng, fair.FairDice)
+
+
+async def draw_in(
+    session: Executor, caller: Caller, campaign_id: int | None, visibility: Visibility
+) -> Draw:
+    """The randomness of one roll by ``caller``: the scope's seed (rotated first if due), its
+    next draw number, the caller's player key, and a blinding value if the roll is hidden."""
+    scope = scope_of(campaign_id, caller)
+    rotation: Rotation | None = None
+    for _ in range(4):
+        current = await current_in(session, scope)
+        if due(current, utcnow()):
+            rotated = await _rotate_in(session, current)
+            rotation = rotated or rotation
+            continue
+        taken = (
+            await session.execute(
+                update(fair_seeds)
+                .where(fair_seeds.c.id == current.id, fair_seeds.c.revealed_at.is_(None))
+                .values(uses=fair_seeds.c.uses + 1)
+                .returning(fair_seeds.c.uses, fair_seeds.c.seed, fair_seeds.c.hidden_key)
+            )
+        ).first()
+        if taken is None:  # rotated by another process meanwhile: its successor
+            continue
+        number = int(taken.uses)
+        seed = bytes.fromhex(str(taken.seed))
+        player = await player_key_in(session, caller.user_id)
+        blind = b""
+        if visibility is not Visibility.PUBLIC:
+            blind = fair.blinding(bytes.fromhex(str(taken.hidden_key)), scope, number)
+        rng = fair.FairRandom(seed, scope, number, player, blind)
+        return Draw(rng, current, number, player.hex(), blind.hex(), rotation)
+    raise NotFound("The dice seed of this place is being rotated; try again.")
+
+
+# --- GM: rotation and period --------------------------------------------------------------
+
+
+async def rotate(db: Database, caller: Caller, campaign: CampaignView | None) -> Rotation:
+    """``/campaign seed rotate``: reveal the current seed, publish the next one's hash (a
+    campaign's GM; outside campaigns, anyone in the channel: the seed is the channel's)."""
+    if campaign is not None:
+        secrecy.require_campaign_gm(campaign, caller, "rotate the dice seed")
+    scope = scope_of(campaign.id if campaign else None, caller)
+    async with transaction(db) as session:
+        for _ in range(3):
+            rotated = await _rotate_in(session, await current_in(session, scope))
+            if rotated is not None:
+                return rotated
+    raise NotFound("The dice seed of this place is being rotated; try again.")
+
+
+async def show(db: Database, caller: Caller, campaign: CampaignView | None) -> Seed:
+    """The current seed's public face (its hash), created if the scope had none."""
+    async with transaction(db) as session:
+        return await current_in(session, scope_of(campaign.id if campaign else None, caller))
+
+
+async def set_period(
+    db: Database, caller: Caller, campaign: CampaignView, hours: int | None
+) -> Seed:
+    """The campaign's automatic rotation period (None: only by count and by hand)."""
+    secrecy.require_campaign_gm(campaign, caller, "set how often the dice seed rotates")
+    period: int | None = None
+    if hours is not None:
+        span = timedelta(hours=hours)
+        if not MIN_PERIOD <= span <= MAX_PERIOD:
+            raise InvalidValue("The seed can rotate every 1 hour at least, every 365 days at most.")
+        period = int(span.total_seconds())
+    scope = scope_of(campaign.id, caller)
+    async with transaction(db) as session:
+        current = await current_in(session, scope)
+        await session.execute(
+            update(fair_seeds).where(fair_seeds.c.id == current.id).values(period_s=period)
+        )
+        return await current_in(session, scope)
+
+
+# --- players' seeds -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSeedView:
+    """A player's seed as they see it: the text (if kept) and the key their rolls record."""
+
+    text: str | None
+    key: str
+    updated_at: datetime | None
+
+
+async def set_player_seed(db: Database, caller: Caller, text: str | None) -> PlayerSeedView:
+    """``/me seed set``: the caller's own seed (``None``: a random one). Only the caller sets
+    it; it is used from their next roll on, and the change is logged (key and time)."""
+    if text is not None:
+        text = text.strip()
+        if not text:
+            raise InvalidValue("Your seed needs at least one character (or leave it out).")
+        if len(text) > MAX_PLAYER_SEED:
+            raise InvalidValue(f"Your seed can be {MAX_PLAYER_SEED} characters at most.")
+    else:
+        text = secrets.token_urlsafe(18)
+    key = fair.player_key(text).hex()
+    now = utcnow()
+    async with transaction(db) as session:
+        upsert = insert_for(session, player_seeds).values(
+            user_id=caller.user_id, text=text, key=key, updated_at=now
+        )
+        await session.execute(
+            upsert.on_conflict_do_update(
+                index_elements=["user_id"], set_={"text": text, "key": key, "updated_at": now}
+            )
+        )
+        await session.execute(
+            insert(player_seed_changes).values(user_id=caller.user_id, key=key, changed_at=now)
+        )
+    return PlayerSeedView(text, key, now)
+
+
+async def player_seed(db: Database, caller: Caller) -> PlayerSeedView:
+    """``/me seed show``: the caller's seed, or the empty seed's key if they set none."""
+    async with transaction(db) as session:
+        row = (
+            await session.execute(
+                select(player_seeds.c.text, player_seeds.c.key, player_seeds.c.updated_at).where(
+                    player_seeds.c.user_id == caller.user_id
+                )
+            )
+        ).first()
+    if row is None:
+        return PlayerSeedView(None, fair.player_key("").hex(), None)
+    return PlayerSeedView(row.text, str(row.key), row.updated_at)
+
+
+# --- checking -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FairCheck:
+    """The outcome of recomputing one roll: its number, whether it matched, and why not."""
+
+    number: int
+    matched: bool | None  # None: cannot be checked yet (its seed is not revealed)
+    reason: str
+    seed: Seed | None = None
+
+
+def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any]) -> bool:
+    """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give."""
+    faces = fair.replay(
+        bytes.fromhex(seed_hex),
+        str(record["scope"]),
+        int(record["draw"]),
+        bytes.fromhex(str(record["player"])),
+        bytes.fromhex(str(record.get("blind", ""))),
+        terms,
+    )
+    shown = [[int(d["face"]) for d in t["dice"]] for t in terms]
+    return faces == shown
+
+
+def seed_matches(seed_hex: str, published: str) -> bool:
+    """``/verify seed``: a revealed seed against the hash published before it was used."""
+    try:
+        seed = bytes.fromhex(seed_hex.strip())
+    except ValueError:
+        return False
+    return fair.seed_hash(seed) == published.strip().lower()
+
+
+async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
+    """``/verify roll:N``: recompute the faces of roll #N from its revealed seed."""
+    access = await secrecy.access_roll(db, caller, number)
+    if not access.visible:
+        return FairCheck(number, None, "Its result is hidden from you, so it cannot be checked.")
+    outcome = access.row.outcome
+    record = outcome.get("fair") if isinstance(outcome, dict) else None
+    if not isinstance(record, dict):
+        return FairCheck(number, None, "It was rolled before dice were provably fair.")
+    async with transaction(db) as session:
+        row = (
+            await session.execute(select(*_COLUMNS).where(fair_seeds.c.id == int(record["seed"])))
+        ).first()
+    if row is None:
+        return FairCheck(number, False, "Its seed is missing.")
+    seed = _seed_of(row)
+    if seed.seed is None:
+        return FairCheck(
+            number,
+            None,
+            f"Its seed (hash `{seed.seed_hash[:16]}…`) is not revealed yet: it can be checked "
+            "after the next rotation (/campaign seed rotate).",
+            seed,
+        )
+    if not seed_matches(seed.seed, str(record["seed_hash"])):
+        return FairCheck(number, False, "Its revealed seed does not match the published hash.")
+    if not recompute(seed.seed, record, list(access.row.dice)):
+        return FairCheck(number, False, "Its faces are not the ones its seeds give.", seed)
+    return FairCheck(number, True, "Every face is the one its seeds give.", seed)

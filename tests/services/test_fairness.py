@@ -1,0 +1,243 @@
+"""Provably fair dice end to end through the services (docs/fair-dice.md), SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+
+from bot.db.engine import Database
+from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
+from bot.dice import fair
+from bot.dice.fair import FairDice
+from bot.services import fairness, privacy, secrecy
+from bot.services.context import Caller
+from bot.services.errors import InvalidValue, NotAllowed
+from bot.services.rolls import roll_dice
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.ledger import find_number_in
+from bot.words import Visibility
+from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
+
+OUTSIDE = CHANNEL + 77
+
+
+def _alice(channel: int = CHANNEL) -> Caller:
+    return Caller(user_id=ALICE, channel_id=channel, guild_id=GUILD)
+
+
+def _bob() -> Caller:
+    return Caller(user_id=BOB, channel_id=CHANNEL, guild_id=GUILD)
+
+
+async def _roll(db: Database, caller: Caller, text: str = "4d6e6+1d20", **kw: object) -> int:
+    rolled = await roll_dice(db, FairDice(), caller, text, request=text, **kw)  # type: ignore[arg-type]
+    return rolled.number
+
+
+async def _row(db: Database, campaign_id: int | None, number: int) -> dict[str, object]:
+    async with db.sessionmaker() as session:
+        if campaign_id is None:
+            row = await find_number_in(session, number, scope_ids=(OUTSIDE,))
+        else:
+            row = await find_number_in(session, number, campaign_id=campaign_id)
+    assert row is not None
+    return {"outcome": row.outcome, "dice": row.dice}
+
+
+async def test_a_roll_is_checkable_only_after_its_seed_is_revealed(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    shown = await fairness.show(db, _alice(), pd_campaign)
+    number = await _roll(db, _alice())
+    row = await _row(db, pd_campaign.id, number)
+    record = row["outcome"]["fair"]  # type: ignore[index]
+    assert record["seed_hash"] == shown.seed_hash  # drawn from the seed published before
+    assert record["player"] == fair.player_key("").hex()
+    before = await fairness.verify_roll(db, _bob(), number)
+    assert before.matched is None and "not revealed yet" in before.reason
+
+    rotation = await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert rotation.revealed.seed_hash == shown.seed_hash
+    assert rotation.revealed.seed is not None
+    assert hashlib.sha256(bytes.fromhex(rotation.revealed.seed)).hexdigest() == shown.seed_hash
+    assert fairness.seed_matches(rotation.revealed.seed, shown.seed_hash)
+    assert not fairness.seed_matches(rotation.revealed.seed, rotation.current.seed_hash)
+    assert rotation.current.generation == shown.generation + 1
+    assert rotation.current.seed is None  # the new seed stays secret, its hash is public
+
+    after = await fairness.verify_roll(db, _bob(), number)
+    assert after.matched is True
+
+
+async def test_changed_faces_do_not_recompute(db: Database, pd_campaign: CampaignView) -> None:
+    number = await _roll(db, _alice(), "3d20")
+    rotation = await fairness.rotate(db, gm_caller(), pd_campaign)
+    row = await _row(db, pd_campaign.id, number)
+    record = row["outcome"]["fair"]  # type: ignore[index]
+    terms = row["dice"]
+    assert rotation.revealed.seed is not None
+    assert fairness.recompute(rotation.revealed.seed, record, terms)  # type: ignore[arg-type]
+    face = terms[0]["dice"][0]["face"]  # type: ignore[index]
+    terms[0]["dice"][0]["face"] = face % 20 + 1  # type: ignore[index]
+    assert not fairness.recompute(rotation.revealed.seed, record, terms)  # type: ignore[arg-type]
+
+
+async def test_only_the_gm_rotates_a_campaigns_seed(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    before = await fairness.show(db, _alice(), pd_campaign)
+    with pytest.raises(NotAllowed):
+        await fairness.rotate(db, _alice(), pd_campaign)
+    assert (await fairness.show(db, _alice(), pd_campaign)).seed_hash == before.seed_hash
+
+
+async def test_each_roll_takes_the_next_draw_number(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    draws = []
+    for _ in range(3):
+        number = await _roll(db, _alice(), "1d6")
+        draws.append((await _row(db, pd_campaign.id, number))["outcome"]["fair"]["draw"])  # type: ignore[index]
+    assert draws == [1, 2, 3]
+
+
+async def test_hidden_roll_needs_its_blinding_as_well(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A revealed seed alone does not recompute a hidden roll: its blinding is secret, kept
+    with its result, and a player the roll is hidden from cannot check it."""
+    number = await _roll(db, _alice(), "10d20", visibility=Visibility.SELF)
+    rotation = await fairness.rotate(db, gm_caller(), pd_campaign)
+    row = await _row(db, pd_campaign.id, number)
+    record = dict(row["outcome"]["fair"])  # type: ignore[index]
+    assert len(record["blind"]) == 64
+    assert rotation.revealed.seed is not None
+    assert fairness.recompute(rotation.revealed.seed, record, row["dice"])  # type: ignore[arg-type]
+    del record["blind"]
+    assert not fairness.recompute(rotation.revealed.seed, record, row["dice"])  # type: ignore[arg-type]
+    hidden = await fairness.verify_roll(db, _bob(), number)
+    assert hidden.matched is None and "hidden" in hidden.reason
+    await secrecy.reveal(db, _alice(), number)
+    assert (await fairness.verify_roll(db, _bob(), number)).matched is True
+
+
+async def test_player_seed_enters_every_roll_and_changes_are_logged(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    first = await fairness.set_player_seed(db, _alice(), "owlbear at dawn")
+    assert first.key == fair.player_key("owlbear at dawn").hex()
+    n1 = await _roll(db, _alice(), "2d6")
+    second = await fairness.set_player_seed(db, _alice(), None)  # random
+    assert second.text and second.key != first.key
+    n2 = await _roll(db, _alice(), "2d6")
+    keys = [
+        (await _row(db, pd_campaign.id, n))["outcome"]["fair"]["player"]  # type: ignore[index]
+        for n in (n1, n2)
+    ]
+    assert keys == [first.key, second.key]
+    shown = await fairness.player_seed(db, _alice())
+    assert (shown.text, shown.key) == (second.text, second.key)
+    # Bob's seed is his own: Alice's choice never touches it.
+    assert (await fairness.player_seed(db, _bob())).key == fair.player_key("").hex()
+    async with db.sessionmaker() as session:
+        logged = (
+            await session.execute(
+                select(player_seed_changes.c.key)
+                .where(player_seed_changes.c.user_id == ALICE)
+                .order_by(player_seed_changes.c.id)
+            )
+        ).scalars()
+        assert list(logged) == [first.key, second.key]
+
+
+@pytest.mark.parametrize("text", ["   ", "x" * 201])
+async def test_bad_player_seed_changes_nothing(db: Database, text: str) -> None:
+    await fairness.set_player_seed(db, _alice(), "kept")
+    with pytest.raises(InvalidValue):
+        await fairness.set_player_seed(db, _alice(), text)
+    assert (await fairness.player_seed(db, _alice())).text == "kept"
+
+
+async def test_erasing_the_seed_text_keeps_rolls_checkable(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    await fairness.set_player_seed(db, _alice(), "my cat's name")
+    number = await _roll(db, _alice(), "4d6kh3")
+    await privacy.erase_user(db, ALICE)
+    async with db.sessionmaker() as session:
+        assert (await session.execute(select(player_seeds))).first() is None
+        assert (await session.execute(select(player_seed_changes))).first() is None
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), number)).matched is True
+
+
+async def test_rolls_outside_a_campaign_use_the_channels_seed(db: Database) -> None:
+    caller = _alice(OUTSIDE)
+    shown = await fairness.show(db, caller, None)
+    assert shown.scope == f"channel:{OUTSIDE}"
+    number = await _roll(db, caller, "1d100")
+    await fairness.rotate(db, caller, None)
+    assert (await fairness.verify_roll(db, caller, number)).matched is True
+
+
+async def test_seed_rotates_on_its_own_before_reuse_and_after_its_period(
+    db: Database, pd_campaign: CampaignView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fairness, "MAX_USES", 2)
+    first = await fairness.show(db, _alice(), pd_campaign)
+    await _roll(db, _alice(), "1d6")
+    await _roll(db, _alice(), "1d6")
+    rolled = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
+    assert rolled.rotation is not None
+    assert rolled.rotation.revealed.seed_hash == first.seed_hash
+    assert rolled.rotation.current.generation == first.generation + 1
+    monkeypatch.setattr(fairness, "MAX_USES", 1000)
+
+    with pytest.raises(NotAllowed):
+        await fairness.set_period(db, _alice(), pd_campaign, 24)
+    with pytest.raises(InvalidValue):
+        await fairness.set_period(db, gm_caller(), pd_campaign, 0)
+    await fairness.set_period(db, gm_caller(), pd_campaign, 24)
+    later = fairness.utcnow() + timedelta(hours=25)
+    monkeypatch.setattr(fairness, "utcnow", lambda: later)
+    rotated = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
+    assert rotated.rotation is not None
+    assert rotated.rotation.current.period_s == 24 * 3600  # the GM's period carries on
+
+
+async def test_a_seed_is_drawn_once_under_concurrency(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """Many rolls and rotations at once: one current seed, no generation twice, no draw
+    number twice within a seed."""
+
+    async def roll_one() -> int:
+        await asyncio.sleep(0)
+        return await _roll(db, _alice(), "1d20")
+
+    async def rotate_one() -> None:
+        await asyncio.sleep(0)
+        await fairness.rotate(db, gm_caller(), pd_campaign)
+
+    numbers = await asyncio.gather(*(roll_one() for _ in range(12)), rotate_one(), rotate_one())
+    async with db.sessionmaker() as session:
+        seeds = (
+            await session.execute(
+                select(fair_seeds.c.generation, fair_seeds.c.revealed_at).where(
+                    fair_seeds.c.scope_key == f"campaign:{pd_campaign.id}"
+                )
+            )
+        ).all()
+    generations = sorted(g for g, _ in seeds)
+    assert generations == list(range(1, len(generations) + 1))
+    assert sum(1 for _, r in seeds if r is None) == 1
+    assert len(generations) == 3  # two rotations, each one new seed
+    used = set()
+    for n in numbers[:12]:
+        record = (await _row(db, pd_campaign.id, n))["outcome"]["fair"]  # type: ignore[index]
+        used.add((record["seed"], record["draw"]))
+    assert len(used) == 12

@@ -12,6 +12,7 @@ so after a rotation reveals the seed anyone recomputes the faces.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 from dataclasses import dataclass
@@ -27,8 +28,8 @@ from bot.dice import fair
 from bot.services import secrecy
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NotFound
-from bot.services.store.campaigns import CampaignView
+from bot.services.errors import InvalidValue, NoCampaign, NotFound
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import Visibility
 
 #: A seed rotates on its own before this many rolls: its draw numbers never wrap or repeat,
@@ -243,6 +244,18 @@ async def draw_in(
     raise NotFound("The dice seed of this place is being rotated; try again.")
 
 
+async def campaign_here(db: Database, caller: Caller) -> CampaignView | None:
+    """The campaign of the caller's channel, or None (the channel's own seed then)."""
+    if caller.guild_id is None:
+        return None
+    async with transaction(db) as session:
+        with contextlib.suppress(NoCampaign):
+            return await campaign_for_channel_in(
+                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+            )
+    return None
+
+
 # --- GM: rotation and period --------------------------------------------------------------
 
 
@@ -354,6 +367,12 @@ class FairCheck:
     seed: Seed | None = None
 
 
+#: A roll without derivation inputs.
+NO_SEEDS = (
+    "It records no dice seeds (rolled before fair dice, or by a command not drawing from them)."
+)
+
+
 def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any]) -> bool:
     """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give."""
     faces = fair.replay(
@@ -385,10 +404,15 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
     outcome = access.row.outcome
     record = outcome.get("fair") if isinstance(outcome, dict) else None
     if not isinstance(record, dict):
-        return FairCheck(number, None, "It was rolled before dice were provably fair.")
+        return FairCheck(number, None, NO_SEEDS)
     async with transaction(db) as session:
         row = (
-            await session.execute(select(*_COLUMNS).where(fair_seeds.c.id == int(record["seed"])))
+            await session.execute(
+                select(*_COLUMNS)
+                .where(fair_seeds.c.seed_hash == str(record["seed_hash"]))
+                .order_by(fair_seeds.c.revealed_at.is_(None), fair_seeds.c.id)
+                .limit(1)
+            )
         ).first()
     if row is None:
         return FairCheck(number, False, "Its seed is missing.")
@@ -406,3 +430,105 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
     if not recompute(seed.seed, record, list(access.row.dice)):
         return FairCheck(number, False, "Its faces are not the ones its seeds give.", seed)
     return FairCheck(number, True, "Every face is the one its seeds give.", seed)
+
+
+@dataclass(frozen=True, slots=True)
+class SeedCheck:
+    """``/verify seed``: the seed's hash and the seed of this place published with it."""
+
+    seed_hash: str
+    found: Seed | None
+
+
+async def verify_seed(db: Database, caller: Caller, seed_hex: str) -> SeedCheck:
+    """Hash a revealed seed and find which seed of this place published that hash."""
+    text = seed_hex.strip().strip("`").lower()
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raise InvalidValue(
+            "A seed is 64 hexadecimal characters, as /campaign seed rotate showed it."
+        ) from None
+    if len(raw) != fair.SEED_BYTES:
+        raise InvalidValue(
+            "A seed is 64 hexadecimal characters, as /campaign seed rotate showed it."
+        )
+    digest = fair.seed_hash(raw)
+    campaign = await campaign_here(db, caller)
+    scope = scope_of(campaign.id if campaign else None, caller)
+    async with transaction(db) as session:
+        row = (
+            await session.execute(
+                select(*_COLUMNS).where(
+                    fair_seeds.c.scope_key == scope, fair_seeds.c.seed_hash == digest
+                )
+            )
+        ).first()
+    return SeedCheck(digest, _seed_of(row) if row is not None else None)
+
+
+# --- export and import ----------------------------------------------------------------------
+
+
+async def revealed_in(session: Executor, campaign_id: int) -> list[dict[str, Any]]:
+    """A campaign's revealed seeds, for its export: what tools/verify_fair.py recomputes its
+    rolls from. The current seed is never exported (it is still secret)."""
+    rows = await session.execute(
+        select(*_COLUMNS)
+        .where(
+            fair_seeds.c.scope_key == f"campaign:{campaign_id}",
+            fair_seeds.c.revealed_at.is_not(None),
+        )
+        .order_by(fair_seeds.c.generation)
+    )
+    return [
+        {
+            "generation": int(row.generation),
+            "scope": str(row.scope_key),
+            "seed": str(row.seed),
+            "seed_hash": str(row.seed_hash),
+            "created_at": row.created_at.isoformat(),
+            "revealed_at": row.revealed_at.isoformat(),
+        }
+        for row in rows
+    ]
+
+
+async def import_revealed_in(session: Executor, campaign_id: int, seeds: Any) -> int:
+    """An imported campaign's revealed seeds, so /verify still recomputes its old rolls (they
+    record their seed's hash and their own scope, so the seeds are kept apart, under
+    ``imported:<campaign>``). A seed whose hash does not match is refused."""
+    if not seeds:
+        return 0
+    if not isinstance(seeds, list):
+        raise InvalidValue("This export file is damaged (fair_seeds).")
+    values = []
+    for item in seeds:
+        try:
+            seed = bytes.fromhex(str(item["seed"]))
+            ok = fair.seed_hash(seed) == item["seed_hash"]
+            generation = int(item["generation"])
+            created = datetime.fromisoformat(str(item["created_at"]))
+            revealed = datetime.fromisoformat(str(item["revealed_at"]))
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InvalidValue(
+                "This export file's dice seeds do not match their published hashes. "
+                "Nothing was imported."
+            )
+        values.append(
+            {
+                "scope_key": f"imported:{campaign_id}",
+                "generation": generation,
+                "seed": seed.hex(),
+                "seed_hash": fair.seed_hash(seed),
+                "hidden_key": "",
+                "uses": 0,
+                "period_s": None,
+                "created_at": created,
+                "revealed_at": revealed,
+            }
+        )
+    await session.execute(insert(fair_seeds), values)
+    return len(values)

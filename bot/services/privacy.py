@@ -53,8 +53,8 @@ from sqlalchemy import (
 )
 
 from bot.db.dialect_models import dice_dialects
-from bot.db.fair_models import player_seed_changes, player_seeds
 from bot.db.engine import Database, truncate_wal
+from bot.db.fair_models import player_seed_changes, player_seeds
 from bot.db.fortune_models import fortune_choices
 from bot.db.inline_models import rolled_messages
 from bot.db.macro_models import macros

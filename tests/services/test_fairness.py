@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
+import json
 from datetime import timedelta
 
 import pytest
@@ -11,15 +13,17 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
+from bot.db.types import utcnow
 from bot.dice import fair
 from bot.dice.fair import FairDice
-from bot.services import fairness, privacy, secrecy
+from bot.services import export, fairness, privacy, secrecy
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.ledger import find_number_in
 from bot.words import Visibility
+from tests.dice.test_fair_docs import verifier
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
 OUTSIDE = CHANNEL + 77
@@ -144,14 +148,16 @@ async def test_player_seed_enters_every_roll_and_changes_are_logged(
     # Bob's seed is his own: Alice's choice never touches it.
     assert (await fairness.player_seed(db, _bob())).key == fair.player_key("").hex()
     async with db.sessionmaker() as session:
-        logged = (
-            await session.execute(
-                select(player_seed_changes.c.key)
-                .where(player_seed_changes.c.user_id == ALICE)
-                .order_by(player_seed_changes.c.id)
-            )
-        ).scalars()
-        assert list(logged) == [first.key, second.key]
+        logged: list[str] = list(
+            (
+                await session.execute(
+                    select(player_seed_changes.c.key)
+                    .where(player_seed_changes.c.user_id == ALICE)
+                    .order_by(player_seed_changes.c.id)
+                )
+            ).scalars()
+        )
+        assert logged == [first.key, second.key]
 
 
 @pytest.mark.parametrize("text", ["   ", "x" * 201])
@@ -202,7 +208,7 @@ async def test_seed_rotates_on_its_own_before_reuse_and_after_its_period(
     with pytest.raises(InvalidValue):
         await fairness.set_period(db, gm_caller(), pd_campaign, 0)
     await fairness.set_period(db, gm_caller(), pd_campaign, 24)
-    later = fairness.utcnow() + timedelta(hours=25)
+    later = utcnow() + timedelta(hours=25)
     monkeypatch.setattr(fairness, "utcnow", lambda: later)
     rotated = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
     assert rotated.rotation is not None
@@ -223,7 +229,8 @@ async def test_a_seed_is_drawn_once_under_concurrency(
         await asyncio.sleep(0)
         await fairness.rotate(db, gm_caller(), pd_campaign)
 
-    numbers = await asyncio.gather(*(roll_one() for _ in range(12)), rotate_one(), rotate_one())
+    rolled = asyncio.gather(*(roll_one() for _ in range(12)))
+    numbers, _, _ = await asyncio.gather(rolled, rotate_one(), rotate_one())
     async with db.sessionmaker() as session:
         seeds = (
             await session.execute(
@@ -232,12 +239,46 @@ async def test_a_seed_is_drawn_once_under_concurrency(
                 )
             )
         ).all()
-    generations = sorted(g for g, _ in seeds)
+    generations = sorted(int(row.generation) for row in seeds)
     assert generations == list(range(1, len(generations) + 1))
-    assert sum(1 for _, r in seeds if r is None) == 1
+    assert sum(1 for row in seeds if row.revealed_at is None) == 1
     assert len(generations) == 3  # two rotations, each one new seed
     used = set()
-    for n in numbers[:12]:
+    for n in numbers:
         record = (await _row(db, pd_campaign.id, n))["outcome"]["fair"]  # type: ignore[index]
         used.add((record["seed"], record["draw"]))
     assert len(used) == 12
+
+
+async def test_an_export_checks_end_to_end_without_the_bot(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """tools/verify_fair.py recomputes every roll of an export from its revealed seeds, finds a
+    changed face, and an import keeps the rolls checkable with /verify."""
+    await fairness.set_player_seed(db, _alice(), "export me")
+    numbers = [await _roll(db, _alice(), text) for text in ("4d6kh3", "1d20+5; 2d8", "3dF")]
+    await _roll(db, _bob(), "10d10e10", visibility=Visibility.GM)
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    waiting = await _roll(db, _alice(), "1d4")  # its seed is still secret
+    data = await export.export_campaigns(db, campaign_id=pd_campaign.id)
+    assert all(s["seed"] for s in data["campaigns"][0]["fair_seeds"])
+    assert len(data["campaigns"][0]["fair_seeds"]) == 1  # the current seed never leaves
+    tool = verifier()
+    out = io.StringIO()
+    assert tool.check(json.loads(export.dumps(data)), out) == 0
+    assert "4 rolls recomputed and matching, 0 wrong, 1 waiting" in out.getvalue()
+
+    changed = json.loads(export.dumps(data))
+    rows = changed["campaigns"][0]["tables"]["ledger"]
+    row = next(r for r in rows if r["number"] == numbers[0])
+    die = row["dice"][0]["dice"][0]
+    die["face"] = die["face"] % 6 + 1
+    out = io.StringIO()
+    assert tool.check(changed, out) == 1
+    assert f"BAD roll #{numbers[0]}" in out.getvalue()
+
+    (imported,) = await export.import_campaigns(db, data, channel_id=CHANNEL + 5)
+    moved = Caller(user_id=BOB, channel_id=CHANNEL + 5, guild_id=GUILD)
+    assert (await fairness.verify_roll(db, moved, numbers[1])).matched is True
+    assert (await fairness.verify_roll(db, moved, waiting)).matched is None
+    assert imported.campaign_id != pd_campaign.id

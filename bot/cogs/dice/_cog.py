@@ -8,7 +8,9 @@ from discord.ext import commands
 from bot.cogs._answers import send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import Secret
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
 from bot.services.rolls import roll_dice
 
 
@@ -39,3 +41,5 @@ class DiceCog(commands.Cog):
             visibility=secret,
         )
         await send_roll(interaction, rolled)
+        if rolled.rotation is not None:  # its seed was due: the old one is revealed to all
+            await answer(interaction, rotation_text(rolled.rotation))

@@ -213,35 +213,36 @@ def chosen_source(rng: random.Random) -> bool:
 async def draw_in(
     session: Executor, caller: Caller, campaign_id: int | None, visibility: Visibility
 ) -> Draw:
-    """The randomness of one roll by ``caller``: the scope's seed (rotated first if due), its
-    next draw number, the caller's player key, and a blinding value if the roll is hidden."""
+    """The randomness of one roll by ``caller``: the scope's current seed (whose hash was
+    published before), its next draw number, the caller's player key, and a blinding value if
+    the roll is hidden. A seed that is due rotates right after this roll took its number, so
+    the next roll draws from a seed whose hash this one's answer announced."""
     scope = scope_of(campaign_id, caller)
-    rotation: Rotation | None = None
     for _ in range(4):
-        current = await current_in(session, scope)
-        if due(current, utcnow()):
-            rotated = await _rotate_in(session, current)
-            rotation = rotated or rotation
-            continue
+        # One current seed per scope (a rotation reveals and replaces it in one transaction):
+        # the next number straight from the scope, one statement.
         taken = (
             await session.execute(
                 update(fair_seeds)
-                .where(fair_seeds.c.id == current.id, fair_seeds.c.revealed_at.is_(None))
+                .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_(None))
                 .values(uses=fair_seeds.c.uses + 1)
-                .returning(fair_seeds.c.uses, fair_seeds.c.seed, fair_seeds.c.hidden_key)
+                .returning(*_COLUMNS, fair_seeds.c.hidden_key)
             )
         ).first()
-        if taken is None:  # rotated by another process meanwhile: its successor
+        if taken is None:  # the scope's first roll: make its seed, then take
+            await current_in(session, scope)
             continue
-        number = int(taken.uses)
+        current = _seed_of(taken)
+        number = current.uses
         seed = bytes.fromhex(str(taken.seed))
         player = await player_key_in(session, caller.user_id)
         blind = b""
         if visibility is not Visibility.PUBLIC:
             blind = fair.blinding(bytes.fromhex(str(taken.hidden_key)), scope, number)
         rng = fair.FairRandom(seed, scope, number, player, blind)
+        rotation = await _rotate_in(session, current) if due(current, utcnow()) else None
         return Draw(rng, current, number, player.hex(), blind.hex(), rotation)
-    raise NotFound("The dice seed of this place is being rotated; try again.")
+    raise NotFound("The dice seed of this place could not be read; try again.")
 
 
 async def campaign_here(db: Database, caller: Caller) -> CampaignView | None:

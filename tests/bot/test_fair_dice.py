@@ -23,7 +23,7 @@ def rng() -> random.Random:
 
 def _hash(text: str) -> str:
     (found,) = re.findall(r"Dice seed \d+: SHA-256 `([0-9a-f]{64})`", text)
-    return found
+    return str(found)
 
 
 async def test_seed_hash_published_rotated_revealed_and_rolls_recomputed(table: Table) -> None:

@@ -195,12 +195,19 @@ async def test_seed_rotates_on_its_own_before_reuse_and_after_its_period(
 ) -> None:
     monkeypatch.setattr(fairness, "MAX_USES", 2)
     first = await fairness.show(db, _alice(), pd_campaign)
-    await _roll(db, _alice(), "1d6")
-    await _roll(db, _alice(), "1d6")
-    rolled = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
-    assert rolled.rotation is not None
-    assert rolled.rotation.revealed.seed_hash == first.seed_hash
-    assert rolled.rotation.current.generation == first.generation + 1
+    quiet = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
+    assert quiet.rotation is None
+    last = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
+    # The second draw is the seed's last: drawn from it, then the seed is revealed and the
+    # next one's hash announced before any die comes from it.
+    assert last.rotation is not None
+    assert last.rotation.revealed.seed_hash == first.seed_hash
+    assert last.rotation.current.generation == first.generation + 1
+    record = (await _row(db, pd_campaign.id, last.number))["outcome"]["fair"]  # type: ignore[index]
+    assert (record["seed_hash"], record["draw"]) == (first.seed_hash, 2)
+    after = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
+    record = (await _row(db, pd_campaign.id, after.number))["outcome"]["fair"]  # type: ignore[index]
+    assert record["seed_hash"] == last.rotation.current.seed_hash
     monkeypatch.setattr(fairness, "MAX_USES", 1000)
 
     with pytest.raises(NotAllowed):
@@ -210,8 +217,10 @@ async def test_seed_rotates_on_its_own_before_reuse_and_after_its_period(
     await fairness.set_period(db, gm_caller(), pd_campaign, 24)
     later = utcnow() + timedelta(hours=25)
     monkeypatch.setattr(fairness, "utcnow", lambda: later)
+    before = await fairness.show(db, _alice(), pd_campaign)
     rotated = await roll_dice(db, FairDice(), _alice(), "1d6", request="1d6")
     assert rotated.rotation is not None
+    assert rotated.rotation.revealed.seed_hash == before.seed_hash
     assert rotated.rotation.current.period_s == 24 * 3600  # the GM's period carries on
 
 

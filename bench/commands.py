@@ -690,7 +690,7 @@ def machine() -> dict[str, Any]:
 
 def table(results: dict[str, Any]) -> str:
     lines = []
-    dbs = [d for d in ("SQLite", "PostgreSQL") if d in results["databases"]]
+    dbs = list(results["databases"])  # SQLite, PostgreSQL; with --rng both, each with fair dice
     head = (
         "| command | mode | "
         + " | ".join(
@@ -747,7 +747,7 @@ def table(results: dict[str, Any]) -> str:
 
 def floor_table(results: dict[str, Any]) -> str:
     """Each command's CPU time against the floor bot's, measured in the same run."""
-    dbs = [d for d in ("SQLite", "PostgreSQL") if d in results["databases"]]
+    dbs = list(results["databases"])  # SQLite, PostgreSQL; with --rng both, each with fair dice
     lines = [
         "| command | "
         + " | ".join(
@@ -770,6 +770,37 @@ def floor_table(results: dict[str, Any]) -> str:
             cells.append(
                 f"{seq['cpu_response_p50_ms']:.3f} / {seq['cpu_complete_p50_ms']:.3f} ms"
                 f" | {seq_ratio:.2f}× | {conc['cpu_per_command_ms']:.3f} ms | {conc_ratio:.2f}×"
+            )
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def fair_table(results: dict[str, Any]) -> str:
+    """``--rng both``: each command's CPU with provably fair dice against the seeded baseline
+    of the same run (docs/fair-dice.md; the target is within 5% for /roll and /check)."""
+    pairs = [(d, f"{d} (fair dice)") for d in ("SQLite", "PostgreSQL")]
+    pairs = [(a, b) for a, b in pairs if a in results["databases"] and b in results["databases"]]
+    if not pairs:
+        return ""
+    lines = [
+        "| command | "
+        + " | ".join(
+            f"{a} CPU p50 seeded → fair, 1 user | {a} CPU a command, 50 users" for a, _ in pairs
+        )
+        + " |",
+        "|---|" + "---|---|" * len(pairs),
+    ]
+    for label, *_ in SCENARIOS:
+        cells = []
+        for a, b in pairs:
+            x = results["databases"][a]["commands"][label]
+            y = results["databases"][b]["commands"][label]
+            s1, f1 = x["sequential"]["cpu_complete_p50_ms"], y["sequential"]["cpu_complete_p50_ms"]
+            s50 = x["concurrent_50"]["cpu_per_command_ms"]
+            f50 = y["concurrent_50"]["cpu_per_command_ms"]
+            cells.append(
+                f"{s1:.3f} → {f1:.3f} ms ({f1 / s1 - 1:+.1%})"
+                f" | {s50:.3f} → {f50:.3f} ms ({f50 / s50 - 1:+.1%})"
             )
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -868,6 +899,10 @@ def main() -> None:
         " / the floor's)\n"
     )
     print(floor_table(results))
+    fair = fair_table(results)
+    if fair:
+        print("\nProvably fair dice against the seeded baseline, same run (CPU, process_time)\n")
+        print(fair)
     print(f"\nmachine: {results['machine']}")
     print(f"before: {results['uptime_before']}\nafter:  {results['uptime_after']}")
     for note in results["notes"]:

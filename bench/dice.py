@@ -15,6 +15,7 @@ nothing here asserts timings.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import secrets
 import statistics
@@ -23,7 +24,7 @@ import sys
 import textwrap
 import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bot.dice import DiceError, exact_odds, parse, render_markdown, roll, roll_many
@@ -345,9 +346,10 @@ def fair_section() -> None:
     for text in FAIR_ROLLS:
         expr = parse(text)
         dice = len([f for t in roll(expr, system).terms for f in t.faces])
-        counter = iter(range(10**9))
 
-        def fair_once(expr: Expression = expr) -> None:
+        counter = itertools.count(1)
+
+        def fair_once(expr: Expression = expr, counter: Iterator[int] = counter) -> None:
             roll(expr, FairRandom(seed, "campaign:1", next(counter), key))
 
         def system_once(expr: Expression = expr) -> None:

@@ -198,10 +198,14 @@ def due(seed: Seed, now: datetime) -> bool:
     return seed.period_s is not None and now >= seed.created_at + timedelta(seconds=seed.period_s)
 
 
-async def player_key_in(session: Executor, user_id: int) -> bytes:
-    """The player's key: from their seed, or the empty seed's until they set one."""
-    key = await session.scalar(select(player_seeds.c.key).where(player_seeds.c.user_id == user_id))
-    return bytes.fromhex(str(key)) if key is not None else fair.player_key("")
+def _player_key_of(user_id: int) -> Any:
+    """The player's stored key, read in the draw's own statement (NULL: no seed set)."""
+    return (
+        select(player_seeds.c.key)
+        .where(player_seeds.c.user_id == user_id)
+        .scalar_subquery()
+        .label("player_key")
+    )
 
 
 def chosen_source(rng: random.Random) -> bool:
@@ -226,7 +230,7 @@ async def draw_in(
                 update(fair_seeds)
                 .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_(None))
                 .values(uses=fair_seeds.c.uses + 1)
-                .returning(*_COLUMNS, fair_seeds.c.hidden_key)
+                .returning(*_COLUMNS, fair_seeds.c.hidden_key, _player_key_of(caller.user_id))
             )
         ).first()
         if taken is None:  # the scope's first roll: make its seed, then take
@@ -235,7 +239,8 @@ async def draw_in(
         current = _seed_of(taken)
         number = current.uses
         seed = bytes.fromhex(str(taken.seed))
-        player = await player_key_in(session, caller.user_id)
+        key = taken.player_key
+        player = bytes.fromhex(str(key)) if key is not None else fair.player_key("")
         blind = b""
         if visibility is not Visibility.PUBLIC:
             blind = fair.blinding(bytes.fromhex(str(taken.hidden_key)), scope, number)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import String, column, func, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
@@ -87,8 +87,6 @@ class Draw:
         """The roll's derivation inputs, kept in its outcome (a hidden roll's with its result,
         so its blinding is as secret as its faces until revealed)."""
         out: dict[str, Any] = {
-            "seed": self.seed.id,
-            "generation": self.seed.generation,
             "seed_hash": self.seed.seed_hash,
             "scope": self.seed.scope,
             "draw": self.number,
@@ -198,14 +196,14 @@ def due(seed: Seed, now: datetime) -> bool:
     return seed.period_s is not None and now >= seed.created_at + timedelta(seconds=seed.period_s)
 
 
-def _player_key_of(user_id: int) -> Any:
-    """The player's stored key, read in the draw's own statement (NULL: no seed set)."""
-    return (
-        select(player_seeds.c.key)
-        .where(player_seeds.c.user_id == user_id)
-        .scalar_subquery()
-        .label("player_key")
-    )
+#: One roll's draw: the scope's next number, its seed, and the roller's key, one statement
+#: (plain SQL like the ledger's counters: no statement to build or compile per roll).
+_TAKE = text(
+    "UPDATE fair_seeds SET uses = uses + 1 "
+    "WHERE scope_key = :scope AND revealed_at IS NULL "
+    "RETURNING id, scope_key, generation, seed_hash, uses, created_at, revealed_at, period_s, "
+    "seed, hidden_key, (SELECT key FROM player_seeds WHERE user_id = :user_id) AS player_key"
+).columns(*_COLUMNS, fair_seeds.c.hidden_key, column("player_key", String))
 
 
 def chosen_source(rng: random.Random) -> bool:
@@ -225,14 +223,8 @@ async def draw_in(
     for _ in range(4):
         # One current seed per scope (a rotation reveals and replaces it in one transaction):
         # the next number straight from the scope, one statement.
-        taken = (
-            await session.execute(
-                update(fair_seeds)
-                .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_(None))
-                .values(uses=fair_seeds.c.uses + 1)
-                .returning(*_COLUMNS, fair_seeds.c.hidden_key, _player_key_of(caller.user_id))
-            )
-        ).first()
+        params = {"scope": scope, "user_id": caller.user_id}
+        taken = (await session.execute(_TAKE, params)).first()
         if taken is None:  # the scope's first roll: make its seed, then take
             await current_in(session, scope)
             continue

@@ -17,8 +17,10 @@ from bot.db.types import utcnow
 from bot.dice import fair
 from bot.dice.fair import FairDice
 from bot.services import export, fairness, privacy, secrecy
+from bot.services._sql import core_transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
+from bot.services.inline import roll_text_in
 from bot.services.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.ledger import find_number_in
@@ -255,7 +257,7 @@ async def test_a_seed_is_drawn_once_under_concurrency(
     used = set()
     for n in numbers:
         record = (await _row(db, pd_campaign.id, n))["outcome"]["fair"]  # type: ignore[index]
-        used.add((record["seed"], record["draw"]))
+        used.add((record["seed_hash"], record["draw"]))
     assert len(used) == 12
 
 
@@ -291,3 +293,19 @@ async def test_an_export_checks_end_to_end_without_the_bot(
     assert (await fairness.verify_roll(db, moved, numbers[1])).matched is True
     assert (await fairness.verify_roll(db, moved, waiting)).matched is None
     assert imported.campaign_id != pd_campaign.id
+
+
+async def test_inline_rolls_in_a_post_draw_fair_dice_in_order(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """Every [[…]] dice roll of a text takes its own draw number, and each recomputes."""
+    async with core_transaction(db) as session:
+        rolled = await roll_text_in(
+            session, _alice(), "I swing [[2d6+3]] and [[roll 1d20e20]].", FairDice()
+        )
+    numbers = [r.number for r in rolled.rolls]
+    records = [(await _row(db, pd_campaign.id, n))["outcome"]["fair"] for n in numbers]  # type: ignore[index]
+    assert [r["draw"] for r in records] == [1, 2]
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    for n in numbers:
+        assert (await fairness.verify_roll(db, _bob(), n)).matched is True

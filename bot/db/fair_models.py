@@ -2,9 +2,9 @@
 each player's own seed.
 
 A scope (``campaign:<id>``, or ``channel:<snowflake>`` outside campaigns, as the ledger's
-chains) has one current seed: the row of its highest ``generation`` not yet revealed. The
-unique (scope, generation) pair is what makes a seed drawn once under concurrency: two
-processes creating or rotating at once insert the same generation, and one of them wins.
+chains) has one current seed: its row not yet revealed. Two unique indexes make a seed drawn
+once under concurrency: (scope, generation), and the scope among unrevealed rows, so two
+processes creating or rotating at once cannot both add a seed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import BigInteger, Integer, String, Table, UniqueConstraint
+from sqlalchemy import BigInteger, Index, Integer, String, Table, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.models import Base
@@ -28,7 +28,18 @@ class FairSeed(Base):
     """
 
     __tablename__ = "fair_seeds"
-    __table_args__ = (UniqueConstraint("scope_key", "generation"),)
+    __table_args__ = (
+        UniqueConstraint("scope_key", "generation"),
+        # One current seed per scope, by the database itself: a process that would make a
+        # second one (creating or rotating at the same moment as another) inserts nothing.
+        Index(
+            "uq_fair_seeds_current",
+            "scope_key",
+            unique=True,
+            sqlite_where=text("revealed_at IS NULL"),
+            postgresql_where=text("revealed_at IS NULL"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True)
     scope_key: Mapped[str] = mapped_column(String(40))

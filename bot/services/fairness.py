@@ -146,9 +146,9 @@ async def _insert_generation(
 ) -> None:
     """Insert a generation unless another process did: the unique (scope, generation) makes
     the seed drawn once, never twice, under concurrency."""
-    stmt = insert_for(session, fair_seeds).on_conflict_do_nothing(
-        index_elements=["scope_key", "generation"]
-    )
+    # No conflict target: either unique index (the generation, or a current seed already
+    # there) makes this insert nothing.
+    stmt = insert_for(session, fair_seeds).on_conflict_do_nothing()
     await session.execute(stmt, _new_values(scope, generation, period_s))
 
 

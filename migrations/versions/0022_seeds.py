@@ -5,9 +5,10 @@ Revises: 0021_places
 Create Date: 2026-12-01
 
 ``fair_seeds`` keeps each scope's server seeds (secret until revealed), their published
-SHA-256 and the last roll number drawn from each; (scope_key, generation) is unique so a seed
-is created or rotated once under concurrency. ``player_seeds`` keeps each player's own seed
-(text personal, key not) and ``player_seed_changes`` when it changed.
+SHA-256 and the last roll number drawn from each; (scope_key, generation) is unique, and so is
+the scope among unrevealed seeds, so a seed is created or rotated once under concurrency.
+``player_seeds`` keeps each player's own seed (text personal, key not) and
+``player_seed_changes`` when it changed.
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ def upgrade() -> None:
             "scope_key", "generation", name=op.f("uq_fair_seeds_scope_key_generation")
         ),
     )
+    op.create_index(
+        "uq_fair_seeds_current",
+        "fair_seeds",
+        ["scope_key"],
+        unique=True,
+        sqlite_where=sa.text("revealed_at IS NULL"),
+        postgresql_where=sa.text("revealed_at IS NULL"),
+    )
     op.create_table(
         "player_seeds",
         sa.Column("user_id", sa.BigInteger(), nullable=False),
@@ -72,4 +81,5 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_player_seed_changes_user_id"), table_name="player_seed_changes")
     op.drop_table("player_seed_changes")
     op.drop_table("player_seeds")
+    op.drop_index("uq_fair_seeds_current", table_name="fair_seeds")
     op.drop_table("fair_seeds")

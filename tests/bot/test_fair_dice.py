@@ -11,6 +11,7 @@ import re
 import pytest
 
 from bot.dice.fair import FairDice, player_key
+from bot.services import fairness
 from tests.bot.conftest import Table, final_answer, message_text, start_campaign
 from tests.bot.test_secrecy import _latest
 
@@ -76,3 +77,20 @@ async def test_me_seed_show_and_random(table: Table) -> None:
     (key,) = re.findall(r"Key in your rolls: `([0-9a-f]{64})`", final_answer(chosen).content)
     again = await table.bob.slash(table.table, "me seed show")
     assert key in final_answer(again).content and final_answer(again).ephemeral
+
+
+async def test_a_due_seed_is_revealed_to_the_table_after_the_roll_that_used_it(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fairness, "MAX_USES", 1)
+    await start_campaign(table, "d20-check")
+    shown = await table.alice.slash(table.table, "campaign show")
+    published = _hash(final_answer(shown).content)
+    rolled = await table.alice.slash(table.table, "roll", dice="1d20")
+    (notice,) = [m for m in rolled.followups if "revealed" in (m.content or "")]
+    assert not notice.ephemeral
+    (seed,) = re.findall(r"revealed: `([0-9a-f]{64})`", notice.content)
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == published
+    # A self roll is not announced: the channel does not see it happen.
+    hidden = await table.alice.slash(table.table, "roll", dice="1d20", secret="self")
+    assert not [m for m in hidden.followups if "revealed" in (m.content or "")]

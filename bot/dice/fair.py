@@ -91,6 +91,15 @@ def face(words: Iterator[int], sides: int) -> int:
     return x % sides + 1
 
 
+def d20(words: Iterator[int]) -> int:
+    """One d20 as the rules draw it (``random.Random.randint(1, 20)`` on this stream: 5 bits
+    of a word, i.e. ``x mod 32``, skipped when 20 or more; also unbiased)."""
+    r = next(words) & 31
+    while r >= 20:
+        r = next(words) & 31
+    return r + 1
+
+
 def preimages(sides: int) -> dict[int, int]:
     """How many accepted 64-bit words map to a face → how many faces have that many (the bias
     proof: one entry, so every face has the same number of words)."""

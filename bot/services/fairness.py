@@ -32,6 +32,9 @@ from bot.services.errors import InvalidValue, NoCampaign, NotFound
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import Visibility
 
+#: A rules roll's dice (checks, saves, luck): d20s drawn as the rules draw them, one word each,
+#: ``word mod 32`` skipped when 20 or more, face = that + 1 (docs/fair-dice.md).
+D20_DRAWS = "d20"
 #: A seed rotates on its own before this many rolls: its draw numbers never wrap or repeat,
 #: and a seed that served this long is worth revealing.
 MAX_USES = 100_000
@@ -83,9 +86,10 @@ class Draw:
     blind: str  # hex blinding value ("" for public rolls)
     rotation: Rotation | None
 
-    def record(self) -> dict[str, Any]:
+    def record(self, how: str | None = None) -> dict[str, Any]:
         """The roll's derivation inputs, kept in its outcome (a hidden roll's with its result,
-        so its blinding is as secret as its faces until revealed)."""
+        so its blinding is as secret as its faces until revealed). ``how``: the rules' d20s
+        (:data:`D20_DRAWS`) rather than dice notation's terms."""
         out: dict[str, Any] = {
             "seed_hash": self.seed.seed_hash,
             "scope": self.seed.scope,
@@ -94,6 +98,8 @@ class Draw:
         }
         if self.blind:
             out["blind"] = self.blind
+        if how is not None:
+            out["dice"] = how
         return out
 
 
@@ -373,6 +379,15 @@ NO_SEEDS = (
 
 def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any]) -> bool:
     """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give."""
+    if record.get("dice") == D20_DRAWS:
+        words = fair.stream(
+            bytes.fromhex(seed_hex),
+            str(record["scope"]),
+            int(record["draw"]),
+            bytes.fromhex(str(record["player"])),
+            bytes.fromhex(str(record.get("blind", ""))),
+        )
+        return [fair.d20(words) for _ in terms] == [int(t) for t in terms]
     faces = fair.replay(
         bytes.fromhex(seed_hex),
         str(record["scope"]),

@@ -16,17 +16,19 @@ from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
 from bot.db.types import utcnow
 from bot.dice import fair
 from bot.dice.fair import FairDice
-from bot.services import export, fairness, privacy, secrecy
+from bot.rules.systems.base import CheckOptions
+from bot.services import checks, export, fairness, privacy, secrecy
 from bot.services._sql import core_transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.inline import roll_text_in
 from bot.services.rolls import roll_dice
-from bot.services.store.campaigns import CampaignView
+from bot.services.store.campaigns import CampaignView, setup_campaign
+from bot.services.store.characters import CharacterView, create_character, set_score
 from bot.services.store.ledger import find_number_in
-from bot.words import Visibility
+from bot.words import RuleSystem, Visibility
 from tests.dice.test_fair_docs import verifier
-from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
+from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller
 
 OUTSIDE = CHANNEL + 77
 
@@ -309,3 +311,62 @@ async def test_inline_rolls_in_a_post_draw_fair_dice_in_order(
     await fairness.rotate(db, gm_caller(), pd_campaign)
     for n in numbers:
         assert (await fairness.verify_roll(db, _bob(), n)).matched is True
+
+
+@pytest.mark.parametrize(
+    "options", [CheckOptions(ability="DEX"), CheckOptions(ability="DEX", advantage=True)]
+)
+async def test_checks_and_luck_draw_fair_d20s_that_recompute(
+    db: Database, pd_campaign: CampaignView, hero: CharacterView, options: CheckOptions
+) -> None:
+    """A check (with advantage: two d20s) and a luck roll draw their d20s from the seeds, as
+    the rules draw them, and /verify recomputes them."""
+    await set_score(db, hero.id, "DEX", 14)
+    numbers = []
+    for _ in range(10):
+        done = await checks.perform_check(db, FairDice(), _alice(), options, "/check")
+        numbers.append(done.number)
+    luck = await checks.perform_luck(db, FairDice(), _alice(), "/luck")
+    numbers.append(luck.number)
+    hidden = await checks.perform_check(
+        db, FairDice(), _alice(), options, "/check", visibility=Visibility.GM
+    )
+    rows = [await _row(db, pd_campaign.id, n) for n in numbers]
+    assert all(r["outcome"]["fair"]["dice"] == "d20" for r in rows)  # type: ignore[index]
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    for n in numbers:
+        assert (await fairness.verify_roll(db, _bob(), n)).matched is True
+    assert (await fairness.verify_roll(db, _bob(), hidden.number)).matched is None
+    assert (await fairness.verify_roll(db, _alice(), hidden.number)).matched is True
+    row = await _row(db, pd_campaign.id, numbers[0])
+    record = row["outcome"]["fair"]  # type: ignore[index]
+    dice = list(row["dice"])  # type: ignore[call-overload]
+    seed = (await fairness.verify_roll(db, _bob(), numbers[0])).seed
+    assert seed is not None and seed.seed is not None
+    dice[0] = dice[0] % 20 + 1
+    assert not fairness.recompute(seed.seed, record, dice)
+
+
+@pytest.mark.parametrize(
+    ("system", "ability"),
+    [(RuleSystem.ROLL_UNDER, "AGI"), (RuleSystem.THRESHOLD, "DEX"), (RuleSystem.D20_CHECK, "DEX")],
+)
+async def test_every_systems_check_recomputes(
+    db: Database, system: RuleSystem, ability: str
+) -> None:
+    channel = CHANNEL + 300
+    campaign = await setup_campaign(db, GUILD, channel, system, gm_role_ids=[GM_ROLE])
+    character = await create_character(db, campaign.id, ALICE, "Wren")
+    await set_score(db, character.id, ability, 12 if system is RuleSystem.ROLL_UNDER else 2)
+    caller = _alice(channel)
+    numbers = []
+    twice = system is RuleSystem.D20_CHECK  # the others' /check has no advantage
+    for advantage in (False, twice) * 5:
+        dc = 12 if system is RuleSystem.THRESHOLD else None
+        options = CheckOptions(ability=ability, advantage=advantage, dc=dc)
+        done = await checks.perform_check(db, FairDice(), caller, options, "/check")
+        numbers.append(done.number)
+    gm = Caller(user_id=GM_USER, channel_id=channel, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
+    await fairness.rotate(db, gm, campaign)
+    for n in numbers:
+        assert (await fairness.verify_roll(db, caller, n)).matched is True

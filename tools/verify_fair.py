@@ -76,7 +76,17 @@ def term_faces(stream: Iterator[int], term: dict[str, Any]) -> list[int]:
     return out
 
 
-def recompute(seed: bytes, record: dict[str, Any], terms: list[dict[str, Any]]) -> bool:
+def d20(stream: Iterator[int]) -> int:
+    """A rules d20 (check, save, luck): ``x mod 32``, skipped when 20 or more, plus 1."""
+    r = next(stream) & 31
+    while r >= 20:
+        r = next(stream) & 31
+    return r + 1
+
+
+def recompute(seed: bytes, record: dict[str, Any], terms: list[Any]) -> bool:
+    """Whether the row's dice are the ones its inputs give: notation terms, or (a check, save,
+    luck roll: ``"dice": "d20"``) its d20s in the order drawn."""
     stream = words(
         seed,
         str(record["scope"]),
@@ -84,6 +94,8 @@ def recompute(seed: bytes, record: dict[str, Any], terms: list[dict[str, Any]]) 
         bytes.fromhex(record["player"]),
         bytes.fromhex(record.get("blind", "")),
     )
+    if record.get("dice") == "d20":
+        return [d20(stream) for _ in terms] == [int(t) for t in terms]
     return all(term_faces(stream, term) == [int(d["face"]) for d in term["dice"]] for term in terms)
 
 

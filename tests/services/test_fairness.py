@@ -264,13 +264,16 @@ async def test_a_seed_is_drawn_once_under_concurrency(
 
 
 async def test_an_export_checks_end_to_end_without_the_bot(
-    db: Database, pd_campaign: CampaignView
+    db: Database, pd_campaign: CampaignView, hero: CharacterView
 ) -> None:
     """tools/verify_fair.py recomputes every roll of an export from its revealed seeds, finds a
     changed face, and an import keeps the rolls checkable with /verify."""
     await fairness.set_player_seed(db, _alice(), "export me")
     numbers = [await _roll(db, _alice(), text) for text in ("4d6kh3", "1d20+5; 2d8", "3dF")]
     await _roll(db, _bob(), "10d10e10", visibility=Visibility.GM)
+    await set_score(db, hero.id, "DEX", 14)
+    advantage = CheckOptions(ability="DEX", advantage=True)
+    await checks.perform_check(db, FairDice(), _alice(), advantage, "/check")
     await fairness.rotate(db, gm_caller(), pd_campaign)
     waiting = await _roll(db, _alice(), "1d4")  # its seed is still secret
     data = await export.export_campaigns(db, campaign_id=pd_campaign.id)
@@ -279,7 +282,7 @@ async def test_an_export_checks_end_to_end_without_the_bot(
     tool = verifier()
     out = io.StringIO()
     assert tool.check(json.loads(export.dumps(data)), out) == 0
-    assert "4 rolls recomputed and matching, 0 wrong, 1 waiting" in out.getvalue()
+    assert "5 rolls recomputed and matching, 0 wrong, 1 waiting" in out.getvalue()
 
     changed = json.loads(export.dumps(data))
     rows = changed["campaigns"][0]["tables"]["ledger"]

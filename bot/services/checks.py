@@ -67,6 +67,8 @@ class CheckResult:
     #: The public number printed as ``#N`` and the row's chain link (issue 15).
     number: int = 0
     chain: str = ""
+    #: The seed rotation this roll set off (its old seed revealed), to announce.
+    rotation: fairness.Rotation | None = None
 
     @property
     def gm_targets(self) -> secrecy.GmTargets:
@@ -319,6 +321,7 @@ async def _perform_in(
         recorded.commitment,
         recorded.number,
         recorded.chain,
+        draw.rotation if draw is not None else None,
     )
 
 

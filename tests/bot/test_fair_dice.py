@@ -12,7 +12,13 @@ import pytest
 
 from bot.dice.fair import FairDice, player_key
 from bot.services import fairness
-from tests.bot.conftest import Table, final_answer, message_text, start_campaign
+from tests.bot.conftest import (
+    Table,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
 from tests.bot.test_secrecy import _latest
 
 
@@ -94,3 +100,19 @@ async def test_a_due_seed_is_revealed_to_the_table_after_the_roll_that_used_it(
     # A self roll is not announced: the channel does not see it happen.
     hidden = await table.alice.slash(table.table, "roll", dice="1d20", secret="self")
     assert not [m for m in hidden.followups if "revealed" in (m.content or "")]
+
+
+async def test_a_check_draws_fair_d20s_and_announces_a_due_rotation(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fairness, "MAX_USES", 1)
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"DEX": 14})
+    checked = await table.alice.slash(table.table, "check", ability="DEX", advantage=True)
+    assert checked.response is not None
+    row = await _latest(table)
+    assert row.outcome["fair"]["dice"] == "d20" and len(row.dice) == 2
+    (notice,) = [m for m in checked.followups if "revealed" in (m.content or "")]
+    assert not notice.ephemeral
+    verified = await table.bob.slash(table.table, "verify", roll=row.number)
+    assert "Fair dice: ✅" in message_text(final_answer(verified))

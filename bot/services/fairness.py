@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import random
 import secrets
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -243,9 +245,42 @@ async def draw_in(
         if visibility is not Visibility.PUBLIC:
             blind = fair.blinding(bytes.fromhex(str(taken.hidden_key)), scope, number)
         rng = fair.FairRandom(seed, scope, number, player, blind)
-        rotation = await _rotate_in(session, current) if due(current, utcnow()) else None
+        rotation = None
+        if due(current, utcnow()):
+            held = _HELD.get()
+            if held is None:
+                rotation = await _rotate_in(session, current)
+            else:  # a command with more rolls to draw: after its last one
+                held.add(scope)
         return Draw(rng, current, number, player.hex(), blind.hex(), rotation)
     raise NotFound("The dice seed of this place could not be read; try again.")
+
+
+#: Scopes whose seed fell due during a command that draws several rolls (held rotations).
+_HELD: ContextVar[set[str] | None] = ContextVar("fair_rotations_held", default=None)
+
+
+@contextlib.contextmanager
+def rotations_held() -> Iterator[set[str]]:
+    """Within: a seed that falls due is not rotated between two rolls of one command (its
+    later rolls would draw from a seed whose hash nobody was shown); the scopes are
+    collected for :func:`rotate_held_in` after the command's last roll."""
+    held: set[str] = set()
+    token = _HELD.set(held)
+    try:
+        yield held
+    finally:
+        _HELD.reset(token)
+
+
+async def rotate_held_in(session: Executor, scopes: set[str]) -> list[Rotation]:
+    """Rotate the seeds :func:`rotations_held` kept from rotating."""
+    done = []
+    for scope in sorted(scopes):
+        rotated = await _rotate_in(session, await current_in(session, scope))
+        if rotated is not None:
+            done.append(rotated)
+    return done
 
 
 async def campaign_here(db: Database, caller: Caller) -> CampaignView | None:

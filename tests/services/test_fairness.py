@@ -373,3 +373,20 @@ async def test_every_systems_check_recomputes(
     await fairness.rotate(db, gm, campaign)
     for n in numbers:
         assert (await fairness.verify_roll(db, caller, n)).matched is True
+
+
+async def test_a_seed_falling_due_mid_post_rotates_after_its_last_roll(
+    db: Database, pd_campaign: CampaignView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every roll of one text draws from the seed whose hash was shown before the text."""
+    first = await fairness.show(db, _alice(), pd_campaign)
+    monkeypatch.setattr(fairness, "MAX_USES", 1)
+    async with core_transaction(db) as session:
+        rolled = await roll_text_in(session, _alice(), "[[1d20]] [[2d6]] [[1d4]]", FairDice())
+    records = [
+        (await _row(db, pd_campaign.id, r.number))["outcome"]["fair"]  # type: ignore[index]
+        for r in rolled.rolls
+    ]
+    assert [r["seed_hash"] for r in records] == [first.seed_hash] * 3
+    after = await fairness.show(db, _alice(), pd_campaign)
+    assert after.generation == first.generation + 1  # rotated once, after the text

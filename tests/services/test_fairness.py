@@ -17,14 +17,19 @@ from bot.db.types import utcnow
 from bot.dice import fair
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
-from bot.services import checks, export, fairness, privacy, secrecy
+from bot.services import checks, export, fairness, groups, privacy, secrecy
 from bot.services._sql import core_transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.inline import roll_text_in
 from bot.services.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView, setup_campaign
-from bot.services.store.characters import CharacterView, create_character, set_score
+from bot.services.store.characters import (
+    CharacterView,
+    create_character,
+    party_add,
+    set_score,
+)
 from bot.services.store.ledger import find_number_in
 from bot.words import RuleSystem, Visibility
 from tests.dice.test_fair_docs import verifier
@@ -390,3 +395,34 @@ async def test_a_seed_falling_due_mid_post_rotates_after_its_last_roll(
     assert [r["seed_hash"] for r in records] == [first.seed_hash] * 3
     after = await fairness.show(db, _alice(), pd_campaign)
     assert after.generation == first.generation + 1  # rotated once, after the text
+
+
+@pytest.mark.parametrize("system", [RuleSystem.ROLL_UNDER, RuleSystem.D20_CHECK])
+async def test_group_saves_draw_each_members_die_with_their_own_seed(
+    db: Database, system: RuleSystem
+) -> None:
+    """Per-member d20s (d20 check) use each player's seed; roll-under's one shared d20 is in
+    the first member's row. Every member row recomputes."""
+    channel = CHANNEL + 400
+    campaign = await setup_campaign(db, GUILD, channel, system, gm_role_ids=[GM_ROLE])
+    ability = "AGI" if system is RuleSystem.ROLL_UNDER else "DEX"
+    for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
+        character = await create_character(db, campaign.id, user, name)
+        await set_score(db, character.id, ability, 10)
+        await party_add(db, character.id)
+    await fairness.set_player_seed(db, _alice(channel), "Ann's seed")
+    gm = Caller(user_id=GM_USER, channel_id=channel, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
+    dc = None if system is RuleSystem.ROLL_UNDER else 12
+    saved = await groups.group_save(db, FairDice(), gm, ability, "/groupsave", dc=dc)
+    rows = {m.user_id: await _row(db, campaign.id, m.number) for m in saved.members}
+    fair_of = {user: row["outcome"].get("fair") for user, row in rows.items()}  # type: ignore[attr-defined]
+    if system is RuleSystem.D20_CHECK:
+        assert fair_of[ALICE]["player"] == fair.player_key("Ann's seed").hex()  # type: ignore[index]
+        assert fair_of[BOB]["player"] == fair.player_key("").hex()  # type: ignore[index]
+    else:
+        assert [f is not None for f in fair_of.values()].count(True) == 1
+    await fairness.rotate(db, gm, campaign)
+    for member in saved.members:
+        if fair_of[member.user_id] is not None:
+            check = await fairness.verify_roll(db, _alice(channel), member.number)
+            assert check.matched is True

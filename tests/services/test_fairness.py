@@ -17,7 +17,7 @@ from bot.db.types import utcnow
 from bot.dice import fair
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
-from bot.services import checks, export, fairness, groups, privacy, secrecy
+from bot.services import checks, export, fairness, groups, privacy, requests, secrecy
 from bot.services._sql import core_transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
@@ -30,7 +30,7 @@ from bot.services.store.characters import (
     party_add,
     set_score,
 )
-from bot.services.store.ledger import find_number_in
+from bot.services.store.ledger import find_number_in, latest_rolls
 from bot.words import RuleSystem, Visibility
 from tests.dice.test_fair_docs import verifier
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller
@@ -426,3 +426,21 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
         if fair_of[member.user_id] is not None:
             check = await fairness.verify_roll(db, _alice(channel), member.number)
             assert check.matched is True
+
+
+async def test_a_roll_request_answered_later_draws_with_the_players_seed(db: Database) -> None:
+    channel = CHANNEL + 500
+    campaign = await setup_campaign(db, GUILD, channel, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])
+    for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
+        character = await create_character(db, campaign.id, user, name)
+        await set_score(db, character.id, "DEX", 10)
+        await party_add(db, character.id)
+    gm = Caller(user_id=GM_USER, channel_id=channel, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
+    made = await requests.create(db, gm, "DEX", "/gm request roll ability:DEX", dc=12)
+    await fairness.set_player_seed(db, _alice(channel), "hours later")
+    await requests.answer(db, FairDice(), _alice(channel), made.id, "Roll button")
+    (row,) = [r for r in await latest_rolls(db, campaign.id, limit=5) if "fair" in r.outcome]
+    assert row.outcome["fair"]["player"] == fair.player_key("hours later").hex()
+    await fairness.rotate(db, gm, campaign)
+    bob = Caller(user_id=BOB, channel_id=channel, guild_id=GUILD)
+    assert (await fairness.verify_roll(db, bob, row.number)).matched is True

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 DOMAIN = b"pbp-dice/fair/v1"
+BLIND_DOMAIN = b"pbp-dice/blind/v1"
 TWO64 = 1 << 64
 FATE = re.compile(r"d\s*F", re.IGNORECASE)
 
@@ -99,6 +100,14 @@ def recompute(seed: bytes, record: dict[str, Any], terms: list[Any]) -> bool:
     return all(term_faces(stream, term) == [int(d["face"]) for d in term["dice"]] for term in terms)
 
 
+def blind_ok(hidden_key: bytes, record: dict[str, Any]) -> bool:
+    """A hidden roll's blinding value is HMAC-SHA256(hidden-roll key, its scope and draw)."""
+    message = fields(
+        BLIND_DOMAIN, str(record["scope"]).encode("utf-8"), int(record["draw"]).to_bytes(8, "big")
+    )
+    return hmac.new(hidden_key, message, hashlib.sha256).hexdigest() == record.get("blind")
+
+
 def load(path: str) -> dict[str, Any]:
     with open(path, "rb") as handle:
         raw = handle.read()
@@ -115,6 +124,7 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
     problems = 0
     for item in data["campaigns"]:
         seeds: dict[str, bytes] = {}
+        hidden_keys: dict[str, bytes] = {}
         for s in item.get("fair_seeds") or []:
             seed = bytes.fromhex(s["seed"])
             if hashlib.sha256(seed).hexdigest() != s["seed_hash"]:
@@ -124,6 +134,15 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
                 problems += 1
                 continue
             seeds[s["seed_hash"]] = seed
+            if s.get("hidden_key"):
+                key = bytes.fromhex(s["hidden_key"])
+                if hashlib.sha256(key).hexdigest() != s.get("hidden_hash"):
+                    print(
+                        f"BAD seed {s['generation']}: its hidden-roll key is not its hash", file=out
+                    )
+                    problems += 1
+                    continue
+                hidden_keys[s["seed_hash"]] = key
         campaign = item["tables"]["campaigns"][0]
         ok = bad = waiting = unchecked = 0
         for row in item["tables"]["ledger"]:
@@ -138,7 +157,10 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
             if seed is None:
                 waiting += 1
                 continue
-            if recompute(seed, record, row["dice"]):
+            hidden = hidden_keys.get(record["seed_hash"])
+            if recompute(seed, record, row["dice"]) and (
+                "blind" not in record or hidden is None or blind_ok(hidden, record)
+            ):
                 ok += 1
             else:
                 print(

@@ -52,6 +52,9 @@ class FairSeed(Base):
     period_s: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    #: When ``hidden_key`` was revealed: at the rotation if no hidden roll drawn from the seed
+    #: was still unrevealed then (it would reveal that roll), else never.
+    hidden_revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
 class PlayerSeed(Base):

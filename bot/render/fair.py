@@ -10,7 +10,8 @@ def seed_line(seed: Seed) -> str:
     """The current seed's public commitment."""
     return (
         f"Dice seed {seed.generation}: SHA-256 `{seed.seed_hash}` (fixed before any die is "
-        "drawn from it; revealed when it rotates, so every roll can be recomputed)."
+        "drawn from it; revealed when it rotates, so every roll can be recomputed). "
+        f"Its hidden-roll key: SHA-256 `{seed.hidden_hash}`."
     )
 
 
@@ -20,6 +21,11 @@ def rotation_text(rotation: Rotation) -> str:
     return (
         f"Dice seed {old.generation} is revealed: `{old.seed}` (its SHA-256 is "
         f"`{old.seed_hash}`, as published). Check any roll drawn from it with /verify roll:N.\n"
+        + (
+            f"Its hidden-roll key: `{old.hidden_key}`.\n"
+            if old.hidden_key
+            else "Its hidden-roll key stays secret: a hidden roll drawn from it is not revealed.\n"
+        )
         + seed_line(new)
     )
 

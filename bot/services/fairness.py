@@ -25,6 +25,7 @@ from sqlalchemy import String, column, func, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
+from bot.db.models import ledger as ledger_table
 from bot.db.types import utcnow
 from bot.dice import fair
 from bot.services import secrecy
@@ -67,6 +68,11 @@ class Seed:
     revealed_at: datetime | None
     period_s: int | None
     seed: str | None  # hex, only when revealed
+    #: SHA-256 of the key hidden rolls' blinding values come from, published with the seed's.
+    hidden_hash: str = ""
+    #: That key (hex), once revealed: only if no hidden roll drawn from the seed was still
+    #: unrevealed at its rotation.
+    hidden_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +121,8 @@ _COLUMNS = (
     fair_seeds.c.revealed_at,
     fair_seeds.c.period_s,
     fair_seeds.c.seed,
+    fair_seeds.c.hidden_key,
+    fair_seeds.c.hidden_revealed_at,
 )
 
 
@@ -130,6 +138,8 @@ def _seed_of(row: Any) -> Seed:
         row.revealed_at,
         None if row.period_s is None else int(row.period_s),
         str(row.seed) if revealed else None,
+        fair.seed_hash(bytes.fromhex(str(row.hidden_key))),
+        str(row.hidden_key) if row.hidden_revealed_at is not None else None,
     )
 
 
@@ -180,6 +190,28 @@ async def current_in(session: Executor, scope: str) -> Seed:
     raise NotFound("The dice seed of this place could not be read; try again.")
 
 
+async def _hidden_pending_in(session: Executor, seed: Seed) -> bool:
+    """Whether a hidden roll of the seed's scope made since the seed began is still
+    unrevealed (its blinding key would reveal it with the seed)."""
+    kind, _, ident = seed.scope.partition(":")
+    place = (
+        ledger_table.c.campaign_id == int(ident)
+        if kind == "campaign"
+        else (ledger_table.c.campaign_id.is_(None) & (ledger_table.c.scope_id == int(ident)))
+    )
+    found = await session.scalar(
+        select(ledger_table.c.id)
+        .where(
+            place,
+            ledger_table.c.visibility != Visibility.PUBLIC.value,
+            ledger_table.c.revealed_at.is_(None),
+            ledger_table.c.created_at >= seed.created_at,
+        )
+        .limit(1)
+    )
+    return found is not None
+
+
 async def _rotate_in(session: Executor, current: Seed) -> Rotation | None:
     """Reveal ``current`` and start the next generation; None if another process rotated it
     first (its UPDATE found the seed revealed already)."""
@@ -192,6 +224,11 @@ async def _rotate_in(session: Executor, current: Seed) -> Rotation | None:
     )
     if done.first() is None:
         return None
+    if not await _hidden_pending_in(session, current):
+        # No hidden roll drawn from it is still secret: its blinding key can be shown too.
+        await session.execute(
+            update(fair_seeds).where(fair_seeds.c.id == current.id).values(hidden_revealed_at=now)
+        )
     await _insert_generation(session, current.scope, current.generation + 1, current.period_s)
     revealed = (await session.execute(select(*_COLUMNS).where(fair_seeds.c.id == current.id))).one()
     return Rotation(_seed_of(revealed), await current_in(session, current.scope))
@@ -210,8 +247,9 @@ _TAKE = text(
     "UPDATE fair_seeds SET uses = uses + 1 "
     "WHERE scope_key = :scope AND revealed_at IS NULL "
     "RETURNING id, scope_key, generation, seed_hash, uses, created_at, revealed_at, period_s, "
-    "seed, hidden_key, (SELECT key FROM player_seeds WHERE user_id = :user_id) AS player_key"
-).columns(*_COLUMNS, fair_seeds.c.hidden_key, column("player_key", String))
+    "seed, hidden_key, hidden_revealed_at, "
+    "(SELECT key FROM player_seeds WHERE user_id = :user_id) AS player_key"
+).columns(*_COLUMNS, column("player_key", String))
 
 
 def chosen_source(rng: random.Random) -> bool:
@@ -477,7 +515,27 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
         return FairCheck(number, False, "Its revealed seed does not match the published hash.")
     if not recompute(seed.seed, record, list(access.row.dice)):
         return FairCheck(number, False, "Its faces are not the ones its seeds give.", seed)
+    if "blind" in record:
+        if seed.hidden_key is None:
+            return FairCheck(number, True, HIDDEN_KEY_SECRET, seed)
+        if not blinding_matches(seed.hidden_key, record):
+            return FairCheck(number, False, "Its blinding value is not its seed's.", seed)
     return FairCheck(number, True, "Every face is the one its seeds give.", seed)
+
+
+#: A revealed hidden roll whose seed's hidden-roll key is still secret.
+HIDDEN_KEY_SECRET = (
+    "Every face is the one its seeds and its blinding value give; the key that blinding comes "
+    "from is still secret (another hidden roll of that seed was not revealed at its rotation)."
+)
+
+
+def blinding_matches(hidden_key_hex: str, record: dict[str, Any]) -> bool:
+    """A hidden roll's blinding value is the one its seed's (revealed) hidden key gives."""
+    expected = fair.blinding(
+        bytes.fromhex(hidden_key_hex), str(record["scope"]), int(record["draw"])
+    )
+    return expected.hex() == str(record.get("blind", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,9 +593,11 @@ async def revealed_in(session: Executor, campaign_id: int) -> list[dict[str, Any
             "scope": str(row.scope_key),
             "seed": str(row.seed),
             "seed_hash": str(row.seed_hash),
+            "hidden_hash": fair.seed_hash(bytes.fromhex(str(row.hidden_key))),
             "created_at": row.created_at.isoformat(),
             "revealed_at": row.revealed_at.isoformat(),
         }
+        | ({"hidden_key": str(row.hidden_key)} if row.hidden_revealed_at is not None else {})
         for row in rows
     ]
 
@@ -558,6 +618,9 @@ async def import_revealed_in(session: Executor, campaign_id: int, seeds: Any) ->
             generation = int(item["generation"])
             created = datetime.fromisoformat(str(item["created_at"]))
             revealed = datetime.fromisoformat(str(item["revealed_at"]))
+            hidden = str(item.get("hidden_key", ""))
+            if hidden:
+                ok = ok and fair.seed_hash(bytes.fromhex(hidden)) == item.get("hidden_hash")
         except (KeyError, TypeError, ValueError):
             ok = False
         if not ok:
@@ -571,11 +634,12 @@ async def import_revealed_in(session: Executor, campaign_id: int, seeds: Any) ->
                 "generation": generation,
                 "seed": seed.hex(),
                 "seed_hash": fair.seed_hash(seed),
-                "hidden_key": "",
+                "hidden_key": hidden,
                 "uses": 0,
                 "period_s": None,
                 "created_at": created,
                 "revealed_at": revealed,
+                "hidden_revealed_at": revealed if hidden else None,
             }
         )
     await session.execute(insert(fair_seeds), values)

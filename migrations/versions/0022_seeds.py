@@ -45,6 +45,7 @@ def upgrade() -> None:
         sa.Column("period_s", sa.Integer(), nullable=True),
         sa.Column("created_at", _utc(), nullable=False),
         sa.Column("revealed_at", _utc(), nullable=True),
+        sa.Column("hidden_revealed_at", _utc(), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_fair_seeds")),
         sa.UniqueConstraint(
             "scope_key", "generation", name=op.f("uq_fair_seeds_scope_key_generation")

@@ -444,3 +444,36 @@ async def test_a_roll_request_answered_later_draws_with_the_players_seed(db: Dat
     await fairness.rotate(db, gm, campaign)
     bob = Caller(user_id=BOB, channel_id=channel, guild_id=GUILD)
     assert (await fairness.verify_roll(db, bob, row.number)).matched is True
+
+
+async def test_hidden_roll_key_is_revealed_only_when_no_hidden_roll_is_secret(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """The hidden-roll key's hash is published with the seed's; a rotation reveals the key
+    only if every hidden roll drawn from the seed was revealed, and then each revealed
+    hidden roll's blinding value is checked against it (by /verify and by the tool)."""
+    shown = await fairness.show(db, _alice(), pd_campaign)
+    number = await _roll(db, _alice(), "3d20", visibility=Visibility.GM)
+    await secrecy.reveal(db, gm_caller(), number)
+    rotation = await fairness.rotate(db, gm_caller(), pd_campaign)
+    key = rotation.revealed.hidden_key
+    assert key is not None
+    assert hashlib.sha256(bytes.fromhex(key)).hexdigest() == shown.hidden_hash
+    check = await fairness.verify_roll(db, _bob(), number)
+    assert (check.matched, check.reason) == (True, "Every face is the one its seeds give.")
+    record = dict((await _row(db, pd_campaign.id, number))["outcome"]["fair"])  # type: ignore[call-overload]
+    assert fairness.blinding_matches(key, record)
+    record["blind"] = "00" * 32
+    assert not fairness.blinding_matches(key, record)
+    data = await export.export_campaigns(db, campaign_id=pd_campaign.id)
+    out = io.StringIO()
+    assert verifier().check(json.loads(export.dumps(data)), out) == 0
+    assert "1 rolls recomputed and matching" in out.getvalue()
+
+    # A hidden roll still secret at the next rotation keeps that seed's key secret.
+    secret = await _roll(db, _alice(), "1d20", visibility=Visibility.SELF)
+    kept = await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert kept.revealed.hidden_key is None
+    await secrecy.reveal(db, _alice(), secret)
+    later = await fairness.verify_roll(db, _bob(), secret)
+    assert later.matched is True and "still secret" in later.reason

@@ -25,13 +25,13 @@ from sqlalchemy import String, column, func, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
-from bot.db.models import ledger as ledger_table
 from bot.db.types import utcnow
 from bot.dice import fair
 from bot.services import secrecy
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound
+from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import Visibility
 
@@ -194,22 +194,12 @@ async def _hidden_pending_in(session: Executor, seed: Seed) -> bool:
     """Whether a hidden roll of the seed's scope made since the seed began is still
     unrevealed (its blinding key would reveal it with the seed)."""
     kind, _, ident = seed.scope.partition(":")
-    place = (
-        ledger_table.c.campaign_id == int(ident)
-        if kind == "campaign"
-        else (ledger_table.c.campaign_id.is_(None) & (ledger_table.c.scope_id == int(ident)))
+    return await ledger_store.hidden_unrevealed_since_in(
+        session,
+        campaign_id=int(ident) if kind == "campaign" else None,
+        scope_id=None if kind == "campaign" else int(ident),
+        since=seed.created_at,
     )
-    found = await session.scalar(
-        select(ledger_table.c.id)
-        .where(
-            place,
-            ledger_table.c.visibility != Visibility.PUBLIC.value,
-            ledger_table.c.revealed_at.is_(None),
-            ledger_table.c.created_at >= seed.created_at,
-        )
-        .limit(1)
-    )
-    return found is not None
 
 
 async def _rotate_in(session: Executor, current: Seed) -> Rotation | None:

@@ -202,9 +202,12 @@ async def _hidden_pending_in(session: Executor, seed: Seed) -> bool:
     )
 
 
-async def _rotate_in(session: Executor, current: Seed) -> Rotation | None:
+async def _rotate_in(
+    session: Executor, current: Seed, *, hidden_now: bool = False
+) -> Rotation | None:
     """Reveal ``current`` and start the next generation; None if another process rotated it
-    first (its UPDATE found the seed revealed already)."""
+    first (its UPDATE found the seed revealed already). ``hidden_now``: the roll that set the
+    rotation off is hidden and not recorded yet, so the hidden-roll key stays secret."""
     now = utcnow()
     done = await session.execute(
         update(fair_seeds)
@@ -214,7 +217,7 @@ async def _rotate_in(session: Executor, current: Seed) -> Rotation | None:
     )
     if done.first() is None:
         return None
-    if not await _hidden_pending_in(session, current):
+    if not hidden_now and not await _hidden_pending_in(session, current):
         # No hidden roll drawn from it is still secret: its blinding key can be shown too.
         await session.execute(
             update(fair_seeds).where(fair_seeds.c.id == current.id).values(hidden_revealed_at=now)
@@ -277,7 +280,8 @@ async def draw_in(
         if due(current, utcnow()):
             held = _HELD.get()
             if held is None:
-                rotation = await _rotate_in(session, current)
+                hidden_now = visibility is not Visibility.PUBLIC
+                rotation = await _rotate_in(session, current, hidden_now=hidden_now)
             else:  # a command with more rolls to draw: after its last one
                 held.add(scope)
         return Draw(rng, current, number, player.hex(), blind.hex(), rotation)

@@ -477,3 +477,17 @@ async def test_hidden_roll_key_is_revealed_only_when_no_hidden_roll_is_secret(
     await secrecy.reveal(db, _alice(), secret)
     later = await fairness.verify_roll(db, _bob(), secret)
     assert later.matched is True and "still secret" in later.reason
+
+
+async def test_a_hidden_roll_that_uses_a_seed_up_keeps_the_hidden_key_secret(
+    db: Database, pd_campaign: CampaignView, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rotation comes before the hidden roll is recorded: its key must not be revealed,
+    or the revealed seed and key together would give the hidden roll away."""
+    monkeypatch.setattr(fairness, "MAX_USES", 1)
+    rolled = await roll_dice(
+        db, FairDice(), _alice(), "1d20", request="1d20", visibility=Visibility.BLIND
+    )
+    assert rolled.rotation is not None
+    assert rolled.rotation.revealed.seed is not None
+    assert rolled.rotation.revealed.hidden_key is None

@@ -250,10 +250,19 @@ class StoredData:
     servers: tuple[ServerData, ...]
     notify: str | None = None
     dialect: str | None = None
+    #: Their dice seed's text (``/me seed``, docs/fair-dice.md) and how many changes are logged.
+    seed: str | None = None
+    seed_changes: int = 0
 
     @property
     def empty(self) -> bool:
-        return not self.servers and self.notify is None and self.dialect is None
+        return (
+            not self.servers
+            and self.notify is None
+            and self.dialect is None
+            and self.seed is None
+            and not self.seed_changes
+        )
 
 
 async def _rows(session: Executor, stmt: Any) -> list[Any]:
@@ -436,13 +445,19 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
         dialect = await session.scalar(
             select(dice_dialects.c.dialect).where(dice_dialects.c.user_id == user_id)
         )
+        seed = await session.scalar(
+            select(player_seeds.c.text).where(player_seeds.c.user_id == user_id)
+        )
+        seed_changes = await session.scalar(
+            select(func.count()).where(player_seed_changes.c.user_id == user_id)
+        )
     out = []
     for guild in sorted(servers, key=lambda g: (g is None, g or 0)):
         values = servers[guild]
         values["characters"] = tuple(values.get("characters", ()))
         values["known_gm_in"] = tuple(sorted(values.get("known_gm_in", ())))
         out.append(ServerData(**values))
-    return StoredData(user_id, tuple(out), notify, dialect)
+    return StoredData(user_id, tuple(out), notify, dialect, seed, int(seed_changes or 0))
 
 
 def _listed(entry: Any, user_id: int) -> bool:

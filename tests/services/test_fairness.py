@@ -182,7 +182,10 @@ async def test_erasing_the_seed_text_keeps_rolls_checkable(
 ) -> None:
     await fairness.set_player_seed(db, _alice(), "my cat's name")
     number = await _roll(db, _alice(), "4d6kh3")
+    shown = await privacy.stored_data(db, ALICE)  # /privacy show lists it
+    assert (shown.seed, shown.seed_changes) == ("my cat's name", 1)
     await privacy.erase_user(db, ALICE)
+    assert (await privacy.stored_data(db, ALICE)).seed is None
     async with db.sessionmaker() as session:
         assert (await session.execute(select(player_seeds))).first() is None
         assert (await session.execute(select(player_seed_changes))).first() is None

@@ -76,6 +76,7 @@ from bot.config import Settings
 from bot.db.engine import create_database
 from bot.db.migrate import upgrade_to_head
 from bot.db.models import character_scores
+from bot.dice.fair import FairDice
 from bot.services.store import characters as chars
 from bot.services.store.campaigns import DEFAULT_ABILITIES, setup_campaign
 
@@ -503,12 +504,18 @@ async def first_answer(world: World, label: str) -> str:
     return str(response.embeds[0].title)
 
 
-async def bench_database(url: str, per_command: int) -> dict[str, Any]:
+def make_rng(fair: bool) -> random.Random:
+    """The bot's dice: a seeded generator (the baseline), or production's provably fair dice
+    (``--rng both`` measures the two in one run, docs/fair-dice.md)."""
+    return FairDice() if fair else random.Random(1)
+
+
+async def bench_database(url: str, per_command: int, fair: bool = False) -> dict[str, Any]:
     """Every scenario, sequential then 50 at once, on one migrated database."""
     floor = await bench_floor(per_command)  # in the same run, just before
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     started = time.perf_counter()
-    bot = create_bot(settings, rng=random.Random(1), freeze_heap=True)
+    bot = create_bot(settings, rng=make_rng(fair), freeze_heap=True)
     async with contextlib.AsyncExitStack() as stack:
         stack.push_async_callback(bot.close_database)  # SimCord detaches, never closes
         env = await stack.enter_async_context(simcord.run(bot))
@@ -683,7 +690,7 @@ def machine() -> dict[str, Any]:
 
 def table(results: dict[str, Any]) -> str:
     lines = []
-    dbs = [d for d in ("SQLite", "PostgreSQL") if d in results["databases"]]
+    dbs = list(results["databases"])  # SQLite, PostgreSQL; with --rng both, each with fair dice
     head = (
         "| command | mode | "
         + " | ".join(
@@ -740,7 +747,7 @@ def table(results: dict[str, Any]) -> str:
 
 def floor_table(results: dict[str, Any]) -> str:
     """Each command's CPU time against the floor bot's, measured in the same run."""
-    dbs = [d for d in ("SQLite", "PostgreSQL") if d in results["databases"]]
+    dbs = list(results["databases"])  # SQLite, PostgreSQL; with --rng both, each with fair dice
     lines = [
         "| command | "
         + " | ".join(
@@ -768,6 +775,37 @@ def floor_table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def fair_table(results: dict[str, Any]) -> str:
+    """``--rng both``: each command's CPU with provably fair dice against the seeded baseline
+    of the same run (docs/fair-dice.md; the target is within 5% for /roll and /check)."""
+    pairs = [(d, f"{d} (fair dice)") for d in ("SQLite", "PostgreSQL")]
+    pairs = [(a, b) for a, b in pairs if a in results["databases"] and b in results["databases"]]
+    if not pairs:
+        return ""
+    lines = [
+        "| command | "
+        + " | ".join(
+            f"{a} CPU p50 seeded → fair, 1 user | {a} CPU a command, 50 users" for a, _ in pairs
+        )
+        + " |",
+        "|---|" + "---|---|" * len(pairs),
+    ]
+    for label, *_ in SCENARIOS:
+        cells = []
+        for a, b in pairs:
+            x = results["databases"][a]["commands"][label]
+            y = results["databases"][b]["commands"][label]
+            s1, f1 = x["sequential"]["cpu_complete_p50_ms"], y["sequential"]["cpu_complete_p50_ms"]
+            s50 = x["concurrent_50"]["cpu_per_command_ms"]
+            f50 = y["concurrent_50"]["cpu_per_command_ms"]
+            cells.append(
+                f"{s1:.3f} → {f1:.3f} ms ({f1 / s1 - 1:+.1%})"
+                f" | {s50:.3f} → {f50:.3f} ms ({f50 / s50 - 1:+.1%})"
+            )
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {
         "command": " ".join(
@@ -781,14 +819,20 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
         "notes": [],
     }
     kinds = ["SQLite"] if args.no_postgres else ["SQLite", "PostgreSQL"]
-    for kind in kinds:
-        print(f"{kind}: commands", file=sys.stderr)
+    modes = {"seeded": [False], "fair": [True], "both": [False, True]}[args.rng]
+    for kind, fair in ((k, f) for k in kinds for f in modes):
+        name = f"{kind} (fair dice)" if fair and len(modes) > 1 else kind
+        print(f"{name}: commands", file=sys.stderr)
         try:
-            measured = await with_database(kind, lambda url: bench_database(url, args.per_command))
+            measured = await with_database(
+                kind, lambda url, fair=fair: bench_database(url, args.per_command, fair)
+            )
         except OSError as exc:  # no PostgreSQL server
             results["notes"].append(f"{kind} skipped: {exc}")
             continue
-        results["databases"][kind] = measured
+        results["databases"][name] = measured
+        if name != kind:
+            continue
         if not args.skip_memory:
             print(f"{kind}: memory", file=sys.stderr)
             results["databases"][kind]["memory"] = memory_in_subprocess(
@@ -829,6 +873,13 @@ def main() -> None:
         help="the throwaway PostgreSQL database (dropped and created; default %(default)s)",
     )
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument(
+        "--rng",
+        choices=("seeded", "fair", "both"),
+        default="seeded",
+        help="the bot's dice: seeded (baseline), fair (production's provably fair dice), or "
+        "both in one run, for the cost of fair dice per command",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     global BATCH_FREEZE, PG_DB
@@ -848,6 +899,10 @@ def main() -> None:
         " / the floor's)\n"
     )
     print(floor_table(results))
+    fair = fair_table(results)
+    if fair:
+        print("\nProvably fair dice against the seeded baseline, same run (CPU, process_time)\n")
+        print(fair)
     print(f"\nmachine: {results['machine']}")
     print(f"before: {results['uptime_before']}\nafter:  {results['uptime_after']}")
     for note in results["notes"]:

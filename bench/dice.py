@@ -2,7 +2,8 @@
 then our exact odds (``/odds roll``) over a fuzzed corpus.
 
 Run from the repo root: ``.venv/bin/python bench/dice.py`` (``--odds`` for the odds section
-only, ``--render`` for rendering the largest roll only, ``--ours`` for our engine alone, without
+only, ``--render`` for rendering the largest roll only, ``--fair`` for the cost per die of the
+provably fair source against the operating system's, ``--ours`` for our engine alone, without
 d20: with ``PYTHONPATH=<another checkout>`` it times that checkout's engine, for before/after).
 d20 pins an old lark-parser, so it runs in its own throwaway virtualenv (bench/.d20-venv/,
 created on first run) as a subprocess that prints JSON. Ours rolls with
@@ -14,6 +15,7 @@ nothing here asserts timings.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import secrets
 import statistics
@@ -22,7 +24,7 @@ import sys
 import textwrap
 import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bot.dice import DiceError, exact_odds, parse, render_markdown, roll, roll_many
@@ -324,7 +326,49 @@ def ours_only() -> None:
     odds_section()
 
 
+#: Rolls timed by ``--fair``: one die, a handful, many, exploding (more dice drawn in order).
+FAIR_ROLLS = ["1d20", "1d20+5", "4d6kh3", "8d6", "100d6", "1000d20", "10d10e10", "4dF"]
+
+
+def fair_section() -> None:
+    """Cost per die: the provably fair source (a new FairRandom per roll, as the bot makes one
+    per command: HMAC-SHA256, 4 dice a block) against ``secrets.SystemRandom`` (today's)."""
+    from bot.dice.fair import FairRandom, player_key
+
+    seed = secrets.token_bytes(32)
+    key = player_key("bench")
+    system = secrets.SystemRandom()
+    print(f"Python {sys.version.split()[0]}; median of {REPEATS} repeats.\n")
+    print(
+        "| roll | dice | SystemRandom µs/roll | fair µs/roll | SystemRandom µs/die | fair µs/die |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for text in FAIR_ROLLS:
+        expr = parse(text)
+        dice = len([f for t in roll(expr, system).terms for f in t.faces])
+
+        counter = itertools.count(1)
+
+        def fair_once(expr: Expression = expr, counter: Iterator[int] = counter) -> None:
+            roll(expr, FairRandom(seed, "campaign:1", next(counter), key))
+
+        def system_once(expr: Expression = expr) -> None:
+            roll(expr, system)
+
+        n = max(20, 20_000 // max(dice, 1))
+        base = statistics.median(timeit.repeat(system_once, number=n, repeat=REPEATS)) / n * 1e6
+        fair = statistics.median(timeit.repeat(fair_once, number=n, repeat=REPEATS)) / n * 1e6
+        print(
+            f"| `{text}` | {dice} | {base:.2f} | {fair:.2f} | {base / dice:.3f} "
+            f"| {fair / dice:.3f} |"
+        )
+
+
 def main() -> None:
+    if "--fair" in sys.argv[1:]:
+        print("Command: `.venv/bin/python bench/dice.py --fair`")
+        fair_section()
+        return
     if "--render" in sys.argv[1:]:
         print("Command: `.venv/bin/python bench/dice.py --render`")
         render_section()

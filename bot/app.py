@@ -7,7 +7,6 @@ import json
 import logging
 import pkgutil
 import random
-import secrets
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +16,7 @@ from discord.ext import commands
 from bot import cogs
 from bot.config import Settings, load_settings
 from bot.db.engine import Database, create_database
+from bot.dice.fair import FairDice
 from bot.ops import Operations
 from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
@@ -173,11 +173,12 @@ def create_bot(
 ) -> PbpBot:
     """Build the configured bot.
 
-    ``rng`` overrides the operating system's CSPRNG, for tests only; production rolls with
-    `secrets.SystemRandom`.
+    ``rng`` overrides the dice, for tests only; production rolls provably fair dice
+    (:class:`bot.dice.fair.FairDice`: each recorded roll's faces derived from its committed
+    seeds, docs/fair-dice.md; anything else drawn from the operating system's CSPRNG).
     """
     return PbpBot(
         settings or load_settings(),
-        rng=rng if rng is not None else secrets.SystemRandom(),
+        rng=rng if rng is not None else FairDice(),
         **client_options,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from bot.db import (
     delivery_models,
     dialect_models,
+    fair_models,
     fortune_models,
     inline_models,
     macro_models,
@@ -24,6 +25,7 @@ metadata = models.Base.metadata
 __all__ = [
     "delivery_models",
     "dialect_models",
+    "fair_models",
     "fortune_models",
     "inline_models",
     "macro_models",

@@ -24,6 +24,7 @@ class HelpTopic(enum.StrEnum):
     DICE = "dice"
     SECRET = "secret"
     FORTUNE = "fortune"
+    FAIR = "fair"
 
 
 #: What the topic picker shows; each name starts with the value, so typing it filters.
@@ -34,6 +35,7 @@ TOPIC_NAMES: dict[HelpTopic, str] = {
     HelpTopic.DICE: "dice: the /roll dice notation, with examples",
     HelpTopic.SECRET: "secret: secret rolls, reveals and /verify",
     HelpTopic.FORTUNE: "fortune: fortune dice (Pen & Dagger)",
+    HelpTopic.FAIR: "fair: provably fair dice, seeds and how to check them",
 }
 
 _OVERVIEW = (
@@ -176,6 +178,22 @@ _SECRET = (
     "roll of the campaign was changed, removed or reordered since it was made."
 )
 
+_FAIR = (
+    "Nobody picks your dice, not even whoever runs the bot, and anyone can check.\n\n"
+    "**Server seed.** Each campaign (and each channel outside one) has a secret seed; its "
+    "SHA-256 is shown before any die comes from it (at `/campaign setup`, in "
+    "`/campaign show`, at each rotation). `/campaign seed rotate` (GM) reveals the seed and "
+    "starts a new one; `/campaign seed period hours:24` rotates it on its own.\n\n"
+    "**Your seed.** `/me seed set text:anything` (or leave `text` out for a random one) mixes "
+    "your own words into every die you roll, from your next roll on; `/me seed show` shows "
+    "it. Nobody else can set it. Change it after a new hash is shown and the server cannot "
+    "have aimed a result at you.\n\n"
+    "**Check.** Once a seed is revealed, `/verify roll:42` recomputes every face of roll #42 "
+    "from the seeds; `/verify seed:<seed>` checks a revealed seed against its published hash. "
+    "`tools/verify_fair.py` checks a whole campaign export without the bot. What this "
+    "proves and what it cannot: docs/fair-dice.md."
+)
+
 _FORTUNE = (
     f"In Pen & Dagger you hold up to {FORTUNE_MAX} fortune dice ({BOON_FORTUNE_MAX} with the "
     "double-fortune boon). "
@@ -242,6 +260,7 @@ def help_pages(topic: HelpTopic | None, system: str | None = None) -> list[disco
         HelpTopic.GMS: ("Getting started: GMs", _GMS),
         HelpTopic.SECRET: ("Secret rolls", _SECRET),
         HelpTopic.FORTUNE: ("Fortune dice (Pen & Dagger)", _FORTUNE),
+        HelpTopic.FAIR: ("Provably fair dice", _FAIR),
     }
     title, text = single[topic]
     return [_embed(title, text)]

@@ -96,6 +96,11 @@ def stored_embed(data: StoredData, server_names: Mapping[int, str]) -> discord.E
         )
     if data.dialect is not None:
         everywhere.append(f"Dice dialect: {data.dialect} (`/me dice`)")
+    if data.seed is not None or data.seed_changes:
+        everywhere.append(
+            f"Dice seed: {'set' if data.seed is not None else 'none'}, "
+            f"{data.seed_changes} change(s) logged (`/me seed show`)"
+        )
     if everywhere:
         everywhere.append("Erased by `/privacy delete` in a direct message.")
         style.add_field(embed, "For every server", "\n".join(everywhere))

@@ -25,7 +25,7 @@ from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-e
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
 from bot.rules.systems.base import refuse_options, score_of
-from bot.services import budgets, secrecy
+from bot.services import budgets, fairness, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
@@ -67,6 +67,8 @@ class CheckResult:
     #: The public number printed as ``#N`` and the row's chain link (issue 15).
     number: int = 0
     chain: str = ""
+    #: The seed rotation this roll set off (its old seed revealed), to announce.
+    rotation: fairness.Rotation | None = None
 
     @property
     def gm_targets(self) -> secrecy.GmTargets:
@@ -269,9 +271,16 @@ async def _perform_in(
         ability = planner(campaign, character, 0).ability
         carry_over = await pending.consume_pending_in(session, character.id, ability)
     plan = planner(campaign, character, carry_over)
+    draw = None
     if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
+    elif fairness.chosen_source(rng):  # provably fair d20s (docs/fair-dice.md)
+        draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+        rng = draw.rng
     outcome = plan.roll(rng)
+    stored = to_jsonable(outcome) if sealed is None else sealed.bind(outcome)
+    if draw is not None:
+        stored = {**stored, "fair": draw.record(fairness.D20_DRAWS)}
     recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
@@ -279,7 +288,7 @@ async def _perform_in(
             kind=plan.kind,
             request=request,
             dice=list(_dice_of(outcome)),
-            outcome=to_jsonable(outcome) if sealed is None else sealed.bind(outcome),
+            outcome=stored,
             visibility=chosen,
             campaign_id=campaign.id,
             character_id=character.id,
@@ -308,6 +317,7 @@ async def _perform_in(
         recorded.commitment,
         recorded.number,
         recorded.chain,
+        draw.rotation if draw is not None else None,
     )
 
 

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import campaigns, ledger_chains
 from bot.db.schema import metadata
-from bot.services import budgets
+from bot.services import budgets, fairness
 from bot.services import commitments as cm
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
@@ -176,7 +176,11 @@ async def export_campaigns(
         if not ids:
             raise NotFound("No campaign to export there.")
         exported = [
-            {"tables": await _campaign_rows(session, cid, redact_private=redact_private)}
+            {
+                "tables": await _campaign_rows(session, cid, redact_private=redact_private),
+                # Revealed dice seeds only: tools/verify_fair.py recomputes the rolls from them.
+                "fair_seeds": await fairness.revealed_in(session, cid),
+            }
             for cid in ids
         ]
     return {
@@ -545,7 +549,9 @@ async def import_campaigns(
             if version == _UNCHAINED_VERSION:
                 tables = _chain_unchained(tables)
             try:
-                imported.append(await _import_one(session, tables))
+                one = await _import_one(session, tables)
+                await fairness.import_revealed_in(session, one.campaign_id, item.get("fair_seeds"))
+                imported.append(one)
             except (KeyError, TypeError, ValueError) as exc:
                 raise InvalidValue(
                     f"This export file is damaged ({exc}). Nothing was imported."

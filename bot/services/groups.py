@@ -11,13 +11,14 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems import Feature, read, system_for, system_of
+from bot.services import fairness
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.checks import (
@@ -373,6 +374,11 @@ async def group_check(
     return await _group_roll(db, rng, caller, request, spec, "/groupcheck")
 
 
+def _with_fair(stored: Any, record: dict[str, Any] | None) -> Any:
+    """A member's stored outcome with the inputs its d20s were drawn from, if any."""
+    return stored if record is None else {**stored, "fair": record}
+
+
 async def _group_roll(
     db: Database,
     rng: random.Random,
@@ -402,21 +408,39 @@ async def _group_roll(
         party = await resolve_targets_in(session, campaign, None, nameable=False)
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
-        if system.group_shares_die:
-            for member in party:
-                shared_save(campaign, member, spec.ability, 1)  # refuse a missing score first
-            rolled = roll_under.group_save(
-                {m.name: m.scores[spec.ability] for m in party},
-                rng,
-                ability=roll_under.Ability.parse(spec.ability),
-            )
-            shared = rolled.roll
-            outcomes = [(m, shared_save(campaign, m, spec.ability, rolled.roll)) for m in party]
-        else:
-            for member in party:
-                outcomes.append(
-                    (member, await roll_member_in(session, rng, campaign, member, spec))
+        # Provably fair d20s (docs/fair-dice.md): each member's with that player's own seed,
+        # the one shared die with the GM's; a seed falling due rotates after the last.
+        fair = fairness.chosen_source(rng)
+        records: list[dict[str, Any] | None] = [None] * len(party)
+        with fairness.rotations_held() as held:
+            if system.group_shares_die:
+                for member in party:
+                    shared_save(campaign, member, spec.ability, 1)  # a missing score first
+                die_rng = rng
+                if fair:
+                    draw = await fairness.draw_in(session, caller, campaign.id, Visibility.PUBLIC)
+                    die_rng, records[0] = draw.rng, draw.record(fairness.D20_DRAWS)
+                rolled = roll_under.group_save(
+                    {m.name: m.scores[spec.ability] for m in party},
+                    die_rng,
+                    ability=roll_under.Ability.parse(spec.ability),
                 )
+                shared = rolled.roll
+                outcomes = [(m, shared_save(campaign, m, spec.ability, rolled.roll)) for m in party]
+            else:
+                for position, member in enumerate(party):
+                    member_rng = rng
+                    if fair:
+                        player = replace(caller, user_id=member.user_id)
+                        draw = await fairness.draw_in(
+                            session, player, campaign.id, Visibility.PUBLIC
+                        )
+                        member_rng = draw.rng
+                        records[position] = draw.record(fairness.D20_DRAWS)
+                    outcomes.append(
+                        (member, await roll_member_in(session, member_rng, campaign, member, spec))
+                    )
+        await fairness.rotate_held_in(session, held)
         kind = member_kind(campaign, spec)
         member_origin = ledger.Origin.of(caller, with_interaction=False)
         member_rows = await ledger.record_rolls_in(
@@ -429,7 +453,7 @@ async def _group_roll(
                     # A die is stored in one row only (/stats counts each die once): the one
                     # shared d20 of roll-under ruling 2 in the first member's row.
                     dice=[] if shared is not None and position else dice_of(outcome),
-                    outcome=to_jsonable(outcome),
+                    outcome=_with_fair(to_jsonable(outcome), records[position]),
                     campaign_id=campaign.id,
                     character_id=member.id,
                     character_name=member.name,

@@ -24,7 +24,7 @@ from bot.dice import DiceError, RollResult, parse_many, reading_notes, render_pl
 from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules.systems.base import d20_line, number
-from bot.services import attacks, budgets, checks, dialects, macros, rolls
+from bot.services import attacks, budgets, checks, dialects, fairness, macros, rolls
 from bot.services._sql import Executor, core_transaction, insert_for
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
@@ -205,17 +205,21 @@ async def roll_text_in(
     works = [p.work for p in planned]
     _charge(caller, works)
     done: list[InlineRoll] = []
-    for index, plan in enumerate(planned, start=1):
-        who = caller if index == 1 else replace(caller, interaction_id=None)
-        request = _request(plan, bound_to)
-        try:
-            done.append(await _roll(session, who, rng, plan, request))
-        except UserError as exc:
-            # A check this campaign's system refuses, a character without the score: found
-            # only now; the caller's transaction rolls back the rolls before this one, and
-            # the refused text gives back the work it took (it has done nothing).
-            _refund(caller, works)
-            raise _refusal(index, plan.span, exc) from None
+    # A dice seed falling due mid-text rotates after the last roll, never between two
+    # (docs/fair-dice.md).
+    with fairness.rotations_held() as held:
+        for index, plan in enumerate(planned, start=1):
+            who = caller if index == 1 else replace(caller, interaction_id=None)
+            request = _request(plan, bound_to)
+            try:
+                done.append(await _roll(session, who, rng, plan, request))
+            except UserError as exc:
+                # A check this campaign's system refuses, a character without the score:
+                # found only now; the caller's transaction rolls back the rolls before this
+                # one, and the refused text gives back the work it took (it has done nothing).
+                _refund(caller, works)
+                raise _refusal(index, plan.span, exc) from None
+    await fairness.rotate_held_in(session, held)
     return InlineRolls(tuple(done))
 
 

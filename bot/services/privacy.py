@@ -54,6 +54,7 @@ from sqlalchemy import (
 
 from bot.db.dialect_models import dice_dialects
 from bot.db.engine import Database, truncate_wal
+from bot.db.fair_models import player_seed_changes, player_seeds
 from bot.db.fortune_models import fortune_choices
 from bot.db.inline_models import rolled_messages
 from bot.db.macro_models import macros
@@ -179,6 +180,10 @@ HOLDINGS: tuple[Holding, ...] = (
     _holding("round_declarations", "user_id", "user_id", "name"),
     _holding("notify_settings", "user_id (an erasure everywhere)", "*"),
     _holding("dice_dialects", "user_id (an erasure everywhere)", "*"),
+    # The seed's text is theirs; each roll keeps only the key derived from it (in its outcome),
+    # so the rolls stay recomputable after the text is gone (docs/fair-dice.md).
+    _holding("player_seeds", "user_id (an erasure everywhere)", "*"),
+    _holding("player_seed_changes", "user_id (an erasure everywhere)", "*"),
 )
 
 #: Tables that keep nothing about a person, and why.
@@ -189,6 +194,7 @@ NOTHING_PERSONAL: dict[str, str] = {
     "scheduled_jobs": "a job's payload names a request, turn order or round, never a person",
     "post_settings": "a campaign's posting options",
     "campaign_dice_dialects": "a campaign's dice dialect, set by its GM",
+    "fair_seeds": "server seeds of the dice, their hashes and counters (docs/fair-dice.md)",
     "undelivered_notices": "what the bot could not post, named by roll or request number, and why",
     "post_channels": "when a channel was told how to allow webhooks",
 }
@@ -244,10 +250,19 @@ class StoredData:
     servers: tuple[ServerData, ...]
     notify: str | None = None
     dialect: str | None = None
+    #: Their dice seed's text (``/me seed``, docs/fair-dice.md) and how many changes are logged.
+    seed: str | None = None
+    seed_changes: int = 0
 
     @property
     def empty(self) -> bool:
-        return not self.servers and self.notify is None and self.dialect is None
+        return (
+            not self.servers
+            and self.notify is None
+            and self.dialect is None
+            and self.seed is None
+            and not self.seed_changes
+        )
 
 
 async def _rows(session: Executor, stmt: Any) -> list[Any]:
@@ -430,13 +445,19 @@ async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -
         dialect = await session.scalar(
             select(dice_dialects.c.dialect).where(dice_dialects.c.user_id == user_id)
         )
+        seed = await session.scalar(
+            select(player_seeds.c.text).where(player_seeds.c.user_id == user_id)
+        )
+        seed_changes = await session.scalar(
+            select(func.count()).where(player_seed_changes.c.user_id == user_id)
+        )
     out = []
     for guild in sorted(servers, key=lambda g: (g is None, g or 0)):
         values = servers[guild]
         values["characters"] = tuple(values.get("characters", ()))
         values["known_gm_in"] = tuple(sorted(values.get("known_gm_in", ())))
         out.append(ServerData(**values))
-    return StoredData(user_id, tuple(out), notify, dialect)
+    return StoredData(user_id, tuple(out), notify, dialect, seed, int(seed_changes or 0))
 
 
 def _listed(entry: Any, user_id: int) -> bool:
@@ -1066,7 +1087,13 @@ async def _erase_settings_in(session: Executor, person: _Person) -> int:
     dialect = await session.execute(
         delete(dice_dialects).where(dice_dialects.c.user_id == person.user_id)
     )
-    return _changed(result) + _changed(dialect)
+    seeds = await session.execute(
+        delete(player_seeds).where(player_seeds.c.user_id == person.user_id)
+    )
+    changes = await session.execute(
+        delete(player_seed_changes).where(player_seed_changes.c.user_id == person.user_id)
+    )
+    return _changed(result) + _changed(dialect) + _changed(seeds) + _changed(changes)
 
 
 async def _erase_posts(db: Database, person: _Person) -> int:

@@ -33,7 +33,7 @@ from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import notify, scheduler
+from bot.services import fairness, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import require_gm
 from bot.services.clock import MAX_DURATION
@@ -486,6 +486,8 @@ async def _roll_target_in(
     spec = MemberSpec(
         before.ability, before.dc, before.difficulty, before.is_save, before.proficiency
     )
+    visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
+    record = None
     if campaign.rules.group_shares_die:
         shared, rolled_it = await _shared_roll_in(session, rng, before.id)
         outcome = shared_save(campaign, character, before.ability, shared)
@@ -493,9 +495,21 @@ async def _roll_target_in(
         # each die once, for its roller); the others compare with it.
         dice = dice_of(outcome) if rolled_it else []
     else:
+        if fairness.chosen_source(rng):
+            # Provably fair: the character's player's own seed, whoever clicks or when the
+            # deadline rolls for them (docs/fair-dice.md).
+            player = Caller(
+                user_id=character.user_id,
+                channel_id=row_origin.channel_id,
+                guild_id=row_origin.guild_id,
+            )
+            draw = await fairness.draw_in(session, player, campaign.id, visibility)
+            rng, record = draw.rng, draw.record(fairness.D20_DRAWS)
         outcome = await roll_member_in(session, rng, campaign, character, spec)
         dice = dice_of(outcome)
-    visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
+    stored = to_jsonable(outcome)
+    if record is not None:
+        stored = {**stored, "fair": record}
     member_row = await ledger.record_in(
         session,
         ledger.NewRoll(
@@ -503,7 +517,7 @@ async def _roll_target_in(
             kind=member_kind(campaign, spec),
             request=request,
             dice=dice,
-            outcome=to_jsonable(outcome),
+            outcome=stored,
             visibility=visibility,
             campaign_id=campaign.id,
             character_id=character.id,

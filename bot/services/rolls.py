@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
-from bot.services import budgets, dialects, secrecy
+from bot.services import budgets, dialects, fairness, secrecy
 from bot.services._sql import Executor, core_transaction
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
@@ -34,6 +34,8 @@ class DiceRoll:
     chain: str = ""
     #: Canonical notation of everything rolled, e.g. ``6#4d6kh3`` or ``1d20+5; 2d6``.
     notation: str = ""
+    #: The seed rotation this roll set off (its old seed revealed), to announce.
+    rotation: fairness.Rotation | None = None
 
     @property
     def result(self) -> RollResult:
@@ -107,6 +109,11 @@ async def roll_batch_in(
     if command == SecrecyCommand.GM_ROLL:
         secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    draw = None
+    if fairness.chosen_source(rng):
+        campaign_id = campaign.id if campaign else None
+        draw = await fairness.draw_in(session, caller, campaign_id, chosen)
+        rng = draw.rng
     results = roll_many(batch, rng)
     if len(results) == 1:
         result = results[0]
@@ -130,6 +137,8 @@ async def roll_batch_in(
             "label": label,
             "expression": batch.text,
         }
+    if draw is not None:
+        outcome["fair"] = draw.record()
     recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
@@ -152,4 +161,5 @@ async def roll_batch_in(
         recorded.number,
         recorded.chain,
         batch.text,
+        draw.rotation if draw is not None else None,
     )

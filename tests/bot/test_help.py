@@ -28,6 +28,15 @@ EXPECTED: dict[HelpTopic | None, tuple[str, ...]] = {
         "/verify log:True",
     ),
     HelpTopic.FORTUNE: ("Pen & Dagger", "Keep the critical", "/fortune spend"),
+    HelpTopic.FAIR: (
+        "/campaign seed rotate",
+        "/campaign seed period",
+        "/me seed set",
+        "/me seed show",
+        "/verify roll:42",
+        "/verify seed:",
+        "tools/verify_fair.py",
+    ),
 }
 
 

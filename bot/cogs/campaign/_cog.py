@@ -18,10 +18,11 @@ from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.cogs.campaign._check import check_places
 from bot.dice import dialects as dice_dialects
+from bot.render.fair import rotation_text, seed_line
 from bot.render.places import check_embed
 from bot.render.sheets import campaign_embed
 from bot.rules.systems import SYSTEMS
-from bot.services import dialects, posts, secrecy, sheets
+from bot.services import dialects, fairness, posts, secrecy, sheets
 from bot.services import export as exports
 from bot.services.access import require_gm
 from bot.services.store.campaigns import CampaignView
@@ -164,6 +165,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     """Campaign set-up and settings; GM-only except /campaign show."""
 
     settings = app_commands.Group(name="set", description="Change a campaign setting (GM)")
+    seed = app_commands.Group(name="seed", description="The dice's server seed (docs/fair-dice.md)")
 
     def __init__(self) -> None:
         super().__init__()
@@ -202,6 +204,8 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             audience = await channel_audience(interaction, gm_channel, ephemeral=False)
         warning = sheets.setup_warning(campaign, audience)
         text = "Campaign created. Players: /character create, then /check."
+        # Published before any die is drawn from it (docs/fair-dice.md).
+        text += "\n" + seed_line(await fairness.show(bot.db, caller_from(interaction), campaign))
         await _reply(
             interaction,
             f"{text}\n{warning}" if warning else text,
@@ -225,8 +229,30 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @app_commands.command(name="show", description="Show this channel's campaign and its settings")
     @app_commands.guild_only()
     async def show(self, interaction: Interaction) -> None:
-        campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
-        await answer(interaction, embed=campaign_embed(campaign), ephemeral=True)
+        db, caller = bot_of(interaction).db, caller_from(interaction)
+        campaign = await sheets.campaign_here(db, caller)
+        line = seed_line(await fairness.show(db, caller, campaign))
+        await answer(interaction, line, embed=campaign_embed(campaign), ephemeral=True)
+
+    @seed.command(name="rotate", description="GM: reveal the dice seed and start a new one")
+    @app_commands.guild_only()
+    async def seed_rotate(self, interaction: Interaction) -> None:
+        """Public: the revealed seed lets anyone recompute the rolls drawn from it."""
+        db, caller = bot_of(interaction).db, caller_from(interaction)
+        rotation = await fairness.rotate(db, caller, await fairness.campaign_here(db, caller))
+        await answer(interaction, rotation_text(rotation))
+
+    @seed.command(name="period", description="GM: how often the dice seed rotates on its own")
+    @app_commands.describe(hours="Rotate after this many hours (leave out: only by hand)")
+    @app_commands.guild_only()
+    async def seed_period(
+        self, interaction: Interaction, hours: app_commands.Range[int, 1, 8760] | None = None
+    ) -> None:
+        db, caller = bot_of(interaction).db, caller_from(interaction)
+        campaign = await sheets.campaign_here(db, caller)
+        seed = await fairness.set_period(db, caller, campaign, hours)
+        said = f"every {hours} hours" if hours else "only by hand (and before it runs out)"
+        await answer(interaction, f"The dice seed rotates {said}.\n{seed_line(seed)}")
 
     async def _changed(self, interaction: Interaction, **changes: Any) -> None:
         campaign = await sheets.change_settings(

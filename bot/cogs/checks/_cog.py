@@ -26,9 +26,12 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
 from bot.services import checks
 from bot.services.checks import CheckResult
+from bot.words import Visibility
 
 
 class ChecksCog(commands.Cog):
@@ -36,6 +39,10 @@ class ChecksCog(commands.Cog):
 
     async def _send(self, interaction: Interaction, result: CheckResult) -> None:
         await send_check(interaction, result)
+        # Its seed was due: revealed to all, the new hash published (docs/fair-dice.md); not
+        # after a self roll, which the channel does not see happen.
+        if result.rotation is not None and result.visibility is not Visibility.SELF:
+            await answer(interaction, rotation_text(result.rotation))
 
     @app_commands.command(
         name="check", description="Roll your active character's check in this campaign's system"

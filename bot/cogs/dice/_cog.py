@@ -8,8 +8,11 @@ from discord.ext import commands
 from bot.cogs._answers import send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import Secret
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
 from bot.services.rolls import roll_dice
+from bot.words import Visibility
 
 
 class DiceCog(commands.Cog):
@@ -39,3 +42,7 @@ class DiceCog(commands.Cog):
             visibility=secret,
         )
         await send_roll(interaction, rolled)
+        # Its seed was due: the old one is revealed to all, the new hash published (not after
+        # a self roll, which the channel does not see happen: /campaign show has the hash).
+        if rolled.rotation is not None and rolled.visibility is not Visibility.SELF:
+            await answer(interaction, rotation_text(rolled.rotation))

@@ -32,6 +32,7 @@ from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
+from bot.render.fair import rotation_text
 from bot.render.prerolls import applied_field
 from bot.render.secrecy import Delivery
 from bot.services import checks, prerolls, secrecy
@@ -74,6 +75,8 @@ async def gm_roll(
         Delivery.of(rolled, roll_embed(name, rolled), roller=name, what=label or "dice"),
         roller_is_gm=True,
     )
+    if rolled.rotation is not None:  # its seed was due: revealed to all (hidden rolls blinded)
+        await answer(interaction, rotation_text(rolled.rotation))
 
 
 @gm_group.command(

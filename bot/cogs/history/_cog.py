@@ -18,10 +18,11 @@ from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
+from bot.render.fair import fair_check_line, seed_check_text
 from bot.render.gamelog import log_check_embed
 from bot.render.history import stats_embed
 from bot.render.secrecy import verify_embed
-from bot.services import gamelog, secrecy, stats
+from bot.services import fairness, gamelog, secrecy, stats
 from bot.services.errors import InvalidValue
 
 
@@ -54,6 +55,7 @@ class HistoryCog(commands.Cog):
     @app_commands.describe(
         roll="The roll's number, e.g. 42 for #42",
         log="Check that no roll of this campaign was changed, removed or reordered",
+        seed="A revealed dice seed: check it against the hash published before its use",
     )
     @app_commands.guild_only()
     async def verify(
@@ -61,10 +63,16 @@ class HistoryCog(commands.Cog):
         interaction: Interaction,
         roll: app_commands.Range[int, 1, None] | None = None,
         log: bool = False,
+        seed: app_commands.Range[str, 1, 100] | None = None,
     ) -> None:
-        """``/verify roll:42`` against the stub as Discord shows it; ``/verify log:True``."""
+        """``/verify roll:42`` against the stub as Discord shows it and recomputed from its
+        seeds; ``/verify log:True``; ``/verify seed:<hex>``."""
         await defer(interaction, ephemeral=True)  # see SCOPED
         db, caller = bot_of(interaction).db, caller_from(interaction)
+        if seed is not None:
+            checked_seed = await fairness.verify_seed(db, caller, seed)
+            await answer(interaction, seed_check_text(checked_seed), ephemeral=True)
+            return
         if log:
             checked = await gamelog.verify_log(db, caller)
             await answer(interaction, embed=log_check_embed(checked), ephemeral=True)
@@ -82,10 +90,13 @@ class HistoryCog(commands.Cog):
                 found = secrecy.against_published(found, published)
             except StubUnreadable:
                 found = secrecy.against_published(found, None, unreadable=True)
-            await answer(interaction, embed=verify_embed(found), ephemeral=True)
-            return
-        found = secrecy.against_published(found, None)
-        await answer(interaction, embed=verify_embed(found), ephemeral=True)
+        else:
+            found = secrecy.against_published(found, None)
+        embed = verify_embed(found)
+        # The faces recomputed from the roll's seeds, once its server seed is revealed.
+        fair_check = await fairness.verify_roll(db, caller, roll)
+        embed.add_field(name="Fair dice", value=fair_check_line(fair_check), inline=False)
+        await answer(interaction, embed=embed, ephemeral=True)
 
     @app_commands.command(name="reveal", description="Show your own secret:self roll to the table")
     @app_commands.describe(roll="The roll's number, e.g. 42 for #42")

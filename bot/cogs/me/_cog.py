@@ -1,5 +1,6 @@
 """/me notify <channel|dm|off>: where reminders and "your turn" pings reach a player.
-/me dice <dialect>: which bot's habits the player's dice notation follows (docs/dice.md)."""
+/me dice <dialect>: which bot's habits the player's dice notation follows (docs/dice.md).
+/me seed set|show: the player's own seed, part of every die they roll (docs/fair-dice.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import WordChoices
 from bot.cogs._types import Interaction
 from bot.dice.dialects import DIALECT_NAMES, DIALECTS, differences
-from bot.services import dialects, notify
+from bot.render.fair import player_seed_text
+from bot.services import dialects, fairness, notify
 from bot.words import NotifyMode
 
 me_group = app_commands.Group(name="me", description="Your own settings")
@@ -59,3 +61,23 @@ def dialect_said(dialect: str | None) -> str:
 async def me_dice(interaction: Interaction, dialect: str) -> None:
     chosen = await dialects.set_player(bot_of(interaction).db, caller_from(interaction), dialect)
     await interaction.response.send_message(dialect_said(chosen), ephemeral=True)
+
+
+seed_group = app_commands.Group(
+    name="seed", description="Your own dice seed, part of every die you roll", parent=me_group
+)
+
+
+@seed_group.command(name="set", description="Set your dice seed (any text), or a random one")
+@app_commands.describe(text="Any words (kept private to you); leave out for a random seed")
+async def me_seed_set(
+    interaction: Interaction, text: app_commands.Range[str, 1, 200] | None = None
+) -> None:
+    chosen = await fairness.set_player_seed(bot_of(interaction).db, caller_from(interaction), text)
+    await interaction.response.send_message(player_seed_text(chosen, changed=True), ephemeral=True)
+
+
+@seed_group.command(name="show", description="Show your dice seed and the key your rolls record")
+async def me_seed_show(interaction: Interaction) -> None:
+    view = await fairness.player_seed(bot_of(interaction).db, caller_from(interaction))
+    await interaction.response.send_message(player_seed_text(view, changed=False), ephemeral=True)

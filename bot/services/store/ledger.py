@@ -818,3 +818,27 @@ async def stamp_revealed(db: Database, roll_id: int, at: datetime | None = None)
     """Mark a hidden roll revealed, once; see :func:`stamp_revealed_in`."""
     async with transaction(db) as session:
         return await stamp_revealed_in(session, roll_id, at)
+
+
+async def hidden_unrevealed_since_in(
+    session: Executor, *, campaign_id: int | None, scope_id: int | None, since: datetime
+) -> bool:
+    """Whether a hidden roll made since ``since`` in a campaign (or, ``scope_id``, outside
+    campaigns in that place) is still unrevealed: the dice seed's hidden-roll key must stay
+    secret then (bot/services/fairness.py)."""
+    place = (
+        _L.c.campaign_id == campaign_id
+        if campaign_id is not None
+        else (_L.c.campaign_id.is_(None) & (_L.c.scope_id == scope_id))
+    )
+    found = await session.scalar(
+        select(_L.c.id)
+        .where(
+            place,
+            _L.c.visibility != Visibility.PUBLIC.value,
+            _L.c.revealed_at.is_(None),
+            _L.c.created_at >= since,
+        )
+        .limit(1)
+    )
+    return found is not None

@@ -1,0 +1,69 @@
+"""Provably fair dice in words a player reads (docs/fair-dice.md): published hashes, revealed
+seeds, players' seeds and the answer of a recomputation."""
+
+from __future__ import annotations
+
+from bot.services.fairness import FairCheck, PlayerSeedView, Rotation, Seed, SeedCheck
+
+
+def seed_line(seed: Seed) -> str:
+    """The current seed's public commitment."""
+    return (
+        f"Dice seed {seed.generation}: SHA-256 `{seed.seed_hash}` (fixed before any die is "
+        "drawn from it; revealed when it rotates, so every roll can be recomputed). "
+        f"Its hidden-roll key: SHA-256 `{seed.hidden_hash}`."
+    )
+
+
+def rotation_text(rotation: Rotation) -> str:
+    """A rotation as the table sees it: the old seed revealed, the new hash published."""
+    old, new = rotation.revealed, rotation.current
+    return (
+        f"Dice seed {old.generation} is revealed: `{old.seed}` (its SHA-256 is "
+        f"`{old.seed_hash}`, as published). Check any roll drawn from it with /verify roll:N.\n"
+        + (
+            f"Its hidden-roll key: `{old.hidden_key}`.\n"
+            if old.hidden_key
+            else "Its hidden-roll key stays secret: a hidden roll drawn from it is not revealed.\n"
+        )
+        + seed_line(new)
+    )
+
+
+def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
+    """``/me seed show`` and ``/me seed set``: only the player sees it."""
+    if view.text is None:
+        head = "You have not set a dice seed: your rolls use the empty seed."
+    elif changed:
+        head = f"Your dice seed is now `{view.text}`; it counts from your next roll."
+    else:
+        head = f"Your dice seed: `{view.text}`."
+    return (
+        f"{head}\nKey in your rolls: `{view.key}` (SHA-256 of the seed: what each roll records, "
+        "so erasing the text keeps your rolls checkable)."
+    )
+
+
+def fair_check_line(check: FairCheck) -> str:
+    """The recomputation's verdict in one line."""
+    mark = {True: "Fair dice: ✅", False: "Fair dice: ❌", None: "Fair dice: not yet"}
+    return f"{mark[check.matched]} {check.reason}"
+
+
+def seed_check_text(check: SeedCheck) -> str:
+    """``/verify seed``'s answer."""
+    seed = check.found
+    if seed is None:
+        return (
+            f"❌ Its SHA-256 is `{check.seed_hash}`: no dice seed of this place was published "
+            "with that hash."
+        )
+    if seed.revealed_at is None:
+        return (
+            f"⚠️ That is dice seed {seed.generation}, still in use: it should have been secret. "
+            "Ask the GM to rotate it (/campaign seed rotate)."
+        )
+    return (
+        f"✅ Its SHA-256 is `{check.seed_hash}`, the hash dice seed {seed.generation} published "
+        f"on {seed.created_at:%Y-%m-%d %H:%M} UTC, before any die was drawn from it."
+    )

@@ -69,6 +69,15 @@ def _pool(m: re.Match[str], text: str, low: int = 1, high: int = 100) -> str | N
     return None if n is None else text.format(n=n)
 
 
+def _wild_worlds(m: re.Match[str]) -> str | None:
+    """Wild Worlds: the highest of N d6 after dropping the C highest (``ww4c1``), or nothing
+    when the cut leaves no die."""
+    cut = m.group(2)
+    if cut and not 0 < int(cut[:4]) < int(m.group(1)[:4]):
+        return None
+    return _pool(m, "{n}d6" + (f"dh{int(cut[:4])}" if cut else "") + "kh1", 1, 10)
+
+
 def _cod(m: re.Match[str]) -> str | None:
     again = {"8": "8", "9": "9"}.get(m.group(2).lower(), "10")
     rote = " r7" if m.group(2).lower() == "r" else ""
@@ -639,11 +648,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         "Wild Worlds",
         _p(r"^ww(\d+)(?:c(\d+))?$"),
         1510,
-        lambda m: (
-            _pool(m, "{n}d6" + (f"dh{int(m.group(2)[:4])}" if m.group(2) else "") + "kh1", 1, 10)
-            if not m.group(2) or 0 < int(m.group(2)[:4]) < int(m.group(1)[:4])
-            else None
-        ),
+        _wild_worlds,
         "the outcome (6 triumph, 4-5 conflict, 1-3 disaster) and a twist on matching dice",
     ),
     Shortcut(
@@ -795,11 +800,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
         "Wild Worlds",
         _p(r"^(\d+)d6\s+ww(?:c(\d+))?$"),
         1510,
-        lambda m: (
-            _pool(m, "{n}d6" + (f"dh{int(m.group(2)[:4])}" if m.group(2) else "") + "kh1", 1, 10)
-            if not m.group(2) or 0 < int(m.group(2)[:4]) < int(m.group(1)[:4])
-            else None
-        ),
+        _wild_worlds,
         "the outcome (6 triumph, 4-5 conflict, 1-3 disaster) and a twist on matching dice",
     ),
     Shortcut(

@@ -149,11 +149,12 @@ SHUTDOWN_SCRIPT = textwrap.dedent(
 )
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_sigterm_drains_in_flight_work_closes_the_database_and_exits_0(tmp_path: Path) -> None:
+def _sigterm_when(tmp_path: Path, script: str, ready: str) -> tuple[int, str, str]:
+    """Run ``script`` as the bot's process, send SIGTERM once it prints ``ready``, and return
+    its exit status, stdout and stderr (JSON logs); a process that hangs fails after 120 s."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
     proc = subprocess.Popen(
-        [sys.executable, "-c", SHUTDOWN_SCRIPT],
+        [sys.executable, "-c", script],
         cwd=tmp_path,
         env=_env(DISCORD_TOKEN="fake-token-123", DATABASE_URL=url, LOG_FORMAT="json"),
         stdout=subprocess.PIPE,
@@ -162,13 +163,19 @@ def test_sigterm_drains_in_flight_work_closes_the_database_and_exits_0(tmp_path:
     )
     try:
         assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "READY"
+        assert proc.stdout.readline().strip() == ready
         proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 0, err
+    return proc.returncode, out, err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_drains_in_flight_work_closes_the_database_and_exits_0(tmp_path: Path) -> None:
+    returncode, out, err = _sigterm_when(tmp_path, SHUTDOWN_SCRIPT, "READY")
+    assert returncode == 0, err
     assert "IN-FLIGHT FINISHED, db open: True" in out
     assert "EXIT 0" in out
     messages = [json.loads(line)["message"] for line in err.splitlines() if line.startswith("{")]
@@ -205,25 +212,9 @@ LOGIN_HANGS_SCRIPT = textwrap.dedent(
 def test_sigterm_while_logging_in_stops_at_once_and_exits_0(tmp_path: Path) -> None:
     """A container stopped before Discord answered the login (Docker waits 10 s by default,
     then kills): the login is cancelled, not waited for."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", LOGIN_HANGS_SCRIPT],
-        cwd=tmp_path,
-        env=_env(DISCORD_TOKEN="fake-token-123", DATABASE_URL=url, LOG_FORMAT="json"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "LOGGING IN"
-        proc.send_signal(signal.SIGTERM)
-        # Far below the hour either wait would take: a hang fails here, not by a stopwatch.
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, err
+    # Far below the hour either wait would take: a hang fails there, not by a stopwatch.
+    returncode, out, err = _sigterm_when(tmp_path, LOGIN_HANGS_SCRIPT, "LOGGING IN")
+    assert returncode == 0, err
     assert "EXIT 0" in out
     messages = [json.loads(line)["message"] for line in err.splitlines() if line.startswith("{")]
     assert "stopped before the bot had logged in to Discord" in messages

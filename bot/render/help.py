@@ -179,19 +179,21 @@ _SECRET = (
 )
 
 _FAIR = (
-    "Nobody picks your dice, not even whoever runs the bot, and anyone can check.\n\n"
+    "Your dice come from seeds fixed before you roll, and can be recomputed once the seed is "
+    "revealed.\n\n"
     "**Server seed.** Each campaign (and each channel outside one) has a secret seed; its "
     "SHA-256 is shown before any die comes from it (at `/campaign setup`, in "
     "`/campaign show`, at each rotation). `/campaign seed rotate` (GM) reveals the seed and "
     "starts a new one; `/campaign seed period hours:24` rotates it on its own.\n\n"
     "**Your seed.** `/me seed set text:anything` (or leave `text` out for a random one) mixes "
     "your own words into every die you roll, from your next roll on; `/me seed show` shows "
-    "it. Nobody else can set it. Change it after a new hash is shown and the server cannot "
-    "have aimed a result at you.\n\n"
+    "it. Nobody else can set it. Change it after a new hash is shown and someone who knows "
+    "only the server seed cannot have aimed a result at you.\n\n"
     "**Check.** Once a seed is revealed, `/verify roll:42` recomputes every face of roll #42 "
     "from the seeds; `/verify seed:<seed>` checks a revealed seed against its published hash. "
     "`tools/verify_fair.py` checks a whole campaign export without the bot. What this "
-    "proves and what it cannot: docs/fair-dice.md."
+    "proves and what it cannot yet (an operator who can read the bot's database): "
+    "docs/fair-dice.md."
 )
 
 _FORTUNE = (

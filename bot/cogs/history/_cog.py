@@ -6,6 +6,9 @@ nothing from channels or threads they cannot read), so it must not be shown to a
 
 from __future__ import annotations
 
+import logging
+import time
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -18,11 +21,81 @@ from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
-from bot.render.gamelog import log_check_embed
+from bot.render.gamelog import log_check_embed, published_checkpoint
 from bot.render.history import stats_embed
 from bot.render.secrecy import verify_embed
-from bot.services import gamelog, secrecy, stats
+from bot.services import gamelog, secrecy, stats, walks
 from bot.services.errors import InvalidValue
+
+log = logging.getLogger(__name__)
+
+
+#: Least seconds between two progress edits of one message (Discord rate-limits edits).
+PROGRESS_EVERY_S = 2.0
+
+
+def progress_edits(interaction: Interaction, noun: str, verb: str = "checked") -> walks.Progress:
+    """A walk's progress shown by editing the interaction's message ("checked 40,000 of
+    100,000 rolls"), at most every :data:`PROGRESS_EVERY_S`; a failed edit only skips one."""
+    shown = [-PROGRESS_EVERY_S]
+
+    async def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done and now - shown[0] < PROGRESS_EVERY_S:
+            return
+        shown[0] = now
+        text = f"{verb.capitalize()} {done:,} of {total:,} {noun}…"
+        try:
+            await interaction.edit_original_response(content=text)
+        except discord.HTTPException as exc:
+            log.info("progress not shown: %s %s", exc.status, exc.code)
+
+    return show
+
+
+async def _checkpoint_reads_back(client: discord.Client, checkpoint: gamelog.Checkpoint) -> bool:
+    """Whether the checkpoint's message, as Discord shows it now, was posted by this bot and
+    shows the checkpoint's number and head (a database edit alone cannot make it so)."""
+    try:
+        channel = client.get_channel(checkpoint.channel_id) or await client.fetch_channel(
+            checkpoint.channel_id
+        )
+        if not isinstance(channel, discord.abc.Messageable):
+            return False
+        message = await channel.fetch_message(checkpoint.message_id)
+    except discord.HTTPException:
+        return False
+    if client.user is None or message.author.id != client.user.id:
+        return False
+    return published_checkpoint(message.embeds) == (checkpoint.number, checkpoint.head)
+
+
+async def _verify_log(interaction: Interaction, full: bool) -> None:
+    """``/verify log:True``: walked from the last published checkpoint (or all: ``full``),
+    showing its progress; an intact result becomes the next checkpoint."""
+    db, caller = bot_of(interaction).db, caller_from(interaction)
+
+    async def confirm(checkpoint: gamelog.Checkpoint) -> bool:
+        return await _checkpoint_reads_back(interaction.client, checkpoint)
+
+    checked = await gamelog.verify_log(
+        db, caller, full=full, confirm=confirm, progress=progress_edits(interaction, "rolls")
+    )
+    message_id = await answer(interaction, embed=log_check_embed(checked))
+    if (
+        checked.intact
+        and checked.campaign is not None
+        and checked.last_number
+        and message_id is not None
+        and interaction.channel_id is not None
+    ):
+        await gamelog.record_checkpoint(
+            db,
+            checked.campaign.id,
+            gamelog.Checkpoint(
+                checked.last_number, checked.head, interaction.channel_id, message_id
+            ),
+        )
 
 
 # SCOPED: why every command here defers first is told in bot/cogs/_views/history.py.
@@ -54,6 +127,7 @@ class HistoryCog(commands.Cog):
     @app_commands.describe(
         roll="The roll's number, e.g. 42 for #42",
         log="Check that no roll of this campaign was changed, removed or reordered",
+        full="With log: walk every roll again, not only those since the last check",
     )
     @app_commands.guild_only()
     async def verify(
@@ -61,13 +135,17 @@ class HistoryCog(commands.Cog):
         interaction: Interaction,
         roll: app_commands.Range[int, 1, None] | None = None,
         log: bool = False,
+        full: bool = False,
     ) -> None:
-        """``/verify roll:42`` against the stub as Discord shows it; ``/verify log:True``."""
-        await defer(interaction, ephemeral=True)  # see SCOPED
+        """``/verify roll:42`` against the stub as Discord shows it; ``/verify log:True``.
+
+        The log's check is posted for the channel: it shows nothing hidden, and its head is
+        the checkpoint the next check reads back and walks on from.
+        """
+        await defer(interaction, ephemeral=not log)  # see SCOPED
         db, caller = bot_of(interaction).db, caller_from(interaction)
         if log:
-            checked = await gamelog.verify_log(db, caller)
-            await answer(interaction, embed=log_check_embed(checked), ephemeral=True)
+            await _verify_log(interaction, full)
             return
         if roll is None:
             raise InvalidValue(

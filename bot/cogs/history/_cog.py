@@ -1,13 +1,12 @@
 """/history [player] [character] [kind] [limit], /verify roll:<number> | log:True, /stats [player].
 
 Every answer is ephemeral: it is shaped by what the caller may see (hidden rolls as stubs,
-nothing from channels or threads they cannot read), so it must not be shown to anyone else.
+nothing from channels or threads they cannot read), so it must not be shown to anyone else;
+except the game log's check, the same for everyone, posted for the channel as the checkpoint
+the next check walks on from.
 """
 
 from __future__ import annotations
-
-import logging
-import time
 
 import discord
 from discord import app_commands
@@ -17,40 +16,15 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
 from bot.cogs._options import HistoryKind
-from bot.cogs._respond import answer, defer
+from bot.cogs._respond import answer, defer, progress_edits
 from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
 from bot.render.gamelog import log_check_embed, published_checkpoint
 from bot.render.history import stats_embed
 from bot.render.secrecy import verify_embed
-from bot.services import gamelog, secrecy, stats, walks
+from bot.services import gamelog, secrecy, stats
 from bot.services.errors import InvalidValue
-
-log = logging.getLogger(__name__)
-
-
-#: Least seconds between two progress edits of one message (Discord rate-limits edits).
-PROGRESS_EVERY_S = 2.0
-
-
-def progress_edits(interaction: Interaction, noun: str, verb: str = "checked") -> walks.Progress:
-    """A walk's progress shown by editing the interaction's message ("checked 40,000 of
-    100,000 rolls"), at most every :data:`PROGRESS_EVERY_S`; a failed edit only skips one."""
-    shown = [-PROGRESS_EVERY_S]
-
-    async def show(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done and now - shown[0] < PROGRESS_EVERY_S:
-            return
-        shown[0] = now
-        text = f"{verb.capitalize()} {done:,} of {total:,} {noun}…"
-        try:
-            await interaction.edit_original_response(content=text)
-        except discord.HTTPException as exc:
-            log.info("progress not shown: %s %s", exc.status, exc.code)
-
-    return show
 
 
 async def _checkpoint_reads_back(client: discord.Client, checkpoint: gamelog.Checkpoint) -> bool:

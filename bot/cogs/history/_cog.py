@@ -159,6 +159,9 @@ class HistoryCog(commands.Cog):
     async def stats(self, interaction: Interaction, player: discord.Member | None = None) -> None:
         await defer(interaction, ephemeral=True)  # see SCOPED
         found = await stats.campaign_stats(
-            bot_of(interaction).db, caller_from(interaction), player.id if player else None
+            bot_of(interaction).db,
+            caller_from(interaction),
+            player.id if player else None,
+            progress=progress_edits(interaction, "rolls", "counted"),
         )
         await answer(interaction, embed=stats_embed(found), ephemeral=True)

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from bot.errors import UserError
 
 #: Rows read per transaction: well under the 50 ms a command may hold the loop (bench/walks.py).
-PAGE = 500
+PAGE = 250
 #: A walk longer than this shows its progress (one message edited as it goes).
 SHOWN_FROM = 2_000
 

@@ -499,7 +499,7 @@ async def export_for_gm(
             size_limit,
         )
     budgets.charge(caller, budgets.LEDGER_ROW * size)
-    async with walks.one_walk(campaign.id, "an export"):
+    async with walks.one_walk(campaign.id, "an export", size):
         with tempfile.TemporaryFile() as spool:
             writer = GzipWriter(spool)
             await write_export(

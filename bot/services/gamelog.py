@@ -290,13 +290,16 @@ async def verify_log(
     checkpoint that ``confirm`` reads back (or all of it: ``full``, no checkpoint, or one that
     does not read back)."""
     campaign = await campaign_here(db, caller)
-    async with walks.one_walk(campaign.id, "a /verify log"):
-        start = None if full else await last_checkpoint(db, campaign.id)
-        refused = False
-        if start is not None and (confirm is None or not await confirm(start)):
-            start, refused = None, True
-        async with transaction(db) as session:
-            size = await ledger.chain_size_in(session, f"campaign:{campaign.id}")
-        budgets.charge(caller, budgets.LEDGER_ROW * max(0, size - (start.number if start else 0)))
+    start = None if full else await last_checkpoint(db, campaign.id)
+    refused = False
+    if start is not None and confirm is None:
+        start = None  # nobody to read the message back: the whole walk
+    elif start is not None and confirm is not None and not await confirm(start):
+        start, refused = None, True
+    async with transaction(db) as session:
+        size = await ledger.chain_size_in(session, f"campaign:{campaign.id}")
+    rows = max(0, size - (start.number if start else 0))
+    budgets.charge(caller, budgets.LEDGER_ROW * rows)
+    async with walks.one_walk(campaign.id, "a /verify log", rows):
         checked = await check_campaign_log(db, campaign, start=start, progress=progress)
     return replace(checked, checkpoint_unconfirmed=refused)

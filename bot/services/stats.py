@@ -205,7 +205,7 @@ async def campaign_stats(
     gm = viewer_is_gm(campaign, caller)
     tally = _Tally(caller.user_id, gm)
     readable: dict[int, bool] = {}
-    async with walks.one_walk(campaign.id, "a /stats count"):
+    async with walks.one_walk(campaign.id, "a /stats count", size):
         await walks.tell(progress, 0, size)
         before: int | None = None
         while True:

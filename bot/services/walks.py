@@ -33,11 +33,15 @@ class WalkRunning(UserError):
 
 
 @asynccontextmanager
-async def one_walk(campaign_id: int, what: str) -> AsyncIterator[None]:
-    """Run one walk of this campaign's log at a time; a second is refused while one runs.
+async def one_walk(campaign_id: int, what: str, rows: int) -> AsyncIterator[None]:
+    """Run one long walk of this campaign's log at a time; another is refused while one runs.
 
-    ``what`` names the walk for the refusal ("a /verify log", "an export").
+    ``what`` names the walk for the refusal ("a /verify log", "an export"); ``rows``: its
+    length. A walk of at most :data:`SHOWN_FROM` rows is over in a moment and never refused.
     """
+    if rows <= SHOWN_FROM:
+        yield
+        return
     running = _running.get(campaign_id)
     if running is not None:
         raise WalkRunning(

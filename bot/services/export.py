@@ -189,19 +189,20 @@ async def _table_rows(
     """
     scopes: dict[str, Select[Any]] = {}
     hidden = _redacted_ids(campaign_id, upto)
+    ledger_where = and_(ledger.c.campaign_id == campaign_id, ledger.c.number <= upto)
     for table in _tables():
         if table is campaigns:
             where: ColumnElement[bool] = campaigns.c.id == campaign_id
         elif table is ledger:
             # The campaign's chain as it stood when the export began.
-            where = and_(ledger.c.campaign_id == campaign_id, ledger.c.number <= upto)
+            where = ledger_where
         else:
             where = _owned_where(table, scopes)
         if redact_private and (table is ledger_salts or table is ledger_names):
             where = and_(where, table.c.ledger_id.not_in(hidden))
         key = _surrogate_key(table)
         top: Any = None
-        pages = _pages(db, table, where, key, scopes, redact_private=redact_private)
+        pages = _pages(db, table, where, key, ledger_where, redact_private=redact_private)
         async for rows, last_key in pages:
             if table is ledger and redact_private:
                 rows = [_redact(row) for row in rows]
@@ -211,7 +212,9 @@ async def _table_rows(
             if on_page is not None:
                 await on_page(table, len(rows))
             await walks.turn()
-        if key is not None:
+        if table is ledger:
+            scopes[table.name] = select(ledger.c.id).where(ledger_where)
+        elif key is not None:
             scopes[table.name] = (
                 select(key).where(where, key <= top)
                 if top is not None
@@ -231,37 +234,39 @@ async def _pages(
     table: Table,
     where: ColumnElement[bool],
     key: Column[Any] | None,
-    scopes: Mapping[str, Select[Any]],
+    ledger_where: ColumnElement[bool],
     *,
     redact_private: bool,
 ) -> AsyncIterator[tuple[list[dict[str, Any]], Any]]:
-    """A table's rows under ``where`` a page per transaction, in key order, with the last
-    surrogate key of each page.
+    """A table's rows under ``where`` a page per transaction, with the last surrogate key of
+    each page.
 
-    Keyset paging (no OFFSET that grows); a table hanging off ledger rows is read for a page
-    of the exported ledger rows at a time, so no page re-reads the whole ledger's ids.
+    Keyset paging (no OFFSET that grows), each page read through an index: the ledger in
+    number order (``ix_ledger_campaign_id_number``); a table hanging off ledger rows for a
+    page of them at a time, so no page re-reads the whole ledger; any other table in key order.
     """
-    order = list(table.primary_key.columns)
-    through = _by_ledger_rows(table) if ledger.name in scopes else None
+    order = [ledger.c.number] if table is ledger else list(table.primary_key.columns)
+    through = _by_ledger_rows(table)
     last: list[Any] | None = None
     while True:
         if through is not None:
-            ids = scopes[ledger.name].order_by(None)
-            id_column = ledger.c.id
-            ids = ids.where(id_column > last[0]) if last is not None else ids
+            numbers = select(ledger.c.id, ledger.c.number).where(ledger_where)
+            if last is not None:
+                numbers = numbers.where(ledger.c.number > last[0])
             async with transaction(db) as session:
-                chunk = list(
-                    (await session.execute(ids.order_by(id_column).limit(walks.PAGE))).scalars()
+                found = list(
+                    await session.execute(numbers.order_by(ledger.c.number).limit(walks.PAGE))
                 )
-                if not chunk:
+                if not found:
                     return
+                chunk = [int(r.id) for r in found]
                 # The chunk is of the exported ledger rows: the table's rows hanging off them.
                 stmt = select(table).where(through.in_(chunk)).order_by(*order)
                 if redact_private and (table is ledger_salts or table is ledger_names):
                     stmt = stmt.where(through.not_in(_hidden_among(chunk)))
                 page = list(await session.execute(stmt))
-            last = [chunk[-1]]
-            more = len(chunk) == walks.PAGE
+            last = [found[-1].number]
+            more = len(found) == walks.PAGE
         else:
             stmt = select(table).where(where)
             if last is not None:

@@ -454,8 +454,8 @@ class GzipWriter:
     """An export streamed into a gzip file, compressing in a worker thread a piece at a time
     (no timestamp inside: the same data gives the same bytes)."""
 
-    #: Text gathered before it is compressed (a few pages of rows).
-    BUFFER = 1 << 20
+    #: Text gathered before it is compressed (a page or two of rows): the last flush is small.
+    BUFFER = 1 << 18
 
     def __init__(self, target: IO[bytes]) -> None:
         self._gzip = gzip.GzipFile(fileobj=target, mode="wb", mtime=0)

@@ -40,7 +40,7 @@ from bot.db.models import campaigns, ledger_chains
 from bot.db.schema import metadata
 from bot.services import budgets, walks
 from bot.services import commitments as cm
-from bot.services._sql import insert_for, transaction
+from bot.services._sql import insert_for, reading, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotFound, TooLarge
@@ -253,7 +253,7 @@ async def _pages(
             numbers = select(ledger.c.id, ledger.c.number).where(ledger_where)
             if last is not None:
                 numbers = numbers.where(ledger.c.number > last[0])
-            async with transaction(db) as session:
+            async with reading(db) as session:
                 found = list(
                     await session.execute(numbers.order_by(ledger.c.number).limit(walks.PAGE))
                 )
@@ -271,7 +271,7 @@ async def _pages(
             stmt = select(table).where(where)
             if last is not None:
                 stmt = stmt.where(_after(order, last))
-            async with transaction(db) as session:
+            async with reading(db) as session:
                 page = list(await session.execute(stmt.order_by(*order).limit(walks.PAGE)))
             if page:
                 last = [page[-1]._mapping[column.name] for column in order]

@@ -20,7 +20,7 @@ from bot.db.engine import Database
 from bot.db.models import log_checkpoints
 from bot.services import budgets, walks
 from bot.services import commitments as cm
-from bot.services._sql import insert_for, transaction
+from bot.services._sql import insert_for, reading, transaction
 from bot.services.context import Caller
 from bot.services.secrecy import (
     commitment_of,
@@ -219,7 +219,7 @@ async def check_campaign_log(
     total = size - after
     await walks.tell(progress, 0, total)
     while after < size:
-        async with transaction(db) as session:
+        async with reading(db) as session:
             page = await ledger.chain_page_in(session, campaign.id, after, size, walks.PAGE)
             page = await ledger.with_salts_in(session, page)
         if not page:

@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.services import budgets, walks
-from bot.services._sql import transaction
+from bot.services._sql import reading, transaction
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.scope import readable_channels
@@ -209,7 +209,7 @@ async def campaign_stats(
         await walks.tell(progress, 0, size)
         before: int | None = None
         while True:
-            async with transaction(db) as session:
+            async with reading(db) as session:
                 batch = await latest_rolls_in(
                     session,
                     campaign.id,

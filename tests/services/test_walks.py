@@ -49,16 +49,20 @@ def _viewer() -> Caller:
 
 
 def _note_pages(monkeypatch: pytest.MonkeyPatch, module: Any, events: list[str]) -> None:
-    """Note each transaction the module opens as a page."""
-    real = module.transaction
+    """Note each transaction (or read) the module opens as a page."""
+    for name in ("transaction", "reading"):
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, _noted(getattr(module, name), events))
 
+
+def _noted(real: Any, events: list[str]) -> Any:
     @contextlib.asynccontextmanager
     async def noted(database: Database) -> AsyncIterator[Any]:
         events.append("page")
         async with real(database) as session:
             yield session
 
-    monkeypatch.setattr(module, "transaction", noted)
+    return noted
 
 
 @pytest.mark.parametrize("walk", ["verify", "export", "stats"])

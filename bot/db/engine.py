@@ -323,8 +323,10 @@ def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
         if connection.get_execution_options().get(READ_ONLY):
-            # A walk's page: no write lock, each statement its own snapshot (WAL readers
-            # block no writer), run in aiosqlite's thread rather than on the event loop.
+            # A walk's page: a deferred (read) transaction, one snapshot for the page without
+            # the write lock (WAL readers block no writer); without the lock every statement
+            # runs in aiosqlite's thread rather than on the event loop.
+            connection.exec_driver_sql("BEGIN")
             return
         dbapi_connection = connection.connection.dbapi_connection
         if isinstance(dbapi_connection, _OneTripConnection):

@@ -144,10 +144,10 @@ async def core_transaction(db: Database) -> AsyncIterator[AsyncConnection]:
 
 @asynccontextmanager
 async def reading(db: Database) -> AsyncIterator[AsyncConnection]:
-    """A page of a long walk's reads, off the event loop: on SQLite without the write lock (each
-    statement its own snapshot, as a WAL reader, which blocks no writer) in aiosqlite's thread,
-    where the in-place path would run a slow statement on the loop; on PostgreSQL a transaction
-    like any other. Only reads may run on it."""
+    """A page of a long walk's reads, off the event loop: on SQLite a read transaction (BEGIN
+    DEFERRED: one snapshot, no write lock; a WAL reader blocks no writer) whose statements run
+    in aiosqlite's thread, where the in-place path would run a slow statement on the loop; on
+    PostgreSQL a transaction like any other. Only reads may run on it."""
     async with _translated(db), db.engine.connect() as connection:
         connection = await connection.execution_options(**{READ_ONLY: True})
         async with connection.begin():

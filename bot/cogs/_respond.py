@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import discord
 
 from bot.cogs._types import Interaction
+from bot.services.walks import Progress
 
 log = logging.getLogger(__name__)
 
@@ -136,3 +138,26 @@ async def update_message(
         await interaction.edit_original_response(content=content, embed=embed, view=view)
     else:
         await interaction.response.edit_message(content=content, embed=embed, view=view)
+
+
+#: Least seconds between two progress edits of one message (Discord rate-limits edits).
+PROGRESS_EVERY_S = 2.0
+
+
+def progress_edits(interaction: Interaction, noun: str, verb: str = "checked") -> Progress:
+    """A walk's progress shown by editing the interaction's message ("checked 40,000 of
+    100,000 rolls"), at most every :data:`PROGRESS_EVERY_S`; a failed edit only skips one."""
+    shown = [-PROGRESS_EVERY_S]
+
+    async def show(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done and now - shown[0] < PROGRESS_EVERY_S:
+            return
+        shown[0] = now
+        text = f"{verb.capitalize()} {done:,} of {total:,} {noun}…"
+        try:
+            await interaction.edit_original_response(content=text)
+        except discord.HTTPException as exc:
+            log.info("progress not shown: %s %s", exc.status, exc.code)
+
+    return show

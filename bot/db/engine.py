@@ -75,6 +75,11 @@ class Database:
 # never uses it from both threads at once), same statements, same transactions.
 
 
+#: Execution option of a connection that only reads (bot/services/_sql.py ``reading``): on
+#: SQLite it opens no write transaction, so its statements run in aiosqlite's thread.
+READ_ONLY = "pbp_read_only"
+
+
 def _run_pragma(connection: sqlite3.Connection, pragma: str) -> None:
     """Run a PRAGMA and finish its statement (a pending one would block the next COMMIT)."""
     cursor = connection.execute(pragma)
@@ -317,6 +322,12 @@ def _install_sqlite_pragmas(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
+        if connection.get_execution_options().get(READ_ONLY):
+            # A walk's page: a deferred (read) transaction, one snapshot for the page without
+            # the write lock (WAL readers block no writer); without the lock every statement
+            # runs in aiosqlite's thread rather than on the event loop.
+            connection.exec_driver_sql("BEGIN")
+            return
         dbapi_connection = connection.connection.dbapi_connection
         if isinstance(dbapi_connection, _OneTripConnection):
             dbapi_connection.begin_immediate()

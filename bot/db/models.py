@@ -443,6 +443,23 @@ class LedgerStub(Base):
     message_id: Mapped[int] = mapped_column(BigInteger)
 
 
+class LogCheckpoint(Base):
+    """The last point of a campaign's chain that ``/verify log`` found intact, and the public
+    message that shows its head: the next check walks on from there, after reading the head
+    back from that message, so a database edit alone cannot move the checkpoint."""
+
+    __tablename__ = "log_checkpoints"
+
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(BigInteger)
+    head: Mapped[str] = mapped_column(String(64))
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    message_id: Mapped[int] = mapped_column(BigInteger)
+    checked_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class BotState(Base):
     """Small facts the bot keeps across restarts and shares between shard processes.
 
@@ -551,6 +568,7 @@ ledger_chains = cast(Table, LedgerChain.__table__)
 ledger_salts = cast(Table, LedgerSalt.__table__)
 ledger_names = cast(Table, LedgerName.__table__)
 ledger_stubs = cast(Table, LedgerStub.__table__)
+log_checkpoints = cast(Table, LogCheckpoint.__table__)
 bot_state = cast(Table, BotState.__table__)
 scheduled_jobs = cast(Table, ScheduledJob.__table__)
 notify_settings = cast(Table, NotifySetting.__table__)

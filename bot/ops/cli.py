@@ -16,15 +16,34 @@ from bot.db.engine import create_database
 from bot.errors import UserError
 
 
-async def _export(args: argparse.Namespace, settings: Settings) -> Any:
-    from bot.services.export import export_campaigns
+async def _export(args: argparse.Namespace, settings: Settings) -> None:
+    """Stream the export to ``--out`` (gzip-compressed when its name ends in ``.gz``) or to
+    stdout, a page of rows at a time: memory flat in the size of the log."""
+    from bot.services.export import GzipWriter, write_export
 
     db = create_database(settings.database_url)
     try:
-        data = await export_campaigns(db, guild_id=args.guild, campaign_id=args.campaign)
+        which = {"guild_id": args.guild, "campaign_id": args.campaign}
+        if args.out is None:
+
+            async def to_stdout(text: str) -> None:
+                sys.stdout.write(text)
+
+            await write_export(db, to_stdout, **which)
+        elif args.out.name.endswith(".gz"):
+            with args.out.open("wb") as target:
+                writer = GzipWriter(target)
+                await write_export(db, writer.write, **which)
+                await writer.close()
+        else:
+            with args.out.open("w", encoding="utf-8") as plain:
+
+                async def to_file(text: str) -> None:
+                    plain.write(text)
+
+                await write_export(db, to_file, **which)
     finally:
         await db.dispose()
-    return data
 
 
 async def _import(args: argparse.Namespace, settings: Settings, data: Any) -> list[str]:
@@ -84,7 +103,7 @@ def _move(args: argparse.Namespace, settings: Settings) -> int:
 def main(args: argparse.Namespace, settings: Settings) -> int:
     """Run ``export``, ``import``, ``erase-user`` or ``move``; a problem is one clear line on
     stderr and exit code 1."""
-    from bot.services.export import compress, dumps, load
+    from bot.services.export import load
 
     try:
         if args.command == "move":
@@ -93,13 +112,7 @@ def main(args: argparse.Namespace, settings: Settings) -> int:
             print(asyncio.run(_erase(args, settings)))
             return 0
         if args.command == "export":
-            data = asyncio.run(_export(args, settings))
-            if args.out is None:
-                sys.stdout.write(dumps(data))
-            elif args.out.name.endswith(".gz"):
-                args.out.write_bytes(compress(data))
-            else:
-                args.out.write_text(dumps(data), encoding="utf-8")
+            asyncio.run(_export(args, settings))
             return 0
         # Plain JSON or gzip-compressed (what /campaign export attaches), whatever the name.
         raw = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()

@@ -14,7 +14,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from bot.db.engine import Database
+from bot.db.engine import READ_ONLY, Database
 from bot.services.errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,18 @@ async def core_transaction(db: Database) -> AsyncIterator[AsyncConnection]:
     """
     async with _translated(db), db.engine.begin() as connection:
         yield connection
+
+
+@asynccontextmanager
+async def reading(db: Database) -> AsyncIterator[AsyncConnection]:
+    """A page of a long walk's reads, off the event loop: on SQLite a read transaction (BEGIN
+    DEFERRED: one snapshot, no write lock; a WAL reader blocks no writer) whose statements run
+    in aiosqlite's thread, where the in-place path would run a slow statement on the loop; on
+    PostgreSQL a transaction like any other. Only reads may run on it."""
+    async with _translated(db), db.engine.connect() as connection:
+        connection = await connection.execution_options(**{READ_ONLY: True})
+        async with connection.begin():
+            yield connection
 
 
 @asynccontextmanager

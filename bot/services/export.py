@@ -14,25 +14,39 @@ import asyncio
 import gzip
 import json
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import IO, Any, cast
 
-from sqlalchemy import Column, ColumnElement, DateTime, Select, Table, false, insert, or_, select
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    DateTime,
+    Select,
+    Table,
+    and_,
+    false,
+    insert,
+    or_,
+    select,
+    tuple_,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import campaigns, ledger_chains
 from bot.db.schema import metadata
-from bot.services import budgets, fairness
+from bot.services import budgets, fairness, walks
 from bot.services import commitments as cm
-from bot.services._sql import insert_for, transaction
+from bot.services._sql import insert_for, reading, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotFound, TooLarge
 from bot.services.gamelog import check_rows
 from bot.services.sheets import campaign_here
+from bot.services.store.campaigns import CampaignView
 from bot.services.store.ledger import RollView, chain_size_in, salts_of
 from bot.words import Visibility
 
@@ -128,28 +142,144 @@ def _redact(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-async def _campaign_rows(
-    session: AsyncSession, campaign_id: int, *, redact_private: bool
-) -> dict[str, list[dict[str, Any]]]:
+def _redacted_ids(campaign_id: int, upto: int) -> Select[Any]:
+    """The ledger rows :func:`_redact` empties, as a query (their salts and names stay out)."""
+    return select(ledger.c.id).where(
+        ledger.c.campaign_id == campaign_id,
+        ledger.c.number <= upto,
+        ledger.c.visibility == Visibility.SELF.value,
+        ledger.c.revealed_at.is_(None),
+    )
+
+
+def _hidden_among(ids: Sequence[int]) -> Select[Any]:
+    """Which of these ledger rows :func:`_redact` empties."""
+    return select(ledger.c.id).where(
+        ledger.c.id.in_(ids),
+        ledger.c.visibility == Visibility.SELF.value,
+        ledger.c.revealed_at.is_(None),
+    )
+
+
+def _after(order: Sequence[Column[Any]], last: Sequence[Any]) -> ColumnElement[bool]:
+    """Rows past ``last`` in primary-key order (keyset paging: no OFFSET that grows)."""
+    after: ColumnElement[bool] = (
+        order[0] > last[0] if len(order) == 1 else tuple_(*order) > tuple_(*last)
+    )
+    return after
+
+
+#: ``write(text)``: where an export's JSON goes, piece by piece (a gzip file, stdout…).
+Write = Callable[[str], Awaitable[None]]
+
+
+async def _table_rows(
+    db: Database,
+    campaign_id: int,
+    *,
+    redact_private: bool,
+    upto: int,
+    on_page: Callable[[Table, int], Awaitable[None]] | None = None,
+) -> AsyncIterator[tuple[Table, list[dict[str, Any]]]]:
+    """The campaign's tables, parents first, each a page per short transaction.
+
+    Bounded by the chain's last number when the export began (``upto``) and, for a table with
+    its own key, by the last key exported: a row written meanwhile, or a child of one, waits
+    for the next export, so every exported row's parent is in the file.
+    """
     scopes: dict[str, Select[Any]] = {}
-    tables: dict[str, list[dict[str, Any]]] = {}
-    redacted_ids: set[int] = set()
+    hidden = _redacted_ids(campaign_id, upto)
+    ledger_where = and_(ledger.c.campaign_id == campaign_id, ledger.c.number <= upto)
     for table in _tables():
-        where = campaigns.c.id == campaign_id if table is campaigns else _owned_where(table, scopes)
+        if table is campaigns:
+            where: ColumnElement[bool] = campaigns.c.id == campaign_id
+        elif table is ledger:
+            # The campaign's chain as it stood when the export began.
+            where = ledger_where
+        else:
+            where = _owned_where(table, scopes)
+        if redact_private and (table is ledger_salts or table is ledger_names):
+            where = and_(where, table.c.ledger_id.not_in(hidden))
         key = _surrogate_key(table)
-        if key is not None:
-            scopes[table.name] = select(key).where(where)
-        order = list(table.primary_key.columns)
-        result = await session.execute(select(table).where(where).order_by(*order))
-        rows = [{k: _to_json(v) for k, v in row._mapping.items()} for row in result]
-        if table is ledger and redact_private:
-            redacted = [_redact(row) for row in rows]
-            redacted_ids = {r["id"] for r, o in zip(redacted, rows, strict=True) if r is not o}
-            rows = redacted
-        if table is ledger_salts or table is ledger_names:
-            rows = [row for row in rows if row["ledger_id"] not in redacted_ids]
-        tables[table.name] = rows
-    return tables
+        top: Any = None
+        pages = _pages(db, table, where, key, ledger_where, redact_private=redact_private)
+        async for rows, last_key in pages:
+            if table is ledger and redact_private:
+                rows = [_redact(row) for row in rows]
+            if rows:
+                yield table, rows
+                top = last_key if last_key is not None else top
+            if on_page is not None:
+                await on_page(table, len(rows))
+            await walks.turn()
+        if table is ledger:
+            scopes[table.name] = select(ledger.c.id).where(ledger_where)
+        elif key is not None:
+            scopes[table.name] = (
+                select(key).where(where, key <= top)
+                if top is not None
+                else select(key).where(false())
+            )
+
+
+def _by_ledger_rows(table: Table) -> Column[Any] | None:
+    """The column through which a table's rows hang off ledger rows, first in its key (its
+    salts, names, stubs…): such a table is read a page of ledger rows at a time."""
+    first = next(iter(table.primary_key.columns))
+    return first if any(fk.column.table is ledger for fk in first.foreign_keys) else None
+
+
+async def _pages(
+    db: Database,
+    table: Table,
+    where: ColumnElement[bool],
+    key: Column[Any] | None,
+    ledger_where: ColumnElement[bool],
+    *,
+    redact_private: bool,
+) -> AsyncIterator[tuple[list[dict[str, Any]], Any]]:
+    """A table's rows under ``where`` a page per transaction, with the last surrogate key of
+    each page.
+
+    Keyset paging (no OFFSET that grows), each page read through an index: the ledger in
+    number order (``ix_ledger_campaign_id_number``); a table hanging off ledger rows for a
+    page of them at a time, so no page re-reads the whole ledger; any other table in key order.
+    """
+    order = [ledger.c.number] if table is ledger else list(table.primary_key.columns)
+    through = _by_ledger_rows(table)
+    last: list[Any] | None = None
+    while True:
+        if through is not None:
+            numbers = select(ledger.c.id, ledger.c.number).where(ledger_where)
+            if last is not None:
+                numbers = numbers.where(ledger.c.number > last[0])
+            async with reading(db) as session:
+                found = list(
+                    await session.execute(numbers.order_by(ledger.c.number).limit(walks.PAGE))
+                )
+                if not found:
+                    return
+                chunk = [int(r.id) for r in found]
+                # The chunk is of the exported ledger rows: the table's rows hanging off them.
+                stmt = select(table).where(through.in_(chunk)).order_by(*order)
+                if redact_private and (table is ledger_salts or table is ledger_names):
+                    stmt = stmt.where(through.not_in(_hidden_among(chunk)))
+                page = list(await session.execute(stmt))
+            last = [found[-1].number]
+            more = len(found) == walks.PAGE
+        else:
+            stmt = select(table).where(where)
+            if last is not None:
+                stmt = stmt.where(_after(order, last))
+            async with reading(db) as session:
+                page = list(await session.execute(stmt.order_by(*order).limit(walks.PAGE)))
+            if page:
+                last = [page[-1]._mapping[column.name] for column in order]
+            more = len(page) == walks.PAGE
+        rows = [{k: _to_json(v) for k, v in row._mapping.items()} for row in page]
+        yield rows, (page[-1]._mapping[key.name] if page and key is not None else None)
+        if not more:
+            return
 
 
 async def export_campaigns(
@@ -159,11 +289,24 @@ async def export_campaigns(
     campaign_id: int | None = None,
     redact_private: bool = False,
 ) -> dict[str, Any]:
-    """The export file's content for one campaign, or every campaign of a guild.
+    """The export file's content for one campaign, or every campaign of a guild, in memory.
 
+    For tests and small campaigns: :func:`write_export` streams the same content.
     ``redact_private`` (the GM's ``/campaign export``) leaves out the results of unrevealed
     rolls that only their roller may see; the operator's command-line export keeps everything.
     """
+    pieces: list[str] = []
+
+    async def collect(text: str) -> None:
+        pieces.append(text)
+
+    await write_export(
+        db, collect, guild_id=guild_id, campaign_id=campaign_id, redact_private=redact_private
+    )
+    return cast(dict[str, Any], json.loads("".join(pieces)))
+
+
+async def _campaign_ids(db: Database, guild_id: int | None, campaign_id: int | None) -> list[int]:
     if guild_id is None and campaign_id is None:
         raise InvalidValue("Say which guild or campaign to export.")
     query = select(campaigns.c.id).order_by(campaigns.c.id)
@@ -173,22 +316,74 @@ async def export_campaigns(
         query = query.where(campaigns.c.id == campaign_id)
     async with transaction(db) as session:
         ids: list[int] = list((await session.execute(query)).scalars())
-        if not ids:
-            raise NotFound("No campaign to export there.")
-        exported = [
-            {
-                "tables": await _campaign_rows(session, cid, redact_private=redact_private),
-                # Revealed dice seeds only: tools/verify_fair.py recomputes the rolls from them.
-                "fair_seeds": await fairness.revealed_in(session, cid),
-            }
-            for cid in ids
-        ]
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "exported_at": datetime.now(UTC).isoformat(),
-        "campaigns": exported,
-    }
+    if not ids:
+        raise NotFound("No campaign to export there.")
+    return ids
+
+
+def _row_text(row: Mapping[str, Any]) -> str:
+    return json.dumps(row, sort_keys=True, ensure_ascii=False)
+
+
+async def _write_campaign(
+    db: Database, write: Write, cid: int, redact_private: bool, progress: walks.Progress | None
+) -> None:
+    """One campaign's tables, as the members of a JSON object."""
+    async with transaction(db) as session:
+        upto = await chain_size_in(session, f"campaign:{cid}")
+    done = 0
+
+    async def on_page(table: Table, count: int) -> None:
+        nonlocal done
+        if table is ledger:
+            done += count
+            await walks.tell(progress, min(done, upto), upto)
+
+    current: str | None = None
+    async for table, rows in _table_rows(
+        db, cid, redact_private=redact_private, upto=upto, on_page=on_page
+    ):
+        if table.name != current:
+            opening = "" if current is None else "\n],"
+            await write(f"{opening}\n{json.dumps(table.name)}: [\n")
+            current = table.name
+            separator = ""
+        else:
+            separator = ",\n"
+        await write(separator + ",\n".join(_row_text(row) for row in rows))
+    if current is not None:
+        await write("\n]")
+
+
+async def write_export(
+    db: Database,
+    write: Write,
+    *,
+    guild_id: int | None = None,
+    campaign_id: int | None = None,
+    redact_private: bool = False,
+    progress: walks.Progress | None = None,
+) -> None:
+    """Stream the export file's JSON to ``write``, a page of rows at a time: memory flat in
+    the size of the log, a turn for the event loop between pages (bot/services/walks.py).
+
+    The same document as :func:`dumps` of :func:`export_campaigns` would give, one row a line.
+    ``progress(done, total)`` counts the ledger's rows.
+    """
+    ids = await _campaign_ids(db, guild_id, campaign_id)
+    await write('{"campaigns": [\n')
+    for index, cid in enumerate(ids):
+        await write(("" if index == 0 else ",\n") + '{"tables": {')
+        await _write_campaign(db, write, cid, redact_private, progress)
+        async with reading(db) as session:
+            # Revealed dice seeds only: tools/verify_fair.py recomputes the rolls from them.
+            seeds = await fairness.revealed_in(session, cid)
+        await write('},\n"fair_seeds": ' + json.dumps(seeds, sort_keys=True) + "}")
+    stamp = json.dumps(datetime.now(UTC).isoformat())
+    await write(
+        f'\n],\n"exported_at": {stamp},\n"format": {json.dumps(FORMAT)},\n'
+        f'"version": {FORMAT_VERSION}}}\n'
+    )
 
 
 def dumps(data: Any) -> str:
@@ -243,29 +438,87 @@ class ExportFile:
 DEFAULT_SIZE_LIMIT = 25 * 2**20
 
 
+#: The fewest compressed bytes a ledger row can take in an export: its chain link and its
+#: ``who`` digest are 64 hex digits of SHA-256 each, 32 bytes of entropy that no compressor
+#: shrinks. A chain longer than the limit over this cannot fit, whatever its rows hold.
+LEAST_BYTES_PER_ROW = 64
+
+
+def _too_large(campaign: CampaignView, size: str, limit: int) -> TooLarge:
+    return TooLarge(
+        f"This campaign's export is {size} compressed, more than the {size_text(limit)} "
+        "Discord lets this server receive. The bot's operator can write it whole to disk: "
+        f"`pbp-dice export --guild {campaign.guild_id} --campaign {campaign.id} "
+        "--out campaign.json.gz`."
+    )
+
+
+class GzipWriter:
+    """An export streamed into a gzip file, compressing in a worker thread a piece at a time
+    (no timestamp inside: the same data gives the same bytes)."""
+
+    #: Text gathered before it is compressed (a page or two of rows): the last flush is small.
+    BUFFER = 1 << 18
+
+    def __init__(self, target: IO[bytes]) -> None:
+        self._gzip = gzip.GzipFile(fileobj=target, mode="wb", mtime=0)
+        self._pending: list[str] = []
+        self._size = 0
+
+    async def write(self, text: str) -> None:
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size >= self.BUFFER:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        data = "".join(self._pending).encode()
+        self._pending, self._size = [], 0
+        await asyncio.to_thread(self._gzip.write, data)
+
+    async def close(self) -> None:
+        await self._flush()
+        await asyncio.to_thread(self._gzip.close)
+
+
 async def export_for_gm(
-    db: Database, caller: Caller, size_limit: int = DEFAULT_SIZE_LIMIT
+    db: Database,
+    caller: Caller,
+    size_limit: int = DEFAULT_SIZE_LIMIT,
+    progress: walks.Progress | None = None,
 ) -> ExportFile:
     """``/campaign export``: this channel's campaign for its GM, compressed, as a file.
 
     Rolls only their roller may see, and not yet revealed, are redacted: the GM is not
     entitled to them. ``size_limit``: the most bytes the place the file goes accepts (Discord
-    sets it per server); a larger file is refused with its size and the operator's way.
+    sets it per server). A chain too long to fit is refused before any work, from its length;
+    a file that turns out larger is refused with its size; both name the operator's way.
+    The file is streamed to a temporary file page by page: memory holds at most the file
+    Discord accepts, whatever the length of the log.
     """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "export the campaign")
     async with transaction(db) as session:
         size = await chain_size_in(session, f"campaign:{campaign.id}")
-    budgets.charge(caller, budgets.LEDGER_ROW * size)
-    data = await export_campaigns(db, campaign_id=campaign.id, redact_private=True)
-    content = await asyncio.to_thread(compress, data)  # a long ledger takes a while
-    if len(content) > size_limit:
-        raise TooLarge(
-            f"This campaign's export is {size_text(len(content))} compressed, more than the "
-            f"{size_text(size_limit)} Discord lets this server receive. The bot's operator can "
-            f"write it whole: `python -m bot export --guild {campaign.guild_id} "
-            f"--campaign {campaign.id} --out campaign.json.gz`."
+    if size * LEAST_BYTES_PER_ROW > size_limit:
+        raise _too_large(
+            campaign,
+            f"at least {size_text(size * LEAST_BYTES_PER_ROW)} ({size:,} rolls)",
+            size_limit,
         )
+    budgets.charge(caller, budgets.LEDGER_ROW * size)
+    async with walks.one_walk(campaign.id, "an export", size):
+        with tempfile.TemporaryFile() as spool:
+            writer = GzipWriter(spool)
+            await write_export(
+                db, writer.write, campaign_id=campaign.id, redact_private=True, progress=progress
+            )
+            await writer.close()
+            length = spool.tell()
+            if length > size_limit:
+                raise _too_large(campaign, size_text(length), size_limit)
+            spool.seek(0)
+            content = await asyncio.to_thread(spool.read)
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return ExportFile(f"pbp-dice-campaign-{campaign.id}-{stamp}.json.gz", content)
 

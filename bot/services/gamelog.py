@@ -10,13 +10,17 @@ checked against their commitment, and every row against its ``who`` digest.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from sqlalchemy import select
 
 from bot.db.engine import Database
-from bot.services import budgets
+from bot.db.models import log_checkpoints
+from bot.services import budgets, walks
 from bot.services import commitments as cm
-from bot.services._sql import transaction
+from bot.services._sql import insert_for, reading, transaction
 from bot.services.context import Caller
 from bot.services.secrecy import (
     commitment_of,
@@ -48,6 +52,15 @@ class LogCheck:
     rolls: int
     head: str
     broken: Break | None
+    #: The checkpoint this walk went on from (its roll number), 0 for a walk from the start.
+    since: int = 0
+    #: A checkpoint was stored but its message did not read back: the whole log was walked.
+    checkpoint_unconfirmed: bool = False
+
+    @property
+    def last_number(self) -> int:
+        """The number of the last roll found intact (the checkpoint a next walk goes on from)."""
+        return self.since + self.rolls
 
     @property
     def intact(self) -> bool:
@@ -97,6 +110,55 @@ def _row_problem(row: RollView, every_commitment: bool) -> str | None:
     return None
 
 
+class ChainWalk:
+    """A walk of one chain fed a page at a time: the state :func:`check_rows` keeps between
+    rows, so a long chain is checked page by page with memory flat in its length.
+
+    ``previous`` / ``last_number``: where the walk starts (the genesis link, or a checkpoint).
+    """
+
+    __slots__ = ("broken", "count", "every_commitment", "last_number", "previous")
+
+    def __init__(
+        self, previous: str = cm.GENESIS, last_number: int = 0, *, every_commitment: bool = False
+    ) -> None:
+        self.previous = previous
+        self.last_number = last_number
+        self.every_commitment = every_commitment
+        self.count = 0
+        self.broken: Break | None = None
+
+    def feed(self, rows: Iterable[RollView]) -> Break | None:
+        """Check the next rows (in number order); the first break, if any (then stop)."""
+        for row in rows:
+            if self.broken is not None:
+                return self.broken
+            self.count += 1
+            self.broken = self._check(row)
+            if self.broken is None:
+                self.previous = row.chain
+        return self.broken
+
+    def _check(self, row: RollView) -> Break | None:
+        if row.number <= self.last_number:
+            return Break(row.number, "its number is out of order")
+        self.last_number = row.number
+        try:
+            linked = row.link_from(self.previous)
+        except cm.Unsalted:
+            return Break(row.number, "the salts of its text are missing, so it cannot be checked")
+        if linked != row.chain:
+            return Break(row.number, "it does not link to the roll before it")
+        problem = _row_problem(row, self.every_commitment)
+        return None if problem is None else Break(row.number, problem)
+
+    def end(self, stored_head: str | None) -> Break | None:
+        """The walk's verdict once every row is fed: the stored head must be where it ended."""
+        if self.broken is None and stored_head is not None and stored_head != self.previous:
+            self.broken = Break(None, "the newest rolls are missing from the log")
+        return self.broken
+
+
 def check_rows(
     rows: Iterable[RollView], stored_head: str | None, *, every_commitment: bool = False
 ) -> tuple[int, str, Break | None]:
@@ -106,47 +168,138 @@ def check_rows(
     checks the commitments of hidden rows not revealed yet (``every_commitment``), whose salt
     an operator's export carries.
     """
-    previous = cm.GENESIS
-    count = 0
-    last_number = 0
-    for row in rows:
-        count += 1
-        if row.number <= last_number:
-            return count, previous, Break(row.number, "its number is out of order")
-        last_number = row.number
-        try:
-            linked = row.link_from(previous)
-        except cm.Unsalted:
-            return (
-                count,
-                previous,
-                Break(row.number, "the salts of its text are missing, so it cannot be checked"),
-            )
-        if linked != row.chain:
-            return count, previous, Break(row.number, "it does not link to the roll before it")
-        problem = _row_problem(row, every_commitment)
-        if problem is not None:
-            return count, previous, Break(row.number, problem)
-        previous = row.chain
-    if stored_head is not None and stored_head != previous:
-        return count, previous, Break(None, "the newest rolls are missing from the log")
-    return count, previous, None
+    walk = ChainWalk(every_commitment=every_commitment)
+    if walk.feed(rows) is None:
+        walk.end(stored_head)
+    return walk.count, walk.previous, walk.broken
 
 
-async def check_campaign_log(db: Database, campaign: CampaignView) -> LogCheck:
-    """Walk the campaign's whole chain; the hashing runs in a worker thread (a long game's
-    chain takes a while, and must not hold up everyone else's commands)."""
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The last point ``/verify log`` found intact, and the message that published its head."""
+
+    number: int
+    head: str
+    channel_id: int
+    message_id: int
+
+
+#: ``confirm(checkpoint)``: whether the message the checkpoint names, as Discord shows it now,
+#: was posted by the bot and shows that number and head (the cog reads it).
+Confirm = Callable[[Checkpoint], Awaitable[bool]]
+
+
+async def check_campaign_log(
+    db: Database,
+    campaign: CampaignView,
+    *,
+    start: Checkpoint | None = None,
+    progress: walks.Progress | None = None,
+) -> LogCheck:
+    """Walk the campaign's chain (from ``start``, a confirmed checkpoint, or the first roll),
+    a page per transaction, hashing each page in a worker thread and giving the loop a turn
+    between pages; memory stays flat in the chain's length.
+
+    The chain's last number and head are read together first: rolls appended during the walk
+    are left to the next one.
+    """
     async with transaction(db) as session:
-        rows = await ledger.with_salts_in(session, await ledger.chain_rows_in(session, campaign.id))
-        head = await ledger.chain_head_in(session, f"campaign:{campaign.id}")
-    count, last, broken = await asyncio.to_thread(check_rows, rows, head)
-    return LogCheck(campaign, count, last, broken)
+        size, head = await ledger.chain_state_in(session, f"campaign:{campaign.id}")
+        anchor = (
+            None
+            if start is None
+            else await ledger.find_number_in(session, start.number, campaign_id=campaign.id)
+        )
+    after = 0 if start is None else start.number
+    walk = ChainWalk() if start is None else ChainWalk(start.head, start.number)
+    if start is not None:
+        problem = _checkpoint_problem(start, anchor, size)
+        if problem is not None:
+            return LogCheck(campaign, 0, start.head, problem, since=start.number)
+    total = size - after
+    await walks.tell(progress, 0, total)
+    while after < size:
+        async with reading(db) as session:
+            page = await ledger.chain_page_in(session, campaign.id, after, size, walks.PAGE)
+            page = await ledger.with_salts_in(session, page)
+        if not page:
+            break
+        if await asyncio.to_thread(walk.feed, page) is not None:
+            break
+        after = page[-1].number
+        await walks.tell(progress, after - (0 if start is None else start.number), total)
+        await walks.turn()
+    walk.end(head)
+    return LogCheck(
+        campaign, walk.count, walk.previous, walk.broken, since=0 if start is None else start.number
+    )
 
 
-async def verify_log(db: Database, caller: Caller) -> LogCheck:
-    """``/verify log:True``: the chain of this channel's campaign."""
+def _checkpoint_problem(start: Checkpoint, anchor: RollView | None, size: int) -> Break | None:
+    """The checkpoint's roll must still be there, with the head the message published."""
+    if size < start.number or anchor is None:
+        return Break(None, "rolls checked before are missing from the log")
+    if anchor.chain != start.head:
+        return Break(
+            start.number, "it no longer has the head published when the log was last checked"
+        )
+    return None
+
+
+async def last_checkpoint(db: Database, campaign_id: int) -> Checkpoint | None:
+    """Where the last intact ``/verify log`` of the campaign ended, if it was published."""
+    async with transaction(db) as session:
+        found = (
+            await session.execute(
+                select(log_checkpoints).where(log_checkpoints.c.campaign_id == campaign_id)
+            )
+        ).first()
+    if found is None:
+        return None
+    return Checkpoint(
+        int(found.number), str(found.head), int(found.channel_id), int(found.message_id)
+    )
+
+
+async def record_checkpoint(db: Database, campaign_id: int, checkpoint: Checkpoint) -> None:
+    """Keep an intact check's end and the message that published its head, for the next one."""
+    values = {
+        "number": checkpoint.number,
+        "head": checkpoint.head,
+        "channel_id": checkpoint.channel_id,
+        "message_id": checkpoint.message_id,
+        "checked_at": datetime.now(UTC),
+    }
+    async with transaction(db) as session:
+        await session.execute(
+            insert_for(session, log_checkpoints)
+            .values(campaign_id=campaign_id, **values)
+            .on_conflict_do_update(index_elements=["campaign_id"], set_=values)
+        )
+
+
+async def verify_log(
+    db: Database,
+    caller: Caller,
+    *,
+    full: bool = False,
+    confirm: Confirm | None = None,
+    progress: walks.Progress | None = None,
+) -> LogCheck:
+    """``/verify log:True``: the chain of this channel's campaign, from the last published
+    checkpoint that ``confirm`` reads back (or all of it: ``full``, no checkpoint, or one that
+    does not read back)."""
     campaign = await campaign_here(db, caller)
+    start = None if full else await last_checkpoint(db, campaign.id)
+    refused = False
+    if start is not None and confirm is None:
+        start = None  # nobody to read the message back: the whole walk
+    elif start is not None and confirm is not None and not await confirm(start):
+        start, refused = None, True
     async with transaction(db) as session:
         size = await ledger.chain_size_in(session, f"campaign:{campaign.id}")
-    budgets.charge(caller, budgets.LEDGER_ROW * size)
-    return await check_campaign_log(db, campaign)
+    rows = max(0, size - (start.number if start else 0))
+    budgets.charge(caller, budgets.LEDGER_ROW * rows)
+    async with walks.one_walk(campaign.id, "a /verify log", rows):
+        checked = await check_campaign_log(db, campaign, start=start, progress=progress)
+    return replace(checked, checkpoint_unconfirmed=refused)

@@ -191,6 +191,8 @@ NOTHING_PERSONAL: dict[str, str] = {
     "bot_state": "the bot's own facts (the digest of its synced commands)",
     "ledger_chains": "chain heads and counters",
     "ledger_stubs": "where a hidden roll's stub was posted",
+    "log_checkpoints": "where /verify log last found a campaign's chain intact (number, head, "
+    "message)",
     "scheduled_jobs": "a job's payload names a request, turn order or round, never a person",
     "post_settings": "a campaign's posting options",
     "campaign_dice_dialects": "a campaign's dice dialect, set by its GM",

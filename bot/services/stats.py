@@ -15,16 +15,15 @@ only (the later members of a shared save have none); the summary rows (``group``
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.db.engine import Database
-from bot.services import budgets
-from bot.services._sql import transaction
+from bot.services import budgets, walks
+from bot.services._sql import reading, transaction
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.scope import readable_channels
@@ -42,6 +41,7 @@ D20_KINDS = frozenset(
     {LedgerKind.CHECK, LedgerKind.SAVE, LedgerKind.ATTEMPT, LedgerKind.LUCK, LedgerKind.TEST}
 )
 
+#: Rows per transaction: the most the ledger's reader hands out at once.
 PAGE = 100
 _EPS = 1e-15
 _TINY = 1e-300
@@ -140,13 +140,19 @@ class FaceStats:
 def face_stats(user_id: int, faces: Sequence[int]) -> FaceStats:
     """Counts, mean, chi-square statistic and p-value (19 degrees of freedom)."""
     tally = Counter(faces)
-    counts = tuple(tally.get(face, 0) for face in range(1, FACES + 1))
-    n = len(faces)
-    mean = sum(faces) / n if n else None
+    return stats_of_counts(user_id, [tally.get(face, 0) for face in range(1, FACES + 1)])
+
+
+def stats_of_counts(user_id: int, counts: Sequence[int]) -> FaceStats:
+    """:func:`face_stats` from how many times each face came up (``counts[0]``: the 1s)."""
+    n = sum(counts)
+    mean = sum(face * c for face, c in enumerate(counts, start=1)) / n if n else None
     if n < MIN_ROLLS:
-        return FaceStats(user_id, counts, n, mean, None, None)
+        return FaceStats(user_id, tuple(counts), n, mean, None, None)
     statistic = chi_square_statistic(counts)
-    return FaceStats(user_id, counts, n, mean, statistic, chi_square_sf(statistic, FACES - 1))
+    return FaceStats(
+        user_id, tuple(counts), n, mean, statistic, chi_square_sf(statistic, FACES - 1)
+    )
 
 
 def natural_d20s(kind: str, dice: Any) -> list[int]:
@@ -176,56 +182,75 @@ class CampaignStats:
 
 
 async def campaign_stats(
-    db: Database, caller: Caller, player_id: int | None = None
+    db: Database,
+    caller: Caller,
+    player_id: int | None = None,
+    progress: walks.Progress | None = None,
 ) -> CampaignStats:
     """Each player's (or one player's) natural d20 faces in this channel's campaign.
 
     Rows the caller may not see are left out (their number is reported, nothing else); rows
-    rolled where the caller cannot read are left out without a trace.
+    rolled where the caller cannot read are left out without a trace. Read a page per
+    transaction, newest first, and tallied as it goes: memory flat in the length of the game,
+    a turn for the event loop between pages (bot/services/walks.py).
     """
     if caller.guild_id is None:
         raise NoCampaign()
-    rows: list[RollView] = []
     async with transaction(db) as session:
         campaign = await campaign_for_channel_in(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
         size = await chain_size_in(session, f"campaign:{campaign.id}")
-        budgets.charge(caller, budgets.LEDGER_ROW * size)
+    budgets.charge(caller, budgets.LEDGER_ROW * size)
+    gm = viewer_is_gm(campaign, caller)
+    tally = _Tally(caller.user_id, gm)
+    readable: dict[int, bool] = {}
+    async with walks.one_walk(campaign.id, "a /stats count", size):
+        await walks.tell(progress, 0, size)
         before: int | None = None
-        while True:  # the ledger's own reader, 100 rows at a time, newest first
-            batch = await latest_rolls_in(
-                session,
-                campaign.id,
-                limit=PAGE,
-                user_id=player_id,
-                kinds=[*D20_KINDS, LedgerKind.ROLL],
-                before_id=before,
-            )
-            rows += batch
+        while True:
+            async with reading(db) as session:
+                batch = await latest_rolls_in(
+                    session,
+                    campaign.id,
+                    limit=PAGE,
+                    user_id=player_id,
+                    kinds=[*D20_KINDS, LedgerKind.ROLL],
+                    before_id=before,
+                )
+            # Rolls made where the caller cannot read are left out, not even counted as hidden
+            # (issue 15, "Scope"); asked outside the transaction (it can cost Discord requests),
+            # each channel once.
+            new = [row for row in batch if row.channel_id not in readable]
+            if new:
+                found = await readable_channels(caller, new, campaign)
+                readable.update({row.channel_id: row.channel_id in found for row in new})
+            tally.add(row for row in batch if readable[row.channel_id])
             if len(batch) < PAGE:
                 break
             before = batch[-1].id
-    # Rolls made where the caller cannot read are left out, not even counted as hidden
-    # (issue 15, "Scope"); asked outside the transaction (it can cost Discord requests).
-    readable = await readable_channels(caller, rows, campaign)
-    rows = [row for row in rows if row.channel_id in readable]
-    gm = viewer_is_gm(campaign, caller)
-    # A long campaign's tally is real work: off the event loop (issue 22).
-    players, skipped = await asyncio.to_thread(_tally, rows, caller.user_id, gm)
-    return CampaignStats(campaign, players, skipped)
+            await walks.tell(progress, size - batch[-1].number + 1, size)
+            await walks.turn()
+    return CampaignStats(campaign, tally.players(), tally.skipped)
 
 
-def _tally(rows: Sequence[RollView], viewer_id: int, gm: bool) -> tuple[list[FaceStats], int]:
-    """Each player's natural d20s among the rows the viewer may see, and how many they may
-    not (oldest first)."""
-    faces: dict[int, list[int]] = {}
-    skipped = 0
-    for row in reversed(rows):
-        if not can_see(row, viewer_id, gm):
-            skipped += 1
-            continue
-        found = natural_d20s(row.kind, row.dice)
-        if found:
-            faces.setdefault(row.user_id, []).extend(found)
-    return [face_stats(user, found) for user, found in sorted(faces.items())], skipped
+class _Tally:
+    """Each player's natural d20 faces among the rows the viewer may see, counted page by page,
+    and how many rows they may not see."""
+
+    def __init__(self, viewer_id: int, gm: bool) -> None:
+        self.viewer_id = viewer_id
+        self.gm = gm
+        self.counts: dict[int, list[int]] = {}
+        self.skipped = 0
+
+    def add(self, rows: Iterable[RollView]) -> None:
+        for row in rows:
+            if not can_see(row, self.viewer_id, self.gm):
+                self.skipped += 1
+                continue
+            for face in natural_d20s(row.kind, row.dice):
+                self.counts.setdefault(row.user_id, [0] * FACES)[face - 1] += 1
+
+    def players(self) -> list[FaceStats]:
+        return [stats_of_counts(user, counts) for user, counts in sorted(self.counts.items())]

@@ -60,4 +60,4 @@ async def test_over_the_servers_limit_it_answers_with_the_size_and_the_cli(
     assert result.response.attachments == []
     text = result.response.content
     assert "more than the 8 KB Discord lets this server receive" in text
-    assert "python -m bot export --guild" in text and "--campaign 1" in text
+    assert "pbp-dice export --guild" in text and "--campaign 1" in text

@@ -52,7 +52,7 @@ async def test_over_the_limit_it_says_the_size_and_the_operators_way(
     message = refused.value.message
     assert f"{export.size_text(limit)} Discord lets this server receive" in message
     assert re.search(r"export is \d+ KB compressed", message)
-    assert f"python -m bot export --guild {GUILD} --campaign {pd_campaign.id}" in message
+    assert f"pbp-dice export --guild {GUILD} --campaign {pd_campaign.id}" in message
 
 
 async def test_the_importer_reads_compressed_and_plain_files(

@@ -13,7 +13,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import DifficultyChoice, Secret, WordChoices
-from bot.cogs._respond import answer, defer
+from bot.cogs._respond import answer, defer, progress_edits
 from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.cogs.campaign._check import check_places
@@ -412,7 +412,10 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         # Ephemeral: the file holds GM-only rolls; `python -m bot import FILE` reads it.
         await defer(interaction, ephemeral=True)
         exported = await exports.export_for_gm(
-            bot_of(interaction).db, caller_from(interaction), upload_limit(interaction)
+            bot_of(interaction).db,
+            caller_from(interaction),
+            upload_limit(interaction),
+            progress=progress_edits(interaction, "rolls", "exported"),
         )
         await answer(
             interaction,

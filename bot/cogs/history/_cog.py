@@ -1,7 +1,9 @@
 """/history [player] [character] [kind] [limit], /verify roll:<number> | log:True, /stats [player].
 
 Every answer is ephemeral: it is shaped by what the caller may see (hidden rolls as stubs,
-nothing from channels or threads they cannot read), so it must not be shown to anyone else.
+nothing from channels or threads they cannot read), so it must not be shown to anyone else;
+except the game log's check, the same for everyone, posted for the channel as the checkpoint
+the next check walks on from.
 """
 
 from __future__ import annotations
@@ -14,16 +16,61 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
 from bot.cogs._options import HistoryKind
-from bot.cogs._respond import answer, defer
+from bot.cogs._respond import answer, defer, progress_edits
 from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
 from bot.render.fair import fair_check_line, seed_check_text
-from bot.render.gamelog import log_check_embed
+from bot.render.gamelog import log_check_embed, published_checkpoint
 from bot.render.history import stats_embed
 from bot.render.secrecy import verify_embed
 from bot.services import fairness, gamelog, secrecy, stats
 from bot.services.errors import InvalidValue
+
+
+async def _checkpoint_reads_back(client: discord.Client, checkpoint: gamelog.Checkpoint) -> bool:
+    """Whether the checkpoint's message, as Discord shows it now, was posted by this bot and
+    shows the checkpoint's number and head (a database edit alone cannot make it so)."""
+    try:
+        channel = client.get_channel(checkpoint.channel_id) or await client.fetch_channel(
+            checkpoint.channel_id
+        )
+        if not isinstance(channel, discord.abc.Messageable):
+            return False
+        message = await channel.fetch_message(checkpoint.message_id)
+    except discord.HTTPException:
+        return False
+    if client.user is None or message.author.id != client.user.id:
+        return False
+    return published_checkpoint(message.embeds) == (checkpoint.number, checkpoint.head)
+
+
+async def _verify_log(interaction: Interaction, full: bool) -> None:
+    """``/verify log:True``: walked from the last published checkpoint (or all: ``full``),
+    showing its progress; an intact result becomes the next checkpoint."""
+    db, caller = bot_of(interaction).db, caller_from(interaction)
+
+    async def confirm(checkpoint: gamelog.Checkpoint) -> bool:
+        return await _checkpoint_reads_back(interaction.client, checkpoint)
+
+    checked = await gamelog.verify_log(
+        db, caller, full=full, confirm=confirm, progress=progress_edits(interaction, "rolls")
+    )
+    message_id = await answer(interaction, embed=log_check_embed(checked))
+    if (
+        checked.intact
+        and checked.campaign is not None
+        and checked.last_number
+        and message_id is not None
+        and interaction.channel_id is not None
+    ):
+        await gamelog.record_checkpoint(
+            db,
+            checked.campaign.id,
+            gamelog.Checkpoint(
+                checked.last_number, checked.head, interaction.channel_id, message_id
+            ),
+        )
 
 
 # SCOPED: why every command here defers first is told in bot/cogs/_views/history.py.
@@ -56,6 +103,7 @@ class HistoryCog(commands.Cog):
         roll="The roll's number, e.g. 42 for #42",
         log="Check that no roll of this campaign was changed, removed or reordered",
         seed="A revealed dice seed: check it against the hash published before its use",
+        full="With log: walk every roll again, not only those since the last check",
     )
     @app_commands.guild_only()
     async def verify(
@@ -64,18 +112,22 @@ class HistoryCog(commands.Cog):
         roll: app_commands.Range[int, 1, None] | None = None,
         log: bool = False,
         seed: app_commands.Range[str, 1, 100] | None = None,
+        full: bool = False,
     ) -> None:
         """``/verify roll:42`` against the stub as Discord shows it and recomputed from its
-        seeds; ``/verify log:True``; ``/verify seed:<hex>``."""
-        await defer(interaction, ephemeral=True)  # see SCOPED
+        seeds; ``/verify log:True``; ``/verify seed:<hex>``.
+
+        The log's check is posted for the channel: it shows nothing hidden, and its head is
+        the checkpoint the next check reads back and walks on from.
+        """
+        await defer(interaction, ephemeral=not log or seed is not None)  # see SCOPED
         db, caller = bot_of(interaction).db, caller_from(interaction)
         if seed is not None:
             checked_seed = await fairness.verify_seed(db, caller, seed)
             await answer(interaction, seed_check_text(checked_seed), ephemeral=True)
             return
         if log:
-            checked = await gamelog.verify_log(db, caller)
-            await answer(interaction, embed=log_check_embed(checked), ephemeral=True)
+            await _verify_log(interaction, full)
             return
         if roll is None:
             raise InvalidValue(
@@ -118,6 +170,9 @@ class HistoryCog(commands.Cog):
     async def stats(self, interaction: Interaction, player: discord.Member | None = None) -> None:
         await defer(interaction, ephemeral=True)  # see SCOPED
         found = await stats.campaign_stats(
-            bot_of(interaction).db, caller_from(interaction), player.id if player else None
+            bot_of(interaction).db,
+            caller_from(interaction),
+            player.id if player else None,
+            progress=progress_edits(interaction, "rolls", "counted"),
         )
         await answer(interaction, embed=stats_embed(found), ephemeral=True)

@@ -599,6 +599,19 @@ async def chain_rows_in(session: Executor, campaign_id: int) -> list[RollView]:
         after = page[-1].number
 
 
+async def chain_page_in(
+    session: Executor, campaign_id: int, after: int, upto: int, limit: int
+) -> list[RollView]:
+    """One page of a campaign's chain: the rows numbered after ``after``, up to ``upto``."""
+    stmt = (
+        select(_L)
+        .where(_L.c.campaign_id == campaign_id, _L.c.number > after, _L.c.number <= upto)
+        .order_by(_L.c.number)
+        .limit(limit)
+    )
+    return [view_of(row) for row in await session.execute(stmt)]
+
+
 async def salts_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, cm.Salts]:
     """The salts ``ledger_salts`` keeps for rows given by id (issue 22)."""
     found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
@@ -646,6 +659,15 @@ async def lock_campaign_chain_in(session: Executor, campaign_id: int) -> None:
     write. No-op if the campaign has no roll yet (then there is nothing to read either)."""
     stmt = select(ledger_chains.c.key).where(ledger_chains.c.key == f"campaign:{campaign_id}")
     await session.execute(stmt.with_for_update())
+
+
+async def chain_state_in(session: Executor, key: str) -> tuple[int, str | None]:
+    """A chain's last number and head, read together (0 and None if it has no row yet)."""
+    stmt = select(ledger_chains.c.last_number, ledger_chains.c.head).where(
+        ledger_chains.c.key == key
+    )
+    found = (await session.execute(stmt)).first()
+    return (0, None) if found is None else (int(found[0]), str(found[1]))
 
 
 async def chain_size_in(session: Executor, key: str) -> int:

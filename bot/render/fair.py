@@ -46,7 +46,7 @@ def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
 
 def fair_check_line(check: FairCheck) -> str:
     """The recomputation's verdict in one line."""
-    mark = {True: "Fair dice: ✅", False: "Fair dice: ❌", None: "Fair dice: not yet"}
+    mark = {True: "✅", False: "❌", None: "➖"}
     return f"{mark[check.matched]} {check.reason}"
 
 

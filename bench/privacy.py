@@ -23,15 +23,13 @@ import shlex
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from _loop import fresh_database, timed
 from sqlalchemy import text
 
 from bot.db.engine import Database, create_database
-from bot.db.migrate import upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.services import checks, privacy
 from bot.services._sql import transaction
@@ -156,40 +154,9 @@ async def person_plays(db: Database, rows: int) -> None:
         )
 
 
-async def timed(work: Callable[[], Awaitable[Any]]) -> tuple[float, float]:
-    """(seconds, longest event-loop stall in seconds) of one call."""
-    stalls = [0.0]
-    busy = True
-
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while busy:
-            await asyncio.sleep(0.001)
-            now = time.perf_counter()
-            stalls.append(now - last - 0.001)
-            last = now
-
-    beat = asyncio.create_task(heartbeat())
-    await asyncio.sleep(0)
-    started = time.perf_counter()
-    await work()
-    took = time.perf_counter() - started
-    busy = False
-    await beat
-    return took, max(stalls)
-
-
 async def measure(url: str | None, campaigns: int, rows: int) -> dict[str, str]:
     with tempfile.TemporaryDirectory() as folder:
-        target = url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
-        if url is not None:
-            reset = create_database(url)
-            async with reset.engine.begin() as connection:
-                await connection.execute(text("DROP SCHEMA public CASCADE"))
-                await connection.execute(text("CREATE SCHEMA public"))
-            await reset.dispose()
-        await upgrade_to_head(target)
-        db = create_database(target)
+        db = create_database(await fresh_database(url, folder))
         try:
             await fill_server(db, campaigns - 1)
             await person_plays(db, rows)
@@ -205,13 +172,13 @@ async def measure(url: str | None, campaigns: int, rows: int) -> dict[str, str]:
                     async with driver.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cursor:
                         await cursor.fetchall()
             shows = [await timed(lambda: privacy.stored_data(db, PERSON)) for _ in range(5)]
-            show_everywhere = statistics.median(s for s, _ in shows)
-            show_stall = max(s for _, s in shows)
+            show_everywhere = statistics.median(s for s, _, _ in shows)
+            show_stall = max(s for _, s, _ in shows)
             shows = [
                 await timed(lambda: privacy.stored_data(db, PERSON, GUILD)) for _ in range(5)
             ]
-            show_here = statistics.median(s for s, _ in shows)
-            erase, erase_stall = await timed(lambda: privacy.erase_user(db, PERSON, GUILD))
+            show_here = statistics.median(s for s, _, _ in shows)
+            erase, erase_stall, _ = await timed(lambda: privacy.erase_user(db, PERSON, GUILD))
         finally:
             await db.dispose()
     return {

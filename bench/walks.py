@@ -18,19 +18,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import os
 import shlex
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import text
+from _loop import fresh_database, timed
 
 from bot.db.engine import Database, create_database
-from bot.db.migrate import upgrade_to_head
 from bot.db.models import RuleSystem, Visibility
 from bot.ops.heap import freeze_startup_heap
 from bot.services import export, gamelog, stats, walks
@@ -44,7 +40,6 @@ GUILD, CHANNEL, GM_ROLE = 10**17, 2 * 10**17, 3 * 10**17
 PLAYERS = [4 * 10**17 + n for n in range(6)]
 GM = 4 * 10**17 + 9
 _ids = itertools.count(9 * 10**17)
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 def caller(user_id: int) -> Caller:
@@ -56,12 +51,6 @@ def caller(user_id: int) -> Caller:
         interaction_id=next(_ids),
         display_name="x",
     )
-
-
-def rss() -> int:
-    """The process's resident memory now, in bytes."""
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * _PAGE_BYTES
 
 
 async def fill(db: Database, campaign: CampaignView, rows: int) -> None:
@@ -86,44 +75,9 @@ async def fill(db: Database, campaign: CampaignView, rows: int) -> None:
                 await record_in(session, hidden)
 
 
-async def timed(work: Callable[[], Awaitable[Any]]) -> tuple[float, float, int]:
-    """(seconds, longest event-loop stall in seconds, peak RSS growth in bytes) of one call."""
-    stalls = [0.0]
-    base = rss()
-    peak = [base]
-    busy = True
-
-    async def heartbeat() -> None:
-        last = time.perf_counter()
-        while busy:
-            await asyncio.sleep(0.001)
-            now = time.perf_counter()
-            stalls.append(now - last - 0.001)
-            peak[0] = max(peak[0], rss())
-            last = now
-
-    beat = asyncio.create_task(heartbeat())
-    await asyncio.sleep(0)
-    started = time.perf_counter()
-    await work()
-    took = time.perf_counter() - started
-    peak[0] = max(peak[0], rss())
-    busy = False
-    await beat
-    return took, max(stalls), peak[0] - base
-
-
 async def measure(url: str | None, rows: int) -> dict[str, str]:
     with tempfile.TemporaryDirectory() as folder:
-        target = url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
-        if url is not None:
-            reset = create_database(url)
-            async with reset.engine.begin() as connection:
-                await connection.execute(text("DROP SCHEMA public CASCADE"))
-                await connection.execute(text("CREATE SCHEMA public"))
-            await reset.dispose()
-        await upgrade_to_head(target)
-        db = create_database(target)
+        db = create_database(await fresh_database(url, folder))
         found: dict[str, str] = {}
         try:
             campaign = await setup_campaign(

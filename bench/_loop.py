@@ -1,0 +1,69 @@
+"""What the whole-log benchmarks share: a fresh database, and one call timed with the event
+loop's longest stall (a 1 ms heartbeat) and the process's peak memory growth.
+
+Imported by ``bench/privacy.py`` and ``bench/walks.py`` (run from the repo root, so this folder
+is on ``sys.path``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+
+from bot.db.engine import create_database
+from bot.db.migrate import upgrade_to_head
+
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss() -> int:
+    """The process's resident memory now, in bytes."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * _PAGE_BYTES
+
+
+async def fresh_database(url: str | None, folder: str) -> str:
+    """A migrated, empty database: ``url`` (a PostgreSQL URL, EMPTIED first), or a SQLite file
+    in ``folder``; its URL."""
+    target = url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.sqlite3'}"
+    if url is not None:
+        reset = create_database(url)
+        async with reset.engine.begin() as connection:
+            await connection.execute(text("DROP SCHEMA public CASCADE"))
+            await connection.execute(text("CREATE SCHEMA public"))
+        await reset.dispose()
+    await upgrade_to_head(target)
+    return target
+
+
+async def timed(work: Callable[[], Awaitable[Any]]) -> tuple[float, float, int]:
+    """(seconds, longest event-loop stall in seconds, peak RSS growth in bytes) of one call."""
+    stalls = [0.0]
+    base = rss()
+    peak = [base]
+    busy = True
+
+    async def heartbeat() -> None:
+        last = time.perf_counter()
+        while busy:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            stalls.append(now - last - 0.001)
+            peak[0] = max(peak[0], rss())
+            last = now
+
+    beat = asyncio.create_task(heartbeat())
+    await asyncio.sleep(0)
+    started = time.perf_counter()
+    await work()
+    took = time.perf_counter() - started
+    peak[0] = max(peak[0], rss())
+    busy = False
+    await beat
+    return took, max(stalls), peak[0] - base

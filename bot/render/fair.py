@@ -3,7 +3,15 @@ seeds, players' seeds and the answer of a recomputation."""
 
 from __future__ import annotations
 
-from bot.services.fairness import FairCheck, PlayerSeedView, Rotation, Seed, SeedCheck
+from bot.quoting import quote
+from bot.services.fairness import (
+    MAX_PLAYER_SEED,
+    FairCheck,
+    PlayerSeedView,
+    Rotation,
+    Seed,
+    SeedCheck,
+)
 
 
 def seed_line(seed: Seed) -> str:
@@ -35,9 +43,12 @@ def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
     if view.text is None:
         head = "You have not set a dice seed: your rolls use the empty seed."
     elif changed:
-        head = f"Your dice seed is now `{view.text}`; it counts from your next roll."
+        head = (
+            f"Your dice seed is now {quote(view.text, MAX_PLAYER_SEED)}; it counts from your "
+            "next roll."
+        )
     else:
-        head = f"Your dice seed: `{view.text}`."
+        head = f"Your dice seed: {quote(view.text, MAX_PLAYER_SEED)}."
     return (
         f"{head}\nKey in your rolls: `{view.key}` (SHA-256 of the seed: what each roll records, "
         "so erasing the text keeps your rolls checkable)."

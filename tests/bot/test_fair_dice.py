@@ -46,6 +46,10 @@ async def test_seed_hash_published_rotated_revealed_and_rolls_recomputed(table: 
     answer = final_answer(seeded)
     assert answer.ephemeral and "owlbear at dawn" in answer.content
     assert player_key("owlbear at dawn").hex() in answer.content
+    # A seed is the player's own text: shown quoted and escaped, never as markdown.
+    marked = final_answer(await table.alice.slash(table.table, "me seed set", text="`**x**` <@1>"))
+    assert "**x**" not in marked.content and "\\*\\*x\\*\\*" in marked.content
+    await table.alice.slash(table.table, "me seed set", text="owlbear at dawn")
 
     rolled = await table.alice.slash(table.table, "roll", dice="4d6kh3")
     assert rolled.response is not None

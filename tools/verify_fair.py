@@ -85,7 +85,73 @@ def d20(stream: Iterator[int]) -> int:
     return r + 1
 
 
-def recompute(seed: bytes, record: dict[str, Any], terms: list[Any]) -> bool:
+def below(stream: Iterator[int], n: int) -> int:
+    """A number from 0 to n - 1 as the rules draw it (Python's ``randrange``): the low
+    ``n.bit_length()`` bits of a word, skipped when ``n`` or more."""
+    mask = (1 << n.bit_length()) - 1
+    r = next(stream) & mask
+    while r >= n:
+        r = next(stream) & mask
+    return r
+
+
+RULES_SIDES = {"d20": 20, "d6": 6}
+
+
+def rules_draws(stream: Iterator[int], record: dict[str, Any], terms: list[Any]) -> bool | None:
+    """Dice the rules draw (``"dice": "d20"`` or ``"d6"``, each ``below(sides) + 1``), with
+    ``at`` (the row shows the at[i]-th die drawn as its i-th die: initiative, contests) or
+    the d6s of ability generation in the order drawn. None: not this pattern."""
+    how = record.get("dice")
+    if how not in RULES_SIDES or ("at" not in record and how == "d20"):
+        return None
+    sides = RULES_SIDES[how]
+    shown = [int(t) for t in terms]
+    if "at" not in record:
+        return [below(stream, sides) + 1 for _ in shown] == shown
+    at = [int(a) for a in record["at"]]
+    if len(at) != len(shown) or len(set(at)) != len(at) or any(a < 0 for a in at):
+        return False
+    drawn = [below(stream, sides) + 1 for _ in range(max(at, default=-1) + 1)]
+    return all(drawn[a] == shown[i] for i, a in enumerate(at))
+
+
+def shuffle_ok(
+    stream: Iterator[int], record: dict[str, Any], terms: list[Any], outcome: Any
+) -> bool:
+    """A random turn order (``"dice": "shuffle"``): the names ``from`` shuffled as Python's
+    ``random.shuffle`` does (from the last place down, swap with ``below(i + 1)``) give the
+    row's ``order``."""
+    names = list(record.get("from") or [])
+    for i in reversed(range(1, len(names))):
+        j = below(stream, i + 1)
+        names[i], names[j] = names[j], names[i]
+    order = outcome.get("order") if isinstance(outcome, dict) else None
+    return not terms and names == order
+
+
+def parts_state(
+    seeds: dict[str, bytes], hidden_keys: dict[str, bytes], record: dict[str, Any], terms: list[Any]
+) -> str:
+    """A row whose i-th d20 is the first d20 of ``parts[i]``, each part an earlier draw with its
+    own seed (a check applying sealed pre-rolls): "ok", "bad" or "waiting"."""
+    parts = list(record.get("parts") or [])
+    if len(parts) != len(terms):
+        return "bad"
+    if any(part.get("seed_hash") not in seeds for part in parts):
+        return "waiting"
+    for i, part in enumerate(parts):
+        one = {k: v for k, v in part.items() if k != "at"}
+        one["dice"] = record.get("dice", "d20")
+        hidden = hidden_keys.get(part["seed_hash"])
+        if not recompute(seeds[part["seed_hash"]], one, [terms[i]]):
+            return "bad"
+        if "blind" in part and hidden is not None and not blind_ok(hidden, part):
+            return "bad"
+    return "ok"
+
+
+def recompute(seed: bytes, record: dict[str, Any], terms: list[Any], outcome: Any = None) -> bool:
     """Whether the row's dice are the ones its inputs give: notation terms, or (a check, save,
     luck roll: ``"dice": "d20"``) its d20s in the order drawn."""
     stream = words(
@@ -95,6 +161,11 @@ def recompute(seed: bytes, record: dict[str, Any], terms: list[Any]) -> bool:
         bytes.fromhex(record["player"]),
         bytes.fromhex(record.get("blind", "")),
     )
+    if record.get("dice") == "shuffle":
+        return shuffle_ok(stream, record, terms, outcome)
+    more = rules_draws(stream, record, terms)
+    if more is not None:
+        return more
     if record.get("dice") == "d20":
         return [d20(stream) for _ in terms] == [int(t) for t in terms]
     return all(term_faces(stream, term) == [int(d["face"]) for d in term["dice"]] for term in terms)
@@ -153,12 +224,20 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
             if not isinstance(record, dict):
                 unchecked += 1
                 continue
+            if "parts" in record:
+                state = parts_state(seeds, hidden_keys, record, row["dice"])
+                if state == "bad":
+                    print(f"BAD roll #{row['number']}: its dice are not its draws'", file=out)
+                ok += state == "ok"
+                bad += state == "bad"
+                waiting += state == "waiting"
+                continue
             seed = seeds.get(record["seed_hash"])
             if seed is None:
                 waiting += 1
                 continue
             hidden = hidden_keys.get(record["seed_hash"])
-            if recompute(seed, record, row["dice"]) and (
+            if recompute(seed, record, row["dice"], outcome) and (
                 "blind" not in record or hidden is None or blind_ok(hidden, record)
             ):
                 ok += 1

@@ -222,3 +222,14 @@ def term_faces(words: Iterator[int], term: Any) -> list[int]:
         else:
             faces.append(face(words, sides))
     return faces
+
+
+def below(words: Iterator[int], n: int) -> int:
+    """``random.Random.randrange(n)`` on this stream, as the rules draw any die or pick
+    (``randint(1, 6)`` is ``below(6) + 1``, a shuffle's swaps are ``below(i + 1)``): the low
+    ``n.bit_length()`` bits of a word, skipped when ``n`` or more (no value favoured)."""
+    mask = (1 << n.bit_length()) - 1
+    r = next(words) & mask
+    while r >= n:
+        r = next(words) & mask
+    return r

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import random
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -444,8 +444,14 @@ NO_SEEDS = (
 )
 
 
-def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any]) -> bool:
-    """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give."""
+def recompute(
+    seed_hex: str, record: dict[str, Any], terms: list[Any], outcome: Any = None
+) -> bool:
+    """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give
+    (``outcome``: the row's outcome, for a draw that picks an order rather than faces)."""
+    more = _recompute_rules(seed_hex, record, terms, outcome)
+    if more is not None:
+        return more
     if record.get("dice") == D20_DRAWS:
         words = fair.stream(
             bytes.fromhex(seed_hex),
@@ -485,6 +491,8 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
     record = outcome.get("fair") if isinstance(outcome, dict) else None
     if not isinstance(record, dict):
         return FairCheck(number, None, NO_SEEDS)
+    if "parts" in record:
+        return await _verify_parts(db, number, record, list(access.row.dice))
     async with transaction(db) as session:
         row = (
             await session.execute(
@@ -507,7 +515,7 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
         )
     if not seed_matches(seed.seed, str(record["seed_hash"])):
         return FairCheck(number, False, "Its revealed seed does not match the published hash.")
-    if not recompute(seed.seed, record, list(access.row.dice)):
+    if not recompute(seed.seed, record, list(access.row.dice), outcome):
         return FairCheck(number, False, "Its faces are not the ones its seeds give.", seed)
     if "blind" in record:
         if seed.hidden_key is None:
@@ -565,6 +573,154 @@ async def verify_seed(db: Database, caller: Caller, seed_hex: str) -> SeedCheck:
             )
         ).first()
     return SeedCheck(digest, _seed_of(row) if row is not None else None)
+
+
+# --- rules draws: pre-rolls, ability generation, initiative, contests (docs/fair-dice.md) ---
+
+#: Ability generation's d6s, drawn as the rules draw them (``randint(1, 6)``, fair.below).
+D6_DRAWS = "d6"
+#: A random turn order: the record's ``from`` names shuffled as ``random.Random.shuffle``
+#: does with the draw's words; the row's outcome ``order`` must be the result.
+SHUFFLE = "shuffle"
+_RULES_SIDES = {D20_DRAWS: 20, D6_DRAWS: 6}
+
+
+def _words_of(seed_hex: str, record: dict[str, Any]) -> Iterator[int]:
+    return fair.stream(
+        bytes.fromhex(seed_hex),
+        str(record["scope"]),
+        int(record["draw"]),
+        bytes.fromhex(str(record["player"])),
+        bytes.fromhex(str(record.get("blind", ""))),
+    )
+
+
+def _recompute_rules(
+    seed_hex: str, record: dict[str, Any], terms: list[Any], outcome: Any
+) -> bool | None:
+    """The draw patterns of this section (None: not one of them). ``at``: where each of the
+    row's dice is in the draw (the k-th die drawn), for a row showing its dice in another
+    order than drawn (initiative, a contest) or only some of them (a contest's member)."""
+    how = record.get("dice")
+    if how == SHUFFLE:
+        names = list(record.get("from") or [])
+        words = _words_of(seed_hex, record)
+        for i in reversed(range(1, len(names))):
+            j = fair.below(words, i + 1)
+            names[i], names[j] = names[j], names[i]
+        order = outcome.get("order") if isinstance(outcome, dict) else None
+        return not terms and names == order
+    if how not in _RULES_SIDES or ("at" not in record and how == D20_DRAWS):
+        return None
+    sides = _RULES_SIDES[str(how)]
+    shown = [int(t) for t in terms]
+    words = _words_of(seed_hex, record)
+    if "at" not in record:
+        return [fair.below(words, sides) + 1 for _ in shown] == shown
+    at = [int(a) for a in record["at"]]
+    if len(at) != len(shown) or len(set(at)) != len(at) or any(a < 0 for a in at):
+        return False
+    drawn = [fair.below(words, sides) + 1 for _ in range(max(at, default=-1) + 1)]
+    return all(drawn[a] == face for a, face in zip(at, shown, strict=True))
+
+
+def drawn_at(draw: Draw, start: Any, faces: Sequence[int]) -> list[int] | None:
+    """Where each of ``faces`` (a row's d20s, in the order it shows them) was drawn: the
+    draw's d20s are replayed from ``start`` (``draw.rng.getstate()`` before rolling) up to
+    the words used. None if the command drew anything but d20s (no ``at`` then)."""
+    rng = draw.rng
+    used, end = rng.words, rng.getstate()
+    rng.setstate(start)
+    drawn: list[int] = []
+    while rng.words < used:
+        drawn.append(rng.randint(1, 20))
+    exact = rng.words == used
+    rng.setstate(end)
+    if not exact:
+        return None
+    at: list[int] = []
+    for face in faces:
+        k = next((i for i, d in enumerate(drawn) if d == face and i not in at), None)
+        if k is None:
+            return None
+        at.append(k)
+    return at
+
+
+def parts_record(parts: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """A row whose d20s come from several earlier draws, one die each (a check applying
+    sealed pre-rolls): the row's i-th die is the first d20 of ``parts[i]``. None if a part
+    records no seeds (a pre-roll sealed before fair dice)."""
+    if not parts or any(not isinstance(p, dict) or "seed_hash" not in p for p in parts):
+        return None
+    return {"dice": D20_DRAWS, "parts": [dict(p) for p in parts]}
+
+
+def recompute_parts(
+    seeds: Mapping[str, str], record: dict[str, Any], terms: list[Any]
+) -> bool | None:
+    """A parts record (:func:`parts_record`) against the row's dice, given the revealed seeds
+    by hash; None while one of its seeds is not revealed."""
+    parts = list(record.get("parts") or [])
+    shown = [int(t) for t in terms]
+    if len(parts) != len(shown):
+        return False
+    for part, face in zip(parts, shown, strict=True):
+        seed = seeds.get(str(part["seed_hash"]))
+        if seed is None:
+            return None
+        one = {key: value for key, value in part.items() if key != "at"}
+        if not recompute(seed, {**one, "dice": record["dice"]}, [face]):
+            return False
+    return True
+
+
+async def _verify_parts(
+    db: Database, number: int, record: dict[str, Any], dice: list[Any]
+) -> FairCheck:
+    """``/verify roll:N`` of a row whose dice come from several draws (:func:`parts_record`)."""
+    hashes = sorted({str(p.get("seed_hash")) for p in record.get("parts") or []})
+    found: dict[str, Seed] = {}
+    async with transaction(db) as session:
+        for digest in hashes:
+            row = (
+                await session.execute(
+                    select(*_COLUMNS)
+                    .where(fair_seeds.c.seed_hash == digest)
+                    .order_by(fair_seeds.c.revealed_at.is_(None), fair_seeds.c.id)
+                    .limit(1)
+                )
+            ).first()
+            if row is None:
+                return FairCheck(number, False, "Its seed is missing.")
+            found[digest] = _seed_of(row)
+    waiting = [s for s in found.values() if s.seed is None]
+    if waiting:
+        return FairCheck(
+            number,
+            None,
+            f"Its seed (hash `{waiting[0].seed_hash[:16]}…`) is not revealed yet: it can be "
+            "checked after the next rotation (/campaign seed rotate).",
+            waiting[0],
+        )
+    seeds = {h: str(s.seed) for h, s in found.items()}
+    first = found[hashes[0]] if hashes else None
+    if not all(seed_matches(seeds[h], h) for h in hashes):
+        return FairCheck(number, False, "Its revealed seed does not match the published hash.")
+    if not recompute_parts(seeds, record, dice):
+        return FairCheck(number, False, "Its faces are not the ones its seeds give.", first)
+    secret = False
+    for part in record["parts"]:
+        if "blind" not in part:
+            continue
+        key = found[str(part["seed_hash"])].hidden_key
+        if key is None:
+            secret = True
+        elif not blinding_matches(key, part):
+            return FairCheck(number, False, "Its blinding value is not its seed's.", first)
+    if secret:
+        return FairCheck(number, True, HIDDEN_KEY_SECRET, first)
+    return FairCheck(number, True, "Every face is the one its seeds give.", first)
 
 
 # --- export and import ----------------------------------------------------------------------

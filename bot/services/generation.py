@@ -21,6 +21,7 @@ from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
+from bot.services import fairness
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.checks import SYSTEM_NAMES
@@ -31,7 +32,7 @@ from bot.services.serialize import to_jsonable
 from bot.services.store import characters, ledger
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView
-from bot.words import LedgerKind
+from bot.words import LedgerKind, Visibility
 
 _G = ability_generations
 #: Most players one generation takes (the rules allow more; a message must stay readable).
@@ -93,7 +94,16 @@ async def roll_scores(
         campaign = await campaign_in(session, caller)
         _require_pd(campaign)
         require_gm(campaign, caller, "run the group ability-score generation")
+        record = None
+        if fairness.chosen_source(rng):
+            # Provably fair (docs/fair-dice.md): one draw for the GM's command, its d6s in
+            # the order the rules roll them (score by score).
+            draw = await fairness.draw_in(session, caller, campaign.id, Visibility.PUBLIC)
+            rng, record = draw.rng, draw.record(fairness.D6_DRAWS)
         generation = pd.generate_group_scores(names, rng, gm=gm)
+        outcome = to_jsonable(generation)
+        if record is not None:
+            outcome = {**outcome, "fair": record}
         recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
@@ -101,7 +111,7 @@ async def roll_scores(
                 kind=LedgerKind.GENERATE,
                 request=request,
                 dice=[die.value for score in generation.scores for die in score.dice],
-                outcome=to_jsonable(generation),
+                outcome=outcome,
                 campaign_id=campaign.id,
                 named=ledger.naming(*zip(ids, names, strict=True)),
             ),

@@ -543,6 +543,23 @@ def _no_contest(system: str) -> InvalidValue:
     )
 
 
+def _contest_records(
+    draw: fairness.Draw | None, start: Any, dice: list[list[int]]
+) -> tuple[dict[str, Any] | None, list[dict[str, Any] | None]]:
+    """A contest's fair records (docs/fair-dice.md): the contest row's (its dice, member by
+    member) and each member row's, each saying where its d20s were drawn (``at``)."""
+    at = None if draw is None else fairness.drawn_at(draw, start, [d for m in dice for d in m])
+    if draw is None or at is None:
+        return None, [None] * len(dice)
+    base = draw.record(fairness.D20_DRAWS)
+    parts: list[dict[str, Any] | None] = []
+    offset = 0
+    for member in dice:
+        parts.append({**base, "at": at[offset : offset + len(member)]})
+        offset += len(member)
+    return {**base, "at": at}, parts
+
+
 async def contest(
     db: Database,
     rng: random.Random,
@@ -593,8 +610,13 @@ async def contest(
             )
             for used, side in zip(abilities, sides, strict=False)
         ]
+        draw = start = None
+        if fairness.chosen_source(rng):  # one draw with the seed of whoever started it
+            draw = await fairness.draw_in(session, caller, campaign.id, Visibility.PUBLIC)
+            rng, start = draw.rng, draw.rng.getstate()
         outcome, dice = campaign.rules.contest(who, abilities, options, rng)
         per_member = {c.id: d for c, d in zip(who, dice, strict=True)}
+        whole, parts = _contest_records(draw, start, dice)
         rows = await ledger.record_rolls_in(
             session,
             [
@@ -603,13 +625,15 @@ async def contest(
                     kind=LedgerKind.CHECK,
                     request=request,
                     dice=per_member[character.id],
-                    outcome={"contest_of": canonical, "dice": per_member[character.id]},
+                    outcome=_with_fair(
+                        {"contest_of": canonical, "dice": per_member[character.id]}, part
+                    ),
                     campaign_id=campaign.id,
                     character_id=character.id,
                     character_name=character.name,
                     named=ledger.naming((character.user_id, character.name)),
                 )
-                for character in who
+                for character, part in zip(who, parts, strict=True)
             ],
         )
         contest_row = await ledger.record_in(
@@ -619,10 +643,10 @@ async def contest(
                 kind=LedgerKind.CONTEST,
                 request=request,
                 dice=[d for c in who for d in per_member[c.id]],
-                outcome={
-                    "contest": to_jsonable(outcome),
-                    "member_rolls": [row.number for row in rows],
-                },
+                outcome=_with_fair(
+                    {"contest": to_jsonable(outcome), "member_rolls": [row.number for row in rows]},
+                    whole,
+                ),
                 campaign_id=campaign.id,
                 visibility=Visibility.PUBLIC,
                 named=ledger.naming(*((c.user_id, c.name) for c in who)),

@@ -37,7 +37,7 @@ from bot.db.preroll_models import prerolls
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import budgets, checks
+from bot.services import budgets, checks, fairness
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
@@ -137,33 +137,43 @@ async def seal(
         character = await resolve_character_in(session, campaign.id, caller.user_id)
         dice: list[SealedDie] = []
         ids: list[int] = []
-        for index in range(count):
-            face = roll_d20(rng)
-            recorded = await ledger.record_in(
-                session,
-                ledger.NewRoll(
-                    # One row carries the interaction, so a retried one seals nothing new.
-                    origin=ledger.Origin.of(caller, with_interaction=index == 0),
-                    kind=LedgerKind.PREROLL,
-                    request=request,
-                    dice=[face],
-                    outcome={"die": face},
-                    # Self: no GM copy, and a GM's export leaves it out; secrecy.can_see hides
-                    # it from its roller too, until applied.
-                    visibility=Visibility.SELF,
-                    campaign_id=campaign.id,
-                    character_id=character.id,
-                    character_name=character.name,
-                ),
-            )
-            await session.execute(
-                insert(prerolls).values(
-                    ledger_id=recorded.id, campaign_id=campaign.id, character_id=character.id
+        # Provably fair (docs/fair-dice.md): each die its own hidden draw with the player's
+        # seed, its record sealed with it; a seed falling due rotates after the last die.
+        fair_dice = fairness.chosen_source(rng)
+        with fairness.rotations_held() as held:
+            for index in range(count):
+                die_rng, record = rng, None
+                if fair_dice:
+                    draw = await fairness.draw_in(session, caller, campaign.id, Visibility.SELF)
+                    die_rng, record = draw.rng, draw.record(fairness.D20_DRAWS)
+                face = roll_d20(die_rng)
+                sealed = {"die": face} if record is None else {"die": face, "fair": record}
+                recorded = await ledger.record_in(
+                    session,
+                    ledger.NewRoll(
+                        # One row carries the interaction, so a retried one seals nothing new.
+                        origin=ledger.Origin.of(caller, with_interaction=index == 0),
+                        kind=LedgerKind.PREROLL,
+                        request=request,
+                        dice=[face],
+                        outcome=sealed,
+                        # Self: no GM copy, and a GM's export leaves it out; secrecy.can_see
+                        # hides it from its roller too, until applied.
+                        visibility=Visibility.SELF,
+                        campaign_id=campaign.id,
+                        character_id=character.id,
+                        character_name=character.name,
+                    ),
                 )
-            )
-            row = await ledger.get_roll_in(session, recorded.id)
-            dice.append(SealedDie(recorded.number, row.created_at, recorded.commitment or ""))
-            ids.append(recorded.id)
+                await session.execute(
+                    insert(prerolls).values(
+                        ledger_id=recorded.id, campaign_id=campaign.id, character_id=character.id
+                    )
+                )
+                row = await ledger.get_roll_in(session, recorded.id)
+                dice.append(SealedDie(recorded.number, row.created_at, recorded.commitment or ""))
+                ids.append(recorded.id)
+        await fairness.rotate_held_in(session, held)
         # Counted after the inserts: the ledger's chain lock (held until commit) orders two
         # concurrent /preroll of one campaign, so the second counts the first's dice.
         waiting = await _waiting_in(session, character.id)
@@ -236,6 +246,7 @@ class SealedDraw:
         self.applied: tuple[AppliedDie, ...] = ()
         self._ids: tuple[int, ...] = ()
         self._dice: _Dice | None = None
+        self._fair: list[Any] = []
 
     async def rng_in(
         self, session: Executor, character: CharacterView, plan: checks.CheckPlan
@@ -280,6 +291,9 @@ class SealedDraw:
             )
         rows = [by_id[i] for i in ids]
         faces = [int(row.dice[0]) for row in rows]
+        self._fair = [
+            row.outcome.get("fair") if isinstance(row.outcome, dict) else None for row in rows
+        ]
         self._ids = tuple(ids)
         self._dice = _Dice(faces)
         self.applied = tuple(
@@ -290,10 +304,13 @@ class SealedDraw:
 
     def bind(self, outcome: Any) -> Any:
         """The check's outcome as recorded: with the pre-rolls' numbers, so its chained row
-        names the sealed dice it used."""
+        names the sealed dice it used, and their draws (docs/fair-dice.md): each die of the
+        check recomputes from the draw made when it was sealed, with its player's seed."""
         if self._dice is None or self._dice.drawn != len(self.applied):
             raise RuntimeError("the check did not use exactly the claimed pre-rolls")
-        return {**to_jsonable(outcome), "prerolls": [die.sealed.number for die in self.applied]}
+        bound = {**to_jsonable(outcome), "prerolls": [die.sealed.number for die in self.applied]}
+        record = fairness.parts_record(self._fair)
+        return bound if record is None else {**bound, "fair": record}
 
     async def mark_used_in(self, session: Executor, roll_id: int) -> None:
         """Mark the dice used by the check's row ``roll_id`` and reveal their rows."""

@@ -375,21 +375,31 @@ async def discard_unposted(db: Database, request_id: int) -> None:
 
 
 async def _shared_roll_in(
-    session: AsyncSession, rng: random.Random, request_id: int
-) -> tuple[int, bool]:
+    session: AsyncSession,
+    rng: random.Random,
+    request_id: int,
+    player: Caller,
+    campaign_id: int,
+    visibility: Visibility,
+) -> tuple[int, bool, dict[str, Any] | None]:
     """Roll-under ruling 2: the first click rolls the group's one d20; later clicks reuse it.
 
-    Returns the d20 and whether this click rolled it (the request row is locked by
-    :func:`answer`, so exactly one click does).
+    Returns the d20, whether this click rolled it (the request row is locked by
+    :func:`answer`, so exactly one click does) and, provably fair, its draw's record: with
+    the seed of ``player``, the player of the character it is rolled for (docs/fair-dice.md).
     """
     current: int | None = (
         await session.execute(select(_R.c.shared_roll).where(_R.c.id == request_id))
     ).scalar_one()
     if current is not None:
-        return int(current), False
+        return int(current), False, None
+    record = None
+    if fairness.chosen_source(rng):
+        draw = await fairness.draw_in(session, player, campaign_id, visibility)
+        rng, record = draw.rng, draw.record(fairness.D20_DRAWS)
     rolled = roll_d20(rng)
     await session.execute(update(_R).where(_R.c.id == request_id).values(shared_roll=rolled))
-    return rolled, True
+    return rolled, True, record
 
 
 async def answer(
@@ -489,7 +499,14 @@ async def _roll_target_in(
     visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
     record = None
     if campaign.rules.group_shares_die:
-        shared, rolled_it = await _shared_roll_in(session, rng, before.id)
+        player = Caller(
+            user_id=character.user_id,
+            channel_id=row_origin.channel_id,
+            guild_id=row_origin.guild_id,
+        )
+        shared, rolled_it, record = await _shared_roll_in(
+            session, rng, before.id, player, campaign.id, visibility
+        )
         outcome = shared_save(campaign, character, before.ability, shared)
         # The one d20 is stored in the row of the player who rolled it (/stats counts
         # each die once, for its roller); the others compare with it.

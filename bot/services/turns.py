@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import turn_orders
-from bot.services import notify, scheduler
+from bot.services import fairness, notify, scheduler
 from bot.services._sql import transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.context import Caller
@@ -152,9 +152,25 @@ async def _open_in(session: AsyncSession, caller: Caller, *, lock: bool = True) 
 
 
 async def _record_in(
-    session: AsyncSession, caller: Caller | None, view: TurnsView, what: str, dice: list[int]
+    session: AsyncSession,
+    caller: Caller | None,
+    view: TurnsView,
+    what: str,
+    dice: list[int],
+    fair: dict[str, Any] | None = None,
 ) -> None:
-    """The change as a ledger row: public, in the campaign's chain."""
+    """The change as a ledger row: public, in the campaign's chain (``fair``: the draw its
+    dice or order came from)."""
+    outcome: dict[str, Any] = {
+        "event": what,
+        "order": [e.name for e in view.entries],
+        "rolls": [e.roll for e in view.entries],
+        "round": view.round,
+        "turn": view.current.name if view.ended_at is None else None,
+        "held": sorted(view.held),
+    }
+    if fair is not None:
+        outcome["fair"] = fair
     row_origin = (
         ledger.Origin.of(caller)
         if caller is not None
@@ -169,14 +185,7 @@ async def _record_in(
             kind=LedgerKind.TURN,
             request=f"turn order #{view.id}: {what}",
             dice=dice,
-            outcome={
-                "event": what,
-                "order": [e.name for e in view.entries],
-                "rolls": [e.roll for e in view.entries],
-                "round": view.round,
-                "turn": view.current.name if view.ended_at is None else None,
-                "held": sorted(view.held),
-            },
+            outcome=outcome,
             visibility=Visibility.PUBLIC,
             campaign_id=view.campaign_id,
             named=ledger.naming(*((e.user_id, e.name) for e in view.entries)),
@@ -238,12 +247,22 @@ async def start(
                 "This channel already has a turn order: /turns show, or /turns end it first."
             )
         members = await resolve_targets_in(session, campaign, characters_text)
+        # Provably fair (docs/fair-dice.md): initiative's d20s and a random order's shuffle
+        # come from one draw with the GM's seed, recorded with the order's row.
+        draw = record = None
+        if order != TurnOrderKind.LISTED and fairness.chosen_source(rng):
+            draw = await fairness.draw_in(session, caller, campaign.id, Visibility.PUBLIC)
+            rng = draw.rng
+        start_state = rng.getstate() if draw is not None else None
         if order == TurnOrderKind.INITIATIVE:
             entries = roll_initiative(campaign, members, rng)
         else:
             if order == TurnOrderKind.RANDOM:
                 members = list(members)
+                listed = [c.name for c in members]
                 rng.shuffle(members)
+                if draw is not None:
+                    record = {**draw.record(fairness.SHUFFLE), "from": listed}
             entries = [Entry(c.id, c.name, c.user_id) for c in members]
         order_id = (
             await session.execute(
@@ -266,7 +285,12 @@ async def start(
         ).scalar_one()
         view = _view((await session.execute(select(_O).where(_O.c.id == order_id))).one())
         dice = [int(d) for e in entries for d in _dice_in(e.roll)]
-        await _record_in(session, caller, view, f"started ({order})", dice)
+        if draw is not None and order == TurnOrderKind.INITIATIVE:
+            # The row lists the dice in the order's order; ``at`` says where each was drawn.
+            at = fairness.drawn_at(draw, start_state, dice)
+            if at is not None:
+                record = {**draw.record(fairness.D20_DRAWS), "at": at}
+        await _record_in(session, caller, view, f"started ({order})", dice, record)
         await _schedule_turn_in(session, view, now)
         return await _event_in(session, view, "started")
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from bot.dice.fair import FairDice, player_key
+from bot.dice.fair import FairDice, player_key, scoped_key
 from bot.services import fairness
 from tests.bot.conftest import (
     Table,
@@ -55,7 +55,8 @@ async def test_seed_hash_published_rotated_revealed_and_rolls_recomputed(table: 
     assert rolled.response is not None
     row = await _latest(table)
     assert row.outcome["fair"]["seed_hash"] == published
-    assert row.outcome["fair"]["player"] == player_key("owlbear at dawn").hex()
+    scope = f"campaign:{row.campaign_id}"
+    assert row.outcome["fair"]["player"] == scoped_key(player_key("owlbear at dawn"), scope).hex()
 
     early = await table.bob.slash(table.table, "verify", roll=row.number)
     assert "not revealed yet" in message_text(final_answer(early))

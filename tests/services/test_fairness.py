@@ -51,6 +51,11 @@ async def _roll(db: Database, caller: Caller, text: str = "4d6e6+1d20", **kw: ob
     return rolled.number
 
 
+def _in(campaign: CampaignView, key: str) -> str:
+    """A player key as the campaign's rolls record it (salted with the campaign's scope)."""
+    return fair.scoped_key(bytes.fromhex(key), f"campaign:{campaign.id}").hex()
+
+
 async def _row(db: Database, campaign_id: int | None, number: int) -> dict[str, object]:
     async with db.sessionmaker() as session:
         if campaign_id is None:
@@ -69,7 +74,8 @@ async def test_a_roll_is_checkable_only_after_its_seed_is_revealed(
     row = await _row(db, pd_campaign.id, number)
     record = row["outcome"]["fair"]  # type: ignore[index]
     assert record["seed_hash"] == shown.seed_hash  # drawn from the seed published before
-    assert record["player"] == fair.player_key("").hex()
+    # The empty seed's key, salted with the campaign: unrelated to the same key elsewhere.
+    assert record["player"] == _in(pd_campaign, fair.player_key("").hex())
     before = await fairness.verify_roll(db, _bob(), number)
     assert before.matched is None and "not revealed yet" in before.reason
 
@@ -151,7 +157,7 @@ async def test_player_seed_enters_every_roll_and_changes_are_logged(
         (await _row(db, pd_campaign.id, n))["outcome"]["fair"]["player"]  # type: ignore[index]
         for n in (n1, n2)
     ]
-    assert keys == [first.key, second.key]
+    assert keys == [_in(pd_campaign, first.key), _in(pd_campaign, second.key)]
     shown = await fairness.player_seed(db, _alice())
     assert (shown.text, shown.key) == (second.text, second.key)
     # Bob's seed is his own: Alice's choice never touches it.
@@ -420,8 +426,9 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
     rows = {m.user_id: await _row(db, campaign.id, m.number) for m in saved.members}
     fair_of = {user: row["outcome"].get("fair") for user, row in rows.items()}  # type: ignore[attr-defined]
     if system is RuleSystem.D20_CHECK:
-        assert fair_of[ALICE]["player"] == fair.player_key("Ann's seed").hex()  # type: ignore[index]
-        assert fair_of[BOB]["player"] == fair.player_key("").hex()  # type: ignore[index]
+        ann, bo = fair_of[ALICE]["player"], fair_of[BOB]["player"]  # type: ignore[index]
+        assert ann == _in(campaign, fair.player_key("Ann's seed").hex())
+        assert bo == _in(campaign, fair.player_key("").hex())
     else:
         assert [f is not None for f in fair_of.values()].count(True) == 1
     await fairness.rotate(db, gm, campaign)
@@ -443,7 +450,7 @@ async def test_a_roll_request_answered_later_draws_with_the_players_seed(db: Dat
     await fairness.set_player_seed(db, _alice(channel), "hours later")
     await requests.answer(db, FairDice(), _alice(channel), made.id, "Roll button")
     (row,) = [r for r in await latest_rolls(db, campaign.id, limit=5) if "fair" in r.outcome]
-    assert row.outcome["fair"]["player"] == fair.player_key("hours later").hex()
+    assert row.outcome["fair"]["player"] == _in(campaign, fair.player_key("hours later").hex())
     await fairness.rotate(db, gm, campaign)
     bob = Caller(user_id=BOB, channel_id=channel, guild_id=GUILD)
     assert (await fairness.verify_roll(db, bob, row.number)).matched is True

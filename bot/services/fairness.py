@@ -381,6 +381,10 @@ class PlayerSeedView:
     text: str | None
     key: str
     updated_at: datetime | None
+    #: The place asked from and the key its rolls record (``key`` salted with that scope):
+    #: what the player recomputes their own rolls there with (docs/fair-dice.md).
+    scope: str = ""
+    scoped_key: str = ""
 
 
 async def set_player_seed(db: Database, caller: Caller, text: str | None) -> PlayerSeedView:
@@ -421,9 +425,13 @@ async def player_seed(db: Database, caller: Caller) -> PlayerSeedView:
                 )
             )
         ).first()
+    campaign = await campaign_here(db, caller)
+    scope = scope_of(campaign.id if campaign else None, caller)
+    key = fair.player_key("").hex() if row is None else str(row.key)
+    scoped = fair.scoped_key(bytes.fromhex(key), scope).hex()
     if row is None:
-        return PlayerSeedView(None, fair.player_key("").hex(), None)
-    return PlayerSeedView(row.text, str(row.key), row.updated_at)
+        return PlayerSeedView(None, key, None, scope, scoped)
+    return PlayerSeedView(row.text, key, row.updated_at, scope, scoped)
 
 
 # --- checking -------------------------------------------------------------------------------
@@ -643,14 +651,16 @@ async def _player_keys_in(session: Executor, roll: Any, scope: str) -> set[str]:
 def order_problem(rolls: list[tuple[int, int]], number: int) -> str | None:
     """Within one seed and one player key, each draw number is used once and in the order of
     the log: ``rolls`` are (roll number, draw number) of that group, ``number`` the roll
-    checked (tools/verify_fair.py checks every group the same way)."""
+    checked, against those before it (tools/verify_fair.py checks every group the same way)."""
     mine = dict(rolls)[number]
-    for other, draw in sorted(rolls):
-        if other == number:
+    # Against the rolls before it (a later roll that reuses or precedes its draw is that
+    # roll's fault, and shows there).
+    for other, draw in sorted(rolls, reverse=True):
+        if other >= number:
             continue
         if draw == mine:
             return f"Its draw number ({mine}) was used by roll #{other} too."
-        if (other < number) != (draw < mine):
+        if draw > mine:
             return f"Its draw number ({mine}) is out of the log's order (roll #{other}: {draw})."
     return None
 
@@ -768,6 +778,46 @@ async def revealed_in(session: Executor, campaign_id: int) -> list[dict[str, Any
             "revealed_at": row.revealed_at.isoformat(),
         }
         | ({"hidden_key": str(row.hidden_key)} if row.hidden_revealed_at is not None else {})
+        for row in rows
+    ]
+
+
+async def published_in(session: Executor, campaign_id: int) -> list[str]:
+    """Every seed hash the campaign published (the current seed's too: a hash is public), so
+    tools/verify_fair.py knows a roll's seed is the campaign's before it is revealed."""
+    rows = await session.execute(
+        select(fair_seeds.c.seed_hash)
+        .where(fair_seeds.c.scope_key == f"campaign:{campaign_id}")
+        .order_by(fair_seeds.c.generation)
+    )
+    return [str(h) for h in rows.scalars()]
+
+
+async def seed_changes_in(session: Executor, campaign_id: int) -> list[dict[str, Any]]:
+    """The logged seed changes of whoever rolled in the campaign (or plays a character in it),
+    each key as the campaign's rolls record it (salted with its scope, so the export links
+    nobody's rolls elsewhere): tools/verify_fair.py checks each roll's key is its roller's."""
+    scope = f"campaign:{campaign_id}"
+    rollers = (
+        select(ledger.c.user_id)
+        .where(ledger.c.campaign_id == campaign_id)
+        .union(select(characters.c.user_id).where(characters.c.campaign_id == campaign_id))
+    )
+    rows = await session.execute(
+        select(
+            player_seed_changes.c.user_id,
+            player_seed_changes.c.key,
+            player_seed_changes.c.changed_at,
+        )
+        .where(player_seed_changes.c.user_id.in_(rollers))
+        .order_by(player_seed_changes.c.id)
+    )
+    return [
+        {
+            "user_id": int(row.user_id),
+            "key": fair.scoped_key(bytes.fromhex(str(row.key)), scope).hex(),
+            "changed_at": row.changed_at.isoformat(),
+        }
         for row in rows
     ]
 

@@ -15,6 +15,7 @@ from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
 from bot.db.types import utcnow
 from bot.dice import fair
+from bot.dice import roll as dice_roll
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
 from bot.services import checks, export, fairness, groups, privacy, requests, secrecy
@@ -23,6 +24,7 @@ from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.inline import roll_text_in
 from bot.services.rolls import roll_dice
+from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import (
     CharacterView,
@@ -501,3 +503,109 @@ async def test_a_hidden_roll_that_uses_a_seed_up_keeps_the_hidden_key_secret(
     assert rolled.rotation is not None
     assert rolled.rotation.revealed.seed is not None
     assert rolled.rotation.revealed.hidden_key is None
+
+
+# --- a record that is not the roll's own -------------------------------------------------------
+
+
+async def _forged(db: Database, campaign: CampaignView, caller: Caller, **changes: object) -> int:
+    """What a modified bot could record: a 2d6 roll whose faces do follow from the inputs its
+    record names, but the inputs are not the roll's own (``changes`` to an honest record)."""
+    await fairness.show(db, caller, campaign)  # the campaign's seed, made if it had none
+    async with db.sessionmaker() as session:
+        seed_row = (
+            await session.execute(
+                select(fair_seeds.c.seed, fair_seeds.c.seed_hash, fair_seeds.c.uses).where(
+                    fair_seeds.c.scope_key == f"campaign:{campaign.id}",
+                    fair_seeds.c.revealed_at.is_(None),
+                )
+            )
+        ).one()
+    scope = f"campaign:{campaign.id}"
+    record: dict[str, object] = {
+        "seed_hash": seed_row.seed_hash,
+        "scope": scope,
+        "draw": int(seed_row.uses) + 1,
+        "player": fair.scoped_key(fair.player_key(""), scope).hex(),
+    } | changes
+    rng = fair.FairRandom(
+        bytes.fromhex(seed_row.seed),
+        str(record["scope"]),
+        int(record["draw"]),  # type: ignore[call-overload]
+        bytes.fromhex(str(record["player"])),
+        bytes.fromhex(str(record.get("blind", ""))),
+    )
+    rolled = dice_roll("2d6", rng)
+    async with core_transaction(db) as session:
+        row = await ledger_store.record_in(
+            session,
+            ledger_store.NewRoll(
+                origin=ledger_store.Origin.of(caller),
+                kind="roll",
+                request="/roll 2d6",
+                dice=rolled.to_record()["terms"],
+                outcome={"total": rolled.total, "expression": "2d6", "fair": record},
+                campaign_id=campaign.id,
+            ),
+        )
+    return row.number
+
+
+@pytest.mark.parametrize(
+    ("forge", "reason"),
+    [
+        ({"scope": "campaign:999"}, "another place's scope"),
+        ({"blind": "00" * 32}, "public roll but records a blinding value"),
+        ({"player": fair.scoped_key(fair.player_key("Bob's"), "x").hex()}, "not its roller's"),
+        ({"draw": 1}, "draw number (1) was used by roll"),
+    ],
+)
+async def test_verify_refuses_inputs_that_are_not_the_rolls_own(
+    db: Database, pd_campaign: CampaignView, forge: dict[str, object], reason: str
+) -> None:
+    """Faces that follow from the recorded inputs are not enough: the inputs must be the
+    roll's own (its place, no blinding on a public roll, its roller's key, a fresh draw)."""
+    honest = await _roll(db, _alice(), "2d6")
+    forged = await _forged(db, pd_campaign, _alice(), **forge)
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), honest)).matched is True
+    check = await fairness.verify_roll(db, _bob(), forged)
+    assert check.matched is False and reason in check.reason
+    # The stand-alone verifier finds the same roll, and only it.
+    data = await export.export_campaigns(db, campaign_id=pd_campaign.id)
+    out = io.StringIO()
+    assert verifier().check(json.loads(export.dumps(data)), out) == 1
+    assert f"BAD roll #{forged}" in out.getvalue() and f"#{honest}:" not in out.getvalue()
+
+
+async def test_an_honest_forged_record_still_verifies(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """The forging helper itself makes a roll that checks when nothing is changed (so the
+    refusals above are the checks', not the helper's)."""
+    number = await _forged(db, pd_campaign, _alice())
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), number)).matched is True
+
+
+async def test_the_roller_key_follows_their_logged_seed_changes(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A roll must record the key of the seed its roller had then: an older seed of theirs,
+    or another player's key, does not pass."""
+    await fairness.set_player_seed(db, _alice(), "first")
+    honest = await _roll(db, _alice(), "2d6")
+    scope = f"campaign:{pd_campaign.id}"
+    old = fair.scoped_key(fair.player_key(""), scope).hex()  # before "first", long ago?
+    async with core_transaction(db) as session:
+        # Her change to "first" is older than a minute: the empty seed no longer counts.
+        await session.execute(
+            player_seed_changes.update()
+            .where(player_seed_changes.c.user_id == ALICE)
+            .values(changed_at=utcnow() - timedelta(minutes=5))
+        )
+    stale = await _forged(db, pd_campaign, _alice(), player=old)
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), honest)).matched is True
+    check = await fairness.verify_roll(db, _bob(), stale)
+    assert check.matched is False and "not its roller's" in check.reason

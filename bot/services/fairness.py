@@ -689,7 +689,9 @@ async def _draw_order_problem_in(
         )
     )
     group: list[tuple[int, int]] = []
-    for number, outcome in rows:
+    for found in rows:
+        number: int = found.number
+        outcome: Any = found.outcome
         other = outcome.get("fair") if isinstance(outcome, dict) else None
         if (
             isinstance(other, dict)
@@ -790,7 +792,7 @@ async def published_in(session: Executor, campaign_id: int) -> list[str]:
         .where(fair_seeds.c.scope_key == f"campaign:{campaign_id}")
         .order_by(fair_seeds.c.generation)
     )
-    return [str(h) for h in rows.scalars()]
+    return [str(row.seed_hash) for row in rows]
 
 
 async def seed_changes_in(session: Executor, campaign_id: int) -> list[dict[str, Any]]:

@@ -5,13 +5,18 @@ Python 3.9+, standard library only; one file, so anyone can read it and run it:
 
     python3 verify_fair.py campaign-export.json[.gz]
     python3 verify_fair.py --roll SEED_HEX SCOPE DRAW PLAYER_KEY_HEX SIDES COUNT
+    python3 verify_fair.py --mine SEED_HEX SCOPE DRAW "your seed text" SIDES COUNT
 
 For every revealed server seed in the file it checks SHA-256(seed) against the hash that was
 published before the seed was used. For every roll that records its dice seeds it recomputes
 each die from (server seed, scope, draw number, player key, blinding) with HMAC-SHA256 and
 rejection sampling, exactly as docs/fair-dice.md says, and compares with the faces the roll
-showed. Rolls whose seed is not revealed yet are counted as "waiting"; run again after the GM
-rotates the seed (/campaign seed rotate) and exports again. Exit status 0: nothing wrong.
+showed, after checking that each roll's record is its own: the campaign's scope, one of the
+campaign's seeds, a blinding value only on a hidden roll, its roller's player key (from the
+logged seed changes the export carries), and within one seed and player key each draw number
+used once, in the order of the log. Rolls whose seed is not revealed yet are counted as
+"waiting"; run again after the GM rotates the seed (/campaign seed rotate) and exports again.
+Exit status 0: nothing wrong.
 """
 
 from __future__ import annotations
@@ -24,10 +29,17 @@ import re
 import struct
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 DOMAIN = b"pbp-dice/fair/v1"
 BLIND_DOMAIN = b"pbp-dice/blind/v1"
+PLAYER_DOMAIN = b"pbp-dice/player-seed/v1"
+SCOPE_DOMAIN = b"pbp-dice/player-scope/v1"
+#: A seed change this recent before a roll may not have counted for it yet.
+KEY_SLACK = timedelta(minutes=1)
+#: The user id an erasure leaves in a roll.
+ERASED = 0
 TWO64 = 1 << 64
 FATE = re.compile(r"d\s*F", re.IGNORECASE)
 
@@ -35,6 +47,16 @@ FATE = re.compile(r"d\s*F", re.IGNORECASE)
 def fields(*parts: bytes) -> bytes:
     """Each field preceded by its length (4 bytes, big-endian)."""
     return b"".join(len(p).to_bytes(4, "big") + p for p in parts)
+
+
+def player_key(text: str) -> bytes:
+    """Your key: SHA-256 of the tag, "|" and your seed text."""
+    return hashlib.sha256(PLAYER_DOMAIN + b"|" + text.encode("utf-8")).digest()
+
+
+def scoped_key(player: bytes, scope: str) -> bytes:
+    """The key your rolls in one scope record: HMAC-SHA256(your key, tag | scope)."""
+    return hmac.new(player, fields(SCOPE_DOMAIN, scope.encode("utf-8")), hashlib.sha256).digest()
 
 
 def words(seed: bytes, scope: str, draw: int, player: bytes, blind: bytes) -> Iterator[int]:
@@ -179,6 +201,85 @@ def blind_ok(hidden_key: bytes, record: dict[str, Any]) -> bool:
     return hmac.new(hidden_key, message, hashlib.sha256).hexdigest() == record.get("blind")
 
 
+def record_problem(record: dict[str, Any], scope: str, public: bool) -> str | None:
+    """What in a roll's record contradicts the roll itself (as /verify roll checks it)."""
+    try:
+        int(record["draw"])
+        bytes.fromhex(str(record["player"]))
+        bytes.fromhex(str(record.get("blind", "")))
+    except (KeyError, TypeError, ValueError):
+        return "its record of dice seeds is damaged"
+    if str(record.get("scope")) != scope:
+        return "it records another place's scope"
+    if public and "blind" in record:
+        return "a public roll with a blinding value"
+    if not public and not record.get("blind"):
+        return "a hidden roll without a blinding value"
+    return None
+
+
+def when(text: str) -> datetime:
+    """An export's timestamp (ISO 8601), without its time zone (all are UTC)."""
+    return datetime.fromisoformat(str(text)).replace(tzinfo=None)
+
+
+def keys_in_effect(changes: list[tuple[datetime, str]], at: datetime, scope: str) -> set[str]:
+    """The scope's keys a player's logged seed changes (time, scoped key) allow at ``at``: the
+    last change before ``at - KEY_SLACK`` (the empty seed if none) and any after it."""
+    keys: set[str] = set()
+    for changed, key in sorted(changes, reverse=True):
+        if changed > at:
+            continue
+        keys.add(key)
+        if changed <= at - KEY_SLACK:
+            return keys
+    keys.add(scoped_key(player_key(""), scope).hex())
+    return keys
+
+
+def shares_one_draw(ats: list[Any]) -> bool:
+    """Rows using one draw number are one command's slices of it (a contest, initiative):
+    each names its positions ("at"); apart from the widest, no two share one or go outside it."""
+    if len(ats) < 2:
+        return True
+    if any(not isinstance(at, list) for at in ats):
+        return False
+    sets = sorted((set(at) for at in ats), key=len)
+    widest, seen = sets.pop(), set()
+    for part in sets:
+        if part & seen or not part <= widest:
+            return False
+        seen |= part
+    return True
+
+
+def order_problems(groups: dict[tuple[str, str], list[tuple[int, int, Any]]]) -> dict[int, str]:
+    """Within one seed and player key, each draw number used once and in the log's order (the
+    rows of one command sharing a draw, one after another, count once): roll number -> what is
+    wrong with it."""
+    found: dict[int, str] = {}
+    for rolls in groups.values():
+        rolls.sort(key=lambda r: r[0])
+        i = 0
+        while i < len(rolls):
+            j = i
+            while j + 1 < len(rolls) and rolls[j + 1][1] == rolls[i][1]:
+                j += 1
+            if j > i and not shares_one_draw([r[2] for r in rolls[i : j + 1]]):
+                for k in range(i + 1, j + 1):
+                    found[rolls[k][0]] = (
+                        f"its draw number {rolls[k][1]} was used by roll #{rolls[k - 1][0]} too"
+                    )
+            if i > 0:
+                (before, a, _), (after, b, _) = rolls[i - 1], rolls[i]
+                if b == a:
+                    found[after] = f"its draw number {b} was used by roll #{before} too"
+                elif b < a:
+                    found[after] = f"its draw number {b} is out of the log's order (#{before}: {a})"
+            i = j + 1
+    return found
+
+
 def load(path: str) -> dict[str, Any]:
     with open(path, "rb") as handle:
         raw = handle.read()
@@ -196,7 +297,10 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
     for item in data["campaigns"]:
         seeds: dict[str, bytes] = {}
         hidden_keys: dict[str, bytes] = {}
+        # Every seed the campaign published (the current one's hash too, not its seed).
+        hashes = set(item.get("fair_seed_hashes") or [])
         for s in item.get("fair_seeds") or []:
+            hashes.add(s["seed_hash"])
             seed = bytes.fromhex(s["seed"])
             if hashlib.sha256(seed).hexdigest() != s["seed_hash"]:
                 print(
@@ -215,7 +319,16 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
                     continue
                 hidden_keys[s["seed_hash"]] = key
         campaign = item["tables"]["campaigns"][0]
-        ok = bad = waiting = unchecked = 0
+        scope = f"campaign:{campaign['id']}"
+        owners = {c["id"]: c.get("user_id") for c in item["tables"].get("characters", [])}
+        changes: dict[int, list[tuple[datetime, str]]] = {}
+        for c in item.get("player_seed_changes") or []:
+            changes.setdefault(int(c["user_id"]), []).append((when(c["changed_at"]), c["key"]))
+        unchecked = 0
+        good: set[int] = set()
+        waits: set[int] = set()
+        wrong: dict[int, str] = {}
+        groups: dict[tuple[str, str], list[tuple[int, int, Any]]] = {}
         for row in item["tables"]["ledger"]:
             outcome = row.get("outcome")
             record: dict[str, Any] | None = (
@@ -224,29 +337,50 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
             if not isinstance(record, dict):
                 unchecked += 1
                 continue
+            number = int(row["number"])
             if "parts" in record:
                 state = parts_state(seeds, hidden_keys, record, row["dice"])
                 if state == "bad":
-                    print(f"BAD roll #{row['number']}: its dice are not its draws'", file=out)
-                ok += state == "ok"
-                bad += state == "bad"
-                waiting += state == "waiting"
+                    wrong[number] = "its dice are not its draws'"
+                elif state == "ok":
+                    good.add(number)
+                else:
+                    waits.add(number)
                 continue
+            problem = record_problem(record, scope, row.get("visibility") == "public")
+            if problem is None and record.get("seed_hash") not in hashes:
+                problem = "its seed is not one of the campaign's"
+            if problem is None and int(row["user_id"]) != ERASED:
+                rollers = {int(row["user_id"]), owners.get(row.get("character_id"))}
+                at = when(row["created_at"])
+                allowed = set().union(
+                    *(keys_in_effect(changes.get(u, []), at, scope) for u in rollers if u)
+                )
+                if record["player"] not in allowed:
+                    problem = "the player key it records is not its roller's"
+            if problem is not None:
+                wrong[number] = problem
+                continue
+            groups.setdefault((record["seed_hash"], record["player"]), []).append(
+                (number, int(record["draw"]), record.get("at"))
+            )
             seed = seeds.get(record["seed_hash"])
             if seed is None:
-                waiting += 1
+                waits.add(number)
                 continue
             hidden = hidden_keys.get(record["seed_hash"])
-            if recompute(seed, record, row["dice"], outcome) and (
-                "blind" not in record or hidden is None or blind_ok(hidden, record)
-            ):
-                ok += 1
+            if not recompute(seed, record, row["dice"], outcome):
+                wrong[number] = "its faces are not the ones its seeds give"
+            elif "blind" in record and hidden is not None and not blind_ok(hidden, record):
+                wrong[number] = "its blinding value is not its seed's"
             else:
-                print(
-                    f"BAD roll #{row['number']}: its faces are not the ones its seeds give",
-                    file=out,
-                )
-                bad += 1
+                good.add(number)
+        for number, problem in order_problems(groups).items():
+            wrong.setdefault(number, problem)
+        for number in sorted(wrong):
+            print(f"BAD roll #{number}: {wrong[number]}", file=out)
+        bad = len(wrong)
+        ok, waiting = len(good - set(wrong)), len(waits - set(wrong))
         print(
             f"campaign {campaign['id']}: {len(seeds)} revealed seeds match their hashes; "
             f"{ok} rolls recomputed and matching, {bad} wrong, {waiting} waiting for their "
@@ -261,6 +395,14 @@ def main(argv: list[str]) -> int:
     if len(argv) == 8 and argv[1] == "--roll":
         seed, scope, draw, player, sides, count = argv[2:]
         stream = words(bytes.fromhex(seed), scope, int(draw), bytes.fromhex(player), b"")
+        print(" ".join(str(face(stream, int(sides))) for _ in range(int(count))))
+        return 0
+    if len(argv) == 8 and argv[1] == "--mine":
+        seed, scope, draw, text, sides, count = argv[2:]
+        key = scoped_key(player_key(text), scope)
+        print(f"your key: {player_key(text).hex()}")
+        print(f"your key in {scope}: {key.hex()}")
+        stream = words(bytes.fromhex(seed), scope, int(draw), key, b"")
         print(" ".join(str(face(stream, int(sides))) for _ in range(int(count))))
         return 0
     if len(argv) != 2:

@@ -31,6 +31,8 @@ from typing import Any
 DOMAIN = b"pbp-dice/fair/v1"
 #: Tag of the player key: ``SHA-256(PLAYER_DOMAIN | player seed text)``.
 PLAYER_DOMAIN = b"pbp-dice/player-seed/v1"
+#: Tag of a player's key in one scope: ``HMAC(player key, SCOPE_DOMAIN | scope)``.
+SCOPE_DOMAIN = b"pbp-dice/player-scope/v1"
 #: Tag of a hidden roll's blinding value: ``HMAC(hidden key, BLIND_DOMAIN | scope | number)``.
 BLIND_DOMAIN = b"pbp-dice/blind/v1"
 SEED_BYTES = 32
@@ -49,6 +51,12 @@ def player_key(text: str) -> bytes:
     """The key a player's seed text enters the derivation as. Only this digest is recorded
     with a roll, so erasing the text leaves every roll recomputable."""
     return hashlib.sha256(PLAYER_DOMAIN + b"|" + text.encode("utf-8")).digest()
+
+
+def scoped_key(player: bytes, scope: str) -> bytes:
+    """The key a roll records and draws with: the player's key salted with the roll's scope,
+    so the same player's rolls in two campaigns (or servers) record unrelated keys."""
+    return hmac.new(player, _fields(SCOPE_DOMAIN, scope.encode("utf-8")), hashlib.sha256).digest()
 
 
 def blinding(hidden_key: bytes, scope: str, number: int) -> bytes:

@@ -49,10 +49,17 @@ def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
         )
     else:
         head = f"Your dice seed: {quote(view.text, MAX_PLAYER_SEED)}."
-    return (
-        f"{head}\nKey in your rolls: `{view.key}` (SHA-256 of the seed: what each roll records, "
-        "so erasing the text keeps your rolls checkable)."
+    text = (
+        f"{head}\nYour key: `{view.key}` (SHA-256 of the seed; erasing the text keeps your "
+        "rolls checkable)."
     )
+    if view.scoped_key:
+        text += (
+            f"\nKey your rolls here record ({view.scope}): `{view.scoped_key}` (your key "
+            "salted with the place, so your rolls elsewhere record other keys; "
+            "tools/verify_fair.py --mine recomputes your rolls from your seed)."
+        )
+    return text
 
 
 def fair_check_line(check: FairCheck) -> str:

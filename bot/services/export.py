@@ -378,7 +378,11 @@ async def write_export(
         async with reading(db) as session:
             # Revealed dice seeds only: tools/verify_fair.py recomputes the rolls from them.
             seeds = await fairness.revealed_in(session, cid)
-        await write('},\n"fair_seeds": ' + json.dumps(seeds, sort_keys=True) + "}")
+            hashes = await fairness.published_in(session, cid)
+            changes = await fairness.seed_changes_in(session, cid)
+        await write('},\n"fair_seeds": ' + json.dumps(seeds, sort_keys=True))
+        await write(',\n"fair_seed_hashes": ' + json.dumps(hashes))
+        await write(',\n"player_seed_changes": ' + json.dumps(changes, sort_keys=True) + "}")
     stamp = json.dumps(datetime.now(UTC).isoformat())
     await write(
         f'\n],\n"exported_at": {stamp},\n"format": {json.dumps(FORMAT)},\n'

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import String, column, func, insert, select, text, update
+from sqlalchemy import String, and_, column, func, insert, or_, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
+from bot.db.models import characters, ledger
 from bot.db.types import utcnow
 from bot.dice import fair
-from bot.services import secrecy
+from bot.services import commitments, secrecy
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound
@@ -271,7 +272,7 @@ async def draw_in(
         number = current.uses
         seed = bytes.fromhex(str(taken.seed))
         key = taken.player_key
-        player = bytes.fromhex(str(key)) if key is not None else fair.player_key("")
+        player = fair.scoped_key(bytes.fromhex(key) if key else fair.player_key(""), scope)
         blind = b""
         if visibility is not Visibility.PUBLIC:
             blind = fair.blinding(bytes.fromhex(str(taken.hidden_key)), scope, number)
@@ -380,6 +381,10 @@ class PlayerSeedView:
     text: str | None
     key: str
     updated_at: datetime | None
+    #: The place asked from and the key its rolls record (``key`` salted with that scope):
+    #: what the player recomputes their own rolls there with (docs/fair-dice.md).
+    scope: str = ""
+    scoped_key: str = ""
 
 
 async def set_player_seed(db: Database, caller: Caller, text: str | None) -> PlayerSeedView:
@@ -420,9 +425,13 @@ async def player_seed(db: Database, caller: Caller) -> PlayerSeedView:
                 )
             )
         ).first()
+    campaign = await campaign_here(db, caller)
+    scope = scope_of(campaign.id if campaign else None, caller)
+    key = fair.player_key("").hex() if row is None else str(row.key)
+    scoped = fair.scoped_key(bytes.fromhex(key), scope).hex()
     if row is None:
-        return PlayerSeedView(None, fair.player_key("").hex(), None)
-    return PlayerSeedView(row.text, str(row.key), row.updated_at)
+        return PlayerSeedView(None, key, None, scope, scoped)
+    return PlayerSeedView(row.text, key, row.updated_at, scope, scoped)
 
 
 # --- checking -------------------------------------------------------------------------------
@@ -444,9 +453,7 @@ NO_SEEDS = (
 )
 
 
-def recompute(
-    seed_hex: str, record: dict[str, Any], terms: list[Any], outcome: Any = None
-) -> bool:
+def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any], outcome: Any = None) -> bool:
     """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give
     (``outcome``: the row's outcome, for a draw that picks an order rather than faces)."""
     more = _recompute_rules(seed_hex, record, terms, outcome)
@@ -483,46 +490,253 @@ def seed_matches(seed_hex: str, published: str) -> bool:
 
 
 async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
-    """``/verify roll:N``: recompute the faces of roll #N from its revealed seed."""
+    """``/verify roll:N``: recompute the faces of roll #N from its revealed seed, after
+    checking that its recorded inputs are its own (:func:`record_problem`)."""
     access = await secrecy.access_roll(db, caller, number)
     if not access.visible:
         return FairCheck(number, None, "Its result is hidden from you, so it cannot be checked.")
-    outcome = access.row.outcome
+    roll = access.row
+    outcome = roll.outcome
     record = outcome.get("fair") if isinstance(outcome, dict) else None
     if not isinstance(record, dict):
         return FairCheck(number, None, NO_SEEDS)
     if "parts" in record:
-        return await _verify_parts(db, number, record, list(access.row.dice))
+        return await _verify_parts(db, number, record, list(roll.dice))
+    scope = row_scope(roll.campaign_id, roll.scope_id)
+    homes = [scope] + ([f"imported:{roll.campaign_id}"] if roll.campaign_id is not None else [])
     async with transaction(db) as session:
         row = (
             await session.execute(
                 select(*_COLUMNS)
-                .where(fair_seeds.c.seed_hash == str(record["seed_hash"]))
+                .where(
+                    fair_seeds.c.seed_hash == str(record.get("seed_hash")),
+                    fair_seeds.c.scope_key.in_(homes),
+                )
                 .order_by(fair_seeds.c.revealed_at.is_(None), fair_seeds.c.id)
                 .limit(1)
             )
         ).first()
-    if row is None:
-        return FairCheck(number, False, "Its seed is missing.")
-    seed = _seed_of(row)
-    if seed.seed is None:
-        return FairCheck(
-            number,
-            None,
-            f"Its seed (hash `{seed.seed_hash[:16]}…`) is not revealed yet: it can be checked "
-            "after the next rotation (/campaign seed rotate).",
-            seed,
+        if row is None:
+            return await _elsewhere_in(session, number, str(record.get("seed_hash")))
+        seed = _seed_of(row)
+        if seed.seed is None:
+            return FairCheck(
+                number,
+                None,
+                f"Its seed (hash `{seed.seed_hash[:16]}…`) is not revealed yet: it can be checked "
+                "after the next rotation (/campaign seed rotate).",
+                seed,
+            )
+        expected_scope = scope
+        if seed.scope != scope:
+            # An imported campaign's seed: its rolls keep their former campaign's scope, which
+            # the import does not keep (tools/verify_fair.py checks it on the export).
+            former = str(record.get("scope", ""))
+            expected_scope = former if former.startswith("campaign:") else scope
+        problem = record_problem(
+            record, scope=expected_scope, public=roll.visibility is Visibility.PUBLIC
         )
+        if problem is None:
+            problem = await _draw_order_problem_in(session, roll, seed, record)
+        erased = roll.user_id == commitments.TOMBSTONE_ID
+        key_ok: bool | None = None
+        if problem is None and not erased:
+            keys = await _player_keys_in(session, roll, expected_scope)
+            key_ok = str(record["player"]) in keys
+    if problem is not None:
+        return FairCheck(number, False, problem, seed)
+    if key_ok is False:
+        return FairCheck(number, False, "The player key it records is not its roller's.", seed)
     if not seed_matches(seed.seed, str(record["seed_hash"])):
         return FairCheck(number, False, "Its revealed seed does not match the published hash.")
-    if not recompute(seed.seed, record, list(access.row.dice), outcome):
+    if not recompute(seed.seed, record, list(roll.dice), outcome):
         return FairCheck(number, False, "Its faces are not the ones its seeds give.", seed)
+    tail = " Its roller's data was erased, so whose key it records cannot be checked." * erased
     if "blind" in record:
         if seed.hidden_key is None:
-            return FairCheck(number, True, HIDDEN_KEY_SECRET, seed)
+            return FairCheck(number, True, HIDDEN_KEY_SECRET + tail, seed)
         if not blinding_matches(seed.hidden_key, record):
             return FairCheck(number, False, "Its blinding value is not its seed's.", seed)
-    return FairCheck(number, True, "Every face is the one its seeds give.", seed)
+    return FairCheck(number, True, "Every face is the one its seeds give." + tail, seed)
+
+
+async def _elsewhere_in(session: Executor, number: int, seed_hash: str) -> FairCheck:
+    """A roll whose seed is not its place's: another place's revealed seed proves nothing for
+    it; a seed still secret (an imported roll's, say, in the campaign it came from) may."""
+    row = (
+        await session.execute(
+            select(fair_seeds.c.revealed_at).where(fair_seeds.c.seed_hash == seed_hash).limit(1)
+        )
+    ).first()
+    if row is None:
+        return FairCheck(number, False, "Its seed is missing.")
+    if row.revealed_at is None:
+        return FairCheck(number, None, "Its seed is not revealed yet.")
+    return FairCheck(number, False, "It records another place's seed, not one of its own.")
+
+
+def row_scope(campaign_id: int | None, scope_id: int) -> str:
+    """The scope a ledger row's dice were drawn in: its campaign's, else its channel's (the
+    roll's own chain, as :func:`scope_of` gave it when it was drawn)."""
+    return f"campaign:{campaign_id}" if campaign_id is not None else f"channel:{scope_id}"
+
+
+def record_problem(record: dict[str, Any], *, scope: str, public: bool) -> str | None:
+    """What in a roll's recorded inputs contradicts the roll itself, or None: its scope must be
+    the roll's own, a public roll has no blinding value and a hidden one has one
+    (tools/verify_fair.py makes the same checks)."""
+    try:
+        int(record["draw"])
+        bytes.fromhex(str(record["player"]))
+        bytes.fromhex(str(record.get("blind", "")))
+    except (KeyError, TypeError, ValueError):
+        return "Its record of dice seeds is damaged."
+    if str(record.get("scope")) != scope:
+        return "It records another place's scope, not its own."
+    if public and "blind" in record:
+        return "It is a public roll but records a blinding value."
+    if not public and not record.get("blind"):
+        return "It is a hidden roll but records no blinding value."
+    return None
+
+
+#: How long before a roll a seed change may still not have counted for it (the roll read the
+#: key before the change was saved): keys set in this window are accepted too.
+KEY_SLACK = timedelta(minutes=1)
+
+
+def keys_in_effect(
+    changes: list[tuple[datetime, str]], at: datetime, scope: str, *, scoped: bool = False
+) -> set[str]:
+    """The keys (hex, as the scope records them) a player's logged seed changes (time, key)
+    allow for a roll at ``at``: the last change before ``at - KEY_SLACK`` (the empty seed if
+    none), and any change after it up to ``at``. ``scoped``: the log's keys are already the
+    scope's (an export's)."""
+    keys: set[str] = set()
+    settled = False
+    for when, key in sorted(changes, reverse=True):
+        if when > at:
+            continue
+        keys.add(key if scoped else fair.scoped_key(bytes.fromhex(key), scope).hex())
+        if when <= at - KEY_SLACK:
+            settled = True
+            break
+    if not settled:
+        keys.add(fair.scoped_key(fair.player_key(""), scope).hex())
+    return keys
+
+
+async def _rollers_in(session: Executor, roll: Any) -> set[int]:
+    """Who may have rolled a row's dice: whoever made the row, and its character's player
+    (a group save's or a roll request's member rolls with their own seed)."""
+    users = {int(roll.user_id)}
+    if roll.character_id is not None:
+        owner = await session.scalar(
+            select(characters.c.user_id).where(characters.c.id == roll.character_id)
+        )
+        if owner is not None:
+            users.add(int(owner))
+    return users
+
+
+async def _player_keys_in(session: Executor, roll: Any, scope: str) -> set[str]:
+    """The keys the roll's possible rollers' logged seed changes allow at its time."""
+    keys: set[str] = set()
+    for user in await _rollers_in(session, roll):
+        changes = await session.execute(
+            select(player_seed_changes.c.changed_at, player_seed_changes.c.key).where(
+                player_seed_changes.c.user_id == user,
+                player_seed_changes.c.changed_at <= roll.created_at,
+            )
+        )
+        logged = [(r.changed_at, str(r.key)) for r in changes]
+        keys |= keys_in_effect(logged, roll.created_at, scope)
+    return keys
+
+
+def shares_one_draw(ats: list[Any]) -> bool:
+    """Whether rows using one draw number are one command's slices of that draw (a contest,
+    initiative: docs/fair-dice.md): each names its positions (``at``), and apart from the
+    widest (the whole command's row) no two name the same position nor any outside it."""
+    if len(ats) < 2:
+        return True
+    if any(not isinstance(at, list) for at in ats):
+        return False
+    sets = sorted((set(at) for at in ats), key=len)
+    widest, seen = sets.pop(), set[Any]()
+    for part in sets:
+        if part & seen or not part <= widest:
+            return False
+        seen |= part
+    return True
+
+
+def order_problem(rolls: list[tuple[int, int, Any]], number: int) -> str | None:
+    """Within one seed and one player key, each draw number is used once and in the order of
+    the log: ``rolls`` are (roll number, draw number, its ``at`` or None) of that group,
+    ``number`` the roll checked, against those before it. Rows of one command sharing a draw
+    (:func:`shares_one_draw`) count as one use; they must follow each other in the group
+    (tools/verify_fair.py checks every group the same way)."""
+    ordered = sorted(rolls)
+    index = next(i for i, (n, _, _) in enumerate(ordered) if n == number)
+    mine = ordered[index][1]
+    start = index
+    while start > 0 and ordered[start - 1][1] == mine:
+        start -= 1
+    if start < index:
+        end = index
+        while end + 1 < len(ordered) and ordered[end + 1][1] == mine:
+            end += 1
+        if not shares_one_draw([at for _, _, at in ordered[start : end + 1]]):
+            return f"Its draw number ({mine}) was used by roll #{ordered[index - 1][0]} too."
+    # Against the rolls before its draw's first row (a later roll that reuses or precedes its
+    # draw is that roll's fault, and shows there).
+    for other, draw, _ in reversed(ordered[:start]):
+        if draw == mine:
+            return f"Its draw number ({mine}) was used by roll #{other} too."
+        if draw > mine:
+            return f"Its draw number ({mine}) is out of the log's order (roll #{other}: {draw})."
+    return None
+
+
+async def _draw_order_problem_in(
+    session: Executor, roll: Any, seed: Seed, record: dict[str, Any]
+) -> str | None:
+    """:func:`order_problem` for the rolls of the same seed and player key as ``roll``: read
+    through the rolls its possible rollers made while the seed was current (their records
+    are read here, never shown)."""
+    users = await _rollers_in(session, roll)
+    owned = select(characters.c.id).where(characters.c.user_id.in_(users))
+    chain = (
+        ledger.c.campaign_id == roll.campaign_id
+        if roll.campaign_id is not None
+        else and_(ledger.c.campaign_id.is_(None), ledger.c.scope_id == roll.scope_id)
+    )
+    # A rotation a roll set off is saved before the roll's row: a little slack after it.
+    until = (seed.revealed_at or utcnow()) + KEY_SLACK
+    rows = await session.execute(
+        select(ledger.c.number, ledger.c.outcome).where(
+            chain,
+            ledger.c.created_at >= seed.created_at - KEY_SLACK,
+            ledger.c.created_at <= until,
+            or_(ledger.c.user_id.in_(users), ledger.c.character_id.in_(owned)),
+        )
+    )
+    group: list[tuple[int, int, Any]] = []
+    for found in rows:
+        number: int = found.number
+        outcome: Any = found.outcome
+        other = outcome.get("fair") if isinstance(outcome, dict) else None
+        if (
+            isinstance(other, dict)
+            and other.get("seed_hash") == record["seed_hash"]
+            and other.get("player") == record["player"]
+        ):
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                group.append((int(number), int(other["draw"]), other.get("at")))
+    if all(n != roll.number for n, _, _ in group):
+        group.append((int(roll.number), int(record["draw"]), record.get("at")))
+    return order_problem(group, int(roll.number))
 
 
 #: A revealed hidden roll whose seed's hidden-roll key is still secret.
@@ -748,6 +962,46 @@ async def revealed_in(session: Executor, campaign_id: int) -> list[dict[str, Any
             "revealed_at": row.revealed_at.isoformat(),
         }
         | ({"hidden_key": str(row.hidden_key)} if row.hidden_revealed_at is not None else {})
+        for row in rows
+    ]
+
+
+async def published_in(session: Executor, campaign_id: int) -> list[str]:
+    """Every seed hash the campaign published (the current seed's too: a hash is public), so
+    tools/verify_fair.py knows a roll's seed is the campaign's before it is revealed."""
+    rows = await session.execute(
+        select(fair_seeds.c.seed_hash)
+        .where(fair_seeds.c.scope_key == f"campaign:{campaign_id}")
+        .order_by(fair_seeds.c.generation)
+    )
+    return [str(row.seed_hash) for row in rows]
+
+
+async def seed_changes_in(session: Executor, campaign_id: int) -> list[dict[str, Any]]:
+    """The logged seed changes of whoever rolled in the campaign (or plays a character in it),
+    each key as the campaign's rolls record it (salted with its scope, so the export links
+    nobody's rolls elsewhere): tools/verify_fair.py checks each roll's key is its roller's."""
+    scope = f"campaign:{campaign_id}"
+    rollers = (
+        select(ledger.c.user_id)
+        .where(ledger.c.campaign_id == campaign_id)
+        .union(select(characters.c.user_id).where(characters.c.campaign_id == campaign_id))
+    )
+    rows = await session.execute(
+        select(
+            player_seed_changes.c.user_id,
+            player_seed_changes.c.key,
+            player_seed_changes.c.changed_at,
+        )
+        .where(player_seed_changes.c.user_id.in_(rollers))
+        .order_by(player_seed_changes.c.id)
+    )
+    return [
+        {
+            "user_id": int(row.user_id),
+            "key": fair.scoped_key(bytes.fromhex(str(row.key)), scope).hex(),
+            "changed_at": row.changed_at.isoformat(),
+        }
         for row in rows
     ]
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from bot.dice.fair import FairDice, player_key
+from bot.dice.fair import FairDice, player_key, scoped_key
 from bot.services import fairness
 from tests.bot.conftest import (
     Table,
@@ -55,7 +55,8 @@ async def test_seed_hash_published_rotated_revealed_and_rolls_recomputed(table: 
     assert rolled.response is not None
     row = await _latest(table)
     assert row.outcome["fair"]["seed_hash"] == published
-    assert row.outcome["fair"]["player"] == player_key("owlbear at dawn").hex()
+    scope = f"campaign:{row.campaign_id}"
+    assert row.outcome["fair"]["player"] == scoped_key(player_key("owlbear at dawn"), scope).hex()
 
     early = await table.bob.slash(table.table, "verify", roll=row.number)
     assert "not revealed yet" in message_text(final_answer(early))
@@ -84,9 +85,21 @@ async def test_me_seed_show_and_random(table: Table) -> None:
     empty = await table.bob.slash(table.table, "me seed show")
     assert "not set a dice seed" in final_answer(empty).content
     chosen = await table.bob.slash(table.table, "me seed set")
-    (key,) = re.findall(r"Key in your rolls: `([0-9a-f]{64})`", final_answer(chosen).content)
+    (key,) = re.findall(r"Your key: `([0-9a-f]{64})`", final_answer(chosen).content)
     again = await table.bob.slash(table.table, "me seed show")
     assert key in final_answer(again).content and final_answer(again).ephemeral
+
+
+async def test_me_seed_show_gives_the_key_this_campaigns_rolls_record(table: Table) -> None:
+    """A player recomputes their own rolls from what /me seed show tells them."""
+    await start_campaign(table, "d20-check")
+    await table.alice.slash(table.table, "me seed set", text="owlbear at dawn")
+    shown = final_answer(await table.alice.slash(table.table, "me seed show")).content
+    (here,) = re.findall(r"record \((campaign:\d+)\): `([0-9a-f]{64})`", shown)
+    await table.alice.slash(table.table, "roll", dice="2d6")
+    row = await _latest(table)
+    assert here == (row.outcome["fair"]["scope"], row.outcome["fair"]["player"])
+    assert here[1] == scoped_key(player_key("owlbear at dawn"), here[0]).hex()
 
 
 async def test_a_due_seed_is_revealed_to_the_table_after_the_roll_that_used_it(

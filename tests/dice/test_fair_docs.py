@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 from bot.dice import roll
-from bot.dice.fair import FairRandom, player_key, seed_hash
+from bot.dice.fair import FairRandom, player_key, scoped_key, seed_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "fair-dice.md").read_text(encoding="utf-8")
@@ -39,30 +39,33 @@ def test_worked_example_recomputes() -> None:
     assert ex["its published SHA-256"].strip("`") == seed_hash(seed)
     assert hashlib.sha256(seed).hexdigest() == seed_hash(seed)
     text = ex["your seed"].strip("`")
-    key = player_key(text)
-    assert ex["your key"].strip("`") == key.hex()
+    assert ex["your seed's key"].strip("`") == player_key(text).hex()
     scope = ex["scope"].strip("`")
+    key = scoped_key(player_key(text), scope)
+    assert ex["your key in that scope"].strip("`") == key.hex()
     first = roll("1d20+5", FairRandom(seed, scope, 1, key))
     assert ex["draw 1: `/roll dice:1d20+5`"] == (
         f"d20 shows **{first.terms[0].faces[0]}**, total **{first.total}**"
     )
     second = roll("4d6", FairRandom(seed, scope, 2, key))
     assert ex["draw 2: `/roll dice:4d6`"] == "**" + " ".join(map(str, second.terms[0].faces)) + "**"
-    # The stand-alone verifier gives the same faces.
+    # The stand-alone verifier gives the same keys and faces.
     tool = verifier()
+    assert tool.scoped_key(tool.player_key(text), scope) == key
     words = tool.words(seed, scope, 2, key, b"")
     assert [tool.face(words, 6) for _ in range(4)] == list(second.terms[0].faces)
 
 
 def test_documented_command_prints_what_the_doc_says() -> None:
-    block = DOC.split("Recompute draw 2 yourself:")[1].split("```")[1]
-    command, printed = block.strip().splitlines()
+    after = DOC.split("Recompute draw 2 yourself")[1]
+    block = re.search(r"^```\n(.*?)^```", after, re.MULTILINE | re.DOTALL).group(1)  # type: ignore[union-attr]
+    command, *printed = block.strip().splitlines()
     args = shlex.split(command)
     assert args[:2] == ["python3", "tools/verify_fair.py"]
     out = subprocess.run(
         [sys.executable, *args[1:]], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == printed.strip()
+    assert out.stdout.strip().splitlines() == printed
 
 
 def test_verifier_uses_only_the_standard_library() -> None:

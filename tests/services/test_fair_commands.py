@@ -33,6 +33,11 @@ def _caller(user: int, channel: int = CHANNEL) -> Caller:
     return Caller(user_id=user, channel_id=channel, guild_id=GUILD, role_ids=roles)
 
 
+def _key(text: str, campaign_id: int) -> str:
+    """The key a player's rolls record in a campaign: their seed's key, salted for its scope."""
+    return fair.scoped_key(fair.player_key(text), f"campaign:{campaign_id}").hex()
+
+
 async def _row(db: Database, campaign_id: int, number: int) -> Any:
     async with db.sessionmaker() as session:
         row = await find_number_in(session, number, campaign_id=campaign_id)
@@ -100,7 +105,7 @@ async def test_a_preroll_is_a_hidden_draw_and_the_check_using_it_recomputes_from
     first = await _row(db, pd_campaign.id, sealed.dice[0].number)
     record = first.outcome["fair"]
     assert record["dice"] == "d20" and record["blind"]  # a hidden roll's blinding value
-    assert record["player"] == fair.player_key("sealed by Ann").hex()
+    assert record["player"] == _key("sealed by Ann", pd_campaign.id)
     await _rotate(db, pd_campaign)
     # Still sealed: the seed is revealed, the die is not (nor its blinding value).
     hidden = await fairness.verify_roll(db, _caller(BOB), sealed.dice[0].number)
@@ -168,7 +173,7 @@ async def test_a_requests_shared_die_is_drawn_with_the_first_answerers_seed(db: 
         if row.character_name
     }
     number, record, dice = numbers["Bo"]
-    assert record["player"] == fair.player_key("Bo clicks first").hex() and len(dice) == 1
+    assert record["player"] == _key("Bo clicks first", campaign.id) and len(dice) == 1
     assert numbers["Ann"][1] is None and numbers["Ann"][2] == []  # compares with Bo's die
     await _rotate(db, campaign, channel)
     assert (await fairness.verify_roll(db, _caller(ALICE, channel), number)).matched is True
@@ -285,7 +290,7 @@ async def test_a_contests_rows_recompute_from_one_draw(
     )
     contest_row = await _row(db, campaign.id, done.number)
     members = [await _row(db, campaign.id, n) for n in contest_row.outcome["member_rolls"]]
-    assert contest_row.outcome["fair"]["player"] == fair.player_key("Ann contests").hex()
+    assert contest_row.outcome["fair"]["player"] == _key("Ann contests", campaign.id)
     seed = await _rotate(db, campaign, channel)
     for number in [done.number, *(m.number for m in members)]:
         verdict = await fairness.verify_roll(db, _caller(BOB, channel), number)

@@ -15,6 +15,7 @@ from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
 from bot.db.types import utcnow
 from bot.dice import fair
+from bot.dice import roll as dice_roll
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
 from bot.services import checks, export, fairness, groups, privacy, requests, secrecy
@@ -23,6 +24,7 @@ from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed
 from bot.services.inline import roll_text_in
 from bot.services.rolls import roll_dice
+from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import (
     CharacterView,
@@ -51,6 +53,11 @@ async def _roll(db: Database, caller: Caller, text: str = "4d6e6+1d20", **kw: ob
     return rolled.number
 
 
+def _in(campaign: CampaignView, key: str) -> str:
+    """A player key as the campaign's rolls record it (salted with the campaign's scope)."""
+    return fair.scoped_key(bytes.fromhex(key), f"campaign:{campaign.id}").hex()
+
+
 async def _row(db: Database, campaign_id: int | None, number: int) -> dict[str, object]:
     async with db.sessionmaker() as session:
         if campaign_id is None:
@@ -69,7 +76,8 @@ async def test_a_roll_is_checkable_only_after_its_seed_is_revealed(
     row = await _row(db, pd_campaign.id, number)
     record = row["outcome"]["fair"]  # type: ignore[index]
     assert record["seed_hash"] == shown.seed_hash  # drawn from the seed published before
-    assert record["player"] == fair.player_key("").hex()
+    # The empty seed's key, salted with the campaign: unrelated to the same key elsewhere.
+    assert record["player"] == _in(pd_campaign, fair.player_key("").hex())
     before = await fairness.verify_roll(db, _bob(), number)
     assert before.matched is None and "not revealed yet" in before.reason
 
@@ -151,7 +159,7 @@ async def test_player_seed_enters_every_roll_and_changes_are_logged(
         (await _row(db, pd_campaign.id, n))["outcome"]["fair"]["player"]  # type: ignore[index]
         for n in (n1, n2)
     ]
-    assert keys == [first.key, second.key]
+    assert keys == [_in(pd_campaign, first.key), _in(pd_campaign, second.key)]
     shown = await fairness.player_seed(db, _alice())
     assert (shown.text, shown.key) == (second.text, second.key)
     # Bob's seed is his own: Alice's choice never touches it.
@@ -420,8 +428,9 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
     rows = {m.user_id: await _row(db, campaign.id, m.number) for m in saved.members}
     fair_of = {user: row["outcome"].get("fair") for user, row in rows.items()}  # type: ignore[attr-defined]
     if system is RuleSystem.D20_CHECK:
-        assert fair_of[ALICE]["player"] == fair.player_key("Ann's seed").hex()  # type: ignore[index]
-        assert fair_of[BOB]["player"] == fair.player_key("").hex()  # type: ignore[index]
+        ann, bo = fair_of[ALICE]["player"], fair_of[BOB]["player"]  # type: ignore[index]
+        assert ann == _in(campaign, fair.player_key("Ann's seed").hex())
+        assert bo == _in(campaign, fair.player_key("").hex())
     else:
         assert [f is not None for f in fair_of.values()].count(True) == 1
     await fairness.rotate(db, gm, campaign)
@@ -443,7 +452,7 @@ async def test_a_roll_request_answered_later_draws_with_the_players_seed(db: Dat
     await fairness.set_player_seed(db, _alice(channel), "hours later")
     await requests.answer(db, FairDice(), _alice(channel), made.id, "Roll button")
     (row,) = [r for r in await latest_rolls(db, campaign.id, limit=5) if "fair" in r.outcome]
-    assert row.outcome["fair"]["player"] == fair.player_key("hours later").hex()
+    assert row.outcome["fair"]["player"] == _in(campaign, fair.player_key("hours later").hex())
     await fairness.rotate(db, gm, campaign)
     bob = Caller(user_id=BOB, channel_id=channel, guild_id=GUILD)
     assert (await fairness.verify_roll(db, bob, row.number)).matched is True
@@ -494,3 +503,131 @@ async def test_a_hidden_roll_that_uses_a_seed_up_keeps_the_hidden_key_secret(
     assert rolled.rotation is not None
     assert rolled.rotation.revealed.seed is not None
     assert rolled.rotation.revealed.hidden_key is None
+
+
+# --- a record that is not the roll's own -------------------------------------------------------
+
+
+async def _forged(db: Database, campaign: CampaignView, caller: Caller, **changes: object) -> int:
+    """What a modified bot could record: a 2d6 roll whose faces do follow from the inputs its
+    record names, but the inputs are not the roll's own (``changes`` to an honest record)."""
+    await fairness.show(db, caller, campaign)  # the campaign's seed, made if it had none
+    async with db.sessionmaker() as session:
+        seed_row = (
+            await session.execute(
+                select(fair_seeds.c.seed, fair_seeds.c.seed_hash, fair_seeds.c.uses).where(
+                    fair_seeds.c.scope_key == f"campaign:{campaign.id}",
+                    fair_seeds.c.revealed_at.is_(None),
+                )
+            )
+        ).one()
+    scope = f"campaign:{campaign.id}"
+    record: dict[str, object] = {
+        "seed_hash": seed_row.seed_hash,
+        "scope": scope,
+        "draw": int(seed_row.uses) + 1,
+        "player": fair.scoped_key(fair.player_key(""), scope).hex(),
+    } | changes
+    rng = fair.FairRandom(
+        bytes.fromhex(seed_row.seed),
+        str(record["scope"]),
+        int(record["draw"]),  # type: ignore[call-overload]
+        bytes.fromhex(str(record["player"])),
+        bytes.fromhex(str(record.get("blind", ""))),
+    )
+    rolled = dice_roll("2d6", rng)
+    async with core_transaction(db) as session:
+        row = await ledger_store.record_in(
+            session,
+            ledger_store.NewRoll(
+                origin=ledger_store.Origin.of(caller),
+                kind="roll",
+                request="/roll 2d6",
+                dice=rolled.to_record()["terms"],
+                outcome={"total": rolled.total, "expression": "2d6", "fair": record},
+                campaign_id=campaign.id,
+            ),
+        )
+    return row.number
+
+
+@pytest.mark.parametrize(
+    ("forge", "reason"),
+    [
+        ({"scope": "campaign:999"}, "another place's scope"),
+        ({"blind": "00" * 32}, "public roll but records a blinding value"),
+        ({"player": fair.scoped_key(fair.player_key("Bob's"), "x").hex()}, "not its roller's"),
+        ({"draw": 1}, "draw number (1) was used by roll"),
+    ],
+)
+async def test_verify_refuses_inputs_that_are_not_the_rolls_own(
+    db: Database, pd_campaign: CampaignView, forge: dict[str, object], reason: str
+) -> None:
+    """Faces that follow from the recorded inputs are not enough: the inputs must be the
+    roll's own (its place, no blinding on a public roll, its roller's key, a fresh draw)."""
+    honest = await _roll(db, _alice(), "2d6")
+    forged = await _forged(db, pd_campaign, _alice(), **forge)
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), honest)).matched is True
+    check = await fairness.verify_roll(db, _bob(), forged)
+    assert check.matched is False and reason in check.reason
+    # The stand-alone verifier finds the same roll, and only it.
+    data = await export.export_campaigns(db, campaign_id=pd_campaign.id)
+    out = io.StringIO()
+    assert verifier().check(json.loads(export.dumps(data)), out) == 1
+    assert f"BAD roll #{forged}" in out.getvalue() and f"#{honest}:" not in out.getvalue()
+
+
+async def test_an_honest_forged_record_still_verifies(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """The forging helper itself makes a roll that checks when nothing is changed (so the
+    refusals above are the checks', not the helper's)."""
+    number = await _forged(db, pd_campaign, _alice())
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), number)).matched is True
+
+
+async def test_the_roller_key_follows_their_logged_seed_changes(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A roll must record the key of the seed its roller had then: an older seed of theirs,
+    or another player's key, does not pass."""
+    await fairness.set_player_seed(db, _alice(), "first")
+    honest = await _roll(db, _alice(), "2d6")
+    scope = f"campaign:{pd_campaign.id}"
+    old = fair.scoped_key(fair.player_key(""), scope).hex()  # before "first", long ago?
+    async with core_transaction(db) as session:
+        # Her change to "first" is older than a minute: the empty seed no longer counts.
+        await session.execute(
+            player_seed_changes.update()
+            .where(player_seed_changes.c.user_id == ALICE)
+            .values(changed_at=utcnow() - timedelta(minutes=5))
+        )
+    stale = await _forged(db, pd_campaign, _alice(), player=old)
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    assert (await fairness.verify_roll(db, _bob(), honest)).matched is True
+    check = await fairness.verify_roll(db, _bob(), stale)
+    assert check.matched is False and "not its roller's" in check.reason
+
+
+@pytest.mark.parametrize(
+    ("ats", "one_draw"),
+    [
+        ([[0, 1, 2, 3], [0, 1], [2, 3]], True),  # a contest's row and its two members' slices
+        ([None, None], False),  # two plain rolls cannot share a draw
+        ([[0, 1], None], False),
+        ([[0, 1, 2], [0, 1], [1, 2]], False),  # two slices naming one position
+        ([[0, 1, 2], [3]], False),  # a slice outside the command's draw
+    ],
+)
+def test_only_one_commands_slices_share_a_draw_in_both_verifiers(
+    ats: list[list[int] | None], one_draw: bool
+) -> None:
+    """A draw number reused by rows that are not one command's disjoint slices of it is
+    refused by /verify's order check and by the stand-alone tool alike."""
+    rolls = [(10 + i, 7, at) for i, at in enumerate(ats)]
+    last = rolls[-1][0]
+    assert (fairness.order_problem(rolls, last) is None) is one_draw
+    tool = verifier().order_problems({("seed", "key"): list(rolls)})
+    assert (not tool) is one_draw

@@ -27,9 +27,7 @@ from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, gm_calle
 
 #: Low AC and both items with a quality save: hits, criticals (the armour's save, every damage
 #: die again with the GM's option) and fumbles (the weapon's save) all come up.
-ATTACK = AttackOptions(
-    ac=3, damage="2d6+1d4e4+2", weapon_quality="Master", armour_quality="Master"
-)
+ATTACK = AttackOptions(ac=3, damage="2d6+1d4e4+2", weapon_quality="Master", armour_quality="Master")
 ALL_PARTS = set(fairness.ATTACK_PARTS)
 
 

@@ -173,9 +173,49 @@ def parts_state(
     return "ok"
 
 
+#: The parts an attack (or a rerolled attack) may draw, in this order; its record lists those
+#: it drew: its d20s (the row's dice), the weapon's and the armour's quality saves (rules
+#: d20s), the damage's terms and a critical's second roll of every damage die.
+ATTACK_PARTS = ("d20", "weapon_save", "armor_save", "damage", "again")
+
+
+def attack_ok(stream: Iterator[int], parts: Any, terms: list[Any], outcome: Any) -> bool:
+    """An attack's draw (``"dice": "attack"``), part by part, against what the roll shows."""
+    if not isinstance(parts, list) or not isinstance(outcome, dict):
+        return False
+    if any(p not in ATTACK_PARTS for p in parts) or parts != sorted(parts, key=ATTACK_PARTS.index):
+        return False
+    attack = outcome.get("attack") or {}
+    damage = outcome.get("damage") or {}
+    shown = ["d20", *(p for p in ("weapon_save", "armor_save") if attack.get(p))]
+    shown += [p for p, key in (("damage", "roll"), ("again", "again")) if damage.get(key)]
+    for part in set(shown) - set(parts):
+        # Only what a reroll kept from the roll it replaced may be shown and not drawn.
+        kept = "kept_from" in damage if part in ("damage", "again") else part != "d20"
+        if not (kept and "original_number" in outcome):
+            return False
+    try:
+        for part in parts:
+            if part == "d20":
+                if [d20(stream) for _ in terms] != [int(t) for t in terms]:
+                    return False
+            elif part in ("weapon_save", "armor_save"):
+                if d20(stream) != int(attack[part]["roll"]):
+                    return False
+            else:
+                rolled = damage["roll"] if part == "damage" else damage["again"]
+                for term in rolled["terms"]:
+                    if term_faces(stream, term) != [int(d["face"]) for d in term["dice"]]:
+                        return False
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
 def recompute(seed: bytes, record: dict[str, Any], terms: list[Any], outcome: Any = None) -> bool:
-    """Whether the row's dice are the ones its inputs give: notation terms, or (a check, save,
-    luck roll: ``"dice": "d20"``) its d20s in the order drawn."""
+    """Whether the row's dice are the ones its inputs give: notation terms, (a check, save,
+    luck roll, reroll: ``"dice": "d20"``) its d20s in the order drawn, an attack's parts, or
+    the rules' own draws (initiative, contests, generation, a shuffled order)."""
     stream = words(
         seed,
         str(record["scope"]),
@@ -183,6 +223,8 @@ def recompute(seed: bytes, record: dict[str, Any], terms: list[Any], outcome: An
         bytes.fromhex(record["player"]),
         bytes.fromhex(record.get("blind", "")),
     )
+    if record.get("dice") == "attack":
+        return attack_ok(stream, record.get("parts"), terms, outcome)
     if record.get("dice") == "shuffle":
         return shuffle_ok(stream, record, terms, outcome)
     more = rules_draws(stream, record, terms)
@@ -338,7 +380,7 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
                 unchecked += 1
                 continue
             number = int(row["number"])
-            if "parts" in record:
+            if "parts" in record and record.get("dice") != "attack":
                 state = parts_state(seeds, hidden_keys, record, row["dice"])
                 if state == "bad":
                     wrong[number] = "its dice are not its draws'"

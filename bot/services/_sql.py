@@ -50,8 +50,11 @@ _UNAVAILABLE_HINTS = (
 
 #: PostgreSQL SQLSTATE classes that mean "the server is not there for us right now":
 #: 08 connection exceptions, 53 insufficient resources (too many connections), 57P operator
-#: intervention (shutdown, "cannot connect now").
-_UNAVAILABLE_SQLSTATES = ("08", "53", "57P")
+#: intervention (shutdown, "cannot connect now"); and two codes that mean "this transaction
+#: lost a race, nothing of it was kept, the same command again will do": 40001 serialization
+#: failure, 40P01 deadlock detected (the server rolled the transaction back).
+#: https://www.postgresql.org/docs/current/errcodes-appendix.html
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57P", "40001", "40P01")
 
 
 #: SQLite primary result codes that mean "the storage refuses us right now", not a bug:

@@ -28,7 +28,7 @@ from bot.quoting import escape
 from bot.rules import d20_check
 from bot.rules.systems import Feature
 from bot.rules.systems.base import signed
-from bot.services import budgets, secrecy
+from bot.services import budgets, fairness, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
 from bot.services.checks import SYSTEM_NAMES
@@ -168,6 +168,8 @@ class AttackResult:
     character_id: int | None = None
     #: A reroll's damage when the attack was a hit before and still is (rerolls.py).
     kept_damage: KeptDamage | None = None
+    #: The seed rotation this roll set off (its old seed revealed), to announce.
+    rotation: fairness.Rotation | None = None
 
     @property
     def damage_total(self) -> int | None:
@@ -438,13 +440,20 @@ async def _perform_in(
     as_gm: bool = False,
 ) -> AttackResult:
     campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm)
+    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    draw = None
+    if fairness.chosen_source(rng):
+        # Provably fair dice (docs/fair-dice.md). The draw comes first: every command takes
+        # the seed's row, then the ledger chain's, then a character's (the target's lost AC),
+        # so two commands never hold one lock each while waiting for the other's.
+        draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+        rng = draw.rng
     target = None
     if options.target:
         target = await character_by_name_in(session, campaign.id, options.target)
     options, may_change, from_sheet = against_target(options, target, caller.user_id, as_gm)
     ac_loss = target.ac_loss if target is not None else 0
     attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
-    chosen = secrecy.resolve_visibility(visibility, campaign, command)
     outcome = d20_check.roll_attack(attack, rng)
     damage = roll_damage(expression, outcome, rng, double=campaign.crit_double_dice)
     lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
@@ -464,6 +473,8 @@ async def _perform_in(
         "ac_lost": lost,
         "inputs": reroll_inputs(attack, options.damage, double=campaign.crit_double_dice),
     }
+    if draw is not None:
+        record["fair"] = fairness.attack_record(draw, fairness.attack_parts(record))
     recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
@@ -506,6 +517,7 @@ async def _perform_in(
         number=recorded.number,
         chain=recorded.chain,
         character_id=attacker.id if attacker else None,
+        rotation=draw.rotation if draw is not None else None,
     )
 
 

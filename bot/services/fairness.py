@@ -39,6 +39,14 @@ from bot.words import Visibility
 #: A rules roll's dice (checks, saves, luck): d20s drawn as the rules draw them, one word each,
 #: ``word mod 32`` skipped when 20 or more, face = that + 1 (docs/fair-dice.md).
 D20_DRAWS = "d20"
+#: An attack's dice (and a rerolled attack's new ones), in the order drawn: the record's
+#: ``parts`` name them (:data:`ATTACK_PARTS`), each read from the roll's shown result.
+ATTACK_DRAWS = "attack"
+#: What an attack's draw may hold, in this order: its d20s (the row's dice: one, two with
+#: advantage or disadvantage, the new one of a reroll), the weapon's quality save after a
+#: fumble, the armour's after a critical (rules d20s), the damage's terms, and a critical's
+#: second roll of every damage die (the GM's crit-damage option), as dice notation.
+ATTACK_PARTS = ("d20", "weapon_save", "armor_save", "damage", "again")
 #: A seed rotates on its own before this many rolls: its draw numbers never wrap or repeat,
 #: and a seed that served this long is worth revealing.
 MAX_USES = 100_000
@@ -455,18 +463,15 @@ NO_SEEDS = (
 
 def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any], outcome: Any = None) -> bool:
     """Whether ``terms`` (a ledger row's dice) show the faces the record's inputs give
-    (``outcome``: the row's outcome, for a draw that picks an order rather than faces)."""
+    (``outcome``: the row's shown result, for a draw that picks an order rather than faces,
+    or whose dice it holds: attacks)."""
+    if record.get("dice") == ATTACK_DRAWS:
+        return _attack_matches(_words_of(seed_hex, record), record, terms, outcome)
     more = _recompute_rules(seed_hex, record, terms, outcome)
     if more is not None:
         return more
     if record.get("dice") == D20_DRAWS:
-        words = fair.stream(
-            bytes.fromhex(seed_hex),
-            str(record["scope"]),
-            int(record["draw"]),
-            bytes.fromhex(str(record["player"])),
-            bytes.fromhex(str(record.get("blind", ""))),
-        )
+        words = _words_of(seed_hex, record)
         return [fair.d20(words) for _ in terms] == [int(t) for t in terms]
     faces = fair.replay(
         bytes.fromhex(seed_hex),
@@ -478,6 +483,83 @@ def recompute(seed_hex: str, record: dict[str, Any], terms: list[Any], outcome: 
     )
     shown = [[int(d["face"]) for d in t["dice"]] for t in terms]
     return faces == shown
+
+
+def _words_of(seed_hex: str, record: dict[str, Any]) -> Iterator[int]:
+    return fair.stream(
+        bytes.fromhex(seed_hex),
+        str(record["scope"]),
+        int(record["draw"]),
+        bytes.fromhex(str(record["player"])),
+        bytes.fromhex(str(record.get("blind", ""))),
+    )
+
+
+def attack_record(draw: Draw, parts: list[str]) -> dict[str, Any]:
+    """An attack's (or a rerolled attack's) derivation inputs: what it drew, in order."""
+    return {**draw.record(ATTACK_DRAWS), "parts": parts}
+
+
+def attack_parts(outcome: Any) -> list[str]:
+    """The parts an attack's stored result shows, in the order they were drawn."""
+    attack = outcome.get("attack") or {}
+    damage = outcome.get("damage") or {}
+    parts = ["d20"]
+    parts += [name for name in ("weapon_save", "armor_save") if attack.get(name)]
+    if damage.get("roll"):
+        parts.append("damage")
+    if damage.get("again"):
+        parts.append("again")
+    return parts
+
+
+def _attack_matches(
+    words: Iterator[int], record: dict[str, Any], terms: list[Any], outcome: Any
+) -> bool:
+    """An attack's draw, part by part (:data:`ATTACK_PARTS`), against what the roll shows."""
+    parts = record.get("parts")
+    if not isinstance(parts, list) or not isinstance(outcome, dict):
+        return False
+    if any(p not in ATTACK_PARTS for p in parts) or parts != sorted(parts, key=ATTACK_PARTS.index):
+        return False
+    attack = outcome.get("attack") or {}
+    damage = outcome.get("damage") or {}
+    for part in set(attack_parts(outcome)) - set(parts):
+        # Only what a reroll kept from the roll it replaced may be shown and not drawn.
+        kept = "kept_from" in damage if part in ("damage", "again") else part != "d20"
+        if not (kept and "original_number" in outcome):
+            return False
+    try:
+        for part in parts:
+            if part == "d20":
+                shown = [int(t) for t in terms]
+                if [fair.d20(words) for _ in shown] != shown:
+                    return False
+            elif part in ("weapon_save", "armor_save"):
+                if fair.d20(words) != int(attack[part]["roll"]):
+                    return False
+            else:
+                rolled = damage["roll"] if part == "damage" else damage["again"]
+                for term in rolled["terms"]:
+                    if fair.term_faces(words, term) != [int(d["face"]) for d in term["dice"]]:
+                        return False
+    except (KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+async def hold_in(session: Executor, campaign_id: int | None, caller: Caller) -> None:
+    """Take the scope's seed row lock now, before the ledger chain's: a command that must
+    lock the chain before it knows how it will draw (``/reroll``) keeps the order every
+    roll takes (seed, then chain, then a character's row), so two commands never wait on
+    each other (PostgreSQL ``FOR UPDATE``; SQLite's write lock is already held)."""
+    scope = scope_of(campaign_id, caller)
+    await current_in(session, scope)
+    await session.execute(
+        select(fair_seeds.c.id)
+        .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_(None))
+        .with_for_update()
+    )
 
 
 def seed_matches(seed_hex: str, published: str) -> bool:
@@ -500,7 +582,7 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
     record = outcome.get("fair") if isinstance(outcome, dict) else None
     if not isinstance(record, dict):
         return FairCheck(number, None, NO_SEEDS)
-    if "parts" in record:
+    if "parts" in record and record.get("dice") != ATTACK_DRAWS:
         return await _verify_parts(db, number, record, list(roll.dice))
     scope = row_scope(roll.campaign_id, roll.scope_id)
     homes = [scope] + ([f"imported:{roll.campaign_id}"] if roll.campaign_id is not None else [])
@@ -797,16 +879,6 @@ D6_DRAWS = "d6"
 #: does with the draw's words; the row's outcome ``order`` must be the result.
 SHUFFLE = "shuffle"
 _RULES_SIDES = {D20_DRAWS: 20, D6_DRAWS: 6}
-
-
-def _words_of(seed_hex: str, record: dict[str, Any]) -> Iterator[int]:
-    return fair.stream(
-        bytes.fromhex(seed_hex),
-        str(record["scope"]),
-        int(record["draw"]),
-        bytes.fromhex(str(record["player"])),
-        bytes.fromhex(str(record.get("blind", ""))),
-    )
 
 
 def _recompute_rules(

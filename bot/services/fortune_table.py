@@ -30,7 +30,7 @@ from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
 from bot.rules.systems.pen_and_dagger import attempt_from_record, luck_from_record
-from bot.services import secrecy
+from bot.services import fairness, secrecy
 from bot.services._sql import insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
@@ -132,6 +132,8 @@ class RerollResult:
     number: int = 0
     new_number: int = 0
     chain: str = ""
+    #: The seed rotation this reroll set off (its old seed revealed), to announce.
+    rotation: fairness.Rotation | None = None
 
     @property
     def final(self) -> PdOutcome:
@@ -408,6 +410,13 @@ async def _reroll_in(
     refusal = reroll_refusal(roll.outcome)
     if refusal is not None:
         raise InvalidValue(refusal)
+    draw = None
+    if fairness.chosen_source(rng):
+        # Provably fair d20s (docs/fair-dice.md), every reroll's in order, in a public row
+        # (a choice is made in the open). Drawn first: the seed's lock before the claim, the
+        # character's row and the ledger chain's, the order every roll takes them.
+        draw = await fairness.draw_in(session, caller, roll.row.campaign_id, Visibility.PUBLIC)
+        rng = draw.rng
     await _claim(session, roll.row.id, RollChoice.REROLL, caller.user_id)
     assert roll.row.character_id is not None
     try:
@@ -418,6 +427,14 @@ async def _reroll_in(
     dice: list[int] = []
     for again in result.rerolls:
         dice.extend([again.die] if isinstance(again, pd.LuckOutcome) else again.dice)
+    stored: dict[str, Any] = {
+        "purpose": FortunePurpose.REROLL.value,
+        "rerolls": [to_jsonable(r) for r in result.rerolls],
+        "final": to_jsonable(result.final),
+        "fortune": paid.fortune,
+    }
+    if draw is not None:
+        stored["fair"] = draw.record(fairness.D20_DRAWS)
     new_row = await _record(
         session,
         caller,
@@ -425,12 +442,7 @@ async def _reroll_in(
         LedgerKind.REROLL,
         f"spend a fortune die to reroll roll #{roll.row.number}",
         dice,
-        {
-            "purpose": FortunePurpose.REROLL.value,
-            "rerolls": [to_jsonable(r) for r in result.rerolls],
-            "final": to_jsonable(result.final),
-            "fortune": paid.fortune,
-        },
+        stored,
     )
     return RerollResult(
         roll.row.id,
@@ -443,6 +455,7 @@ async def _reroll_in(
         roll.row.number,
         new_row.number,
         new_row.chain,
+        draw.rotation if draw is not None else None,
     )
 
 

@@ -34,7 +34,7 @@ from bot.dice import roll
 from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.rules.systems import Feature
-from bot.services import budgets
+from bot.services import budgets, fairness
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import (
     AttackResult,
@@ -136,6 +136,12 @@ async def reroll(
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
         _allowed(campaign)
+        fair_dice = fairness.chosen_source(rng)
+        if fair_dice:
+            # The reroll's new dice come from a draw of their own, taken once the rerolled
+            # row's visibility is known; its seed's lock is taken now, before the chain's, in
+            # the order every roll takes them (docs/fair-dice.md).
+            await fairness.hold_in(session, campaign.id, caller)
         # "A roll is rerolled at most once" is a read (the latest roll is not a reroll) then
         # an append: two /reroll at once must not both read the same latest roll. The chain
         # row is the lock every append to the campaign takes anyway; take it before reading.
@@ -147,15 +153,30 @@ async def reroll(
             raise NotFound("You have made no d20-check roll in this campaign to reroll.")
         row = latest[0]
         if row.kind == LedgerKind.ATTACK:
-            return await _reroll_attack_in(session, rng, caller, campaign, row, which, request)
+            return await _reroll_attack_in(
+                session, rng, caller, campaign, row, which, request, fair_dice=fair_dice
+            )
         original = _original(row)
         if row.character_id is None:
             raise NotFound(f"Roll #{row.number}'s character no longer exists.")
         character = await load_character_in(session, row.character_id)
         budgets.charge(caller, budgets.ROLL_ROW)  # a recorded rules roll (budgets.py)
+        visibility = row.visibility
+        draw = None
+        if fair_dice:  # the new d20, as the rules draw it
+            draw = await fairness.draw_in(session, caller, campaign.id, visibility)
+            rng = draw.rng
         outcome = d20_check.reroll_one(original, DICE[which], rng)
         replaced = original.dice[DICE[which]]
-        visibility = row.visibility
+        stored: dict[str, Any] = {
+            "original_id": row.id,
+            "original_number": row.number,
+            "die": which,
+            "replaced": replaced,
+            "outcome": to_jsonable(outcome),
+        }
+        if draw is not None:
+            stored["fair"] = draw.record(fairness.D20_DRAWS)
         recorded = await ledger.record_in(
             session,
             ledger.NewRoll(
@@ -163,13 +184,7 @@ async def reroll(
                 kind=LedgerKind.D20_REROLL,
                 request=request,
                 dice=[outcome.dice[DICE[which]]],
-                outcome={
-                    "original_id": row.id,
-                    "original_number": row.number,
-                    "die": which,
-                    "replaced": replaced,
-                    "outcome": to_jsonable(outcome),
-                },
+                outcome=stored,
                 visibility=visibility,
                 campaign_id=campaign.id,
                 character_id=character.id,
@@ -190,6 +205,7 @@ async def reroll(
             recorded.commitment,
             recorded.number,
             recorded.chain,
+            draw.rotation if draw is not None else None,
         ),
         which,
         replaced,
@@ -319,9 +335,12 @@ async def _reroll_attack_in(
     row: ledger.RollView,
     which: str,
     request: str,
+    *,
+    fair_dice: bool = False,
 ) -> RerollResult:
     """Reroll one d20 of the attack ``row`` (see the module docstring), in the caller's
-    transaction: the new row and the target's corrected AC commit together."""
+    transaction: the new row and the target's corrected AC commit together. ``fair_dice``:
+    the new dice come from a draw of this row's own (the seed's lock already held)."""
     data = row.outcome
     original = _attack_outcome(data)
     inputs = data.get("inputs") if isinstance(data, dict) else None
@@ -337,6 +356,10 @@ async def _reroll_attack_in(
     dice = 0 if expression is None else 2 * budgets.dice_work(expression)
     budgets.charge(caller, budgets.ROLL_ROW + dice)
     double = bool(inputs.get("crit_double_dice"))
+    draw = None
+    if fair_dice:
+        draw = await fairness.draw_in(session, caller, campaign.id, row.visibility)
+        rng = draw.rng
     outcome = d20_check.reroll_attack(
         original,
         DICE[which],
@@ -375,6 +398,8 @@ async def _reroll_attack_in(
         "ac_lost": lost,
         "inputs": inputs,
     }
+    if draw is not None:
+        record["fair"] = fairness.attack_record(draw, _drawn(original, outcome, damage, kept))
     recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
@@ -424,6 +449,7 @@ async def _reroll_attack_in(
         chain=recorded.chain,
         character_id=row.character_id,
         kept_damage=kept,
+        rotation=draw.rotation if draw is not None else None,
     )
     old_total = old.get("total") if isinstance(old, dict) else None
     return RerollResult(
@@ -438,6 +464,29 @@ async def _reroll_attack_in(
         original_ac_lost=original_lost,
         sheet_corrected=stored,
     )
+
+
+def _drawn(
+    original: d20_check.AttackOutcome,
+    outcome: d20_check.AttackOutcome,
+    damage: Damage | None,
+    kept: KeptDamage | None,
+) -> list[str]:
+    """What a rerolled attack drew, in order (:data:`fairness.ATTACK_PARTS`): the new d20, a
+    quality save the new result called for (one the original's result already had is kept),
+    new damage, or a new critical's second roll of the kept damage's dice."""
+    parts = ["d20"]
+    if outcome.weapon_save is not None and not original.fumble:
+        parts.append("weapon_save")
+    if outcome.armor_save is not None and not original.critical:
+        parts.append("armor_save")
+    if damage is not None:
+        parts.append("damage")
+        if damage.again is not None:
+            parts.append("again")
+    elif kept is not None and kept.again is not None:
+        parts.append("again")
+    return parts
 
 
 def _title(outcome: d20_check.CheckOutcome, which: str, number: int) -> str:

@@ -133,3 +133,27 @@ async def test_a_check_draws_fair_d20s_and_announces_a_due_rotation(
     assert not notice.ephemeral
     verified = await table.bob.slash(table.table, "verify", roll=row.number)
     assert "Fair dice: ✅" in message_text(final_answer(verified))
+
+
+async def test_a_hidden_fair_attack_stays_hidden_until_revealed(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blind /gm attack draws fair dice; its damage and its blinding value appear nowhere the
+    table reads, its seed's reveal included, until the GM reveals it; then it recomputes."""
+    monkeypatch.setattr(fairness, "MAX_USES", 1)  # the attack uses its seed up: a rotation
+    await start_campaign(table, "d20-check")
+    attacked = await table.gm.slash(
+        table.table, "gm attack", ac=1, attacker_bonus=5, monster="Ogre", damage="1d4+900"
+    )
+    assert attacked.response is not None
+    row = await _latest(table)
+    record = row.outcome["fair"]
+    assert record["dice"] == fairness.ATTACK_DRAWS and record["parts"] == ["d20", "damage"]
+    damage = str(row.outcome["damage"]["total"])
+    public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
+    assert damage not in public and record["blind"] not in public
+    refused = await table.bob.slash(table.table, "verify", roll=row.number)
+    assert "hidden" in message_text(final_answer(refused))
+    await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    checked = await table.bob.slash(table.table, "verify", roll=row.number)
+    assert "Fair dice: ✅" in message_text(final_answer(checked))

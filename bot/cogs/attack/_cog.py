@@ -10,9 +10,20 @@ from bot.cogs._answers import send_attack
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._gm import gm_group
 from bot.cogs._options import ATTACK_HELP, AbilityName, Ac, Bonus, Magic, Name, Quality, Secret
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
 from bot.services import attacks
-from bot.services.attacks import AttackOptions
+from bot.services.attacks import AttackOptions, AttackResult
+from bot.words import Visibility
+
+
+async def announce_rotation(interaction: Interaction, result: AttackResult) -> None:
+    """Its seed was due: revealed to all, the new hash published (docs/fair-dice.md); not
+    after a self roll, which the channel does not see happen."""
+    if result.rotation is not None and result.visibility is not Visibility.SELF:
+        await answer(interaction, rotation_text(result.rotation))
+
 
 Dice = app_commands.Range[str, 1, 200]
 
@@ -65,6 +76,7 @@ class AttackCog(commands.Cog):
             visibility=secret,
         )
         await send_attack(interaction, result)
+        await announce_rotation(interaction, result)
 
 
 @gm_group.command(
@@ -124,3 +136,4 @@ async def gm_attack(
         visibility=secret,
     )
     await send_attack(interaction, result, by_gm=True)
+    await announce_rotation(interaction, result)

@@ -10,10 +10,13 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
 from bot.render.rerolls import reroll_embed
 from bot.render.secrecy import Delivery
 from bot.services import rerolls, secrecy
+from bot.words import Visibility
 
 
 class RerollCog(commands.Cog):
@@ -44,3 +47,6 @@ class RerollCog(commands.Cog):
             ),
             roller_is_gm=secrecy.viewer_is_gm(result.campaign, caller_from(interaction)),
         )
+        # Its seed was due: revealed to all, the new hash published (docs/fair-dice.md).
+        if result.rotation is not None and result.visibility is not Visibility.SELF:
+            await answer(interaction, rotation_text(result.rotation))

@@ -1,0 +1,137 @@
+"""Big parties: /groupsave, /groupcheck and roll requests for 6, 21 and 100 characters.
+
+Up to 20 characters a group message gives each one a field; past that it names them by result
+(failures first) and attaches the full table. Every request the bot sends stays within
+Discord's limits (checked against the documented limits, not SimCord's validation), in a
+channel, a thread and a forum post, with the permissions the invite asks for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from simcord.actors import MemberActor
+from simcord.builders import ChannelHandle
+
+from bot.services import sheets
+from bot.services.context import Caller
+from bot.services.store import characters
+from tests.bot.conftest import Table, final_answer, message_text, start_campaign
+from tests.bot.test_discord_limits import limit_problems
+
+SIZES = (6, 21, 100)
+
+
+async def big_party(
+    table: Table,
+    size: int,
+    scores: dict[str, int],
+    place: ChannelHandle | None = None,
+) -> list[tuple[MemberActor, str]]:
+    """``size`` players, each with one character (``Hero 001`` …) in the party of the
+    campaign of ``place`` (set up already), made through the services (the commands that
+    make one character are tested elsewhere; a hundred of them would only be slow)."""
+    where = place or table.table
+    campaign = await sheets.campaign_here(
+        table.bot.db, Caller(user_id=table.gm.id, channel_id=where.id, guild_id=table.guild.id)
+    )
+    made: list[tuple[MemberActor, str]] = []
+    for n in range(1, size + 1):
+        player = table.guild.add_member(table.env.create_user(f"player{n:03d}"))
+        name = f"Hero {n:03d}"
+        character = await characters.create_character(table.bot.db, campaign.id, player.id, name)
+        for ability, value in scores.items():
+            await characters.set_score(table.bot.db, character.id, ability, value)
+        made.append((player, name))
+    await characters.party_add_all(table.bot.db, campaign.id)
+    return made
+
+
+def sent_since(table: Table, cursor: int) -> list[str]:
+    """Every way the bot's requests since ``cursor`` broke one of Discord's limits."""
+    problems: list[str] = []
+    for request in table.env.http_requests[cursor:]:
+        problems += limit_problems(request.json, f"{request.method} {request.path}")
+    return problems
+
+
+async def attached_text(message: Any) -> str:
+    """The text of the one file attached to ``message`` ("" if none)."""
+    files = list(message.attachments)
+    if not files:
+        return ""
+    assert len(files) == 1, files
+    return bytes(await files[0].read()).decode()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_group_save_of_any_party_size_fits_and_lists_everyone(
+    table: Table, size: int
+) -> None:
+    await start_campaign(table, "d20-check")
+    party = await big_party(table, size, {"CON": 10})
+    # Every odd member fails (d20 2 against DC 12), every even one succeeds (d20 15).
+    table.dice(*[2 if n % 2 else 15 for n in range(1, size + 1)])
+    cursor = len(table.env.http_requests)
+    result = await table.gm.slash(table.table, "groupsave", ability="CON", dc=12)
+    shown = final_answer(result)
+    assert not shown.ephemeral, message_text(shown)
+    assert sent_since(table, cursor) == []
+    text = message_text(shown)
+    passed = size // 2
+    assert f"{passed} of {size} succeeded" in text
+    table_text = await attached_text(shown)
+    if size <= 20:
+        assert table_text == ""  # every member in their own field, with their player
+        for player, name in party:
+            assert f"{name}: <@{player.id}> · d20 **" in text
+    else:
+        assert f"Failure · {size - passed}" in text and f"Success · {passed}" in text
+        assert "Hero 001" in text  # the failures come first
+        lines = table_text.splitlines()
+        word = "Success" if 2 * passed >= size else "Failure"
+        needed = (size + 1) // 2
+        verdict = f"Group {word}: {passed} of {size} succeeded ({needed} needed)"
+        assert f"Group result: {verdict}" in lines
+        for n, (_, name) in enumerate(party, start=1):
+            verdict = "Failure" if n % 2 else "Success"
+            dice = 2 if n % 2 else 15
+            assert f"{name}: d20 {dice} +0 CON = {dice} → {verdict}" in lines
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_group_check_of_any_party_size_fits(table: Table, size: int) -> None:
+    await start_campaign(table, "d20-check")
+    party = await big_party(table, size, {"WIS": 12})
+    table.dice(*[20] * size)
+    cursor = len(table.env.http_requests)
+    result = await table.gm.slash(table.table, "groupcheck", ability="WIS", dc=10)
+    shown = final_answer(result)
+    assert not shown.ephemeral and sent_since(table, cursor) == []
+    assert f"{size} of {size} succeeded" in message_text(shown)
+    if size > 20:
+        assert f"{party[-1][1]}: d20 20 +1 WIS = 21 → Success" in await attached_text(shown)
+
+
+async def test_a_roll_under_party_of_100_is_counted_not_named_in_the_verdict(
+    table: Table,
+) -> None:
+    await start_campaign(table, "roll-under")
+    await big_party(table, 100, {"STR": 9})
+    table.dice(9)  # the one shared d20: everyone passes on ≤ 9
+    result = await table.gm.slash(table.table, "groupsave", ability="STR")
+    text = message_text(final_answer(result))
+    assert "Pass: 100 of 100 · Fail: 0" in text
+    history = await table.gm.slash(table.table, "history")
+    assert "Pass: 100 of 100 · Fail: 0" in message_text(final_answer(history))
+
+
+async def test_more_than_100_cannot_roll_together_and_nothing_is_recorded(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    await big_party(table, 101, {"CON": 10})
+    refused = await table.gm.slash(table.table, "groupsave", ability="CON", dc=12)
+    assert refused.ephemeral
+    assert "The party has 101 characters and at most 100" in refused.response.content
+    history = await table.gm.slash(table.table, "history")
+    assert "No rolls match" in message_text(final_answer(history))

@@ -28,7 +28,6 @@ from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Ver
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView
 
-
 #: Up to this many members a group message gives each their own field, with their player's
 #: mention; past it, the summary by result and the attached table.
 FIELD_MEMBERS = 20
@@ -96,7 +95,9 @@ def result_groups(rows: Sequence[tuple[str, RollSummary]]) -> list[tuple[str, st
         groups.setdefault(word, []).append(name)
         rank.setdefault(word, {False: 0, None: 1, True: 2}[summary.passed])
     ordered = sorted(groups, key=lambda word: rank[word])
-    return [(f"{escape(word)} · {len(groups[word])}", names_within(groups[word])) for word in ordered]
+    return [
+        (f"{escape(word)} · {len(groups[word])}", names_within(groups[word])) for word in ordered
+    ]
 
 
 def text_file(filename: str, lines: Sequence[str]) -> discord.File:
@@ -152,9 +153,7 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
         lines.append(f"Difficulty: {result.difficulty.title()}")
     large = len(result.members) > FIELD_MEMBERS
     if large:
-        lines.append(
-            f"{len(result.members)} characters: each one's roll is in the attached file."
-        )
+        lines.append(f"{len(result.members)} characters: each one's roll is in the attached file.")
     embed = style.new_embed(escape(result.title), "\n".join(lines), verdict_colour(result.verdict))
     if large:
         for name, value in result_groups([(m.name, m.summary) for m in result.members]):

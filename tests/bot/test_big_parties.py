@@ -21,6 +21,7 @@ from tests.bot.conftest import Table, final_answer, message_text, start_campaign
 from tests.bot.test_discord_limits import limit_problems
 
 SIZES = (6, 21, 100)
+pytestmark = pytest.mark.usefixtures("discord_thread_rules")
 
 
 async def big_party(
@@ -33,9 +34,14 @@ async def big_party(
     campaign of ``place`` (set up already), made through the services (the commands that
     make one character are tested elsewhere; a hundred of them would only be slow)."""
     where = place or table.table
-    campaign = await sheets.campaign_here(
-        table.bot.db, Caller(user_id=table.gm.id, channel_id=where.id, guild_id=table.guild.id)
+    parent = table.env.backend.channels[where.id].parent_id
+    caller = Caller(
+        user_id=table.gm.id,
+        channel_id=where.id,
+        guild_id=table.guild.id,
+        parent_channel_id=parent,
     )
+    campaign = await sheets.campaign_here(table.bot.db, caller)
     made: list[tuple[MemberActor, str]] = []
     for n in range(1, size + 1):
         player = table.guild.add_member(table.env.create_user(f"player{n:03d}"))
@@ -135,3 +141,96 @@ async def test_more_than_100_cannot_roll_together_and_nothing_is_recorded(table:
     assert "The party has 101 characters and at most 100" in refused.response.content
     history = await table.gm.slash(table.table, "history")
     assert "No rolls match" in message_text(final_answer(history))
+
+
+def request_message(place: ChannelHandle) -> Any:
+    """The latest roll request's own message in ``place`` (the one with the Roll button)."""
+    return next(m for m in reversed(place.history()) if "asks for a roll" in (m.content or ""))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_roll_request_of_any_size_pings_everyone_and_fits(table: Table, size: int) -> None:
+    await start_campaign(table, "d20-check")
+    party = await big_party(table, size, {"DEX": 10})
+    cursor = len(table.env.http_requests)
+    asked = await table.gm.slash(table.table, "gm request roll", ability="DEX", dc=11)
+    shown = final_answer(asked)
+    assert not shown.ephemeral, message_text(shown)
+    pinged = " ".join(m.content or "" for m in (shown, *asked.followups))
+    assert all(f"<@{player.id}>" in pinged for player, _ in party)
+    assert f"0 of {size} rolled" in message_text(request_message(table.table))
+    # Every player rolls: odd ones fail (d20 3), even ones succeed (d20 18).
+    for n, (player, name) in enumerate(party, start=1):
+        table.dice(3 if n % 2 else 18)
+        clicked = await player.click(request_message(table.table), label="Roll")
+        if size > 20:  # the message lists names only: the roll is told to its player
+            assert [m.content for m in clicked.followups] == [
+                f"{name}: d20 {3 if n % 2 else 18} +0 DEX = {3 if n % 2 else 18} → "
+                f"{'Failure' if n % 2 else 'Success'}"
+            ]
+    assert sent_since(table, cursor) == []
+    final = request_message(table.table)
+    text = message_text(final)
+    passed = size // 2
+    assert f"{passed} of {size} succeeded" in text
+    if size > 20:
+        assert f"Failure · {size - passed}" in text and "Waiting" not in text
+        listed = await table.carol.click(final, label="Full list")
+        assert listed.response is not None and listed.ephemeral
+        rows = (await attached_text(listed.response)).splitlines()
+        assert f"{party[1][1]}: d20 18 +0 DEX = 18 → Success" in rows
+        assert len([r for r in rows if r.startswith("Hero ")]) == size
+    else:
+        assert not final.components  # everyone rolled: no button left
+
+
+@pytest.mark.parametrize("kind", ["channel", "public thread", "forum post"])
+async def test_a_request_of_100_closes_at_its_deadline_in_every_place(
+    table: Table, kind: str
+) -> None:
+    home, place = await invite_world(table, kind)
+    party = await big_party(table, 100, {"DEX": 10}, home)
+    cursor = len(table.env.http_requests)
+    asked = await table.gm.slash(
+        place, "gm request roll", ability="DEX", dc=11, deadline="1h", default="roll", remind="30m"
+    )
+    assert not final_answer(asked).ephemeral, message_text(final_answer(asked))
+    table.dice(18)
+    await party[0][0].click(request_message(place), label="Roll")
+    table.dice(*[3] * 99)
+    await table.env.advance_time(2 * 3600)
+    assert sent_since(table, cursor) == []
+    texts = [message_text(m) for m in place.history()]
+    assert any("closed at its deadline" in t and "and " in t for t in texts), texts[-3:]
+    final = message_text(request_message(place))
+    assert "1 of 100 succeeded" in final and "Failure · 99" in final
+    assert any("reminder" in t and "Hero 100" in t for t in texts)
+
+
+async def invite_world(table: Table, kind: str) -> tuple[ChannelHandle, ChannelHandle]:
+    """A d20-check campaign set up in its home, playing in a place of ``kind``, the bot
+    holding exactly the invite's permissions there and in the GM channel."""
+    from bot.permissions import bot_permissions
+    from tests.bot.places import open_forum_post, open_thread, restrict_bot
+
+    restrict_bot(table, table.gm_channel, bot_permissions())
+    if kind == "forum post":
+        forum = table.guild.create_forum_channel("scenes")
+        restrict_bot(table, forum, bot_permissions())
+        home = open_forum_post(table, forum, "Session zero")
+    else:
+        restrict_bot(table, table.table, bot_permissions())
+        home = table.table
+    done = await table.admin.slash(
+        home,
+        "campaign setup",
+        system="d20-check",
+        gm_role=table.gm_role,
+        gm_channel=table.gm_channel,
+    )
+    assert "Campaign created" in message_text(final_answer(done))
+    if kind == "forum post":
+        return home, home
+    if kind == "channel":
+        return home, home
+    return home, open_thread(table, table.table, "The ambush")

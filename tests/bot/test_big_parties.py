@@ -8,6 +8,8 @@ channel, a thread and a forum post, with the permissions the invite asks for.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -17,11 +19,15 @@ from simcord.builders import ChannelHandle
 from bot.services import sheets
 from bot.services.context import Caller
 from bot.services.store import characters
-from tests.bot.conftest import Table, final_answer, message_text, start_campaign
+from tests.bot import test_secrecy_differential as differential
+from tests.bot.conftest import SEED, Table, final_answer, message_text, start_campaign
 from tests.bot.test_discord_limits import limit_problems
+from tests.scripted import ScriptedRandom
 
 SIZES = (6, 21, 100)
 pytestmark = pytest.mark.usefixtures("discord_thread_rules")
+#: A new, empty migrated database per call (the secrecy differential tests' fixture).
+fresh_database = differential.fresh_database
 
 
 async def big_party(
@@ -234,3 +240,34 @@ async def invite_world(table: Table, kind: str) -> tuple[ChannelHandle, ChannelH
     if kind == "channel":
         return home, home
     return home, open_thread(table, table.table, "The ambush")
+
+
+async def player_sees(url: str, last_die: int) -> list[str]:
+    """A fresh world with a hidden-DC request of 30: everyone rolls 10 but the last, who rolls
+    ``last_die``; what a player (not the GM) sees of it: the message, their own note, the full
+    list, with the last die's digits blanked (the dice are shown; pass/fail is not)."""
+    async with differential._server(url, ScriptedRandom(seed=SEED)) as world:  # type: ignore[arg-type]
+        await start_campaign(world, "d20-check")
+        party = await big_party(world, 30, {"DEX": 10})
+        await world.gm.slash(world.table, "gm request roll", ability="DEX", hidden_dc=11)
+        notes: list[str] = []
+        for n, (player, _) in enumerate(party, start=1):
+            world.dice(10 if n < len(party) else last_die)
+            clicked = await player.click(request_message(world.table), label="Roll")
+            notes += [m.content for m in clicked.followups]
+        message = request_message(world.table)
+        listed = await party[0][0].click(message, label="Full list")
+        assert listed.response is not None and listed.ephemeral
+        seen = [message_text(message), *notes, await attached_text(listed.response)]
+    return [re.sub(r"(Hero 030: d20 )\d+( \+0 DEX = )\d+", r"\1N\2N", text) for text in seen]
+
+
+async def test_a_hidden_dc_leaks_nothing_in_a_large_request(
+    fresh_database: Callable[[], Awaitable[str]],
+) -> None:
+    # Two worlds differing only in the last die against hidden DC 11: 10 fails, 11 succeeds.
+    failed = await player_sees(await fresh_database(), 10)
+    passed = await player_sees(await fresh_database(), 11)
+    assert "DC: hidden by the GM" in failed[0] and "Rolled · 30" in failed[0]
+    assert "Hero 030: d20 N +0 DEX = N" in failed[-1]
+    assert failed == passed

@@ -1,9 +1,17 @@
 """Party play as embeds: the party, group saves, contests, group ability generation.
 
-One message per group roll: every member's dice and result, then the group's verdict.
+One message per group roll: every member's dice and result, then the group's verdict. A party
+larger than :data:`FIELD_MEMBERS` does not fit one embed (25 fields, 6,000 characters), so
+its message names the members by result, failures first, and the full table (every member's
+dice, modifiers and result) comes as a text file attached to the answer, which Discord lets
+an interaction's answer carry without any permission of the bot.
 """
 
 from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
 
 import discord
 
@@ -19,6 +27,10 @@ from bot.services.generation import GenerationResult
 from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView
+
+#: Up to this many members a group message gives each their own field, with their player's
+#: mention; past it, the summary by result and the attached table.
+FIELD_MEMBERS = 20
 
 
 def _dice(summary: RollSummary) -> str:
@@ -46,6 +58,51 @@ def roll_line(summary: RollSummary, *, show_result: bool = True) -> str:
     if show_result and summary.result:
         text += f" → **{summary.result}**"
     return text
+
+
+_DROPPED = re.compile(r"~~([^~]*)~~")
+
+
+def plain(text: str) -> str:
+    """A line of Discord markdown as a text file shows it: bold marks gone, a struck die
+    in brackets (``d20 [4], 17``)."""
+    return _DROPPED.sub(r"[\1]", text).replace("**", "")
+
+
+def names_within(names: Sequence[str], limit: int = style.FIELD_VALUE_LIMIT) -> str:
+    """``Ann, Bo, Cy … and 12 more``: escaped names, as many as fit in ``limit``."""
+    pieces = [escape(name) for name in names]
+    text = ", ".join(pieces)
+    if len(text) <= limit:
+        return text or "—"
+    shown: list[str] = []
+    for position, piece in enumerate(pieces):
+        after = len(pieces) - position - 1
+        if len(", ".join([*shown, piece])) + len(f" … and {after} more") > limit:
+            more = f" … and {len(pieces) - position} more"
+            return (", ".join(shown) or style.clip(piece, limit - len(more))) + more
+        shown.append(piece)
+    return ", ".join(shown)
+
+
+def result_groups(rows: Sequence[tuple[str, RollSummary]]) -> list[tuple[str, str]]:
+    """Members by result, failures first, then results without pass/fail, then successes:
+    ``("Failure · 38", "Ann, Bo, … and 30 more")``, each within one field."""
+    groups: dict[str, list[str]] = {}
+    rank: dict[str, int] = {}
+    for name, summary in rows:
+        word = summary.result or "Rolled"
+        groups.setdefault(word, []).append(name)
+        rank.setdefault(word, {False: 0, None: 1, True: 2}[summary.passed])
+    ordered = sorted(groups, key=lambda word: rank[word])
+    return [
+        (f"{escape(word)} · {len(groups[word])}", names_within(groups[word])) for word in ordered
+    ]
+
+
+def text_file(filename: str, lines: Sequence[str]) -> discord.File:
+    """A UTF-8 text attachment (Discord previews it under the message)."""
+    return discord.File(io.BytesIO(("\n".join(lines) + "\n").encode()), filename=filename)
 
 
 def verdict_colour(verdict: Verdict | None) -> discord.Colour:
@@ -94,15 +151,39 @@ def group_save_embed(result: GroupRollResult) -> discord.Embed:
         lines.append(f"{what} {result.dc}")
     elif result.difficulty:
         lines.append(f"Difficulty: {result.difficulty.title()}")
+    large = len(result.members) > FIELD_MEMBERS
+    if large:
+        lines.append(f"{len(result.members)} characters: each one's roll is in the attached file.")
     embed = style.new_embed(escape(result.title), "\n".join(lines), verdict_colour(result.verdict))
-    for member in result.members:
-        style.add_field(
-            embed, escape(member.name), f"<@{member.user_id}> · {roll_line(member.summary)}"
-        )
+    if large:
+        for name, value in result_groups([(m.name, m.summary) for m in result.members]):
+            style.add_field(embed, name, value)
+    else:
+        for member in result.members:
+            style.add_field(
+                embed, escape(member.name), f"<@{member.user_id}> · {roll_line(member.summary)}"
+            )
     style.add_field(embed, "Group result", f"**{result.verdict.text}**")
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed
+
+
+def group_save_file(result: GroupRollResult) -> discord.File | None:
+    """The full table of a large party's group roll (None up to :data:`FIELD_MEMBERS`: the
+    message shows everyone)."""
+    if len(result.members) <= FIELD_MEMBERS:
+        return None
+    head = [result.title]
+    if result.shared_roll is not None:
+        head.append(f"One d20 for the whole party: {result.shared_roll} (pass on <= score)")
+    if result.dc is not None:
+        head.append(f"{result.campaign.rules.target_word} {result.dc}")
+    elif result.difficulty:
+        head.append(f"Difficulty: {result.difficulty.title()}")
+    head += [f"Group result: {plain(result.verdict.text)}", f"roll #{result.number}", ""]
+    rows = [f"{m.name}: {plain(roll_line(m.summary))}" for m in result.members]
+    return text_file(f"group-roll-{result.number}.txt", head + rows)
 
 
 def contest_embed(result: ContestResult) -> discord.Embed:

@@ -2,6 +2,11 @@
 
 While a hidden DC is unrevealed the public message shows dice and totals only; pass/fail,
 the DC and the group verdict appear only in the GM's view.
+
+A request for more than :data:`~bot.render.groups.FIELD_MEMBERS` characters names them by
+where they stand (waiting, rolled, or by result once it may be shown) and its full table is
+a file the "Full list" button and /gm request status attach to their answers (an
+interaction's answer needs no permission of the bot; the bot's own posts carry no file).
 """
 
 from __future__ import annotations
@@ -12,11 +17,26 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.render.groups import roll_line, verdict_colour
+from bot.render.groups import (
+    FIELD_MEMBERS,
+    names_within,
+    plain,
+    result_groups,
+    roll_line,
+    text_file,
+    verdict_colour,
+)
 from bot.rules.systems import system_for
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.groups import NOBODY_ROLLED
-from bot.services.requests import DEFAULT_ACTION, GM_CLOSE_ROLL, Reminder, RequestView
+from bot.services.requests import (
+    DEFAULT_ACTION,
+    FAILED_BY_DEFAULT,
+    GM_CLOSE_ROLL,
+    Reminder,
+    RequestView,
+    TargetView,
+)
 from bot.services.secrecy import GM_CHANNEL_HINT
 from bot.words import DefaultAction
 
@@ -69,10 +89,31 @@ def deadline_line(request: RequestView) -> str:
     return f"Deadline: {_stamp(request.deadline_at)}; then {then}"
 
 
+_ASK = ": the GM asks for a roll. Click **Roll** to roll with your own character."
+
+
+def request_pings(request: RequestView) -> list[str]:
+    """The messages that ping the requested players once, when the request is posted: the
+    request's own text with as many mentions as fit Discord's 2,000 characters, then the
+    others' mentions in as few more messages as need be (a hundred players need two)."""
+    mentions = list(dict.fromkeys(f"<@{t.user_id}>" for t in request.targets))
+    texts: list[str] = []
+    current: list[str] = []
+    room = style.MESSAGE_LIMIT - len(_ASK)
+    for mention in mentions:
+        if current and len(" ".join([*current, mention])) > room:
+            texts.append(" ".join(current))
+            current, room = [], style.MESSAGE_LIMIT
+        current.append(mention)
+    texts.append(" ".join(current))
+    texts[0] += _ASK
+    return texts
+
+
 def request_content(request: RequestView) -> str:
-    """The message text: pings the requested players once, when the request is posted."""
-    players = " ".join(dict.fromkeys(f"<@{t.user_id}>" for t in request.targets))
-    return f"{players}: the GM asks for a roll. Click **Roll** to roll with your own character."
+    """The message text: pings the requested players (as many as fit; see
+    :func:`request_pings`)."""
+    return request_pings(request)[0]
 
 
 def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Embed:
@@ -95,8 +136,13 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
     verdict = request.verdict
     colour = verdict_colour(verdict) if show and verdict else style.NEUTRAL
     title = f"Roll request #{request.id}" + (" (GM view)" if gm_view else "")
+    large = len(request.targets) > FIELD_MEMBERS
+    if large:
+        lines.append(f"{len(request.targets)} characters: **Full list** shows each one's roll.")
     embed = style.new_embed(title, "\n".join(lines), colour)
-    for target in request.targets:
+    for name, value in _standing(request, show=show) if large else ():
+        style.add_field(embed, name, value)
+    for target in () if large else request.targets:
         if target.defaulted == DefaultAction.SKIP:
             text = f"<@{target.user_id}> · no roll by the deadline: left out"
         elif target.defaulted == DefaultAction.FAIL:
@@ -126,6 +172,67 @@ def request_embed(request: RequestView, *, gm_view: bool = False) -> discord.Emb
     return embed
 
 
+def _standing(request: RequestView, *, show: bool) -> list[tuple[str, str]]:
+    """A large request's fields: who is waiting, who was left out, and who rolled: by result
+    where it may be shown (failures first), else only that they rolled."""
+    waiting = [t.character_name for t in request.targets if not t.answered]
+    skipped = [t.character_name for t in request.targets if t.defaulted == DefaultAction.SKIP]
+    rolled = [
+        (t.character_name, FAILED_BY_DEFAULT if t.defaulted == DefaultAction.FAIL else t.summary)
+        for t in request.targets
+        if t.summary is not None or t.defaulted == DefaultAction.FAIL
+    ]
+    fields: list[tuple[str, str]] = []
+    if waiting:
+        fields.append((f"Waiting for their roll · {len(waiting)}", names_within(waiting)))
+    if skipped:
+        fields.append(
+            (f"No roll by the deadline: left out · {len(skipped)}", names_within(skipped))
+        )
+    if show:
+        fields += result_groups([(name, s) for name, s in rolled if s is not None])
+    else:
+        # A failed-by-default character rolled nothing: that is no hidden result.
+        failed = [name for name, s in rolled if s is FAILED_BY_DEFAULT]
+        done = [name for name, s in rolled if s is not FAILED_BY_DEFAULT]
+        if done:
+            fields.append((f"Rolled · {len(done)}", names_within(done)))
+        if failed:
+            label = f"No roll by the deadline: counts as failed · {len(failed)}"
+            fields.append((label, names_within(failed)))
+    return fields
+
+
+def target_line(target: TargetView, *, show: bool) -> str:
+    """One character's standing in a request, as plain text (the full list's line)."""
+    if target.defaulted == DefaultAction.SKIP:
+        return "no roll by the deadline: left out"
+    if target.defaulted == DefaultAction.FAIL:
+        return "no roll by the deadline: counts as failed"
+    if target.summary is None:
+        return "waiting for their roll"
+    text = plain(roll_line(target.summary, show_result=show))
+    return text + (f" ({target.rolled_by_default})" if target.rolled_by_default else "")
+
+
+def request_file(request: RequestView, *, gm_view: bool = False) -> discord.File:
+    """Every character's roll in the request as a text file, shown as the embed would show
+    it: under a hidden DC, dice and totals only, unless ``gm_view``."""
+    show = gm_view or not request.hidden
+    head = [f"Roll request #{request.id}: {plain(_what(request))}"]
+    target = _target_line(request, gm_view=gm_view)
+    if target:
+        head.append(target)
+    if request.shared_roll is not None:
+        head.append(f"One d20 for the whole group: {request.shared_roll} (pass on <= score)")
+    verdict = request.verdict
+    if verdict is not None and (show or verdict == NOBODY_ROLLED):
+        head.append(f"Group result: {plain(verdict.text)}")
+    rows = [f"{t.character_name}: {target_line(t, show=show)}" for t in request.targets]
+    suffix = "-gm" if gm_view else ""
+    return text_file(f"roll-request-{request.id}{suffix}.txt", [*head, "", *rows])
+
+
 def reveal_text(request: RequestView) -> str:
     """/gm request reveal's answer: the number that was hidden, as the system names it."""
     what = _target_word(request)
@@ -137,8 +244,12 @@ def status_text(request: RequestView) -> str:
     """For the GM: who has not rolled yet."""
     if not request.waiting:
         return f"Roll request #{request.id}: everyone has rolled."
+    head = f"Roll request #{request.id}: waiting for "
+    if len(request.targets) > FIELD_MEMBERS:
+        names = names_within([t.character_name for t in request.waiting], 1800 - len(head))
+        return f"{head}{names}."
     names = ", ".join(f"{escape(t.character_name)} (<@{t.user_id}>)" for t in request.waiting)
-    return f"Roll request #{request.id}: waiting for {names}."
+    return style.clip(f"{head}{names}.", style.MESSAGE_LIMIT)
 
 
 def gm_undelivered_text(request: RequestView) -> str:
@@ -162,11 +273,12 @@ def closed_text(request: RequestView, how: str) -> str:
         DefaultAction.SKIP: "left out",
         DefaultAction.FAIL: "counted as failed",
     }
-    names = ", ".join(
-        f"{escape(t.character_name)} ({what.get(t.defaulted or '', t.defaulted)})"
-        for t in by_default
+    head = f"Roll request #{request.id} closed {how}. No roll from: "
+    names = names_within(
+        [f"{t.character_name} ({what.get(t.defaulted or '', t.defaulted)})" for t in by_default],
+        1800 - len(head),
     )
-    return f"Roll request #{request.id} closed {how}. No roll from: {names}."
+    return f"{head}{names}."
 
 
 def reminder_text(request: RequestView, reminder: Reminder, link: str | None) -> str:

@@ -46,6 +46,11 @@ RULES_ODDS = 5
 #: so 0.4-1.3 ms each. /roll pays for its dice alone: one row per command, as Discord sends it;
 #: a post, a message or a macro can hold twenty.
 ROLL_ROW = 60
+#: One member of a group roll (/groupsave, /groupcheck) besides the group's own row
+#: (``ROLL_ROW``): a die, a ledger row written in the group's one batch, a line shown. Less
+#: than a lone roll's row, whose statements and message are its own; a party of 100 costs
+#: 2,060 units, under half a user's default burst.
+GROUP_MEMBER = 20
 #: The costliest exact odds the engine computes, in units.
 MAX_ODDS_WORK = -(-MAX_ODDS_COST // ODDS_STEPS_PER_UNIT)
 
@@ -66,6 +71,11 @@ def dice_work(expression: Expression | Batch) -> int:
     """A roll's work: its worst-case dice, every explosion, reroll and repeat counted (the
     parser's static bound, ``max_dice``), at least 1."""
     return max(1, expression.max_dice)
+
+
+def group_work(members: int) -> int:
+    """A group roll's work: the group's row and each member's."""
+    return ROLL_ROW + GROUP_MEMBER * members
 
 
 def odds_work(steps: int) -> int:

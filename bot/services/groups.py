@@ -18,7 +18,7 @@ from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems import Feature, read, system_for, system_of
-from bot.services import fairness
+from bot.services import budgets, fairness
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.checks import (
@@ -42,8 +42,12 @@ from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind, Visibility
 
-#: At most this many characters in one group roll (one embed field each, Discord allows 25).
-MAX_MEMBERS = 20
+#: At most this many characters in one group roll or roll request. Past
+#: ``bot.render.groups.FIELD_MEMBERS`` the message shows a summary by result and the full
+#: table comes as an attached file (Discord allows 25 embed fields, 6,000 characters).
+MAX_MEMBERS = 100
+#: At most this many characters in one contest: its rounds list everyone in one embed field.
+MAX_CONTESTANTS = 20
 _MENTION = re.compile(r"<@!?(\d+)>")
 #: What a GM may type for "the whole party".
 PARTY_WORDS = frozenset({"", "party", "all", "everyone", "the party", "whole party"})
@@ -152,6 +156,7 @@ async def resolve_targets_in(
     text: str | None,
     *,
     minimum: int = 1,
+    maximum: int = MAX_MEMBERS,
     nameable: bool = True,
 ) -> list[CharacterView]:
     """The characters a GM named: by name, by their player's mention, or the whole party.
@@ -182,8 +187,15 @@ async def resolve_targets_in(
         unique.setdefault(character.id, character)
     if len(unique) < minimum:
         raise InvalidValue(f"Name at least {minimum} different characters.")
-    if len(unique) > MAX_MEMBERS:
-        raise InvalidValue(f"At most {MAX_MEMBERS} characters can roll together.")
+    if len(unique) > maximum:
+        if wanted is None:
+            raise InvalidValue(
+                f"The party has {len(unique)} characters and at most {maximum} can roll "
+                "together: take some out with /party remove character:<name>."
+            )
+        raise InvalidValue(
+            f"At most {maximum} characters can roll together; you named {len(unique)}."
+        )
     return list(unique.values())
 
 
@@ -406,6 +418,8 @@ async def _group_roll(
         if system.group_needs_dc and spec.dc is None:
             raise InvalidValue(f"A {system.key} {what} needs a dc: each member rolls against it.")
         party = await resolve_targets_in(session, campaign, None, nameable=False)
+        # Before any die: a refusal rolls back the reads and changes nothing.
+        budgets.charge(caller, budgets.group_work(len(party)))
         outcomes: list[tuple[CharacterView, Outcome]] = []
         shared: int | None = None
         # Provably fair d20s (docs/fair-dice.md): each member's with that player's own seed,
@@ -586,7 +600,9 @@ async def contest(
             raise InvalidValue(refusal)
         if parse_targets(names) is None:
             raise InvalidValue("Name the characters who contest (names or @mentions).")
-        who = await resolve_targets_in(session, campaign, names, minimum=2)
+        who = await resolve_targets_in(
+            session, campaign, names, minimum=2, maximum=MAX_CONTESTANTS
+        )
         if not is_gm(campaign, caller) and all(c.user_id != caller.user_id for c in who):
             raise NotAllowed(
                 "Only the GM, or a player whose character takes part, can start a contest."

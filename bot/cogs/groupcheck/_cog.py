@@ -9,8 +9,9 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
-from bot.render.groups import group_save_embed
+from bot.render.groups import group_save_embed, group_save_file
 from bot.services import groups
 
 
@@ -45,6 +46,9 @@ class GroupCheckCog(commands.Cog):
             dc=dc,
             difficulty=difficulty.replace("-", " ") if difficulty else None,
         )
-        await interaction.response.send_message(
-            embed=group_save_embed(result), allowed_mentions=discord.AllowedMentions.none()
+        await answer(
+            interaction,
+            embed=group_save_embed(result),
+            file=group_save_file(result),
+            allowed_mentions=discord.AllowedMentions.none(),
         )

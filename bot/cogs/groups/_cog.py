@@ -1,4 +1,5 @@
-"""/groupsave (GM) and /contest: one public message, one transaction each."""
+"""/groupsave (GM) and /contest: one public message (a large party's with its full table
+attached), one transaction each."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import Bonus, DifficultyChoice, Name
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
-from bot.render.groups import contest_embed, group_save_embed
+from bot.render.groups import contest_embed, group_save_embed, group_save_file
 from bot.services import groups
 
 RollMode = Literal["advantage", "disadvantage"]
@@ -50,6 +51,7 @@ class GroupsCog(commands.Cog):
         await answer(
             interaction,
             embed=group_save_embed(result),
+            file=group_save_file(result),
             allowed_mentions=discord.AllowedMentions.none(),
         )
 

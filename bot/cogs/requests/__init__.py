@@ -7,6 +7,7 @@ from discord.ext import commands
 from bot.cogs._gm import ensure_gm_group
 from bot.cogs._shared import DELIVERERS
 from bot.cogs.requests._cog import (
+    RequestListButton,
     RequestRollButton,
     deliver_closed,
     deliver_reminders,
@@ -18,6 +19,6 @@ from bot.services.requests import Closed, Reminders
 async def setup(bot: commands.Bot) -> None:
     assert request_group.parent is not None
     ensure_gm_group(bot)
-    bot.add_dynamic_items(RequestRollButton)
+    bot.add_dynamic_items(RequestRollButton, RequestListButton)
     DELIVERERS[Closed] = deliver_closed
     DELIVERERS[Reminders] = deliver_reminders

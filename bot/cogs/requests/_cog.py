@@ -26,15 +26,20 @@ from bot.cogs._shared import wake
 from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
 from bot.errors import UserError
+from bot.quoting import escape
 from bot.render import places as place_words
+from bot.render import style
+from bot.render.groups import FIELD_MEMBERS
 from bot.render.requests import (
     closed_text,
     gm_undelivered_text,
     reminder_text,
-    request_content,
     request_embed,
+    request_file,
+    request_pings,
     reveal_text,
     status_text,
+    target_line,
 )
 from bot.services import requests
 from bot.services.clock import format_duration, parse_duration
@@ -104,16 +109,85 @@ class RequestRollButton(
         except Exception as error:  # one error path, as for commands
             await answer_error(interaction, error)
             return
+        if len(answered.request.targets) > FIELD_MEMBERS:
+            # A large request's message lists names only: the player's own roll, to them.
+            request = answered.request
+            mine = next(
+                (t for t in request.targets if t.character_name == answered.character_name), None
+            )
+            if mine is not None:
+                line = target_line(mine, show=not request.hidden)
+                await _private_note(
+                    interaction, f"{escape(answered.character_name)}: {line}", request.id
+                )
         if answered.completed_now and answered.request.hidden:
             await _tell_gm(interaction, answered.campaign, answered.request)
 
 
+async def _private_note(interaction: Interaction, text: str, request_id: int) -> None:
+    try:
+        await interaction.followup.send(
+            style.clip(text, style.MESSAGE_LIMIT),
+            ephemeral=True,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+    except discord.HTTPException as exc:
+        log.info("request #%s: private note lost: %s %s", request_id, exc.status, exc.code)
+
+
+class RequestListButton(
+    Noted, discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"pbp:reqlist:(?P<id>\d+)"
+):
+    """A large request's "Full list": every character's roll as a file, to the clicker
+    alone, shown as the public message shows it (a hidden DC's pass/fail stays the GM's:
+    /gm request status has it)."""
+
+    def __init__(self, request_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Full list",
+                emoji="📋",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"pbp:reqlist:{request_id}",
+            )
+        )
+        self.request_id = request_id
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> RequestListButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        try:
+            found = await requests.load(bot_of(interaction).db, self.request_id)
+            done = len(found.targets) - len(found.waiting)
+            await answer(
+                interaction,
+                f"Roll request #{found.id}: {done} of {len(found.targets)} rolled.",
+                file=request_file(found),
+                ephemeral=True,
+            )
+        except Exception as error:  # one error path, as for commands
+            await answer_error(interaction, error)
+
+
 def view_for(request: RequestView) -> discord.ui.View | None:
-    """The button while someone still has to roll; none once everyone has."""
-    if request.complete:
+    """The Roll button while someone still has to roll, and a large request's Full list;
+    none once everyone has rolled on a small one."""
+    large = len(request.targets) > FIELD_MEMBERS
+    if request.complete and not large:
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(RequestRollButton(request.id))
+    if not request.complete:
+        view.add_item(RequestRollButton(request.id))
+    if large:
+        view.add_item(RequestListButton(request.id))
     return view
 
 
@@ -143,7 +217,7 @@ async def _tell_gm(interaction: Interaction, campaign: CampaignView, request: Re
 @request_group.command(name="roll", description="Ask characters to roll: each player clicks Roll")
 @app_commands.describe(
     ability="The ability everyone rolls",
-    characters="Names or @mentions, comma-separated; empty for the whole party",
+    characters="Names or @mentions, comma-separated (up to 100); empty for the whole party",
     dc="The DC (d20 check) or exact threshold (threshold), shown to everyone",
     hidden_dc="Like dc, but only the GM sees it and pass/fail until /gm request reveal",
     difficulty="Threshold: a difficulty tier instead of dc",
@@ -157,7 +231,7 @@ async def _tell_gm(interaction: Interaction, campaign: CampaignView, request: Re
 async def request_roll(
     interaction: Interaction,
     ability: app_commands.Range[str, 1, 32],
-    characters: app_commands.Range[str, 1, 1000] | None = None,
+    characters: app_commands.Range[str, 1, 6000] | None = None,
     dc: app_commands.Range[int, 1, 100] | None = None,
     hidden_dc: app_commands.Range[int, 1, 100] | None = None,
     difficulty: DifficultyChoice | None = None,
@@ -185,14 +259,13 @@ async def request_roll(
         remind=_duration(remind, "reminder"),
     )
     wake(bot, request.remind_at or request.deadline_at)
-    view = discord.ui.View(timeout=None)
-    view.add_item(RequestRollButton(request.id))
+    pings = request_pings(request)
     try:
         message_id = await answer(
             interaction,
-            request_content(request),
+            pings[0],
             embed=request_embed(request),
-            view=view,
+            view=view_for(request),
             allowed_mentions=discord.AllowedMentions(users=True),
         )
     except discord.HTTPException as exc:
@@ -202,6 +275,13 @@ async def request_roll(
         raise UserError(
             "Discord did not post the roll request, so nothing was kept: run the command again."
         ) from exc
+    for more in pings[1:]:  # the players whose mentions did not fit the request's message
+        try:
+            await interaction.followup.send(
+                more, allowed_mentions=discord.AllowedMentions(users=True)
+            )
+        except discord.HTTPException as exc:
+            log.warning("request #%s: pings lost: %s %s", request.id, exc.status, exc.code)
     if message_id is None:
         try:
             message_id = (await interaction.original_response()).id
@@ -216,8 +296,13 @@ async def request_roll(
 async def request_status(interaction: Interaction, request: RequestNumber | None = None) -> None:
     bot = bot_of(interaction)
     _, found = await requests.status(bot.db, caller_from(interaction), request)
+    large = len(found.targets) > FIELD_MEMBERS
     await answer(
-        interaction, status_text(found), embed=request_embed(found, gm_view=True), ephemeral=True
+        interaction,
+        status_text(found),
+        embed=request_embed(found, gm_view=True),
+        file=request_file(found, gm_view=True) if large else None,
+        ephemeral=True,
     )
 
 

@@ -25,6 +25,10 @@ from bot.rules.systems.base import (
 )
 from bot.words import LedgerKind
 
+#: Up to this many members the group verdict names who passed and who failed; past it, counts
+#: (a verdict of 100 names would outgrow an embed field and a /history line).
+NAMED_MEMBERS = 20
+
 
 @dataclass(frozen=True)
 class RollUnderSystem(Defaults):
@@ -154,7 +158,10 @@ class RollUnderSystem(Defaults):
     def group_verdict(
         self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
     ) -> tuple[bool | None, str]:
-        # Ruling 2: one d20 compared with each member's score: who passes, who fails.
+        # Ruling 2: one d20 compared with each member's score: who passes, who fails. A large
+        # party is counted (its message lists the names by result; the ledger keeps the count).
+        if members > NAMED_MEMBERS:
+            return None, f"Pass: {len(passed)} of {members} · Fail: {len(failed)}"
         passing, failing = ", ".join(passed) or "nobody", ", ".join(failed) or "nobody"
         return None, f"Pass: {passing} · Fail: {failing}"
 

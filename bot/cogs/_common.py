@@ -28,10 +28,12 @@ def caller_from(interaction: Interaction) -> Caller:
         parent_id = channel.parent_id
     user = interaction.user
     roles: frozenset[int] = frozenset()
-    manage = False
+    manage = manage_channels = False
     if isinstance(user, discord.Member):
         roles = frozenset(role.id for role in user.roles)
         manage = user.guild_permissions.manage_guild
+        # Resolved in the command's channel (its overwrites count), as Discord sent them.
+        manage_channels = interaction.permissions.manage_channels
     return Caller(
         user_id=user.id,
         channel_id=interaction.channel_id or 0,
@@ -39,6 +41,7 @@ def caller_from(interaction: Interaction) -> Caller:
         parent_channel_id=parent_id,
         role_ids=roles,
         manage_guild=manage,
+        manage_channels=manage_channels,
         interaction_id=interaction.id,
         display_name=user.display_name,
         bot_names=_bot_names(interaction),

@@ -11,6 +11,7 @@ from bot.services.fairness import (
     Rotation,
     Seed,
     SeedCheck,
+    SeedShown,
 )
 
 
@@ -30,12 +31,32 @@ def rotation_text(rotation: Rotation) -> str:
         f"Dice seed {old.generation} is revealed: `{old.seed}` (its SHA-256 is "
         f"`{old.seed_hash}`, as published). Check any roll drawn from it with /verify roll:N.\n"
         + (
+            "It was made by this place's first roll, so its hash could not be shown before that "
+            "roll: that roll's faces follow from it, but it was not fixed in advance. The next "
+            "rolls draw from the seed below, whose hash is shown before them.\n"
+            if old.unpublished
+            else ""
+        )
+        + (
             f"Its hidden-roll key: `{old.hidden_key}`.\n"
             if old.hidden_key
             else "Its hidden-roll key stays secret: a hidden roll drawn from it is not revealed.\n"
         )
         + seed_line(new)
     )
+
+
+def seed_shown_text(shown: SeedShown) -> str:
+    """``/seed show``: the place's current seed's hash, and the last seed revealed here."""
+    text = f"Dice seeds of this place ({shown.scope}).\n{seed_line(shown.current)}"
+    old = shown.last_revealed
+    if old is not None:
+        text += (
+            f"\nLast revealed: dice seed {old.generation}, `{old.seed}`"
+            + (f", its hidden-roll key `{old.hidden_key}`" if old.hidden_key else "")
+            + f" (revealed {old.revealed_at:%Y-%m-%d %H:%M} UTC)."
+        )
+    return text
 
 
 def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
@@ -63,9 +84,14 @@ def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
 
 
 def fair_check_line(check: FairCheck) -> str:
-    """The recomputation's verdict in one line."""
+    """The recomputation's verdict in one line, and where the roll was drawn (the scope and
+    draw number tools/verify_fair.py --mine recomputes it from)."""
     mark = {True: "✅", False: "❌", None: "➖"}
-    return f"{mark[check.matched]} {check.reason}"
+    line = f"{mark[check.matched]} {check.reason}"
+    if check.draws:
+        where = ", ".join(f"`{scope}` draw {draw}" for scope, draw in check.draws)
+        line += f"\nDrawn at: {where}."
+    return line
 
 
 def seed_check_text(check: SeedCheck) -> str:
@@ -79,7 +105,7 @@ def seed_check_text(check: SeedCheck) -> str:
     if seed.revealed_at is None:
         return (
             f"⚠️ That is dice seed {seed.generation}, still in use: it should have been secret. "
-            "Ask the GM to rotate it (/campaign seed rotate)."
+            "Ask for it to be rotated (/seed rotate)."
         )
     return (
         f"✅ Its SHA-256 is `{check.seed_hash}`, the hash dice seed {seed.generation} published "

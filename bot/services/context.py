@@ -31,6 +31,9 @@ class Caller:
     role_ids: frozenset[int] = field(default_factory=frozenset)
     #: Discord's Manage Server permission: such members are GMs of every campaign here.
     manage_guild: bool = False
+    #: Discord's Manage Channels permission in the place of the command: outside campaigns,
+    #: such members rotate the channel's dice seed (bot/services/fairness.py).
+    manage_channels: bool = False
     #: The Discord interaction id; the ledger refuses to record one twice.
     interaction_id: int | None = None
     display_name: str = ""

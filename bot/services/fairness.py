@@ -17,7 +17,7 @@ import random
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +31,7 @@ from bot.dice import fair
 from bot.services import commitments, secrecy
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NoCampaign, NotFound
+from bot.services.errors import InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import Visibility
@@ -55,6 +55,10 @@ MAX_PLAYER_SEED = 200
 #: Shortest and longest automatic rotation period a GM may set.
 MIN_PERIOD = timedelta(hours=1)
 MAX_PERIOD = timedelta(days=365)
+#: The period of a seed made by the roll that first draws from it: its hash could not be shown
+#: before that roll, so it is due at once and revealed right after it; the seed the next rolls
+#: draw from has its hash published by that rotation (docs/fair-dice.md).
+UNPUBLISHED = 0
 
 
 def scope_of(campaign_id: int | None, caller: Caller) -> str:
@@ -82,6 +86,11 @@ class Seed:
     #: That key (hex), once revealed: only if no hidden roll drawn from the seed was still
     #: unrevealed at its rotation.
     hidden_key: str | None = None
+
+    @property
+    def unpublished(self) -> bool:
+        """Made by the roll that first drew from it: its hash was not shown before that roll."""
+        return self.period_s == UNPUBLISHED
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,8 +188,9 @@ async def _insert_generation(
     await session.execute(stmt, _new_values(scope, generation, period_s))
 
 
-async def current_in(session: Executor, scope: str) -> Seed:
-    """The scope's current seed, made (and its hash fixed) on first use."""
+async def current_in(session: Executor, scope: str, *, unpublished: bool = False) -> Seed:
+    """The scope's current seed, made (and its hash fixed) on first use. ``unpublished``: made
+    for a roll that draws from it at once (:data:`UNPUBLISHED`)."""
     for _ in range(3):
         row = (
             await session.execute(
@@ -195,7 +205,8 @@ async def current_in(session: Executor, scope: str) -> Seed:
         last = await session.scalar(
             select(func.max(fair_seeds.c.generation)).where(fair_seeds.c.scope_key == scope)
         )
-        await _insert_generation(session, scope, int(last or 0) + 1, None)
+        period = UNPUBLISHED if unpublished else None
+        await _insert_generation(session, scope, int(last or 0) + 1, period)
     raise NotFound("The dice seed of this place could not be read; try again.")
 
 
@@ -231,7 +242,9 @@ async def _rotate_in(
         await session.execute(
             update(fair_seeds).where(fair_seeds.c.id == current.id).values(hidden_revealed_at=now)
         )
-    await _insert_generation(session, current.scope, current.generation + 1, current.period_s)
+    # The GM's period carries over; an unpublished seed's "at once" does not.
+    period = current.period_s if current.period_s != UNPUBLISHED else None
+    await _insert_generation(session, current.scope, current.generation + 1, period)
     revealed = (await session.execute(select(*_COLUMNS).where(fair_seeds.c.id == current.id))).one()
     return Rotation(_seed_of(revealed), await current_in(session, current.scope))
 
@@ -274,7 +287,7 @@ async def draw_in(
         params = {"scope": scope, "user_id": caller.user_id}
         taken = (await session.execute(_TAKE, params)).first()
         if taken is None:  # the scope's first roll: make its seed, then take
-            await current_in(session, scope)
+            await current_in(session, scope, unpublished=True)
             continue
         current = _seed_of(taken)
         number = current.uses
@@ -339,11 +352,22 @@ async def campaign_here(db: Database, caller: Caller) -> CampaignView | None:
 # --- GM: rotation and period --------------------------------------------------------------
 
 
-async def rotate(db: Database, caller: Caller, campaign: CampaignView | None) -> Rotation:
-    """``/campaign seed rotate``: reveal the current seed, publish the next one's hash (a
-    campaign's GM; outside campaigns, anyone in the channel: the seed is the channel's)."""
+def require_rotator(caller: Caller, campaign: CampaignView | None) -> None:
+    """Who may rotate a place's seed: a campaign's GM; in a server channel without a
+    campaign, a member who can manage that channel; in a DM with the bot, its one person."""
     if campaign is not None:
         secrecy.require_campaign_gm(campaign, caller, "rotate the dice seed")
+    elif caller.guild_id is not None and not caller.manage_channels:
+        raise NotAllowed(
+            "Only a member who can manage this channel (Manage Channels) can rotate its dice "
+            "seed: it has no campaign, so the seed is the channel's."
+        )
+
+
+async def rotate(db: Database, caller: Caller, campaign: CampaignView | None) -> Rotation:
+    """``/seed rotate`` (``/campaign seed rotate``): reveal the current seed, publish the next
+    one's hash (:func:`require_rotator` says who may)."""
+    require_rotator(caller, campaign)
     scope = scope_of(campaign.id if campaign else None, caller)
     async with transaction(db) as session:
         for _ in range(3):
@@ -353,10 +377,43 @@ async def rotate(db: Database, caller: Caller, campaign: CampaignView | None) ->
     raise NotFound("The dice seed of this place is being rotated; try again.")
 
 
+@dataclass(frozen=True, slots=True)
+class SeedShown:
+    """``/seed show``: the place's current seed (its hash) and the last one revealed."""
+
+    scope: str
+    current: Seed
+    last_revealed: Seed | None
+
+
 async def show(db: Database, caller: Caller, campaign: CampaignView | None) -> Seed:
-    """The current seed's public face (its hash), created if the scope had none."""
+    """The current seed's public face (its hash), created if the scope had none. Shown now,
+    so a seed a roll made without publishing it no longer needs revealing at once."""
+    return (await show_here(db, caller, campaign)).current
+
+
+async def show_here(db: Database, caller: Caller, campaign: CampaignView | None) -> SeedShown:
+    """:func:`show` with the last revealed seed of the place (so a rotation no answer
+    announced, a post's say, is still seen: docs/fair-dice.md)."""
+    scope = scope_of(campaign.id if campaign else None, caller)
     async with transaction(db) as session:
-        return await current_in(session, scope_of(campaign.id if campaign else None, caller))
+        current = await current_in(session, scope)
+        if current.unpublished:
+            await session.execute(
+                update(fair_seeds)
+                .where(fair_seeds.c.id == current.id, fair_seeds.c.period_s == UNPUBLISHED)
+                .values(period_s=None)
+            )
+            current = await current_in(session, scope)
+        row = (
+            await session.execute(
+                select(*_COLUMNS)
+                .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_not(None))
+                .order_by(fair_seeds.c.generation.desc())
+                .limit(1)
+            )
+        ).first()
+    return SeedShown(scope, current, _seed_of(row) if row is not None else None)
 
 
 async def set_period(
@@ -453,6 +510,9 @@ class FairCheck:
     matched: bool | None  # None: cannot be checked yet (its seed is not revealed)
     reason: str
     seed: Seed | None = None
+    #: The (scope, draw number) the roll's dice were drawn at, as it records them (a check
+    #: using pre-rolls: one per pre-roll); only for a roll the asker may see.
+    draws: tuple[tuple[str, int], ...] = ()
 
 
 #: A roll without derivation inputs.
@@ -554,7 +614,7 @@ async def hold_in(session: Executor, campaign_id: int | None, caller: Caller) ->
     roll takes (seed, then chain, then a character's row), so two commands never wait on
     each other (PostgreSQL ``FOR UPDATE``; SQLite's write lock is already held)."""
     scope = scope_of(campaign_id, caller)
-    await current_in(session, scope)
+    await current_in(session, scope, unpublished=True)
     await session.execute(
         select(fair_seeds.c.id)
         .where(fair_seeds.c.scope_key == scope, fair_seeds.c.revealed_at.is_(None))
@@ -582,6 +642,26 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
     record = outcome.get("fair") if isinstance(outcome, dict) else None
     if not isinstance(record, dict):
         return FairCheck(number, None, NO_SEEDS)
+    check = await _verify_record(db, number, roll, record)
+    return replace(check, draws=_draws_of(record))
+
+
+def _draws_of(record: dict[str, Any]) -> tuple[tuple[str, int], ...]:
+    """Where a roll's record says its dice were drawn (what tools/verify_fair.py --mine
+    takes), or nothing if the record is damaged."""
+    parts = record.get("parts") if record.get("dice") != ATTACK_DRAWS else None
+    found = []
+    for part in parts if isinstance(parts, list) else [record]:
+        with contextlib.suppress(AttributeError, KeyError, TypeError, ValueError):
+            found.append((str(part["scope"]), int(part["draw"])))
+    return tuple(found)
+
+
+async def _verify_record(
+    db: Database, number: int, roll: Any, record: dict[str, Any]
+) -> FairCheck:
+    """:func:`verify_roll` of a visible roll's record."""
+    outcome = roll.outcome
     if "parts" in record and record.get("dice") != ATTACK_DRAWS:
         return await _verify_parts(db, number, record, list(roll.dice))
     scope = row_scope(roll.campaign_id, roll.scope_id)
@@ -606,7 +686,7 @@ async def verify_roll(db: Database, caller: Caller, number: int) -> FairCheck:
                 number,
                 None,
                 f"Its seed (hash `{seed.seed_hash[:16]}…`) is not revealed yet: it can be checked "
-                "after the next rotation (/campaign seed rotate).",
+                "after the next rotation (/seed rotate).",
                 seed,
             )
         expected_scope = scope
@@ -851,11 +931,11 @@ async def verify_seed(db: Database, caller: Caller, seed_hex: str) -> SeedCheck:
         raw = bytes.fromhex(text)
     except ValueError:
         raise InvalidValue(
-            "A seed is 64 hexadecimal characters, as /campaign seed rotate showed it."
+            "A seed is 64 hexadecimal characters, as its rotation showed it."
         ) from None
     if len(raw) != fair.SEED_BYTES:
         raise InvalidValue(
-            "A seed is 64 hexadecimal characters, as /campaign seed rotate showed it."
+            "A seed is 64 hexadecimal characters, as its rotation showed it."
         )
     digest = fair.seed_hash(raw)
     campaign = await campaign_here(db, caller)
@@ -986,7 +1066,7 @@ async def _verify_parts(
             number,
             None,
             f"Its seed (hash `{waiting[0].seed_hash[:16]}…`) is not revealed yet: it can be "
-            "checked after the next rotation (/campaign seed rotate).",
+            "checked after the next rotation (/seed rotate).",
             waiting[0],
         )
     seeds = {h: str(s.seed) for h, s in found.items()}

@@ -105,7 +105,7 @@ class HistoryCog(commands.Cog):
         seed="A revealed dice seed: check it against the hash published before its use",
         full="With log: walk every roll again, not only those since the last check",
     )
-    @app_commands.guild_only()
+    # Not server-only: rolls and seeds of a DM with the bot are checked there too.
     async def verify(
         self,
         interaction: Interaction,

@@ -19,7 +19,7 @@ from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.rules.errors import RulesError
 from bot.rules.systems import Feature, system_for
-from bot.services import secrecy
+from bot.services import fairness, secrecy
 from bot.services.access import (
     gm_standing,
     is_gm,
@@ -82,7 +82,7 @@ async def setup(
         # campaign is the forum's, and every post of it shares it.
         channel_id = caller.parent_channel_id
     require_manage_guild(caller, "set up a campaign")
-    return await campaigns.setup_campaign(
+    campaign = await campaigns.setup_campaign(
         db,
         caller.guild_id,
         channel_id,
@@ -91,6 +91,10 @@ async def setup(
         gm_user_ids=[caller.user_id],
         gm_channel_id=gm_channel_id,
     )
+    # Its dice seed is fixed now, its hash published with the set-up's answer
+    # (docs/fair-dice.md), so no roll of the campaign draws from a seed nobody was shown.
+    await fairness.show(db, caller, campaign)
+    return campaign
 
 
 async def change_settings(db: Database, caller: Caller, **changes: Any) -> CampaignView:

@@ -31,6 +31,11 @@ EXPECTED: dict[HelpTopic | None, tuple[str, ...]] = {
     HelpTopic.FAIR: (
         "/campaign seed rotate",
         "/campaign seed period",
+        "/seed show",
+        "/seed rotate",
+        "Manage Channels",
+        "tools/verify_fair.py --mine",
+        "cannot be linked",
         "/me seed set",
         "/me seed show",
         "/verify roll:42",

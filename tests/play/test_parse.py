@@ -155,6 +155,7 @@ async def test_tab_completes_people_commands_options_and_choices(tree_bot: PbpBo
     assert "/check" in complete(tree, people, names, "alice> /ch")
     assert "/character" in complete(tree, people, names, "alice> /ch")
     assert complete(tree, people, names, "gm> /campaign se") == ["seed", "set", "setup"]
+    assert complete(tree, people, names, "alice> /seed ") == ["rotate", "show"]
     assert complete(tree, people, names, "/check ability:DEX adv") == ["advantage:"]
     assert complete(tree, people, names, "/check ability:DEX advantage:t") == ["advantage:true"]
     assert complete(tree, people, names, "/campaign setup system:pen") == ["system:pen-and-dagger"]

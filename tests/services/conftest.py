@@ -6,17 +6,21 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
+from bot.services import fairness
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import CharacterView, create_character
-from tests.services.helpers import ALICE, CHANNEL, GM_ROLE, GUILD
+from tests.services.helpers import ALICE, CHANNEL, GM_ROLE, GUILD, gm_caller
 
 
 @pytest.fixture
 async def pd_campaign(db: Database) -> CampaignView:
-    """A Pen & Dagger campaign in the test channel."""
-    return await setup_campaign(
+    """A Pen & Dagger campaign in the test channel, its dice seed published as
+    /campaign setup publishes it."""
+    campaign = await setup_campaign(
         db, GUILD, CHANNEL, RuleSystem.PEN_AND_DAGGER, gm_role_ids=[GM_ROLE]
     )
+    await fairness.show(db, gm_caller(), campaign)
+    return campaign
 
 
 @pytest.fixture

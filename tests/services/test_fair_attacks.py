@@ -44,6 +44,7 @@ async def _table(db: Database) -> tuple[CampaignView, CharacterView]:
         db, GUILD, CHANNEL, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE], crit_rules=True
     )
     campaign = await update_settings(db, campaign.id, rerolls=True, crit_double_dice=True)
+    await fairness.show(db, gm_caller(), campaign)  # published, as at /campaign setup
     ayla = await create_character(db, campaign.id, ALICE, "Ayla")
     await set_score(db, ayla.id, "STR", 14)
     await set_score(db, ayla.id, "DEX", 14)

@@ -47,6 +47,7 @@ async def _row(db: Database, campaign_id: int, number: int) -> Any:
 
 async def _party(db: Database, system: RuleSystem, channel: int, ability: str) -> CampaignView:
     campaign = await setup_campaign(db, GUILD, channel, system, gm_role_ids=[GM_ROLE])
+    await fairness.show(db, _caller(GM_USER, channel), campaign)  # as at /campaign setup
     for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
         character = await create_character(db, campaign.id, user, name)
         await set_score(db, character.id, ability, 10)

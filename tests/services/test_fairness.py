@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from dataclasses import replace
 import io
 import json
 from datetime import timedelta
@@ -206,7 +207,7 @@ async def test_rolls_outside_a_campaign_use_the_channels_seed(db: Database) -> N
     shown = await fairness.show(db, caller, None)
     assert shown.scope == f"channel:{OUTSIDE}"
     number = await _roll(db, caller, "1d100")
-    await fairness.rotate(db, caller, None)
+    await fairness.rotate(db, replace(caller, manage_channels=True), None)
     assert (await fairness.verify_roll(db, caller, number)).matched is True
 
 
@@ -375,6 +376,7 @@ async def test_every_systems_check_recomputes(
 ) -> None:
     channel = CHANNEL + 300
     campaign = await setup_campaign(db, GUILD, channel, system, gm_role_ids=[GM_ROLE])
+    await fairness.show(db, gm_caller(), campaign)  # published, as at /campaign setup
     character = await create_character(db, campaign.id, ALICE, "Wren")
     await set_score(db, character.id, ability, 12 if system is RuleSystem.ROLL_UNDER else 2)
     caller = _alice(channel)
@@ -416,6 +418,7 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
     the first member's row. Every member row recomputes."""
     channel = CHANNEL + 400
     campaign = await setup_campaign(db, GUILD, channel, system, gm_role_ids=[GM_ROLE])
+    await fairness.show(db, gm_caller(), campaign)  # published, as at /campaign setup
     ability = "AGI" if system is RuleSystem.ROLL_UNDER else "DEX"
     for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
         character = await create_character(db, campaign.id, user, name)
@@ -443,6 +446,7 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
 async def test_a_roll_request_answered_later_draws_with_the_players_seed(db: Database) -> None:
     channel = CHANNEL + 500
     campaign = await setup_campaign(db, GUILD, channel, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])
+    await fairness.show(db, gm_caller(), campaign)  # published, as at /campaign setup
     for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
         character = await create_character(db, campaign.id, user, name)
         await set_score(db, character.id, "DEX", 10)

@@ -15,7 +15,7 @@ showed, after checking that each roll's record is its own: the campaign's scope,
 campaign's seeds, a blinding value only on a hidden roll, its roller's player key (from the
 logged seed changes the export carries), and within one seed and player key each draw number
 used once, in the order of the log. Rolls whose seed is not revealed yet are counted as
-"waiting"; run again after the GM rotates the seed (/campaign seed rotate) and exports again.
+"waiting"; run again after the GM rotates the seed (/seed rotate) and exports again.
 Exit status 0: nothing wrong.
 """
 

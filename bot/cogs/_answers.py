@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from bot.cogs._common import caller_from
 from bot.cogs._delivery import deliver
+from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import fortune_view_for
 from bot.render.attacks import attack_embed
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
+from bot.render.fair import rotation_text
 from bot.render.secrecy import Delivery
-from bot.services import secrecy
+from bot.services import fairness, secrecy
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
 from bot.services.rolls import DiceRoll
@@ -65,3 +67,13 @@ async def send_roll(interaction: Interaction, rolled: DiceRoll) -> None:
         interaction,
         Delivery.of(rolled, roll_embed(name, rolled), roller=name, what=rolled.label or "dice"),
     )
+
+
+async def announce_rotation(
+    interaction: Interaction, rotation: fairness.Rotation | None, visibility: Visibility
+) -> None:
+    """A seed the command's roll used up, revealed to the place and the next hash published
+    (docs/fair-dice.md); not after a ``self`` roll, which the place does not see happen
+    (/seed show has the revealed seed and the new hash)."""
+    if rotation is not None and visibility is not Visibility.SELF:
+        await answer(interaction, rotation_text(rotation))

@@ -196,7 +196,7 @@ _FAIR = (
     "**Check.** Once a seed is revealed, `/verify roll:42` recomputes every face of roll #42 "
     "from the seeds and says where it was drawn (scope and draw number); `/verify "
     "seed:<seed>` checks a revealed seed against its published hash. Without the bot, "
-    "`tools/verify_fair.py --mine SEED SCOPE DRAW \"your seed\" SIDES COUNT` recomputes one "
+    '`tools/verify_fair.py --mine SEED SCOPE DRAW "your seed" SIDES COUNT` recomputes one '
     "of your rolls, and `tools/verify_fair.py export.json` a whole campaign export. What this "
     "proves and what it cannot yet (an operator who can read the bot's database): "
     "docs/fair-dice.md."

@@ -657,9 +657,7 @@ def _draws_of(record: dict[str, Any]) -> tuple[tuple[str, int], ...]:
     return tuple(found)
 
 
-async def _verify_record(
-    db: Database, number: int, roll: Any, record: dict[str, Any]
-) -> FairCheck:
+async def _verify_record(db: Database, number: int, roll: Any, record: dict[str, Any]) -> FairCheck:
     """:func:`verify_roll` of a visible roll's record."""
     outcome = roll.outcome
     if "parts" in record and record.get("dice") != ATTACK_DRAWS:
@@ -934,9 +932,7 @@ async def verify_seed(db: Database, caller: Caller, seed_hex: str) -> SeedCheck:
             "A seed is 64 hexadecimal characters, as its rotation showed it."
         ) from None
     if len(raw) != fair.SEED_BYTES:
-        raise InvalidValue(
-            "A seed is 64 hexadecimal characters, as its rotation showed it."
-        )
+        raise InvalidValue("A seed is 64 hexadecimal characters, as its rotation showed it.")
     digest = fair.seed_hash(raw)
     campaign = await campaign_here(db, caller)
     scope = scope_of(campaign.id if campaign else None, caller)

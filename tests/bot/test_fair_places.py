@@ -12,11 +12,10 @@ from typing import Any
 
 import discord
 import pytest
-
-from bot.dice.fair import FairDice
 from sqlalchemy import select
 
 from bot.db.models import ledger
+from bot.dice.fair import FairDice
 from tests.bot.conftest import Table, final_answer, message_text, start_campaign
 
 
@@ -39,9 +38,7 @@ def _revealed(text: str) -> str:
 async def _latest(table: Table) -> Any:
     """The newest roll of the bot's ledger, wherever it was made."""
     async with table.bot.db.engine.connect() as conn:
-        return (
-            await conn.execute(select(ledger).order_by(ledger.c.id.desc()).limit(1))
-        ).one()
+        return (await conn.execute(select(ledger).order_by(ledger.c.id.desc()).limit(1))).one()
 
 
 async def test_a_dm_seed_is_shown_before_use_rotated_by_its_person_and_verified(
@@ -88,7 +85,9 @@ async def test_the_first_roll_of_a_fresh_place_reveals_its_seed_and_publishes_th
     assert not [m for m in second.followups if "revealed" in (m.content or "")]
     assert (await _latest(table)).outcome["fair"]["seed_hash"] == following
     # The first roll is checkable at once (its seed is revealed).
-    checked = message_text(final_answer(await table.alice.slash(table.table, "verify", roll=row.number)))
+    checked = message_text(
+        final_answer(await table.alice.slash(table.table, "verify", roll=row.number))
+    )
     assert "Fair dice: ✅" in checked and f"`channel:{table.table.id}` draw 1" in checked
 
 
@@ -105,9 +104,10 @@ async def test_a_channel_seed_is_rotated_only_by_a_member_who_manages_the_channe
         final_answer(await table.bob.slash(table.table, "verify", roll=row.number))
     )
     keeper = table.guild.add_member(
-        table.env.create_user("dana"), roles=[table.guild.create_role(
-            "Keeper", permissions=discord.Permissions(manage_channels=True)
-        )]
+        table.env.create_user("dana"),
+        roles=[
+            table.guild.create_role("Keeper", permissions=discord.Permissions(manage_channels=True))
+        ],
     )
     rotated = final_answer(await keeper.slash(table.table, "seed rotate"))
     assert not rotated.ephemeral
@@ -135,7 +135,9 @@ async def test_verify_says_where_a_visible_roll_was_drawn_and_nothing_of_a_hidde
     await table.alice.slash(table.table, "roll", dice="1d20", secret="self")
     hidden = await _latest(table)
     scope = f"campaign:{public.campaign_id}"
-    mine = message_text(final_answer(await table.bob.slash(table.table, "verify", roll=public.number)))
+    mine = message_text(
+        final_answer(await table.bob.slash(table.table, "verify", roll=public.number))
+    )
     assert f"`{scope}` draw {public.outcome['fair']['draw']}" in mine
     theirs = message_text(
         final_answer(await table.bob.slash(table.table, "verify", roll=hidden.number))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from dataclasses import replace
 import io
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest

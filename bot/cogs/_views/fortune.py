@@ -14,11 +14,12 @@ from typing import Any
 import discord
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import update_message
+from bot.cogs._respond import answer, update_message
 from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
 from bot.quoting import escape
+from bot.render.fair import rotation_text
 from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
 from bot.services import fortune_table
@@ -123,6 +124,8 @@ class RerollButton(
                 embed=reroll_embed(title, result),
                 view=fortune_view(result.new_roll_id, result.final, result.fortune) or None,
             )
+            if result.rotation is not None:  # its seed was due: revealed to the table
+                await answer(interaction, rotation_text(result.rotation))
         except Exception as error:  # every failure: the one error path
             await answer_error(interaction, error)
 

@@ -7,6 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import gm_group
 from bot.cogs._options import WordChoices
@@ -22,7 +23,7 @@ from bot.render.fortune import (
     status_text,
 )
 from bot.services import fortune_table, sheets
-from bot.words import FortunePurpose
+from bot.words import FortunePurpose, Visibility
 
 Name = app_commands.Range[str, 1, 64]
 PurposeChoice = app_commands.Transform[str, WordChoices(FortunePurpose)]
@@ -70,6 +71,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
                 view=view or discord.utils.MISSING,
                 allowed_mentions=discord.AllowedMentions.none(),
             )
+            await announce_rotation(interaction, result.rotation, Visibility.PUBLIC)
             return
         spent = await fortune_table.spend(bot.db, caller, purpose, note)
         await answer(

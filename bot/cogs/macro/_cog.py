@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import send_attack, send_check, send_roll
+from bot.cogs._answers import announce_rotation, send_attack, send_check, send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
@@ -67,6 +67,7 @@ class MacroCog(commands.GroupCog, group_name="macro"):
             await send_attack(interaction, result)
         else:
             await send_check(interaction, result)
+        await announce_rotation(interaction, result.rotation, result.visibility)
 
     @app_commands.command(name="list", description="Your active character's saved rolls")
     @app_commands.guild_only()

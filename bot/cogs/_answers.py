@@ -6,6 +6,8 @@ would, and no cog imports another feature's private module (issue 21).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from bot.cogs._common import caller_from
 from bot.cogs._delivery import deliver
 from bot.cogs._respond import answer
@@ -76,4 +78,14 @@ async def announce_rotation(
     (docs/fair-dice.md); not after a ``self`` roll, which the place does not see happen
     (/seed show has the revealed seed and the new hash)."""
     if rotation is not None and visibility is not Visibility.SELF:
+        await answer(interaction, rotation_text(rotation))
+
+
+async def announce_rotations(
+    interaction: Interaction, rotations: Iterable[fairness.Rotation]
+) -> None:
+    """:func:`announce_rotation` of each seed a command with several rolls used up (after its
+    last roll: a post's `[[…]]`, a group roll, a request's answer, pre-rolls); their answers
+    are seen in the place."""
+    for rotation in rotations:
         await answer(interaction, rotation_text(rotation))

@@ -49,6 +49,8 @@ class GenerationResult:
     roll_id: int
     #: The ledger row's public number (issue 15).
     number: int = 0
+    #: The seed its draw used up, if it was due: the place is shown it.
+    rotation: fairness.Rotation | None = None
 
 
 def _unique_names(players: Sequence[tuple[int, str]]) -> list[str]:
@@ -94,7 +96,7 @@ async def roll_scores(
         campaign = await campaign_in(session, caller)
         _require_pd(campaign)
         require_gm(campaign, caller, "run the group ability-score generation")
-        record = None
+        record = draw = None
         if fairness.chosen_source(rng):
             # Provably fair (docs/fair-dice.md): one draw for the GM's command, its d6s in
             # the order the rules roll them (score by score).
@@ -130,7 +132,10 @@ async def roll_scores(
                 .returning(_G.c.id)
             )
         ).scalar_one()
-    return GenerationResult(int(new_id), campaign, generation, recorded.id, recorded.number)
+    rotation = draw.rotation if draw is not None else None
+    return GenerationResult(
+        int(new_id), campaign, generation, recorded.id, recorded.number, rotation
+    )
 
 
 async def _generation_in(

@@ -338,6 +338,8 @@ class GroupRollResult:
     #: The group row's public number and chain link (issue 15).
     number: int = 0
     chain: str = ""
+    #: Seeds the members' rolls used up, rotated after the last: the place is shown them.
+    rotations: tuple[fairness.Rotation, ...] = ()
 
 
 def _title(campaign: CampaignView, spec: MemberSpec) -> str:
@@ -454,7 +456,7 @@ async def _group_roll(
                     outcomes.append(
                         (member, await roll_member_in(session, member_rng, campaign, member, spec))
                     )
-        await fairness.rotate_held_in(session, held)
+        rotations = await fairness.rotate_held_in(session, held)
         kind = member_kind(campaign, spec)
         member_origin = ledger.Origin.of(caller, with_interaction=False)
         member_rows = await ledger.record_rolls_in(
@@ -512,6 +514,7 @@ async def _group_roll(
         spec.difficulty,
         group.number,
         group.chain,
+        tuple(rotations),
     )
 
 
@@ -531,6 +534,8 @@ class ContestResult:
     #: The contest row's public number and chain link (issue 15).
     number: int = 0
     chain: str = ""
+    #: The seed its draw used up, if it was due: the place is shown it.
+    rotation: fairness.Rotation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -676,4 +681,5 @@ async def contest(
         contest_row.id,
         contest_row.number,
         contest_row.chain,
+        draw.rotation if draw is not None else None,
     )

@@ -81,6 +81,8 @@ class InlineRolls:
     """Every inline roll of a text, in order."""
 
     rolls: tuple[InlineRoll, ...] = ()
+    #: Seeds the rolls used up, rotated after the last one: the place is shown them.
+    rotations: tuple[fairness.Rotation, ...] = ()
 
 
 def find_rolls(text: str) -> list[InlineSpan]:
@@ -219,8 +221,8 @@ async def roll_text_in(
                 # one, and the refused text gives back the work it took (it has done nothing).
                 _refund(caller, works)
                 raise _refusal(index, plan.span, exc) from None
-    await fairness.rotate_held_in(session, held)
-    return InlineRolls(tuple(done))
+    rotations = await fairness.rotate_held_in(session, held)
+    return InlineRolls(tuple(done), tuple(rotations))
 
 
 def _charge(caller: Caller, works: list[int]) -> None:

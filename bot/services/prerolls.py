@@ -74,6 +74,9 @@ class Sealed:
     waiting: int
     #: The dice's ledger ids (internal: where their stub is recorded).
     roll_ids: tuple[int, ...] = ()
+    #: Seeds the dice used up, rotated after the last: the place is shown them (each die is
+    #: blinded, and the hidden-roll key stays secret while one is sealed).
+    rotations: tuple[fairness.Rotation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +176,7 @@ async def seal(
                 row = await ledger.get_roll_in(session, recorded.id)
                 dice.append(SealedDie(recorded.number, row.created_at, recorded.commitment or ""))
                 ids.append(recorded.id)
-        await fairness.rotate_held_in(session, held)
+        rotations = await fairness.rotate_held_in(session, held)
         # Counted after the inserts: the ledger's chain lock (held until commit) orders two
         # concurrent /preroll of one campaign, so the second counts the first's dice.
         waiting = await _waiting_in(session, character.id)
@@ -185,7 +188,7 @@ async def seal(
                 f"{MAX_SEALED} may wait at once (they are the next d20s, not a stockpile). "
                 + (f"Seal at most {room} now." if room else "Nothing was sealed.")
             )
-    return Sealed(campaign, character, tuple(dice), waiting, tuple(ids))
+    return Sealed(campaign, character, tuple(dice), waiting, tuple(ids), tuple(rotations))
 
 
 async def waiting(db: Database, caller: Caller) -> tuple[CampaignView, list[Waiting]]:

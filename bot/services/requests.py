@@ -186,6 +186,8 @@ class Answer:
     summary: RollSummary
     completed_now: bool
     campaign: CampaignView
+    #: The seed the roll used up, if it was due: the place is shown it.
+    rotations: tuple[fairness.Rotation, ...] = ()
 
 
 def _request_view(row: Row[Any], targets: list[Row[Any]]) -> RequestView:
@@ -464,20 +466,24 @@ async def answer(
         if target.character_id is None:
             raise NotFound(f"{escape(target.character_name)} no longer exists, so cannot roll.")
         campaign = await get_campaign_in(session, before.campaign_id)
-        name, summary = await _roll_target_in(
-            session,
-            rng,
-            campaign,
-            before,
-            target.id,
-            target.character_id,
-            ledger.Origin.of(caller),
-            request,
-        )
+        # A seed falling due rotates once the roll is recorded (a hidden one keeps the
+        # hidden-roll key secret while it is unrevealed: docs/fair-dice.md).
+        with fairness.rotations_held() as held:
+            name, summary = await _roll_target_in(
+                session,
+                rng,
+                campaign,
+                before,
+                target.id,
+                target.character_id,
+                ledger.Origin.of(caller),
+                request,
+            )
+        rotations = await fairness.rotate_held_in(session, held)
         visibility = Visibility.BLIND if before.hidden else Visibility.PUBLIC
         completed_now = await _complete_if_done_in(session, caller, request_id, visibility, at)
         after = await load_in(session, request_id)
-    return Answer(after, name, summary, completed_now, campaign)
+    return Answer(after, name, summary, completed_now, campaign, tuple(rotations))
 
 
 async def _roll_target_in(
@@ -700,6 +706,8 @@ class Closed:
     campaign: CampaignView
     #: "at its deadline" or "by the GM".
     how: str
+    #: Seeds its default rolls used up, rotated after the last: posted with the verdict.
+    rotations: tuple[fairness.Rotation, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -732,17 +740,18 @@ async def _apply_default_in(
     action: str,
     *,
     by_gm: bool = False,
-) -> bool:
+) -> tuple[bool, tuple[fairness.Rotation, ...]]:
     """Answer for every character who has not rolled, by ``action``; complete the request.
 
     The caller holds the request's row lock. ``roll`` rolls exactly as the click would (same
     code path, stored stats) and marks the roll "rolled by default at the deadline" (``by_gm``:
     "when the GM closed the request") in the ledger; ``skip`` and ``fail`` record no roll.
-    Returns whether this completed it.
+    Returns whether this completed it, and the seeds its rolls used up (rotated after the
+    last roll, so every default roll draws from a seed whose hash was shown).
     """
     view = await load_in(session, request_id)
     if view.complete:
-        return False
+        return False, ()
     campaign = await get_campaign_in(session, view.campaign_id)
     open_rows = (
         await session.execute(
@@ -752,34 +761,39 @@ async def _apply_default_in(
         )
     ).all()
     marker = ROLLED_BY_GM_CLOSE if by_gm else ROLLED_BY_DEFAULT
-    for row in open_rows:
-        chosen = action
-        if action == DefaultAction.ROLL and row.character_id is None:
-            chosen = DefaultAction.SKIP  # a deleted character has no stats to roll with
-        await session.execute(
-            update(_T)
-            .where(_T.c.id == row.id)
-            .values(
-                answered_at=now,
-                defaulted=GM_CLOSE_ROLL if by_gm and chosen == DefaultAction.ROLL else chosen,
+    # One roll after another from the seed whose hash was shown; a seed falling due
+    # rotates after the last (docs/fair-dice.md).
+    with fairness.rotations_held() as held:
+        for row in open_rows:
+            chosen = action
+            if action == DefaultAction.ROLL and row.character_id is None:
+                chosen = DefaultAction.SKIP  # a deleted character has no stats to roll with
+            await session.execute(
+                update(_T)
+                .where(_T.c.id == row.id)
+                .values(
+                    answered_at=now,
+                    defaulted=GM_CLOSE_ROLL if by_gm and chosen == DefaultAction.ROLL else chosen,
+                )
             )
-        )
-        if chosen == DefaultAction.ROLL:
-            assert row.character_id is not None
-            await _roll_target_in(
-                session,
-                rng,
-                campaign,
-                view,
-                row.id,
-                row.character_id,
-                ledger.Origin(
-                    channel_id=view.channel_id, user_id=int(row.user_id), guild_id=view.guild_id
-                ),
-                f"{marker} (roll request #{request_id})",
-            )
+            if chosen == DefaultAction.ROLL:
+                assert row.character_id is not None
+                await _roll_target_in(
+                    session,
+                    rng,
+                    campaign,
+                    view,
+                    row.id,
+                    row.character_id,
+                    ledger.Origin(
+                        channel_id=view.channel_id, user_id=int(row.user_id), guild_id=view.guild_id
+                    ),
+                    f"{marker} (roll request #{request_id})",
+                )
+    rotations = tuple(await fairness.rotate_held_in(session, held))
     visibility = Visibility.BLIND if view.hidden else Visibility.PUBLIC
-    return await _complete_if_done_in(session, _owner_caller(view), request_id, visibility, now)
+    owner = _owner_caller(view)
+    return await _complete_if_done_in(session, owner, request_id, visibility, now), rotations
 
 
 async def _on_deadline(
@@ -802,11 +816,14 @@ async def _on_deadline(
             await _deadline_job_in(session, request_id, row.deadline_at, row.guild_id)
         return None
     action = row.default_action or DEFAULT_ACTION
-    if not await _apply_default_in(session, context.rng, request_id, context.now, action):
+    completed, rotations = await _apply_default_in(
+        session, context.rng, request_id, context.now, action
+    )
+    if not completed:
         return None  # everyone had rolled already
     view = await load_in(session, request_id)
     campaign = await get_campaign_in(session, view.campaign_id)
-    return Closed(view, campaign, "at its deadline")
+    return Closed(view, campaign, "at its deadline", rotations)
 
 
 async def _on_remind(
@@ -930,7 +947,7 @@ async def close(
         await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=now))
         await scheduler.cancel_in(session, deadline_key(chosen), now)
         await scheduler.cancel_in(session, remind_key(chosen), now)
-        await _apply_default_in(
+        _, rotations = await _apply_default_in(
             session, rng, chosen, now, view.default_action or DEFAULT_ACTION, by_gm=True
         )
-        return Closed(await load_in(session, chosen), campaign, "by the GM")
+        return Closed(await load_in(session, chosen), campaign, "by the GM", rotations)

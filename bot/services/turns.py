@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -105,6 +105,8 @@ class TurnEvent:
     ping_mode: str | None
     #: The character whose turn passed or who held, for the message.
     actor: str = ""
+    #: The seed a random order or initiative used up, if it was due: the place is shown it.
+    rotation: fairness.Rotation | None = None
 
 
 def _view(row: Any) -> TurnsView:
@@ -292,7 +294,8 @@ async def start(
                 record = {**draw.record(fairness.D20_DRAWS), "at": at}
         await _record_in(session, caller, view, f"started ({order})", dice, record)
         await _schedule_turn_in(session, view, now)
-        return await _event_in(session, view, "started")
+        event = await _event_in(session, view, "started")
+        return replace(event, rotation=draw.rotation if draw is not None else None)
 
 
 def _dice_in(text: str) -> list[str]:

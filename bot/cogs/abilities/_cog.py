@@ -9,6 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
@@ -18,6 +19,7 @@ from bot.rules import pen_and_dagger as pd
 from bot.rules.systems.base import signed
 from bot.services import generation as generations
 from bot.services.errors import InvalidValue, NotFound
+from bot.words import Visibility
 
 _MENTION = re.compile(r"<@!?(\d+)>")
 #: 4d6 drop the lowest: every group score is 3 to 18 (ruling 8).
@@ -88,6 +90,7 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
             embed=generation_embed(result),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        await announce_rotation(interaction, result.rotation, Visibility.PUBLIC)
 
     @app_commands.command(name="assign", description="Give your character the group's six scores")
     @app_commands.describe(

@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver, post_reveal
 from bot.cogs._gm import gm_group
@@ -164,6 +165,7 @@ async def gm_check(
         ),
         roller_is_gm=True,
     )
+    await announce_rotation(interaction, result.rotation, result.visibility)
 
 
 @gm_group.command(name="reveal", description="Show a hidden roll to everyone, with its salt")

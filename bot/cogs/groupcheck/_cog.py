@@ -7,6 +7,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name
 from bot.cogs._respond import answer
@@ -52,3 +53,4 @@ class GroupCheckCog(commands.Cog):
             file=group_save_file(result),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        await announce_rotations(interaction, result.rotations)

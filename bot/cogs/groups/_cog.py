@@ -10,12 +10,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import announce_rotation, announce_rotations
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._options import Bonus, DifficultyChoice, Name
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
 from bot.render.groups import contest_embed, group_save_embed, group_save_file
 from bot.services import groups
+from bot.words import Visibility
 
 RollMode = Literal["advantage", "disadvantage"]
 
@@ -54,6 +56,7 @@ class GroupsCog(commands.Cog):
             file=group_save_file(result),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        await announce_rotations(interaction, result.rotations)
 
     @app_commands.command(name="contest", description="Characters contest an ability")
     @app_commands.describe(
@@ -117,3 +120,4 @@ class GroupsCog(commands.Cog):
             embed=contest_embed(result),
             allowed_mentions=discord.AllowedMentions.none(),
         )
+        await announce_rotation(interaction, result.rotation, Visibility.PUBLIC)

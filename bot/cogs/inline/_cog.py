@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
@@ -66,3 +67,4 @@ class InlineCog(commands.Cog):
         await answer(interaction, f"{head}\n{parts[0]}", allowed_mentions=quiet)
         for part in parts[1:]:
             await interaction.followup.send(part, allowed_mentions=quiet)
+        await announce_rotations(interaction, rolled.rotations)

@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, defer
 from bot.cogs._types import Interaction
@@ -135,11 +136,20 @@ class PostCog(commands.Cog):
     async def _post(self, interaction: Interaction, text: str) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
-        place, thread = hook_place(interaction.channel)
+        place, _ = hook_place(interaction.channel)
         use_hook = place is not None and interaction.app_permissions.manage_webhooks
         if use_hook:
             await defer(interaction, ephemeral=True)
         new = await posts.create_post(bot.db, caller, text, bot.rng)
+        await self._show(interaction, new, use_hook)
+        # A seed its rolls used up: revealed to the channel, the next hash published.
+        await announce_rotations(interaction, new.rolls.rotations)
+
+    async def _show(self, interaction: Interaction, new: posts.NewPost, use_hook: bool) -> None:
+        """The recorded post in the channel: by webhook, else as the bot's embeds."""
+        bot = bot_of(interaction)
+        caller = caller_from(interaction)
+        place, thread = hook_place(interaction.channel)
         author = new.author
         refused = not use_hook  # the hint on Manage Webhooks: only when it is the reason
         if use_hook and place is not None and bot.user is not None:

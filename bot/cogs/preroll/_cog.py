@@ -9,6 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
@@ -42,6 +43,9 @@ class PrerollCog(commands.Cog):
             # /verify compares with the commitment as this message still shows it (one
             # commitment per stub message: a stub of several is compared with the stored ones).
             await secrecy.record_stub(bot.db, sealed.roll_ids[0], interaction.channel_id, stub_id)
+        # The place sees the dice sealed: a seed they used up is revealed to it (each die is
+        # blinded, so its face stays sealed).
+        await announce_rotations(interaction, sealed.rotations)
 
     @app_commands.command(
         name="prerolls", description="The sealed pre-rolls waiting in this campaign"

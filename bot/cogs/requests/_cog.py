@@ -17,6 +17,7 @@ from discord import app_commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs import _places as places
+from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._gm import gm_group
 from bot.cogs._notices import edit_notice, post_notice, send_to_gm
@@ -29,6 +30,7 @@ from bot.errors import UserError
 from bot.quoting import escape
 from bot.render import places as place_words
 from bot.render import style
+from bot.render.fair import rotation_text
 from bot.render.groups import FIELD_MEMBERS
 from bot.render.requests import (
     closed_text,
@@ -109,6 +111,7 @@ class RequestRollButton(
         except Exception as error:  # one error path, as for commands
             await answer_error(interaction, error)
             return
+        await announce_rotations(interaction, answered.rotations)
         if len(answered.request.targets) > FIELD_MEMBERS:
             # A large request's message lists names only: the player's own roll, to them.
             request = answered.request
@@ -356,6 +359,7 @@ async def request_close(interaction: Interaction, request: RequestNumber | None 
     )
     found = closed.request
     await answer(interaction, closed_text(found, closed.how), embed=request_embed(found))
+    await announce_rotations(interaction, closed.rotations)
     await _refresh(interaction, found)
     if found.hidden:
         await _tell_gm(interaction, closed.campaign, found)
@@ -398,6 +402,18 @@ async def deliver_closed(bot: PbpBot, closed: requests.Closed, job_id: int | Non
         embeds=[request_embed(request)],
         job_id=job_id,
     )
+    revealed = True
+    for rotation in closed.rotations:
+        # A seed its default rolls used up, revealed as a command's answer would reveal it.
+        shown = await post_notice(
+            bot,
+            request.campaign_id,
+            request.channel_id,
+            f"the dice seed roll request #{request.id}'s default rolls used up",
+            rotation_text(rotation),
+            job_id=job_id,
+        )
+        revealed = shown is not None and revealed
     edited = True
     if request.message_id is not None:
         edited = await edit_notice(
@@ -420,7 +436,7 @@ async def deliver_closed(bot: PbpBot, closed: requests.Closed, job_id: int | Non
             request_embed(request, gm_view=True),
             what=f"the GM copy of roll request #{request.id}'s results",
         )
-    return posted is not None and edited and copied
+    return posted is not None and revealed and edited and copied
 
 
 async def deliver_reminders(

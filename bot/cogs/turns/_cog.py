@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._notices import post_notice
 from bot.cogs._options import WordChoices
@@ -21,7 +22,7 @@ from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
 from bot.services import turns
 from bot.services.clock import parse_duration
 from bot.services.turns import TurnEvent
-from bot.words import NotifyMode, TurnOrderKind
+from bot.words import NotifyMode, TurnOrderKind, Visibility
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
@@ -98,6 +99,7 @@ async def turns_start(
         bot.db, bot.rng, caller_from(interaction), characters, order, seconds, bot.clock.now()
     )
     await _answer(interaction, event)
+    await announce_rotation(interaction, event.rotation, Visibility.PUBLIC)
 
 
 @turns_group.command(name="show", description="The turn order here, and whose turn it is")

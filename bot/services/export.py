@@ -704,6 +704,44 @@ def _verify_log(tables: dict[str, list[dict[str, Any]]]) -> tuple[int, str]:
     return (views[-1].number if views else 0), head
 
 
+def prepare_rows(
+    table: Table,
+    rows: Iterable[Mapping[str, Any]],
+    new_key: Callable[[str, int], int | None],
+    taken: set[int],
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """A file's rows of ``table`` as values to insert, with their old surrogate keys.
+
+    ``new_key(table name, old key)``: the key the row it refers to was given here (None: the
+    file does not hold it); ``taken``: interaction ids already recorded here (left out).
+    """
+    key = _surrogate_key(table)
+    prepared: list[dict[str, Any]] = []
+    old_keys: list[int] = []
+    for row in rows:
+        values: dict[str, Any] = {}
+        for name, value in row.items():
+            column = table.columns[name]
+            if column is key:
+                old_keys.append(int(value))
+                continue
+            if value is not None and column.foreign_keys:
+                target = next(iter(column.foreign_keys)).column.table.name
+                value = new_key(target, int(value))
+                if value is None and not column.nullable:
+                    raise InvalidValue(
+                        f"This export file is damaged: a row of {table.name} refers to "
+                        "data the file does not hold. Nothing was imported."
+                    )
+            elif value is not None and _is_datetime(column):
+                value = datetime.fromisoformat(value)
+            if name == "interaction_id" and value in taken:
+                value = None  # this interaction is already recorded here; keep that one
+            values[name] = value
+        prepared.append(values)
+    return prepared, old_keys
+
+
 async def _import_one(
     session: AsyncSession, tables: dict[str, list[dict[str, Any]]]
 ) -> ImportedCampaign:
@@ -725,29 +763,9 @@ async def _import_one(
         rows = tables.get(table.name) or []
         key = _surrogate_key(table)
         taken = await _taken_interactions(session, rows) if table is ledger else set()
-        prepared: list[dict[str, Any]] = []
-        old_keys: list[int] = []
-        for row in rows:
-            values: dict[str, Any] = {}
-            for name, value in row.items():
-                column = table.columns[name]
-                if column is key:
-                    old_keys.append(int(value))
-                    continue
-                if value is not None and column.foreign_keys:
-                    target = next(iter(column.foreign_keys)).column.table.name
-                    value = new_ids.get(target, {}).get(int(value))
-                    if value is None and not column.nullable:
-                        raise InvalidValue(
-                            f"This export file is damaged: a row of {table.name} refers to "
-                            "data the file does not hold. Nothing was imported."
-                        )
-                elif value is not None and _is_datetime(column):
-                    value = datetime.fromisoformat(value)
-                if name == "interaction_id" and value in taken:
-                    value = None  # this interaction is already recorded here; keep that one
-                values[name] = value
-            prepared.append(values)
+        prepared, old_keys = prepare_rows(
+            table, rows, lambda target, old: new_ids.get(target, {}).get(old), taken
+        )
         counts[table.name] = len(prepared)
         if not prepared:
             continue

@@ -1,7 +1,7 @@
 """What the whole-log benchmarks share: a fresh database, and one call timed with the event
 loop's longest stall (a 1 ms heartbeat) and the process's peak memory growth.
 
-Imported by ``bench/privacy.py`` and ``bench/walks.py`` (run from the repo root, so this folder
+Imported by ``bench/privacy.py``, ``bench/walks.py`` and ``bench/scale.py`` (run from the repo root, so this folder
 is on ``sys.path``).
 """
 
@@ -42,8 +42,11 @@ async def fresh_database(url: str | None, folder: str) -> str:
     return target
 
 
-async def timed(work: Callable[[], Awaitable[Any]]) -> tuple[float, float, int]:
-    """(seconds, longest event-loop stall in seconds, peak RSS growth in bytes) of one call."""
+async def timed(
+    work: Callable[[], Awaitable[Any]], every: float = 0.001
+) -> tuple[float, float, int]:
+    """(seconds, longest event-loop stall in seconds, peak RSS growth in bytes) of one call;
+    the probe posts a callback every ``every`` seconds (the stall: how late it ran)."""
     stalls = [0.0]
     base = rss()
     peak = [base]
@@ -52,9 +55,9 @@ async def timed(work: Callable[[], Awaitable[Any]]) -> tuple[float, float, int]:
     async def heartbeat() -> None:
         last = time.perf_counter()
         while busy:
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(every)
             now = time.perf_counter()
-            stalls.append(now - last - 0.001)
+            stalls.append(now - last - every)
             peak[0] = max(peak[0], rss())
             last = now
 

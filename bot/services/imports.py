@@ -56,7 +56,9 @@ from bot.services.gamelog import ChainWalk
 from bot.services.store.ledger import salts_of
 
 #: Rows per write transaction.
-PAGE = 500
+PAGE = 100
+#: Values read (and rows checked) between two turns of the event loop.
+STEP = 50
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
@@ -281,13 +283,18 @@ def _check_version(top: dict[str, Any]) -> int:
     return version
 
 
-def _salted_ledger(opener: Opener, name: str, index: int) -> Generator[dict[str, Any]]:
-    """Campaign ``index``'s salts in file order, from a reader of its own."""
+def _salted_ledger(opener: Opener, name: str, index: int) -> Generator[dict[str, Any] | None]:
+    """Campaign ``index``'s salts in file order, from a reader of its own; None for each
+    value it passes over to reach them (so the caller can give the loop turns meanwhile)."""
+    inside = False
     for event in _read(opener, name):
         if event[0] == "row" and event[1] == index and event[2] == ledger_salts.name:
+            inside = True
             yield event[3]
-        elif event[0] != "top" and event[1] > index:
-            return
+        elif inside or (event[0] != "top" and event[1] > index):
+            return  # the salts are over
+        else:
+            yield None
 
 
 class _Survey:
@@ -300,7 +307,7 @@ class _Survey:
         self.top: dict[str, Any] = {}
         self.plans: list[_Plan] = []
         self._walk: ChainWalk | None = None
-        self._salts: Generator[dict[str, Any]] | None = None
+        self._salts: Generator[dict[str, Any] | None] | None = None
         self._salt: dict[str, Any] | None = None
 
     def take(self, event: Event) -> None:
@@ -353,9 +360,7 @@ class _Survey:
     def _chain(self, index: int, row: dict[str, Any]) -> None:
         """Check the row's link and commitment, its salts read from further on in the file."""
         if self._walk is None:
-            self._walk = ChainWalk(every_commitment=True)
-            self._salts = _salted_ledger(self.opener, self.name, index)
-            self._salt = next(self._salts, None)
+            raise _Unstreamable  # primed at the ledger's start (:meth:`prime`)
         fields: dict[str, tuple[str | None, str | None]] = {}
         row_id = int(row["id"])
         while self._salt is not None and int(self._salt["ledger_id"]) <= row_id:
@@ -374,6 +379,18 @@ class _Survey:
         plan = self.plans[index]
         plan.last_number, plan.head = view.number, view.chain
 
+    async def prime(self, index: int) -> None:
+        """At the ledger's start: a second reader moved on to the first of its salts, a turn
+        for the loop every page of values it passes over."""
+        self._walk = ChainWalk(every_commitment=True)
+        self._salts = _salted_ledger(self.opener, self.name, index)
+        for passed, salt in enumerate(self._salts, 1):
+            if salt is not None:
+                self._salt = salt
+                return
+            if passed % STEP == 0:
+                await walks.turn()
+
     def _end_chain(self) -> None:
         if self._salt is not None:
             raise _Unstreamable  # salts left over: of rows out of order, or of none
@@ -391,6 +408,10 @@ async def _survey(opener: Opener, name: str) -> _Survey:
         for count, event in enumerate(_read(opener, name), 1):
             if refusal is None or event[0] == "top":
                 try:
+                    if event[0] == "table" and event[2] == ledger.name:
+                        survey.take(event)
+                        await survey.prime(event[1])
+                        continue
                     survey.take(event)
                 except (KeyError, TypeError, ValueError) as exc:
                     refusal = InvalidValue(
@@ -398,7 +419,7 @@ async def _survey(opener: Opener, name: str) -> _Survey:
                     )
                 except InvalidValue as exc:
                     refusal = exc
-            if count % walks.PAGE == 0:
+            if count % STEP == 0:
                 await walks.turn()
         if refusal is None:
             survey._end_chain()
@@ -531,7 +552,7 @@ async def _write(
         page.append(event[3])
         if len(page) >= PAGE:
             await flush()
-        elif count % walks.PAGE == 0:
+        elif count % STEP == 0:
             await walks.turn()
     await flush()
     if index_now >= 0:

@@ -1,8 +1,8 @@
 """What the whole-log benchmarks share: a fresh database, and one call timed with the event
 loop's longest stall (a 1 ms heartbeat) and the process's peak memory growth.
 
-Imported by ``bench/privacy.py``, ``bench/walks.py`` and ``bench/scale.py`` (run from the repo root, so this folder
-is on ``sys.path``).
+Imported by ``bench/privacy.py``, ``bench/walks.py`` and ``bench/scale.py`` (run from the
+repo root, so this folder is on ``sys.path``).
 """
 
 from __future__ import annotations
@@ -47,10 +47,27 @@ async def timed(
 ) -> tuple[float, float, int]:
     """(seconds, longest event-loop stall in seconds, peak RSS growth in bytes) of one call;
     the probe posts a callback every ``every`` seconds (the stall: how late it ran)."""
+    took, stall, _, grew = await probed(work, every)
+    return took, stall, grew
+
+
+async def probed(
+    work: Callable[[], Awaitable[Any]], every: float = 0.001
+) -> tuple[float, float, float, int]:
+    """:func:`timed`, with the longest single callback the loop ran meanwhile, in the loop
+    thread's own CPU time: what one piece of code held the loop for, without the time the
+    machine gave other processes (which the probe's lateness includes)."""
     stalls = [0.0]
+    held = [0.0]
     base = rss()
     peak = [base]
     busy = True
+    real_run = asyncio.events.Handle._run
+
+    def run(handle: asyncio.events.Handle) -> None:
+        began = time.thread_time()
+        real_run(handle)
+        held[0] = max(held[0], time.thread_time() - began)
 
     async def heartbeat() -> None:
         last = time.perf_counter()
@@ -63,10 +80,14 @@ async def timed(
 
     beat = asyncio.create_task(heartbeat())
     await asyncio.sleep(0)
-    started = time.perf_counter()
-    await work()
-    took = time.perf_counter() - started
+    asyncio.events.Handle._run = run  # type: ignore[method-assign]
+    try:
+        started = time.perf_counter()
+        await work()
+        took = time.perf_counter() - started
+    finally:
+        asyncio.events.Handle._run = real_run  # type: ignore[method-assign]
     peak[0] = max(peak[0], rss())
     busy = False
     await beat
-    return took, max(stalls), peak[0] - base
+    return took, max(stalls), held[0], peak[0] - base

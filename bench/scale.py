@@ -15,10 +15,14 @@ is a fresh process and database:
 * jobs: that many scheduler jobs all due, run by the clock cog's own pass until none is due.
 
 A loop-lag probe posts a callback every 5 ms while a command runs; its longest lateness is the
-longest stall, what every other command on the process waits behind. Peak RSS is the process's
-resident size, sampled by the probe, at its highest during the command (it includes what the
-process held before). Quick commands run several times; the worst is shown. Not a test: the
-numbers depend on the machine and its load (printed); compare columns of one run.
+longest stall, what every other command on the process waits behind. Beside it, the longest
+single callback the loop ran meanwhile, in the loop thread's own CPU time: what one piece of
+code held the loop for (on a loaded machine the probe's figure adds the time other processes
+had the core). Peak
+RSS is the process's resident size, sampled by the probe, at its highest during the command
+(it includes what the process held before). Quick commands run several times; the worst is
+shown. Not a test: the numbers depend on the machine and its load (printed); compare columns
+of one run.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from typing import Any
 
 import discord
 import simcord
-from _loop import fresh_database, rss, timed
+from _loop import fresh_database, probed, rss
 from privacy import fill_server
 from scheduler import _fill as fill_jobs
 from walks import fill
@@ -122,7 +126,7 @@ class Results:
     async def measure(
         self, name: str, work: Callable[[], Awaitable[Any]], times: int = 1
     ) -> list[Any]:
-        worst, peak, took = 0.0, 0, 0.0
+        worst, held, peak, took = 0.0, 0.0, 0, 0.0
         answers: list[Any] = []
 
         async def once() -> None:
@@ -130,10 +134,11 @@ class Results:
 
         for _ in range(times):
             base = rss()
-            seconds, stall, grew = await timed(once, every=PROBE)
-            worst, peak, took = max(worst, stall), max(peak, base + grew), max(took, seconds)
+            seconds, stall, cpu, grew = await probed(once, every=PROBE)
+            worst, held = max(worst, stall), max(held, cpu)
+            peak, took = max(peak, base + grew), max(took, seconds)
         note = f" ({took:.1f} s)" if took >= 1 else ""
-        self.rows[name] = f"{worst * 1e3:.0f} ms · {peak / 2**20:.0f} MiB{note}"
+        self.rows[name] = f"{worst * 1e3:.0f} / {held * 1e3:.0f} ms · {peak / 2**20:.0f} MiB{note}"
         print(f"  {name}: {self.rows[name]}", file=sys.stderr)
         return answers
 
@@ -353,8 +358,8 @@ def main() -> None:
     print(
         f"{'PostgreSQL' if url else 'SQLite'}; {os.cpu_count()} cores; load average "
         f"{load_before[0]:.1f} before, {load_after[0]:.1f} after. Each cell: longest event-loop "
-        f"stall (a probe every {PROBE * 1e3:.0f} ms) · peak RSS of the process (wall time when "
-        "1 s or more).\n"
+        f"stall (a probe every {PROBE * 1e3:.0f} ms) / longest callback in loop-thread CPU · "
+        "peak RSS of the process (the command's wall time when 1 s or more).\n"
     )
     for section, columns in tables.items():
         sizes = list(columns)

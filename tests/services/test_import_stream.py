@@ -193,3 +193,28 @@ async def test_an_older_format_file_still_imports(
     path.write_text(json.dumps(data))
     [imported] = await imports.import_file(db, path, channel_id=ELSEWHERE)
     assert imported.rows["ledger"] == ROLLS
+
+
+async def test_no_stretch_of_the_import_reads_more_than_a_page_without_a_turn(
+    db: Database, pd_campaign: CampaignView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted in values read from the file (rows, keys): the check first (two readers, one
+    passing over the ledger to its salts), then the writes."""
+    await _played(db, pd_campaign)
+    path = tmp_path / "campaign.json.gz"
+    await _export_to(db, path)
+    monkeypatch.setattr(imports, "PAGE", 3)
+    monkeypatch.setattr(imports, "STEP", 3)
+    events: list[str] = []
+    real_value = imports._Reader.value
+
+    def noted(reader: Any) -> Any:
+        events.append("value")
+        return real_value(reader)
+
+    monkeypatch.setattr(imports._Reader, "value", noted)
+    async with ticking(events):
+        await imports.import_file(db, path, channel_id=ELSEWHERE)
+    stretches = "".join("v" if e == "value" else "|" for e in events).split("|")
+    assert events.count("value") > 3 * ROLLS  # the file was read three times over
+    assert max(len(s) for s in stretches) <= 12

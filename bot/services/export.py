@@ -523,8 +523,10 @@ async def export_for_gm(
     return ExportFile(f"pbp-dice-campaign-{campaign.id}-{stamp}.json.gz", content)
 
 
-def _check_header(data: Any) -> list[dict[str, Any]]:
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+def check_version(data: Mapping[str, Any]) -> int:
+    """The file's format version, if this bot reads it (its top-level ``format`` and
+    ``version``); refused with the reason otherwise."""
+    if data.get("format") != FORMAT:
         raise InvalidValue("This is not a pbp-dice export file.")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
@@ -535,6 +537,13 @@ def _check_header(data: Any) -> list[dict[str, Any]]:
             f"reads up to format {FORMAT_VERSION}. Upgrade the bot, then import again. "
             "Nothing was imported."
         )
+    return version
+
+
+def _check_header(data: Any) -> list[dict[str, Any]]:
+    if not isinstance(data, dict):
+        raise InvalidValue("This is not a pbp-dice export file.")
+    check_version(data)
     items = data.get("campaigns")
     if not isinstance(items, list) or not items:
         raise InvalidValue("This export file holds no campaign.")

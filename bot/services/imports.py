@@ -38,7 +38,6 @@ from bot.services._sql import insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue
 from bot.services.export import (
     _GZIP_MAGIC,
-    FORMAT,
     FORMAT_VERSION,
     ImportedCampaign,
     _retarget,
@@ -46,6 +45,7 @@ from bot.services.export import (
     _surrogate_key,
     _tables,
     _taken_interactions,
+    check_version,
     import_campaigns,
     ledger,
     ledger_salts,
@@ -137,61 +137,54 @@ class _Reader:
 Event = tuple[Any, ...]
 
 
-def _events(reader: _Reader) -> Iterator[Event]:
+def _members(reader: _Reader) -> Iterator[Any]:
+    """An object's keys; the caller reads each one's value before asking for the next."""
     reader.expect("{")
     if reader.next_is("}"):
         return
     while True:
         key = reader.value()
         reader.expect(":")
-        if key == "campaigns" and reader.peek() == "[":
-            reader.expect("[")
-            index = 0
-            if not reader.next_is("]"):
-                while True:
-                    yield from _item(reader, index)
-                    index += 1
-                    if not reader.next_is(","):
-                        reader.expect("]")
-                        break
-        else:
-            yield ("top", key, reader.value())
+        yield key
         if not reader.next_is(","):
             reader.expect("}")
-            break
+            return
+
+
+def _elements(reader: _Reader) -> Iterator[int]:
+    """An array's positions; the caller reads each element before asking for the next."""
+    reader.expect("[")
+    if reader.next_is("]"):
+        return
+    index = 0
+    while True:
+        yield index
+        index += 1
+        if not reader.next_is(","):
+            reader.expect("]")
+            return
+
+
+def _events(reader: _Reader) -> Iterator[Event]:
+    for key in _members(reader):
+        if key == "campaigns" and reader.peek() == "[":
+            for index in _elements(reader):
+                yield from _item(reader, index)
+        else:
+            yield ("top", key, reader.value())
     if reader.peek() != "":
         raise _Damaged
 
 
 def _item(reader: _Reader, index: int) -> Iterator[Event]:
-    reader.expect("{")
-    if reader.next_is("}"):
-        return
-    while True:
-        key = reader.value()
-        reader.expect(":")
-        if key == "tables":
-            reader.expect("{")
-            if not reader.next_is("}"):
-                while True:
-                    name = reader.value()
-                    reader.expect(":")
-                    yield ("table", index, name)
-                    reader.expect("[")
-                    if not reader.next_is("]"):
-                        while True:
-                            yield ("row", index, name, reader.value())
-                            if not reader.next_is(","):
-                                reader.expect("]")
-                                break
-                    if not reader.next_is(","):
-                        reader.expect("}")
-                        break
-        else:
+    for key in _members(reader):
+        if key != "tables":
             yield ("item", index, key, reader.value())
-        if not reader.next_is(","):
-            reader.expect("}")
-            break
+            continue
+        for name in _members(reader):
+            yield ("table", index, name)
+            for _ in _elements(reader):
+                yield ("row", index, name, reader.value())
 
 
 Opener = Callable[[], IO[str]]
@@ -266,21 +259,6 @@ def _refuse_unknown(name: str, column: str | None = None) -> InvalidValue:
         f"This file holds data this bot does not know ({what}): it comes from a newer "
         "pbp-dice. Upgrade the bot, then import again. Nothing was imported."
     )
-
-
-def _check_version(top: dict[str, Any]) -> int:
-    if top.get("format") != FORMAT:
-        raise InvalidValue("This is not a pbp-dice export file.")
-    version = top.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise InvalidValue("This export file has no valid format version.")
-    if version > FORMAT_VERSION:
-        raise InvalidValue(
-            f"This file was exported by a newer pbp-dice (export format {version}); this bot "
-            f"reads up to format {FORMAT_VERSION}. Upgrade the bot, then import again. "
-            "Nothing was imported."
-        )
-    return version
 
 
 def _salted_ledger(opener: Opener, name: str, index: int) -> Generator[dict[str, Any] | None]:
@@ -426,7 +404,7 @@ async def _survey(opener: Opener, name: str) -> _Survey:
     finally:
         if survey._salts is not None:
             survey._salts.close()
-    version = _check_version(survey.top)
+    version = check_version(survey.top)
     if version < FORMAT_VERSION:
         raise _Unstreamable
     if refusal is not None:

@@ -5,10 +5,8 @@ whole."""
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
 from tests.services.test_privacy_scale import pages_without_turns, ticking
+from tests.services.test_walks import _note_pages
 
 ROLLS = 23
 ELSEWHERE = CHANNEL + 40
@@ -52,34 +51,35 @@ async def _export_to(db: Database, path: Path) -> None:
         await writer.close()
 
 
+@pytest.fixture
+async def exported(db: Database, pd_campaign: CampaignView, tmp_path: Path) -> Path:
+    """The played campaign, exported to a ``.json.gz`` file as the operator's command does."""
+    await _played(db, pd_campaign)
+    path = tmp_path / "campaign.json.gz"
+    await _export_to(db, path)
+    return path
+
+
 async def _count(db: Database, table: Any) -> int:
     async with db.engine.connect() as connection:
         return int((await connection.execute(select(func.count()).select_from(table))).scalar())
 
 
 async def test_a_streamed_import_is_the_campaign_the_whole_file_import_gives(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path
+    db: Database, exported: Path
 ) -> None:
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
+    path = exported
     [streamed] = await imports.import_file(db, path, guild_id=GUILD, channel_id=ELSEWHERE)
     whole = export.load(path.read_bytes())
     [loaded] = await export.import_campaigns(db, whole, guild_id=GUILD, channel_id=ELSEWHERE + 1)
     assert streamed.rows == loaded.rows and streamed.rows["ledger"] == ROLLS
     moved = Caller(user_id=ALICE, channel_id=ELSEWHERE, guild_id=GUILD)
     checked = await gamelog.verify_log(db, moved, full=True)
-    assert checked.intact and checked.rolls == ROLLS
-    # The next roll there goes on from the imported chain.
-    assert checked.last_number == ROLLS
+    assert checked.intact and checked.rolls == ROLLS and checked.last_number == ROLLS
 
 
-async def test_a_plain_json_file_imports_too(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path
-) -> None:
-    await _played(db, pd_campaign)
-    gz = tmp_path / "campaign.json.gz"
-    await _export_to(db, gz)
+async def test_a_plain_json_file_imports_too(db: Database, exported: Path, tmp_path: Path) -> None:
+    gz = exported
     plain = tmp_path / "campaign.json"
     plain.write_bytes(gzip.decompress(gz.read_bytes()))
     [imported] = await imports.import_file(db, plain, channel_id=ELSEWHERE)
@@ -87,29 +87,20 @@ async def test_a_plain_json_file_imports_too(
 
 
 async def test_import_writes_a_page_per_transaction_with_a_turn_between(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Database, exported: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
+    path = exported
     monkeypatch.setattr(imports, "PAGE", 4)
     monkeypatch.setattr(walks, "PAGE", 4)
     events: list[str] = []
     written: list[int] = []
-    real_transaction = imports.transaction
     real_prepare = imports.prepare_rows
-
-    @contextlib.asynccontextmanager
-    async def noted(database: Database) -> AsyncIterator[Any]:
-        events.append("page")
-        async with real_transaction(database) as session:
-            yield session
+    _note_pages(monkeypatch, imports, events)
 
     def counted(table: Any, rows: Any, *args: Any) -> Any:
         written.append(len(rows))  # rows held for one statement
         return real_prepare(table, rows, *args)
 
-    monkeypatch.setattr(imports, "transaction", noted)
     monkeypatch.setattr(imports, "prepare_rows", counted)
     async with ticking(events):
         await imports.import_file(db, path, channel_id=ELSEWHERE)
@@ -119,11 +110,9 @@ async def test_import_writes_a_page_per_transaction_with_a_turn_between(
 
 
 async def test_a_changed_file_is_refused_before_anything_is_written(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path
+    db: Database, exported: Path, tmp_path: Path
 ) -> None:
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
+    path = exported
     data = json.loads(gzip.decompress(path.read_bytes()))
     rows = data["campaigns"][0]["tables"]["ledger"]
     rows[-1]["outcome"] = {"kept": 20}  # the last roll made a natural 20
@@ -136,11 +125,9 @@ async def test_a_changed_file_is_refused_before_anything_is_written(
 
 
 async def test_a_damaged_file_and_a_taken_channel_are_refused(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path
+    db: Database, exported: Path, tmp_path: Path
 ) -> None:
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
+    path = exported
     cut = tmp_path / "cut.json"
     cut.write_bytes(gzip.decompress(path.read_bytes())[:-300])
     with pytest.raises(InvalidValue, match="damaged"):
@@ -151,11 +138,9 @@ async def test_a_damaged_file_and_a_taken_channel_are_refused(
 
 
 async def test_the_campaign_reaches_its_channel_only_when_whole(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Database, exported: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
+    path = exported
     monkeypatch.setattr(imports, "PAGE", 5)
     seen: list[int | None] = []
     real_turn = walks.turn
@@ -196,13 +181,11 @@ async def test_an_older_format_file_still_imports(
 
 
 async def test_no_stretch_of_the_import_reads_more_than_a_page_without_a_turn(
-    db: Database, pd_campaign: CampaignView, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Database, exported: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Counted in values read from the file (rows, keys): the check first (two readers, one
     passing over the ledger to its salts), then the writes."""
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
+    path = exported
     monkeypatch.setattr(imports, "PAGE", 3)
     monkeypatch.setattr(imports, "STEP", 3)
     events: list[str] = []

@@ -299,6 +299,7 @@ async def child(section: str, size: int, url: str | None) -> dict[str, str]:
         async with contextlib.AsyncExitStack() as stack:
             stack.push_async_callback(bot.close_database)  # SimCord detaches, never closes
             env = await stack.enter_async_context(simcord.run(bot))
+            env.settle_timeout = 3600.0  # a walk of a long log takes more than SimCord's 5 s
             players = size if section == "party" else 6
             world = World(env, bot, players)
             await COLUMNS[section](world, size, out)

@@ -8,6 +8,7 @@ repo root, so this folder is on ``sys.path``).
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -47,18 +48,30 @@ async def timed(
 ) -> tuple[float, float, int]:
     """(seconds, longest event-loop stall in seconds, peak RSS growth in bytes) of one call;
     the probe posts a callback every ``every`` seconds (the stall: how late it ran)."""
-    took, stall, _, grew = await probed(work, every)
+    took, stall, _, _, grew = await probed(work, every)
     return took, stall, grew
 
 
 async def probed(
     work: Callable[[], Awaitable[Any]], every: float = 0.001
-) -> tuple[float, float, float, int]:
+) -> tuple[float, float, float, float, int]:
     """:func:`timed`, with the longest single callback the loop ran meanwhile, in the loop
     thread's own CPU time: what one piece of code held the loop for, without the time the
-    machine gave other processes (which the probe's lateness includes)."""
+    machine gave other processes (which the probe's lateness includes); and the longest
+    garbage collection (inside some callback: a pause no code of ours asked for).
+
+    (seconds, stall, longest callback, longest collection, peak RSS growth)."""
     stalls = [0.0]
     held = [0.0]
+    collected = [0.0]
+    began_gc = [0.0]
+
+    def collecting(phase: str, _info: dict[str, Any]) -> None:
+        if phase == "start":
+            began_gc[0] = time.thread_time()
+        else:
+            collected[0] = max(collected[0], time.thread_time() - began_gc[0])
+
     base = rss()
     peak = [base]
     busy = True
@@ -81,13 +94,15 @@ async def probed(
     beat = asyncio.create_task(heartbeat())
     await asyncio.sleep(0)
     asyncio.events.Handle._run = run  # type: ignore[method-assign]
+    gc.callbacks.append(collecting)
     try:
         started = time.perf_counter()
         await work()
         took = time.perf_counter() - started
     finally:
         asyncio.events.Handle._run = real_run  # type: ignore[method-assign]
+        gc.callbacks.remove(collecting)
     peak[0] = max(peak[0], rss())
     busy = False
     await beat
-    return took, max(stalls), held[0], peak[0] - base
+    return took, max(stalls), held[0], collected[0], peak[0] - base

@@ -251,6 +251,8 @@ class _Plan:
     counts: dict[str, int] = field(default_factory=dict)
     last_number: int = 0
     head: str = ""
+    #: Its revealed dice seeds (a few, small): written with the campaign's row, first.
+    seeds: Any = None
 
 
 def _refuse_unknown(name: str, column: str | None = None) -> InvalidValue:
@@ -304,6 +306,8 @@ class _Survey:
             if event[2] == ledger_salts.name:
                 self._end_chain()
             return
+        if kind == "item" and event[2] == "fair_seeds":
+            plan.seeds = event[3]
         if kind != "row":
             return
         table = self.known[event[2]]
@@ -429,7 +433,6 @@ async def _write(
     page: list[dict[str, Any]] = []
     current: tuple[int, str] | None = None
     new_campaign = 0
-    seeds: dict[int, Any] = {}
     known = {t.name: t for t in _tables()}
 
     async def flush() -> None:
@@ -469,6 +472,8 @@ async def _write(
             prepared, _ = prepare_rows(campaigns, [row], lambda t, o: None, set())
             statement = insert(campaigns).returning(campaigns.c.id)
             made = int((await session.execute(statement, prepared)).scalar_one())
+            # First: seeds that do not match their hashes refuse the file before any row.
+            await fairness.import_revealed_in(session, made, plan.seeds)
         plan.keys[campaigns.name].new.append(made)
         return made
 
@@ -489,7 +494,6 @@ async def _write(
                     .values(key=f"campaign:{new_campaign}", **values)
                     .on_conflict_do_update(index_elements=["key"], set_=values)
                 )
-            await fairness.import_revealed_in(session, new_campaign, seeds.pop(index, None))
             await session.execute(
                 update(campaigns)
                 .where(campaigns.c.id == new_campaign)
@@ -518,8 +522,6 @@ async def _write(
             index_now, current = index, None
             new_campaign = await start(index)
         if kind == "item":
-            if event[2] == "fair_seeds":
-                seeds[index] = event[3]
             continue
         if kind == "table":
             await flush()

@@ -201,3 +201,17 @@ async def test_no_stretch_of_the_import_reads_more_than_a_page_without_a_turn(
     stretches = "".join("v" if e == "value" else "|" for e in events).split("|")
     assert events.count("value") > 3 * ROLLS  # the file was read three times over
     assert max(len(s) for s in stretches) <= 12
+
+
+async def test_dice_seeds_that_do_not_match_refuse_the_file_before_any_row(
+    db: Database, exported: Path, tmp_path: Path
+) -> None:
+    path = exported
+    data = json.loads(gzip.decompress(path.read_bytes()))
+    data["campaigns"][0]["fair_seeds"] = [{"seed": "00" * 32, "seed_hash": "0" * 64}]
+    changed = tmp_path / "seeds.json"
+    changed.write_text(json.dumps(data))
+    before = (await _count(db, campaigns), await _count(db, export.ledger))
+    with pytest.raises(InvalidValue, match="dice seeds do not match"):
+        await imports.import_file(db, changed, channel_id=ELSEWHERE)
+    assert (await _count(db, campaigns), await _count(db, export.ledger)) == before

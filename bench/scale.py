@@ -61,6 +61,9 @@ from bot.services.store.campaigns import CampaignView, setup_campaign
 PROBE = 0.005
 #: A garbage collection this long is named in the cell (it runs inside some callback).
 GC_SHOWN = 0.010
+IMPORT = "pbp-dice import (the operator's, .json.gz)"
+#: Measures left out (``--skip import,erasure``): the longest, for a quicker big run.
+SKIP: set[str] = set()
 SIZES = {"ledger": "10k,100k,1M", "server": "1k,10k", "party": "6,20,100", "jobs": "100k"}
 QUICK = {"ledger": "2k,10k", "server": "100,1k", "party": "6,20", "jobs": "10k"}
 UNITS = {"ledger": "rolls", "server": "campaigns", "party": "members", "jobs": "due jobs"}
@@ -197,6 +200,9 @@ async def ledger_column(world: World, rows: int, out: Results) -> None:
     if answer.response is None or not answer.response.attachments:
         out.rows["/campaign export"] += " (refused: too large to upload)"
     with tempfile.TemporaryDirectory() as folder:
+        if "import" in SKIP:
+            out.say(IMPORT, "not run (--skip)")
+            return await privacy_column(world, out)
         path = Path(folder) / "campaign.json.gz"
         with path.open("wb") as target:
             writer = export.GzipWriter(target)
@@ -207,14 +213,24 @@ async def ledger_column(world: World, rows: int, out: Results) -> None:
         async def operator_import() -> None:
             await imports.import_file(db, path, channel_id=elsewhere.id)
 
-        await out.measure("pbp-dice import (the operator's, .json.gz)", operator_import)
+        await out.measure(IMPORT, operator_import)
+    await privacy_column(world, out)
+
+
+async def privacy_column(world: World, out: Results) -> None:
+    """``/privacy show``, then the erasure of the first player (a sixth of the rolls)."""
+    alice, here = world.alice, world.table
     await out.measure("/privacy show", lambda: alice.slash(here, "privacy show"), 5)
+    name = "erasure (/privacy delete: a sixth of the rolls)"
+    if "erasure" in SKIP:
+        out.say(name, "not run (--skip)")
+        return
 
     async def erase() -> Any:
         asked = await alice.slash(here, "privacy delete")
         return await alice.click(asked.response, label="Erase my data")
 
-    await out.measure("erasure (/privacy delete: a sixth of the rolls)", erase)
+    await out.measure(name, erase)
 
 
 async def server_column(world: World, campaigns: int, out: Results) -> None:
@@ -313,7 +329,7 @@ async def child(section: str, size: int, url: str | None) -> dict[str, str]:
 
 
 def run_child(section: str, size: int, url: str | None) -> dict[str, str]:
-    command = [sys.executable, __file__, "--child", section, str(size)]
+    command = [sys.executable, __file__, "--child", section, str(size), "--skip", ",".join(SKIP)]
     if url:
         command += ["--url", url]
     print(f"{section} {shown(size)}:", file=sys.stderr)
@@ -333,6 +349,7 @@ def main() -> None:
     parser.add_argument("--only", help="some of: ledger,server,party,jobs")
     parser.add_argument("--url", help="a PostgreSQL URL to EMPTY and use (default: SQLite)")
     parser.add_argument("--pg-database", help="a local PostgreSQL database to EMPTY and use")
+    parser.add_argument("--skip", default="", help="leave out some of: import,erasure")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     url = args.url or (
@@ -340,6 +357,7 @@ def main() -> None:
         if args.pg_database
         else None
     )
+    SKIP.update(word for word in args.skip.split(",") if word)
     if args.child:
         section, size = args.child
         print(json.dumps(asyncio.run(child(section, int(size), url))))

@@ -297,14 +297,14 @@ class _Survey:
             return
         index = event[1]
         while len(self.plans) <= index:
-            self._end_chain()
+            self.end_chain()
             self.plans.append(_Plan())
         plan = self.plans[index]
         if kind == "table":
             if event[2] not in self.known:
                 raise _refuse_unknown(str(event[2]))
             if event[2] == ledger_salts.name:
-                self._end_chain()
+                self.end_chain()
             return
         if kind == "item" and event[2] == "fair_seeds":
             plan.seeds = event[3]
@@ -373,11 +373,15 @@ class _Survey:
             if passed % STEP == 0:
                 await walks.turn()
 
-    def _end_chain(self) -> None:
-        if self._salt is not None:
-            raise _Unstreamable  # salts left over: of rows out of order, or of none
+    def close(self) -> None:
+        """Close the salts' reader, if one is open."""
         if self._salts is not None:
             self._salts.close()
+
+    def end_chain(self) -> None:
+        if self._salt is not None:
+            raise _Unstreamable  # salts left over: of rows out of order, or of none
+        self.close()
         self._walk, self._salts, self._salt = None, None, None
 
 
@@ -404,10 +408,9 @@ async def _survey(opener: Opener, name: str) -> _Survey:
             if count % STEP == 0:
                 await walks.turn()
         if refusal is None:
-            survey._end_chain()
+            survey.end_chain()
     finally:
-        if survey._salts is not None:
-            survey._salts.close()
+        survey.close()
     version = check_version(survey.top)
     if version < FORMAT_VERSION:
         raise _Unstreamable

@@ -22,6 +22,7 @@ import shlex
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from _loop import fresh_database, timed
@@ -53,12 +54,23 @@ def caller(user_id: int) -> Caller:
     )
 
 
-async def fill(db: Database, campaign: CampaignView, rows: int) -> None:
-    """``rows`` d20 checks by six players, every tenth a self roll, in batches of 500."""
+async def fill(
+    db: Database,
+    campaign: CampaignView,
+    rows: int,
+    *,
+    players: Sequence[int] = PLAYERS,
+    channel: int = CHANNEL,
+    guild: int = GUILD,
+) -> None:
+    """``rows`` d20 checks by the players in turn, every tenth a self roll, in batches of 500
+    (valid chain links and commitments, as the bot records them)."""
     for start in range(0, rows, 500):
         batch = [
             NewRoll(
-                origin=Origin(channel_id=CHANNEL, user_id=PLAYERS[i % 6], guild_id=GUILD),
+                origin=Origin(
+                    channel_id=channel, user_id=players[i % len(players)], guild_id=guild
+                ),
                 kind="check",
                 request="/check ability:DEX label:Sneak past the guard",
                 dice=[1 + (i * 7) % 20],

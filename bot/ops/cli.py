@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import shutil
 import sys
-from typing import Any
+import tempfile
+from pathlib import Path
 
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
@@ -46,12 +49,13 @@ async def _export(args: argparse.Namespace, settings: Settings) -> None:
         await db.dispose()
 
 
-async def _import(args: argparse.Namespace, settings: Settings, data: Any) -> list[str]:
-    from bot.services.export import import_campaigns
+async def _import(args: argparse.Namespace, settings: Settings, path: Path, name: str) -> list[str]:
+    """Stream the file into the database, a page per transaction (bot/services/imports.py)."""
+    from bot.services.imports import import_file
 
     db = create_database(settings.database_url)
     try:
-        done = await import_campaigns(db, data, guild_id=args.guild, channel_id=args.channel)
+        done = await import_file(db, path, guild_id=args.guild, channel_id=args.channel, name=name)
     finally:
         await db.dispose()
     return [
@@ -103,8 +107,6 @@ def _move(args: argparse.Namespace, settings: Settings) -> int:
 def main(args: argparse.Namespace, settings: Settings) -> int:
     """Run ``export``, ``import``, ``erase-user`` or ``move``; a problem is one clear line on
     stderr and exit code 1."""
-    from bot.services.export import load
-
     try:
         if args.command == "move":
             return _move(args, settings)
@@ -114,11 +116,18 @@ def main(args: argparse.Namespace, settings: Settings) -> int:
         if args.command == "export":
             asyncio.run(_export(args, settings))
             return 0
-        # Plain JSON or gzip-compressed (what /campaign export attaches), whatever the name.
-        raw = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
-        data = load(raw, str(args.file))
-        for line in asyncio.run(_import(args, settings, data)):
-            print(line)
+        # Plain JSON or gzip-compressed (what /campaign export attaches), whatever the name;
+        # standard input is spooled to a temporary file first (read in chunks), as it is read
+        # more than once.
+        with contextlib.ExitStack() as stack:
+            path: Path = args.file
+            if str(args.file) == "-":
+                spool = stack.enter_context(tempfile.NamedTemporaryFile(suffix=".json"))
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+                spool.flush()
+                path = Path(spool.name)
+            for line in asyncio.run(_import(args, settings, path, str(args.file))):
+                print(line)
         return 0
     except UserError as exc:
         print(f"{args.command}: {exc.message}", file=sys.stderr)

@@ -527,8 +527,10 @@ async def export_for_gm(
     return ExportFile(f"pbp-dice-campaign-{campaign.id}-{stamp}.json.gz", content)
 
 
-def _check_header(data: Any) -> list[dict[str, Any]]:
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+def check_version(data: Mapping[str, Any]) -> int:
+    """The file's format version, if this bot reads it (its top-level ``format`` and
+    ``version``); refused with the reason otherwise."""
+    if data.get("format") != FORMAT:
         raise InvalidValue("This is not a pbp-dice export file.")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
@@ -539,6 +541,13 @@ def _check_header(data: Any) -> list[dict[str, Any]]:
             f"reads up to format {FORMAT_VERSION}. Upgrade the bot, then import again. "
             "Nothing was imported."
         )
+    return version
+
+
+def _check_header(data: Any) -> list[dict[str, Any]]:
+    if not isinstance(data, dict):
+        raise InvalidValue("This is not a pbp-dice export file.")
+    check_version(data)
     items = data.get("campaigns")
     if not isinstance(items, list) or not items:
         raise InvalidValue("This export file holds no campaign.")
@@ -708,6 +717,44 @@ def _verify_log(tables: dict[str, list[dict[str, Any]]]) -> tuple[int, str]:
     return (views[-1].number if views else 0), head
 
 
+def prepare_rows(
+    table: Table,
+    rows: Iterable[Mapping[str, Any]],
+    new_key: Callable[[str, int], int | None],
+    taken: set[int],
+) -> tuple[list[dict[str, Any]], list[int]]:
+    """A file's rows of ``table`` as values to insert, with their old surrogate keys.
+
+    ``new_key(table name, old key)``: the key the row it refers to was given here (None: the
+    file does not hold it); ``taken``: interaction ids already recorded here (left out).
+    """
+    key = _surrogate_key(table)
+    prepared: list[dict[str, Any]] = []
+    old_keys: list[int] = []
+    for row in rows:
+        values: dict[str, Any] = {}
+        for name, value in row.items():
+            column = table.columns[name]
+            if column is key:
+                old_keys.append(int(value))
+                continue
+            if value is not None and column.foreign_keys:
+                target = next(iter(column.foreign_keys)).column.table.name
+                value = new_key(target, int(value))
+                if value is None and not column.nullable:
+                    raise InvalidValue(
+                        f"This export file is damaged: a row of {table.name} refers to "
+                        "data the file does not hold. Nothing was imported."
+                    )
+            elif value is not None and _is_datetime(column):
+                value = datetime.fromisoformat(value)
+            if name == "interaction_id" and value in taken:
+                value = None  # this interaction is already recorded here; keep that one
+            values[name] = value
+        prepared.append(values)
+    return prepared, old_keys
+
+
 async def _import_one(
     session: AsyncSession, tables: dict[str, list[dict[str, Any]]]
 ) -> ImportedCampaign:
@@ -729,29 +776,9 @@ async def _import_one(
         rows = tables.get(table.name) or []
         key = _surrogate_key(table)
         taken = await _taken_interactions(session, rows) if table is ledger else set()
-        prepared: list[dict[str, Any]] = []
-        old_keys: list[int] = []
-        for row in rows:
-            values: dict[str, Any] = {}
-            for name, value in row.items():
-                column = table.columns[name]
-                if column is key:
-                    old_keys.append(int(value))
-                    continue
-                if value is not None and column.foreign_keys:
-                    target = next(iter(column.foreign_keys)).column.table.name
-                    value = new_ids.get(target, {}).get(int(value))
-                    if value is None and not column.nullable:
-                        raise InvalidValue(
-                            f"This export file is damaged: a row of {table.name} refers to "
-                            "data the file does not hold. Nothing was imported."
-                        )
-                elif value is not None and _is_datetime(column):
-                    value = datetime.fromisoformat(value)
-                if name == "interaction_id" and value in taken:
-                    value = None  # this interaction is already recorded here; keep that one
-                values[name] = value
-            prepared.append(values)
+        prepared, old_keys = prepare_rows(
+            table, rows, lambda target, old: new_ids.get(target, {}).get(old), taken
+        )
         counts[table.name] = len(prepared)
         if not prepared:
             continue

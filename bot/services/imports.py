@@ -514,6 +514,8 @@ async def _write(
 
     index_now = -1
     for count, event in enumerate(_read(opener, name), 1):
+        if count % STEP == 0:  # every kind of value read counts, not only rows
+            await walks.turn()
         kind = event[0]
         if kind == "top":
             continue
@@ -535,8 +537,6 @@ async def _write(
         page.append(event[3])
         if len(page) >= PAGE:
             await flush()
-        elif count % STEP == 0:
-            await walks.turn()
     await flush()
     if index_now >= 0:
         await finish(index_now)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import BigInteger, Index, Integer, String, Table, UniqueConstraint, text
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Table, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.models import Base
@@ -57,6 +57,19 @@ class FairSeed(Base):
     hidden_revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
+class FairDraw(Base):
+    """How many draws a player key took from a server seed: its n-th roll from the seed is draw
+    n, whatever anyone else rolls (one upsert per roll, so never twice)."""
+
+    __tablename__ = "fair_draws"
+
+    seed_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("fair_seeds.id", ondelete="CASCADE"), primary_key=True
+    )
+    player: Mapped[str] = mapped_column(String(64), primary_key=True)
+    uses: Mapped[int] = mapped_column(BigInteger)
+
+
 class PlayerSeed(Base):
     """A player's own seed: the text they chose (personal, erased with their data) and the
     key it enters the dice as (recorded with each roll, so the rolls stay checkable)."""
@@ -83,4 +96,5 @@ class PlayerSeedChange(Base):
 
 fair_seeds = cast(Table, FairSeed.__table__)
 player_seeds = cast(Table, PlayerSeed.__table__)
+fair_draws = cast(Table, FairDraw.__table__)
 player_seed_changes = cast(Table, PlayerSeedChange.__table__)

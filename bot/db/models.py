@@ -179,6 +179,9 @@ class Campaign(Base):
         BigInteger, default=lambda context: context.get_current_parameters()["channel_id"]
     )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: Goes up with every change of this row (a trigger, migration 0024): a process that
+    #: remembers the campaign checks it inside a statement it runs anyway.
+    revision: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
 
 
 class Character(Base):
@@ -428,6 +431,9 @@ class LedgerChain(Base):
     scope_id: Mapped[int] = mapped_column(BigInteger)
     last_number: Mapped[int] = mapped_column(BigInteger)
     head: Mapped[str] = mapped_column(String(64))
+    #: A roll's row salt between its bump and its INSERT (SQLite: a trigger files it in
+    #: ``ledger_salts`` and moves ``head``, migration 0024); NULL once it is committed.
+    pending_salt: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class LedgerStub(Base):

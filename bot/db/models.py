@@ -12,6 +12,8 @@ bot/words.py; code in bot/ imports them from there (mypy's strict re-export chec
 
 from __future__ import annotations
 
+import secrets
+
 from datetime import datetime
 from typing import Any, cast
 
@@ -181,7 +183,11 @@ class Campaign(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     #: Goes up with every change of this row (a trigger, migration 0024): a process that
     #: remembers the campaign checks it inside a statement it runs anyway.
-    revision: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    #: It starts at random, so a campaign id used again (a restored or emptied database)
+    #: does not meet a remembered revision of the campaign that had it before.
+    revision: Mapped[int] = mapped_column(
+        Integer, default=lambda: secrets.randbits(30), server_default=text("0")
+    )
 
 
 class Character(Base):

@@ -13,7 +13,6 @@ bot/words.py; code in bot/ imports them from there (mypy's strict re-export chec
 from __future__ import annotations
 
 import secrets
-
 from datetime import datetime
 from typing import Any, cast
 

@@ -118,6 +118,27 @@ async def test_each_roll_takes_the_next_draw_number(
     assert draws == [1, 2, 3]
 
 
+async def test_a_players_draw_numbers_are_their_own(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A player's n-th roll from a seed is draw n whatever anyone else rolls, so no one (an
+    operator who knows the seed included) can use up draws to choose which one they get; the
+    inline rolls of a check and a pre-roll path draw the same way, and all recompute."""
+    await fairness.set_player_seed(db, _alice(), "alice's own words")
+    await fairness.set_player_seed(db, _bob(), "bob's own words")
+    first = await _roll(db, _alice(), "1d20")
+    others = [await _roll(db, _bob(), "1d20") for _ in range(3)]
+    second = await _roll(db, _alice(), "1d20")
+    draws = [
+        (await _row(db, pd_campaign.id, n))["outcome"]["fair"]["draw"]  # type: ignore[index]
+        for n in (first, second, *others)
+    ]
+    assert draws == [1, 2, 1, 2, 3]
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    for n in (first, second, *others):
+        assert (await fairness.verify_roll(db, _bob(), n)).matched is True
+
+
 async def test_hidden_roll_needs_its_blinding_as_well(
     db: Database, pd_campaign: CampaignView
 ) -> None:

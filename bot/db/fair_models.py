@@ -22,9 +22,9 @@ from bot.db.types import BigId, UTCDateTime, utcnow
 class FairSeed(Base):
     """One server seed of a scope: secret until revealed, its SHA-256 published at once.
 
-    ``uses`` is the last roll number drawn from it (each roll takes the next one with one
-    ``UPDATE ... RETURNING``, so no two rolls share a number); ``hidden_key`` makes the
-    blinding values of hidden rolls and is never shown with the seed.
+    Draw numbers are counted per player key in ``fair_draws`` (migration 0024); ``uses``
+    counted them per seed before and is no longer moved. ``hidden_key`` makes the blinding
+    values of hidden rolls and is never shown with the seed.
     """
 
     __tablename__ = "fair_seeds"

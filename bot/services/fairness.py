@@ -3,8 +3,9 @@ and recomputing a roll's faces once its seed is revealed.
 
 Each scope (a campaign, or a channel outside campaigns: the ledger chain's key) has a current
 server seed made by the operating system's CSPRNG; its SHA-256 is published before any die is
-drawn from it. Each roll takes the seed's next draw number with one ``UPDATE ... RETURNING``
-(never two rolls with one number), and its dice come from
+drawn from it. Each roll takes its player key's next draw number from the seed with one
+upsert (``fair_draws``: never two rolls of a key with one number, and nobody else's rolls move
+a player's numbers), and its dice come from
 :class:`bot.dice.fair.FairRandom` (server seed, scope, draw number, the roller's player key,
 and for hidden rolls a blinding value). The roll records those inputs (``outcome["fair"]``),
 so after a rotation reveals the seed anyone recomputes the faces.

@@ -19,9 +19,9 @@ command plus the floors' commands; the difference after − before is the comman
 
 ``--ratio TREE`` instead gives one tree's command against both floors, in instructions: it also
 runs ``--only "durable floor"`` (the floors alone) and ``--only "floor: stub"`` (the bare floor
-alone), and subtracts::
+alone), and subtracts (several commands: labels separated by ``|``)::
 
-    .venv/bin/python bench/instructions.py --ratio . --only "/roll" Counts the
+    .venv/bin/python bench/instructions.py --ratio . --only "/roll|/check (Pen|/gm roll" Counts the
 bot's process only (a PostgreSQL server's work is another process). Needs valgrind
 (``apt install valgrind``); a run is about 30 times slower than without it. Not a test.
 """
@@ -79,9 +79,14 @@ def per_command(counts: dict[int, int]) -> float:
 
 
 def ratio(tree: Path, only: str, extra: list[str], jobs: int) -> None:
-    """SQLite: instructions of ``only``'s command, the durable floor's and the bare floor's,
-    each from runs that differ by it alone, and the command's ratio to both floors."""
-    runs = {"command": only, "floors": "durable floor", "bare": "floor: stub"}
+    """SQLite: instructions of each command ``only`` names (labels separated by ``|``), the
+    durable floor's and the bare floor's, each from runs that differ by it alone, and each
+    command's ratio to both floors."""
+    labels = only.split("|")
+    runs = {label: label for label in labels} | {
+        "floors": "durable floor",
+        "bare": "floor: stub",
+    }
     with ThreadPoolExecutor(jobs) as pool:
         futures = {
             (name, size): pool.submit(instructions, tree, size, label, extra)
@@ -90,7 +95,6 @@ def ratio(tree: Path, only: str, extra: list[str], jobs: int) -> None:
         }
         counts = {key: future.result() for key, future in futures.items()}
     slope = {name: per_command({n: counts[(name, n)] for n in (SMALL, LARGE)}) for name in runs}
-    command = slope["command"] - slope["floors"]
     durable = slope["floors"] - slope["bare"]
     bare = slope["bare"]
     print("`" + shlex.join(["python", "bench/instructions.py", *sys.argv[1:]]) + "`")
@@ -99,7 +103,9 @@ def ratio(tree: Path, only: str, extra: list[str], jobs: int) -> None:
     print("|---|---|---|---|")
     print(f"| floor: stub bot | {bare:,.0f} | 1.00× | {bare / durable:.2f}× |")
     print(f"| durable floor | {durable:,.0f} | {durable / bare:.2f}× | 1.00× |")
-    print(f"| {only} | {command:,.0f} | {command / bare:.2f}× | {command / durable:.2f}× |")
+    for label in labels:
+        command = slope[label] - slope["floors"]
+        print(f"| {label} | {command:,.0f} | {command / bare:.2f}× | {command / durable:.2f}× |")
 
 
 def main() -> None:

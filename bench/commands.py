@@ -45,6 +45,7 @@ import asyncio
 import contextlib
 import contextvars
 import gc
+import hashlib
 import json
 import os
 import platform
@@ -57,6 +58,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +70,14 @@ from discord import app_commands
 from discord.ext import commands
 from simcord import interactions as sim_interactions
 from simcord.enums import AppCommandType, InteractionType
-from sqlalchemy import insert, text
+from sqlalchemy import bindparam, insert, text
 from sqlalchemy.engine import make_url
 
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.engine import create_database
 from bot.db.migrate import upgrade_to_head
-from bot.db.models import character_scores
+from bot.db.models import character_scores, ledger
 from bot.dice.fair import FairDice
 from bot.services.store import characters as chars
 from bot.services.store.campaigns import DEFAULT_ABILITIES, setup_campaign
@@ -105,6 +107,17 @@ FLOOR: tuple[str, str, dict[str, Any], str] = (
     {"dice": "1d20+5"},
     "roll",
 )
+
+#: The durable floor: the stub bot that also commits, per command, one INSERT of a roll row
+#: with its sha256 chain link on the project's engine (bot.db.engine, the database under test):
+#: the least a recorded, hash-chained roll can cost.
+DURABLE: tuple[str, str, dict[str, Any], str] = (
+    "durable floor: one committed INSERT + sha256 link, answers one embed",
+    "roll",
+    {"dice": "1d20+5"},
+    "roll",
+)
+FLOORS = (FLOOR, DURABLE)
 
 
 # --- instrumentation ------------------------------------------------------------------------
@@ -366,16 +379,71 @@ class FloorBot(commands.AutoShardedBot):
         gc.freeze()  # as bot/ops/heap.py does for ours
 
 
-async def bench_floor(per_command: int) -> dict[str, Any]:
-    """The floor bot answering :data:`FLOOR` one user at a time and 50 at once, measured as
-    the scenarios are."""
-    bot = FloorBot()
+#: The durable floor's one statement: a roll row, numbered, with its chain link.
+_FLOOR_INSERT = text(
+    "INSERT INTO ledger (guild_id, channel_id, user_id, interaction_id, kind, request, dice, "
+    "outcome, visibility, created_at, scope_id, number, who, chain, format) VALUES (:guild, "
+    ":channel, :user, :interaction, 'roll', :request, :dice, :outcome, 'public', :created, "
+    ":channel, :number, :who, :chain, 3)"
+).bindparams(
+    bindparam("dice", type_=ledger.c.dice.type),
+    bindparam("outcome", type_=ledger.c.outcome.type),
+    bindparam("created", type_=ledger.c.created_at.type),
+)
+
+
+class DurableFloorBot(FloorBot):
+    """:class:`FloorBot` whose /roll also commits one INSERT of a roll row carrying a sha256
+    link to the previous row, on the project's engine (``create_database``: SQLite's pragmas
+    and one-trip adapter, or asyncpg), before it answers: durable work with nothing else."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.db = create_database(url)
+        self.head = "0" * 64
+        self.number = 0
+        self.tree.remove_command("roll")
+
+        @self.tree.command(name="roll", description="Record a row, answer one embed")
+        async def roll(
+            interaction: discord.Interaction[Any], dice: app_commands.Range[str, 1, 1000]
+        ) -> None:
+            self.number += 1
+            entry = f"{self.number}|{interaction.user.id}|{dice}".encode()
+            self.head = hashlib.sha256(bytes.fromhex(self.head) + entry).hexdigest()
+            params = {
+                "guild": interaction.guild_id,
+                "channel": interaction.channel_id,
+                "user": interaction.user.id,
+                "interaction": None,  # another SimCord world: its ids may repeat the bot's
+                "request": f"/roll dice:{dice}",
+                "dice": [{"notation": dice}],
+                "outcome": {"total": 0},
+                "created": datetime.now(UTC),
+                "number": self.number,
+                "who": self.head,
+                "chain": self.head,
+            }
+            async with self.db.engine.begin() as conn:
+                await conn.execute(_FLOOR_INSERT, params)
+            embed = discord.Embed(title=f"{interaction.user.display_name} rolls", description=dice)
+            await interaction.response.send_message(embed=embed)
+
+    async def close(self) -> None:
+        await super().close()
+        await self.db.dispose()
+
+
+async def bench_floor(per_command: int, url: str | None = None) -> dict[str, Any]:
+    """The floor bot (``url``: the durable floor, on that database) answering /roll one user
+    at a time and 50 at once, measured as the scenarios are."""
+    bot = FloorBot() if url is None else DurableFloorBot(url)
     async with simcord.run(bot) as env:
         instrument(bot)
         fast_callbacks(env)
         _, _, _, users, channels = build_server(env)
         world = World(env, channels, users)
-        label, command, options, where = FLOOR
+        label, command, options, where = FLOOR if url is None else DURABLE
         for i, user in enumerate(users):
             world.payloads[(label, i)] = command_data(user, channels[where], command, options)
         result = await users[0].slash(channels[where], command, **options)
@@ -402,6 +470,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 BATCH_FREEZE = True  # --no-batch-freeze
+RUN_DURABLE = True  # False with --only naming the bare floor
 
 
 async def settle(env: Any) -> None:
@@ -427,7 +496,7 @@ async def run_scenario(world: World, label: str, count: int, concurrent: bool) -
     """``count`` timed commands of one scenario (``label`` keys ``world.payloads``), one at a
     time or 50 at once, after 20 untimed ones."""
     env = world.env
-    where = FLOOR[3] if label == FLOOR[0] else next(s[3] for s in SCENARIOS if s[0] == label)
+    where = next(s[3] for s in [*FLOORS, *SCENARIOS] if s[0] == label)
     channel = world.channels[where]
     samples: list[Sample] = []
     busy = 0.0  # wall time with commands in flight (batches), SimCord settling excluded
@@ -504,6 +573,16 @@ async def first_answer(world: World, label: str) -> str:
     return str(response.embeds[0].title)
 
 
+#: Budgets on (their charge is part of each command's cost) but too large to refuse: one
+#: server's 50 members play thousands of commands a second here, 10 a second in a real game.
+UNLIMITED: dict[str, float] = {
+    "budget_user_burst": 1e12,
+    "budget_user_per_second": 1e12,
+    "budget_guild_burst": 1e12,
+    "budget_guild_per_second": 1e12,
+}
+
+
 def make_rng(fair: bool) -> random.Random:
     """The bot's dice: a seeded generator (the baseline), or production's provably fair dice
     (``--rng both`` measures the two in one run, docs/fair-dice.md)."""
@@ -513,7 +592,11 @@ def make_rng(fair: bool) -> random.Random:
 async def bench_database(url: str, per_command: int, fair: bool = False) -> dict[str, Any]:
     """Every scenario, sequential then 50 at once, on one migrated database."""
     floor = await bench_floor(per_command)  # in the same run, just before
-    settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
+    # On this database (its rows are numbered under a channel of their own world).
+    durable = await bench_floor(per_command, url) if RUN_DURABLE else None
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, database_url=url, shard_count=1, **UNLIMITED
+    )
     started = time.perf_counter()
     bot = create_bot(settings, rng=make_rng(fair), freeze_heap=True)
     async with contextlib.AsyncExitStack() as stack:
@@ -523,7 +606,12 @@ async def bench_database(url: str, per_command: int, fair: bool = False) -> dict
         instrument(bot)
         fast_callbacks(env)
         world = await build_world(env, bot)
-        results: dict[str, Any] = {"start_to_ready_s": ready_s, "floor": floor, "commands": {}}
+        results: dict[str, Any] = {
+            "start_to_ready_s": ready_s,
+            "floor": floor,
+            "durable_floor": durable,
+            "commands": {},
+        }
         for label, *_ in SCENARIOS:
             await first_answer(world, label)
             results["commands"][label] = {
@@ -531,7 +619,7 @@ async def bench_database(url: str, per_command: int, fair: bool = False) -> dict
                 "concurrent_50": await run_scenario(world, label, per_command, concurrent=True),
             }
             print(f"  {label}: done", file=sys.stderr)
-    for mode in ("sequential", "concurrent_50"):
+    for mode in ("sequential", "concurrent_50") if SCENARIOS else ():
         runs = [results["commands"][label][mode] for label, *_ in SCENARIOS]
         response = [x for r in runs for x in r.pop("_response")]
         own = [x for r in runs for x in r.pop("_own")]
@@ -700,12 +788,11 @@ def table(results: dict[str, Any]) -> str:
         + " |"
     )
     lines += [head, "|---|---|" + "---|---|---|---|" * len(dbs)]
-    for label, *_ in [*SCENARIOS, FLOOR]:
+    for label, *_ in [*SCENARIOS, *FLOORS[: 1 + RUN_DURABLE]]:
         for mode, name in (("sequential", "1 user"), ("concurrent_50", "50 users")):
             cells = []
             for d in dbs:
-                measured = results["databases"][d]
-                r = (measured["floor"] if label == FLOOR[0] else measured["commands"][label])[mode]
+                r = measured_of(results["databases"][d], label)[mode]
                 cells.append(
                     f"{r['response_p50_ms']:.2f} / {r['response_p99_ms']:.2f} ms "
                     f"({r['bot_only_p50_ms']:.2f} / {r['bot_only_p99_ms']:.2f})"
@@ -714,6 +801,8 @@ def table(results: dict[str, Any]) -> str:
                 )
             lines.append(f"| {label} | {name} | " + " | ".join(cells) + " |")
     for mode, name in (("sequential", "1 user"), ("concurrent_50", "50 users")):
+        if "all" not in results["databases"][dbs[0]]:
+            break
         cells = []
         for d in dbs:
             r = results["databases"][d]["all"][mode]
@@ -745,31 +834,44 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def measured_of(measured: dict[str, Any], label: str) -> dict[str, Any]:
+    """One database's figures for a scenario or either floor."""
+    if label == FLOOR[0]:
+        return dict(measured["floor"])
+    if label == DURABLE[0]:
+        return dict(measured["durable_floor"])
+    return dict(measured["commands"][label])
+
+
 def floor_table(results: dict[str, Any]) -> str:
-    """Each command's CPU time against the floor bot's, measured in the same run."""
+    """Each command's CPU time against the bare floor and the durable floor, same run."""
     dbs = list(results["databases"])  # SQLite, PostgreSQL; with --rng both, each with fair dice
     lines = [
         "| command | "
         + " | ".join(
-            f"{d} CPU p50, 1 user (to answer / to complete) | {d} × floor"
-            f" | {d} CPU a command, 50 users | {d} × floor"
+            f"{d} CPU p50, 1 user (to answer / to complete) | × floor | × durable"
+            f" | {d} CPU a command, 50 users | × floor | × durable"
             for d in dbs
         )
         + " |",
-        "|---|" + "---|---|---|---|" * len(dbs),
+        "|---|" + "---|---|---|---|---|---|" * len(dbs),
     ]
-    for label, *_ in [FLOOR, *SCENARIOS]:
+    for label, *_ in [*FLOORS[: 1 + RUN_DURABLE], *SCENARIOS]:
         cells = []
         for d in dbs:
             measured = results["databases"][d]
-            floor = measured["floor"]
-            r = floor if label == FLOOR[0] else measured["commands"][label]
+            r = measured_of(measured, label)
             seq, conc = r["sequential"], r["concurrent_50"]
-            seq_ratio = seq["cpu_complete_p50_ms"] / floor["sequential"]["cpu_complete_p50_ms"]
-            conc_ratio = conc["cpu_per_command_ms"] / floor["concurrent_50"]["cpu_per_command_ms"]
+            ratios = []
+            for base in (measured["floor"], measured["durable_floor"] or measured["floor"]):
+                one = seq["cpu_complete_p50_ms"] / base["sequential"]["cpu_complete_p50_ms"]
+                many = conc["cpu_per_command_ms"] / base["concurrent_50"]["cpu_per_command_ms"]
+                ratios.append((one, many))
             cells.append(
                 f"{seq['cpu_response_p50_ms']:.3f} / {seq['cpu_complete_p50_ms']:.3f} ms"
-                f" | {seq_ratio:.2f}× | {conc['cpu_per_command_ms']:.3f} ms | {conc_ratio:.2f}×"
+                f" | {ratios[0][0]:.2f}× | {ratios[1][0]:.2f}×"
+                f" | {conc['cpu_per_command_ms']:.3f} ms"
+                f" | {ratios[0][1]:.2f}× | {ratios[1][1]:.2f}×"
             )
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -882,21 +984,25 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    global BATCH_FREEZE, PG_DB
+    global BATCH_FREEZE, PG_DB, RUN_DURABLE
     BATCH_FREEZE = not args.no_batch_freeze
     PG_DB = args.pg_database
     if args.only:
-        SCENARIOS[:] = [s for s in SCENARIOS if args.only in s[0]]
-        if not SCENARIOS:
+        # The floors always run; naming one runs no command (instructions.py subtracts runs).
+        wanted = [s for s in SCENARIOS if args.only in s[0]]
+        if not wanted and args.only in FLOOR[0]:
+            RUN_DURABLE = False
+        elif not wanted and args.only not in DURABLE[0]:
             parser.error(f"no command label contains {args.only!r}")
+        SCENARIOS[:] = wanted
     results = asyncio.run(main_async(args))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"`{results['command']}`\n")
     print(table(results))
     print(
-        "\nAgainst the framework's floor (CPU, process_time; × floor = CPU p50 to complete"
-        " / the floor's)\n"
+        "\nAgainst the framework's floor and the durable floor (CPU, process_time; × = CPU p50"
+        " to complete, or CPU a command with 50 users, / the floor's)\n"
     )
     print(floor_table(results))
     fair = fair_table(results)

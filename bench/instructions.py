@@ -13,8 +13,15 @@ while it waits for the server depends on timing), so ``--repeat N`` runs everyth
 prints each side's median with its spread.
 
 Each timed command of ``bench/commands.py`` comes with one of the framework's floor (a stub
-bot answering /roll), run by the same SimCord in both trees, so the figure is instructions per
-command plus one floor command; the difference after − before is the command's own. Counts the
+bot answering /roll) and one of the durable floor (that stub also committing one roll row with
+its sha256 link), run by the same SimCord in both trees, so the figure is instructions per
+command plus the floors' commands; the difference after − before is the command's own.
+
+``--ratio TREE`` instead gives one tree's command against both floors, in instructions: it also
+runs ``--only "durable floor"`` (the floors alone) and ``--only "floor: stub"`` (the bare floor
+alone), and subtracts (several commands: labels separated by ``|``)::
+
+    .venv/bin/python bench/instructions.py --ratio . --only "/roll|/check (Pen|/gm roll" Counts the
 bot's process only (a PostgreSQL server's work is another process). Needs valgrind
 (``apt install valgrind``); a run is about 30 times slower than without it. Not a test.
 """
@@ -71,9 +78,42 @@ def per_command(counts: dict[int, int]) -> float:
     return (counts[LARGE] - counts[SMALL]) / (2 * (LARGE - SMALL))
 
 
+def ratio(tree: Path, only: str, extra: list[str], jobs: int) -> None:
+    """SQLite: instructions of each command ``only`` names (labels separated by ``|``), the
+    durable floor's and the bare floor's, each from runs that differ by it alone, and each
+    command's ratio to both floors."""
+    labels = only.split("|")
+    runs = {label: label for label in labels} | {
+        "floors": "durable floor",
+        "bare": "floor: stub",
+    }
+    with ThreadPoolExecutor(jobs) as pool:
+        futures = {
+            (name, size): pool.submit(instructions, tree, size, label, extra)
+            for name, label in runs.items()
+            for size in (SMALL, LARGE)
+        }
+        counts = {key: future.result() for key, future in futures.items()}
+    slope = {name: per_command({n: counts[(name, n)] for n in (SMALL, LARGE)}) for name in runs}
+    durable = slope["floors"] - slope["bare"]
+    bare = slope["bare"]
+    print("`" + shlex.join(["python", "bench/instructions.py", *sys.argv[1:]]) + "`")
+    print()
+    print("| SQLite | instructions a command | × floor | × durable floor |")
+    print("|---|---|---|---|")
+    print(f"| floor: stub bot | {bare:,.0f} | 1.00× | {bare / durable:.2f}× |")
+    print(f"| durable floor | {durable:,.0f} | {durable / bare:.2f}× | 1.00× |")
+    for label in labels:
+        command = slope[label] - slope["floors"]
+        print(f"| {label} | {command:,.0f} | {command / bare:.2f}× | {command / durable:.2f}× |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--trees", type=Path, nargs=2, metavar=("BEFORE", "AFTER"), required=True)
+    parser.add_argument("--trees", type=Path, nargs=2, metavar=("BEFORE", "AFTER"))
+    parser.add_argument(
+        "--ratio", type=Path, metavar="TREE", help="one tree's command against both floors"
+    )
     parser.add_argument("--only", required=True, help="a command label, as bench/commands.py")
     parser.add_argument("--postgres", action="store_true", help="also run on PostgreSQL")
     parser.add_argument("--campaigns", type=int, default=5)
@@ -82,6 +122,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians are printed")
     args = parser.parse_args()
     extra = ["--campaigns", str(args.campaigns), "--characters", str(args.characters)]
+    if args.ratio is not None:
+        ratio(args.ratio, args.only, [*extra, "--no-postgres"], args.jobs)
+        return
+    if args.trees is None:
+        parser.error("--trees BEFORE AFTER or --ratio TREE")
     databases = [("SQLite", ["--no-postgres"])]
     if args.postgres:
         databases.append(("SQLite + PostgreSQL", []))

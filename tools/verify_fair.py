@@ -35,6 +35,7 @@ from typing import Any
 DOMAIN = b"pbp-dice/fair/v1"
 BLIND_DOMAIN = b"pbp-dice/blind/v1"
 PLAYER_DOMAIN = b"pbp-dice/player-seed/v1"
+NO_SEED_DOMAIN = b"pbp-dice/no-seed/v1"
 SCOPE_DOMAIN = b"pbp-dice/player-scope/v1"
 #: A seed change this recent before a roll may not have counted for it yet.
 KEY_SLACK = timedelta(minutes=1)
@@ -52,6 +53,11 @@ def fields(*parts: bytes) -> bytes:
 def player_key(text: str) -> bytes:
     """Your key: SHA-256 of the tag, "|" and your seed text."""
     return hashlib.sha256(PLAYER_DOMAIN + b"|" + text.encode("utf-8")).digest()
+
+
+def no_seed_key(user_id: int) -> bytes:
+    """The key of a player who set no seed: SHA-256 of its tag, "|" and their user id."""
+    return hashlib.sha256(NO_SEED_DOMAIN + b"|" + str(user_id).encode("ascii")).digest()
 
 
 def scoped_key(player: bytes, scope: str) -> bytes:
@@ -265,9 +271,12 @@ def when(text: str) -> datetime:
     return datetime.fromisoformat(str(text)).replace(tzinfo=None)
 
 
-def keys_in_effect(changes: list[tuple[datetime, str]], at: datetime, scope: str) -> set[str]:
-    """The scope's keys a player's logged seed changes (time, scoped key) allow at ``at``: the
-    last change before ``at - KEY_SLACK`` (the empty seed if none) and any after it."""
+def keys_in_effect(
+    changes: list[tuple[datetime, str]], at: datetime, scope: str, user: int
+) -> set[str]:
+    """The scope's keys a player's (``user``) logged seed changes (time, scoped key) allow at
+    ``at``: the last change before ``at - KEY_SLACK`` (their no-seed key if none) and any
+    after it."""
     keys: set[str] = set()
     for changed, key in sorted(changes, reverse=True):
         if changed > at:
@@ -275,7 +284,7 @@ def keys_in_effect(changes: list[tuple[datetime, str]], at: datetime, scope: str
         keys.add(key)
         if changed <= at - KEY_SLACK:
             return keys
-    keys.add(scoped_key(player_key(""), scope).hex())
+    keys.add(scoped_key(no_seed_key(user), scope).hex())
     return keys
 
 
@@ -396,7 +405,7 @@ def check(data: dict[str, Any], out: Any = sys.stdout) -> int:
                 rollers = {int(row["user_id"]), owners.get(row.get("character_id"))}
                 at = when(row["created_at"])
                 allowed = set().union(
-                    *(keys_in_effect(changes.get(u, []), at, scope) for u in rollers if u)
+                    *(keys_in_effect(changes.get(u, []), at, scope, u) for u in rollers if u)
                 )
                 if record["player"] not in allowed:
                     problem = "the player key it records is not its roller's"

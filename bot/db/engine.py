@@ -89,13 +89,24 @@ def _run_pragma(connection: sqlite3.Connection, pragma: str) -> None:
         cursor.close()
 
 
+_PATIENT = f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}"
+
+
 def _run_statement(
-    connection: sqlite3.Connection, begin: bool, operation: str, parameters: Any, many: bool
+    connection: sqlite3.Connection,
+    begin: bool,
+    operation: str,
+    parameters: Any,
+    many: bool,
+    patient: bool = False,
 ) -> tuple[Any, list[Any], int, int | None]:
     """In aiosqlite's thread: run one statement and collect everything a DBAPI cursor exposes.
 
     ``begin``: open the transaction first (``BEGIN IMMEDIATE``, deferred to this trip).
+    ``patient``: first give the connection its busy timeout back (it may wait here).
     """
+    if patient:
+        _run_pragma(connection, _PATIENT)
     if begin:
         connection.execute("BEGIN IMMEDIATE")
     cursor = connection.cursor()
@@ -186,7 +197,7 @@ def _is_busy(error: sqlite3.OperationalError) -> bool:
 class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
     """aiosqlite's adapter with :class:`_OneTripCursor`: see the comment above."""
 
-    __slots__ = ("_changes_seen", "_locked", "_pending_begin", "_writes")
+    __slots__ = ("_changes_seen", "_locked", "_patient", "_pending_begin", "_writes")
     _cursor_cls = _OneTripCursor
 
     def __init__(self, dbapi: Any, connection: AsyncIODBAPIConnection) -> None:
@@ -197,6 +208,10 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
         self._changes_seen = 0
         #: Committed write transactions since the last checkpoint.
         self._writes = 0
+        #: The connection's busy timeout is SQLITE_BUSY_TIMEOUT_MS (set at connect), not 0.
+        #: In place it must not wait (0); in the thread it may. Switched only when the side
+        #: changes, so a run of in-place transactions sets no pragma at all.
+        self._patient = True
 
     def begin_immediate(self) -> None:
         """Open the transaction with ``BEGIN IMMEDIATE`` together with the next statement."""
@@ -204,24 +219,31 @@ class _OneTripConnection(AsyncAdapt_aiosqlite_connection):
 
     def _in_thread(self, begin: bool, operation: Any, parameters: Any, many: bool) -> Any:
         raw = self._connection._conn
+        patient, self._patient = not self._patient, True
         try:
             return await_(
-                self._connection._execute(_run_statement, raw, begin, operation, parameters, many)
+                self._connection._execute(
+                    _run_statement, raw, begin, operation, parameters, many, patient
+                )
             )
         finally:
             self._locked = begin and raw.in_transaction
 
+    def make_patient(self) -> None:
+        """Mark the busy timeout as given back (a caller ran the pragma on the driver)."""
+        self._patient = True
+
     def _begin_in_place(self, raw: sqlite3.Connection) -> bool:
         """BEGIN IMMEDIATE without waiting; False if another connection holds the lock."""
-        _run_pragma(raw, "PRAGMA busy_timeout=0")
+        if self._patient:
+            _run_pragma(raw, "PRAGMA busy_timeout=0")
+            self._patient = False
         try:
             raw.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
             if _is_busy(error):
                 return False
             raise
-        finally:
-            _run_pragma(raw, f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         self._locked = True
         return True
 
@@ -344,6 +366,10 @@ async def truncate_wal(database: Database) -> None:
     async with database.engine.connect() as connection:
         raw = await connection.get_raw_connection()
         driver: Any = raw.driver_connection
+        async with driver.execute(_PATIENT) as cursor:  # the checkpoint waits for readers
+            await cursor.fetchall()
+        if isinstance(raw.dbapi_connection, _OneTripConnection):
+            raw.dbapi_connection.make_patient()
         async with driver.execute("PRAGMA wal_checkpoint(TRUNCATE)") as cursor:
             await cursor.fetchall()
 

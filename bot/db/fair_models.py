@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import BigInteger, Index, Integer, String, Table, UniqueConstraint, text
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Table, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.models import Base
@@ -22,9 +22,9 @@ from bot.db.types import BigId, UTCDateTime, utcnow
 class FairSeed(Base):
     """One server seed of a scope: secret until revealed, its SHA-256 published at once.
 
-    ``uses`` is the last roll number drawn from it (each roll takes the next one with one
-    ``UPDATE ... RETURNING``, so no two rolls share a number); ``hidden_key`` makes the
-    blinding values of hidden rolls and is never shown with the seed.
+    Draw numbers are counted per player key in ``fair_draws`` (migration 0024); ``uses``
+    counted them per seed before and is no longer moved. ``hidden_key`` makes the blinding
+    values of hidden rolls and is never shown with the seed.
     """
 
     __tablename__ = "fair_seeds"
@@ -57,6 +57,19 @@ class FairSeed(Base):
     hidden_revealed_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
 
 
+class FairDraw(Base):
+    """How many draws a player key took from a server seed: its n-th roll from the seed is draw
+    n, whatever anyone else rolls (one upsert per roll, so never twice)."""
+
+    __tablename__ = "fair_draws"
+
+    seed_id: Mapped[int] = mapped_column(
+        BigId, ForeignKey("fair_seeds.id", ondelete="CASCADE"), primary_key=True
+    )
+    player: Mapped[str] = mapped_column(String(64), primary_key=True)
+    uses: Mapped[int] = mapped_column(BigInteger)
+
+
 class PlayerSeed(Base):
     """A player's own seed: the text they chose (personal, erased with their data) and the
     key it enters the dice as (recorded with each roll, so the rolls stay checkable)."""
@@ -83,4 +96,5 @@ class PlayerSeedChange(Base):
 
 fair_seeds = cast(Table, FairSeed.__table__)
 player_seeds = cast(Table, PlayerSeed.__table__)
+fair_draws = cast(Table, FairDraw.__table__)
 player_seed_changes = cast(Table, PlayerSeedChange.__table__)

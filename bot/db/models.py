@@ -12,6 +12,7 @@ bot/words.py; code in bot/ imports them from there (mypy's strict re-export chec
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any, cast
 
@@ -179,6 +180,13 @@ class Campaign(Base):
         BigInteger, default=lambda context: context.get_current_parameters()["channel_id"]
     )
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: Goes up with every change of this row (a trigger, migration 0024): a process that
+    #: remembers the campaign checks it inside a statement it runs anyway.
+    #: It starts at random, so a campaign id used again (a restored or emptied database)
+    #: does not meet a remembered revision of the campaign that had it before.
+    revision: Mapped[int] = mapped_column(
+        Integer, default=lambda: secrets.randbits(30), server_default=text("0")
+    )
 
 
 class Character(Base):
@@ -428,6 +436,9 @@ class LedgerChain(Base):
     scope_id: Mapped[int] = mapped_column(BigInteger)
     last_number: Mapped[int] = mapped_column(BigInteger)
     head: Mapped[str] = mapped_column(String(64))
+    #: A roll's row salt between its bump and its INSERT (SQLite: a trigger files it in
+    #: ``ledger_salts`` and moves ``head``, migration 0024); NULL once it is committed.
+    pending_salt: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class LedgerStub(Base):

@@ -31,6 +31,8 @@ from typing import Any
 DOMAIN = b"pbp-dice/fair/v1"
 #: Tag of the player key: ``SHA-256(PLAYER_DOMAIN | player seed text)``.
 PLAYER_DOMAIN = b"pbp-dice/player-seed/v1"
+#: The tag of a seedless player's key (:func:`no_seed_key`).
+NO_SEED_DOMAIN = b"pbp-dice/no-seed/v1"
 #: Tag of a player's key in one scope: ``HMAC(player key, SCOPE_DOMAIN | scope)``.
 SCOPE_DOMAIN = b"pbp-dice/player-scope/v1"
 #: Tag of a hidden roll's blinding value: ``HMAC(hidden key, BLIND_DOMAIN | scope | number)``.
@@ -51,6 +53,12 @@ def player_key(text: str) -> bytes:
     """The key a player's seed text enters the derivation as. Only this digest is recorded
     with a roll, so erasing the text leaves every roll recomputable."""
     return hashlib.sha256(PLAYER_DOMAIN + b"|" + text.encode("utf-8")).digest()
+
+
+def no_seed_key(user_id: int) -> bytes:
+    """The key of a player who set no seed: their own (from their user id), so two players
+    without seeds never share draw numbers, nor faces (docs/fair-dice.md)."""
+    return hashlib.sha256(NO_SEED_DOMAIN + b"|" + str(user_id).encode("ascii")).digest()
 
 
 def scoped_key(player: bytes, scope: str) -> bytes:

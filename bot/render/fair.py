@@ -62,7 +62,10 @@ def seed_shown_text(shown: SeedShown) -> str:
 def player_seed_text(view: PlayerSeedView, *, changed: bool) -> str:
     """``/me seed show`` and ``/me seed set``: only the player sees it."""
     if view.text is None:
-        head = "You have not set a dice seed: your rolls use the empty seed."
+        head = (
+            "You have not set a dice seed: your rolls use a key made from your user id "
+            "(anyone can compute it; set a seed to add your own)."
+        )
     elif changed:
         head = (
             f"Your dice seed is now {quote(view.text, MAX_PLAYER_SEED)}; it counts from your "

@@ -33,7 +33,11 @@ from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
 from bot.services.store import ledger, pending
 from bot.services.store.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.campaigns import (
+    CampaignView,
+    campaign_at_revision_in,
+    campaign_for_channel_in,
+)
 from bot.services.store.characters import (
     CharacterView,
     character_by_name_in,
@@ -232,13 +236,23 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
 
 
 async def _context_in(
-    session: Executor, caller: Caller, character_name: str | None, *, as_gm: bool = False
+    session: Executor,
+    caller: Caller,
+    character_name: str | None,
+    *,
+    as_gm: bool = False,
+    here: fairness.Here | None = None,
 ) -> tuple[CampaignView, CharacterView]:
     if caller.guild_id is None:
         raise NoCampaign()
-    campaign = await campaign_for_channel_in(
-        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-    )
+    if here is not None:  # the campaign as the draw's statement found it
+        if here.campaign_id is None:
+            raise NoCampaign()
+        campaign = await campaign_at_revision_in(session, here.campaign_id, here.revision)
+    else:
+        campaign = await campaign_for_channel_in(
+            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+        )
     if as_gm:
         require_gm(campaign, caller, "roll for a player's character")
     character = await resolve_character_in(
@@ -261,7 +275,14 @@ async def _perform_in(
     sealed: SealedDraw | None = None,
     helper: CharacterView | None = None,
 ) -> CheckResult:
-    campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm)
+    here = None
+    if sealed is None and fairness.chosen_source(rng):
+        # Provably fair d20s: the draw and the place's campaign in one statement (a refusal
+        # below rolls the draw back with everything else).
+        here = await fairness.here_in(session, caller, draw=True)
+    campaign, character = await _context_in(
+        session, caller, character_name, as_gm=as_gm, here=here
+    )
     system = campaign.rules
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     carry_over: int | None = None
@@ -274,8 +295,8 @@ async def _perform_in(
     draw = None
     if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
-    elif fairness.chosen_source(rng):  # provably fair d20s (docs/fair-dice.md)
-        draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+    elif here is not None:  # provably fair d20s (docs/fair-dice.md)
+        draw = await fairness.draw_here_in(session, caller, here, chosen)
         rng = draw.rng
     outcome = plan.roll(rng)
     stored = to_jsonable(outcome) if sealed is None else sealed.bind(outcome)

@@ -3,8 +3,9 @@ and recomputing a roll's faces once its seed is revealed.
 
 Each scope (a campaign, or a channel outside campaigns: the ledger chain's key) has a current
 server seed made by the operating system's CSPRNG; its SHA-256 is published before any die is
-drawn from it. Each roll takes the seed's next draw number with one ``UPDATE ... RETURNING``
-(never two rolls with one number), and its dice come from
+drawn from it. Each roll takes its player key's next draw number from the seed with one
+upsert (``fair_draws``: never two rolls of a key with one number, and nobody else's rolls move
+a player's numbers), and its dice come from
 :class:`bot.dice.fair.FairRandom` (server seed, scope, draw number, the roller's player key,
 and for hidden rolls a blinding value). The roll records those inputs (``outcome["fair"]``),
 so after a rotation reveals the seed anyone recomputes the faces.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import String, and_, column, func, insert, or_, select, text, update
+from sqlalchemy import and_, func, insert, or_, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
@@ -29,7 +30,7 @@ from bot.db.models import characters, ledger
 from bot.db.types import utcnow
 from bot.dice import fair
 from bot.services import commitments, secrecy
-from bot.services._sql import Executor, insert_for, transaction
+from bot.services._sql import Executor, dialect_name, insert_for, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.store import ledger as ledger_store
@@ -201,6 +202,7 @@ async def current_in(session: Executor, scope: str, *, unpublished: bool = False
             )
         ).first()
         if row is not None:
+            _remember(row)
             return _seed_of(row)
         last = await session.scalar(
             select(func.max(fair_seeds.c.generation)).where(fair_seeds.c.scope_key == scope)
@@ -256,15 +258,101 @@ def due(seed: Seed, now: datetime) -> bool:
     return seed.period_s is not None and now >= seed.created_at + timedelta(seconds=seed.period_s)
 
 
-#: One roll's draw: the scope's next number, its seed, and the roller's key, one statement
-#: (plain SQL like the ledger's counters: no statement to build or compile per roll).
-_TAKE = text(
-    "UPDATE fair_seeds SET uses = uses + 1 "
-    "WHERE scope_key = :scope AND revealed_at IS NULL "
-    "RETURNING id, scope_key, generation, seed_hash, uses, created_at, revealed_at, period_s, "
-    "seed, hidden_key, hidden_revealed_at, "
-    "(SELECT key FROM player_seeds WHERE user_id = :user_id) AS player_key"
-).columns(*_COLUMNS, column("player_key", String))
+#: The campaign of the caller's place (its channel, else a thread's parent), as SQL.
+_CAMPAIGN_HERE = (
+    "(SELECT c.id FROM campaigns c WHERE c.guild_id = :guild AND c.channel_id IN "
+    "(:channel, :parent) ORDER BY CASE WHEN c.channel_id = :channel THEN 0 ELSE 1 END LIMIT 1)"
+)
+#: What a roll needs to know about its place, as columns (in a SELECT or a RETURNING): the
+#: campaign and its revision (to check a remembered campaign), and the dice dialects.
+_HERE_COLUMNS = (
+    f"{_CAMPAIGN_HERE} AS campaign_id, "
+    f"(SELECT revision FROM campaigns WHERE id = {_CAMPAIGN_HERE}) AS revision, "
+    "(SELECT dialect FROM dice_dialects WHERE user_id = :user) AS own_dialect, "
+    "(SELECT dialect FROM campaign_dice_dialects "
+    f"WHERE campaign_id = {_CAMPAIGN_HERE}) AS campaign_dialect"
+)
+_HERE_SCOPE = f"COALESCE('campaign:' || {_CAMPAIGN_HERE}, :place)"
+_HERE = text(f"SELECT {_HERE_COLUMNS}")
+
+
+def _take_sql(dialect: str, here: bool) -> Any:
+    """One roll's draw in one statement: the player key's next number from the scope's current
+    seed (an upsert on ``fair_draws``: atomic, never twice), the key, and the seed's period;
+    ``here``: the scope is the caller's place, found in the statement, whose columns it adds.
+    PostgreSQL locks the seed row for share, so a rotation committing meanwhile makes it draw
+    nothing (then the caller retries on the new seed), as SQLite's one writer does."""
+    lock = " FOR SHARE OF s" if dialect == "postgresql" else ""
+    scope = _HERE_SCOPE if here else ":scope"
+    more = f", {_HERE_COLUMNS}" if here else ""
+    return text(
+        "INSERT INTO fair_draws (seed_id, player, uses) "
+        "SELECT s.id, COALESCE((SELECT key FROM player_seeds WHERE user_id = :user), :nokey), 1 "
+        f"FROM fair_seeds s WHERE s.scope_key = {scope} AND s.revealed_at IS NULL{lock} "
+        "ON CONFLICT (seed_id, player) DO UPDATE SET uses = fair_draws.uses + 1 "
+        "RETURNING seed_id, player, uses, "
+        "(SELECT period_s FROM fair_seeds WHERE id = fair_draws.seed_id) AS period_s, "
+        f"(SELECT seed_hash FROM fair_seeds WHERE id = fair_draws.seed_id) AS seed_hash{more}"
+    )
+
+
+_TAKES = {(d, h): _take_sql(d, h) for d in ("sqlite", "postgresql") for h in (False, True)}
+
+
+@dataclass(frozen=True, slots=True)
+class _SeedParts:
+    """What never changes in a seed row: kept in memory by id, so a draw reads none of it."""
+
+    id: int
+    scope: str
+    generation: int
+    seed_hash: str
+    created_at: datetime
+    seed: bytes
+    hidden_key: bytes
+
+
+_SEEDS: dict[int, _SeedParts] = {}
+
+
+async def _parts_in(session: Executor, seed_id: int, seed_hash: str) -> _SeedParts:
+    """A seed's fixed parts, from memory when this process read that seed (its hash, which
+    the draw returned, tells it is the same seed: an id reused after a restore is not)."""
+    found = _SEEDS.get(seed_id)
+    if found is None or found.seed_hash != seed_hash:
+        row = (await session.execute(select(*_COLUMNS).where(fair_seeds.c.id == seed_id))).one()
+        found = _remember(row)
+    return found
+
+
+def _remember(row: Any) -> _SeedParts:
+    """Keep a seed row's fixed parts (read anyway: made, rotated to, shown), so the first roll
+    drawing from it reads none of it."""
+    found = _SeedParts(
+        int(row.id),
+        str(row.scope_key),
+        int(row.generation),
+        str(row.seed_hash),
+        row.created_at,
+        bytes.fromhex(str(row.seed)),
+        bytes.fromhex(str(row.hidden_key)),
+    )
+    if len(_SEEDS) >= 4096:
+        _SEEDS.clear()
+    _SEEDS[found.id] = found
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Here:
+    """A roll's place as one statement found it: the campaign (id and revision, None outside
+    campaigns), the dice dialects, and with fair dice the draw it took."""
+
+    campaign_id: int | None
+    revision: int
+    own_dialect: str | None
+    campaign_dialect: str | None
+    taken: Any = None
 
 
 def chosen_source(rng: random.Random) -> bool:
@@ -273,41 +361,104 @@ def chosen_source(rng: random.Random) -> bool:
     return isinstance(rng, fair.FairDice)
 
 
+def _place_params(caller: Caller) -> dict[str, Any]:
+    return {
+        "guild": caller.guild_id,
+        "channel": caller.channel_id,
+        "parent": caller.parent_channel_id or caller.channel_id,
+        "place": scope_of(None, caller),
+        "user": caller.user_id,
+        "nokey": fair.no_seed_key(caller.user_id).hex(),
+    }
+
+
+async def here_in(session: Executor, caller: Caller, *, draw: bool) -> Here:
+    """Where the caller rolls, in ONE statement: with ``draw`` (fair dice) it also takes the
+    roll's draw from the place's seed (:func:`draw_here_in` finishes it)."""
+    params = _place_params(caller)
+    if draw:
+        for _ in range(3):
+            take = _TAKES[(dialect_name(session), True)]
+            taken = (await session.execute(take, params)).first()
+            if taken is not None:
+                return Here(
+                    taken.campaign_id,
+                    int(taken.revision or 0),
+                    taken.own_dialect,
+                    taken.campaign_dialect,
+                    taken,
+                )
+            # The place's first roll (or a rotation just committed): its seed, then again.
+            found = (await session.execute(_HERE, params)).one()
+            await current_in(session, scope_of(found.campaign_id, caller), unpublished=True)
+        raise NotFound("The dice seed of this place could not be read; try again.")
+    found = (await session.execute(_HERE, params)).one()
+    return Here(
+        found.campaign_id, int(found.revision or 0), found.own_dialect, found.campaign_dialect
+    )
+
+
+async def draw_here_in(
+    session: Executor, caller: Caller, here: Here, visibility: Visibility
+) -> Draw:
+    """The draw :func:`here_in` took, for a roll of ``visibility``."""
+    return await _drawn_in(session, here.taken, scope_of(here.campaign_id, caller), visibility)
+
+
 async def draw_in(
     session: Executor, caller: Caller, campaign_id: int | None, visibility: Visibility
 ) -> Draw:
     """The randomness of one roll by ``caller``: the scope's current seed (whose hash was
-    published before), its next draw number, the caller's player key, and a blinding value if
+    published before), the caller's player key and its next draw number from that seed (a
+    player's n-th roll from a seed is draw n, whatever others roll), and a blinding value if
     the roll is hidden. A seed that is due rotates right after this roll took its number, so
     the next roll draws from a seed whose hash this one's answer announced."""
     scope = scope_of(campaign_id, caller)
+    params = {
+        "scope": scope,
+        "user": caller.user_id,
+        "nokey": fair.no_seed_key(caller.user_id).hex(),
+    }
+    take = _TAKES[(dialect_name(session), False)]
     for _ in range(4):
-        # One current seed per scope (a rotation reveals and replaces it in one transaction):
-        # the next number straight from the scope, one statement.
-        params = {"scope": scope, "user_id": caller.user_id}
-        taken = (await session.execute(_TAKE, params)).first()
-        if taken is None:  # the scope's first roll: make its seed, then take
+        taken = (await session.execute(take, params)).first()
+        if taken is None:  # the scope's first roll (or a rotation just committed)
             await current_in(session, scope, unpublished=True)
             continue
-        current = _seed_of(taken)
-        number = current.uses
-        seed = bytes.fromhex(str(taken.seed))
-        key = taken.player_key
-        player = fair.scoped_key(bytes.fromhex(key) if key else fair.player_key(""), scope)
-        blind = b""
-        if visibility is not Visibility.PUBLIC:
-            blind = fair.blinding(bytes.fromhex(str(taken.hidden_key)), scope, number)
-        rng = fair.FairRandom(seed, scope, number, player, blind)
-        rotation = None
-        if due(current, utcnow()):
-            held = _HELD.get()
-            if held is None:
-                hidden_now = visibility is not Visibility.PUBLIC
-                rotation = await _rotate_in(session, current, hidden_now=hidden_now)
-            else:  # a command with more rolls to draw: after its last one
-                held.add(scope)
-        return Draw(rng, current, number, player.hex(), blind.hex(), rotation)
+        return await _drawn_in(session, taken, scope, visibility)
     raise NotFound("The dice seed of this place could not be read; try again.")
+
+
+async def _drawn_in(session: Executor, taken: Any, scope: str, visibility: Visibility) -> Draw:
+    parts = await _parts_in(session, int(taken.seed_id), str(taken.seed_hash))
+    number = int(taken.uses)
+    key = taken.player
+    player = fair.scoped_key(bytes.fromhex(str(key)), scope)
+    current = Seed(
+        parts.id,
+        parts.scope,
+        parts.generation,
+        parts.seed_hash,
+        number,
+        parts.created_at,
+        None,
+        None if taken.period_s is None else int(taken.period_s),
+        None,
+        fair.seed_hash(parts.hidden_key),
+    )
+    blind = b""
+    if visibility is not Visibility.PUBLIC:
+        blind = fair.blinding(parts.hidden_key, scope, number)
+    rng = fair.FairRandom(parts.seed, scope, number, player, blind)
+    rotation = None
+    if due(current, utcnow()):
+        held = _HELD.get()
+        if held is None:
+            hidden_now = visibility is not Visibility.PUBLIC
+            rotation = await _rotate_in(session, current, hidden_now=hidden_now)
+        else:  # a command with more rolls to draw: after its last one
+            held.add(scope)
+    return Draw(rng, current, number, player.hex(), blind.hex(), rotation)
 
 
 #: Scopes whose seed fell due during a command that draws several rolls (held rotations).
@@ -492,7 +643,7 @@ async def player_seed(db: Database, caller: Caller) -> PlayerSeedView:
         ).first()
     campaign = await campaign_here(db, caller)
     scope = scope_of(campaign.id if campaign else None, caller)
-    key = fair.player_key("").hex() if row is None else str(row.key)
+    key = fair.no_seed_key(caller.user_id).hex() if row is None else str(row.key)
     scoped = fair.scoped_key(bytes.fromhex(key), scope).hex()
     if row is None:
         return PlayerSeedView(None, key, None, scope, scoped)
@@ -766,12 +917,17 @@ KEY_SLACK = timedelta(minutes=1)
 
 
 def keys_in_effect(
-    changes: list[tuple[datetime, str]], at: datetime, scope: str, *, scoped: bool = False
+    changes: list[tuple[datetime, str]],
+    at: datetime,
+    scope: str,
+    *,
+    user: int,
+    scoped: bool = False,
 ) -> set[str]:
-    """The keys (hex, as the scope records them) a player's logged seed changes (time, key)
-    allow for a roll at ``at``: the last change before ``at - KEY_SLACK`` (the empty seed if
-    none), and any change after it up to ``at``. ``scoped``: the log's keys are already the
-    scope's (an export's)."""
+    """The keys (hex, as the scope records them) a player's (``user``) logged seed changes
+    (time, key) allow for a roll at ``at``: the last change before ``at - KEY_SLACK`` (their
+    no-seed key if none), and any change after it up to ``at``. ``scoped``: the log's keys are
+    already the scope's (an export's)."""
     keys: set[str] = set()
     settled = False
     for when, key in sorted(changes, reverse=True):
@@ -782,7 +938,7 @@ def keys_in_effect(
             settled = True
             break
     if not settled:
-        keys.add(fair.scoped_key(fair.player_key(""), scope).hex())
+        keys.add(fair.scoped_key(fair.no_seed_key(user), scope).hex())
     return keys
 
 
@@ -810,7 +966,7 @@ async def _player_keys_in(session: Executor, roll: Any, scope: str) -> set[str]:
             )
         )
         logged = [(r.changed_at, str(r.key)) for r in changes]
-        keys |= keys_in_effect(logged, roll.created_at, scope)
+        keys |= keys_in_effect(logged, roll.created_at, scope, user=user)
     return keys
 
 

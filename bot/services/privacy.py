@@ -197,6 +197,8 @@ NOTHING_PERSONAL: dict[str, str] = {
     "post_settings": "a campaign's posting options",
     "campaign_dice_dialects": "a campaign's dice dialect, set by its GM",
     "fair_seeds": "server seeds of the dice, their hashes and counters (docs/fair-dice.md)",
+    "fair_draws": "how many draws a player key took from a seed (the key every fair roll "
+    "records; never the seed's text)",
     "undelivered_notices": "what the bot could not post, named by roll or request number, and why",
     "post_channels": "when a channel was told how to allow webhooks",
 }

@@ -9,12 +9,17 @@ from dataclasses import dataclass
 from bot.db.engine import Database
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
-from bot.services import budgets, dialects, fairness, secrecy
+from bot.dice.dialects import DEFAULT_DIALECT
+from bot.services import budgets, fairness, secrecy
 from bot.services._sql import Executor, core_transaction
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
 from bot.services.store import ledger
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.campaigns import (
+    CampaignView,
+    campaign_at_revision_in,
+    campaign_for_channel_in,
+)
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
 
@@ -69,11 +74,14 @@ async def roll_dice(
     ``visibility`` None means the campaign's default for ``command`` ("roll" or "gm-roll");
     hidden rolls are recorded with their commitment (services/secrecy.py).
     """
-    if dialect is None:  # the player's, else the campaign's (bot/services/dialects.py)
-        dialect = await dialects.resolve(db, caller)
-    batch = parse_many(expression, dialect)  # a DiceError here changes nothing
-    budgets.charge(caller, budgets.dice_work(batch))  # and so does OverBudget
     async with core_transaction(db) as session:
+        # One statement: the place's campaign and dice dialects, and with fair dice the draw
+        # (a DiceError or OverBudget below rolls it back: nothing changes).
+        here = await fairness.here_in(session, caller, draw=fairness.chosen_source(rng))
+        if dialect is None:  # the player's, else the campaign's (bot/services/dialects.py)
+            dialect = here.own_dialect or here.campaign_dialect or DEFAULT_DIALECT
+        batch = parse_many(expression, dialect)
+        budgets.charge(caller, budgets.dice_work(batch))
         return await roll_batch_in(
             session,
             rng,
@@ -83,6 +91,7 @@ async def roll_dice(
             request=request,
             visibility=visibility,
             command=command,
+            here=here,
         )
 
 
@@ -96,12 +105,17 @@ async def roll_batch_in(
     request: str,
     visibility: Visibility | str | None = Visibility.PUBLIC,
     command: str = SecrecyCommand.ROLL,
+    here: fairness.Here | None = None,
 ) -> DiceRoll:
     """:func:`roll_dice` in the caller's transaction, for a batch already parsed and charged
-    (the inline rolls of a post: bot/services/inline.py)."""
+    (the inline rolls of a post: bot/services/inline.py). ``here``: what
+    :func:`fairness.here_in` found in this transaction (the campaign, the draw taken)."""
     label = " ".join(label.split()) if label else None
     campaign: CampaignView | None = None
-    if caller.guild_id is not None:
+    if here is not None:
+        if here.campaign_id is not None:
+            campaign = await campaign_at_revision_in(session, here.campaign_id, here.revision)
+    elif caller.guild_id is not None:
         with contextlib.suppress(NoCampaign):
             campaign = await campaign_for_channel_in(
                 session, caller.guild_id, caller.channel_id, caller.parent_channel_id
@@ -111,8 +125,11 @@ async def roll_batch_in(
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     draw = None
     if fairness.chosen_source(rng):
-        campaign_id = campaign.id if campaign else None
-        draw = await fairness.draw_in(session, caller, campaign_id, chosen)
+        if here is not None and here.taken is not None:
+            draw = await fairness.draw_here_in(session, caller, here, chosen)
+        else:
+            campaign_id = campaign.id if campaign else None
+            draw = await fairness.draw_in(session, caller, campaign_id, chosen)
         rng = draw.rng
     results = roll_many(batch, rng)
     if len(results) == 1:

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError, StatementError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 import bot.db.engine as engine_module
-from bot.db.engine import Database, create_database
+from bot.db.engine import READ_ONLY, Database, create_database
 from bot.db.models import campaigns, characters, ledger
 from bot.services._sql import core_transaction, transaction
 from bot.services.errors import StorageUnavailable
@@ -63,9 +63,14 @@ async def test_sqlite_pragmas(database_url: str) -> None:
             assert (await conn.exec_driver_sql("PRAGMA journal_mode")).scalar() == "wal"
             assert (await conn.exec_driver_sql("PRAGMA synchronous")).scalar() == 1  # NORMAL
             assert (await conn.exec_driver_sql("PRAGMA foreign_keys")).scalar() == 1
-            assert (await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() == 30_000
+            # In place (holding the write lock) nothing may wait: no busy timeout there...
+            assert (await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar() == 0
             # Checkpoints run in aiosqlite's thread, not inside a COMMIT (see the next tests).
             assert (await conn.exec_driver_sql("PRAGMA wal_autocheckpoint")).scalar() == 0
+        # ...while what runs in aiosqlite's thread (a read, a contended BEGIN) waits its turn.
+        async with db.engine.connect() as conn:
+            reader = await conn.execution_options(**{READ_ONLY: True})
+            assert (await reader.exec_driver_sql("PRAGMA busy_timeout")).scalar() == 30_000
     finally:
         await db.dispose()
 

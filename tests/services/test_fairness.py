@@ -77,8 +77,8 @@ async def test_a_roll_is_checkable_only_after_its_seed_is_revealed(
     row = await _row(db, pd_campaign.id, number)
     record = row["outcome"]["fair"]  # type: ignore[index]
     assert record["seed_hash"] == shown.seed_hash  # drawn from the seed published before
-    # The empty seed's key, salted with the campaign: unrelated to the same key elsewhere.
-    assert record["player"] == _in(pd_campaign, fair.player_key("").hex())
+    # Alice's no-seed key, salted with the campaign: unrelated to the same key elsewhere.
+    assert record["player"] == _in(pd_campaign, fair.no_seed_key(ALICE).hex())
     before = await fairness.verify_roll(db, _bob(), number)
     assert before.matched is None and "not revealed yet" in before.reason
 
@@ -127,6 +127,48 @@ async def test_each_roll_takes_the_next_draw_number(
     assert draws == [1, 2, 3]
 
 
+async def test_a_players_draw_numbers_are_their_own(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A player's n-th roll from a seed is draw n whatever anyone else rolls, so no one (an
+    operator who knows the seed included) can use up draws to choose which one they get; the
+    inline rolls of a check and a pre-roll path draw the same way, and all recompute."""
+    await fairness.set_player_seed(db, _alice(), "alice's own words")
+    await fairness.set_player_seed(db, _bob(), "bob's own words")
+    first = await _roll(db, _alice(), "1d20")
+    others = [await _roll(db, _bob(), "1d20") for _ in range(3)]
+    second = await _roll(db, _alice(), "1d20")
+    draws = [
+        (await _row(db, pd_campaign.id, n))["outcome"]["fair"]["draw"]  # type: ignore[index]
+        for n in (first, second, *others)
+    ]
+    assert draws == [1, 2, 1, 2, 3]
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    for n in (first, second, *others):
+        assert (await fairness.verify_roll(db, _bob(), n)).matched is True
+
+
+@pytest.mark.parametrize("seeds", [False, True])
+async def test_two_players_never_share_draws_with_or_without_seeds(
+    db: Database, pd_campaign: CampaignView, seeds: bool
+) -> None:
+    """Players who never set a seed have keys of their own too (from their user ids): each
+    one's first roll is draw 1 under their own key, so nobody's rolls use up anyone else's."""
+    if seeds:
+        await fairness.set_player_seed(db, _alice(), "same words")
+        await fairness.set_player_seed(db, _bob(), "other words")
+    numbers = [await _roll(db, who, "1d20") for who in (_alice(), _bob(), _alice())]
+    records = [
+        (await _row(db, pd_campaign.id, n))["outcome"]["fair"]  # type: ignore[index]
+        for n in numbers
+    ]
+    assert [r["draw"] for r in records] == [1, 1, 2]
+    assert records[0]["player"] == records[2]["player"] != records[1]["player"]
+    await fairness.rotate(db, gm_caller(), pd_campaign)
+    for n in numbers:
+        assert (await fairness.verify_roll(db, _bob(), n)).matched is True
+
+
 async def test_hidden_roll_needs_its_blinding_as_well(
     db: Database, pd_campaign: CampaignView
 ) -> None:
@@ -164,7 +206,7 @@ async def test_player_seed_enters_every_roll_and_changes_are_logged(
     shown = await fairness.player_seed(db, _alice())
     assert (shown.text, shown.key) == (second.text, second.key)
     # Bob's seed is his own: Alice's choice never touches it.
-    assert (await fairness.player_seed(db, _bob())).key == fair.player_key("").hex()
+    assert (await fairness.player_seed(db, _bob())).key == fair.no_seed_key(BOB).hex()
     async with db.sessionmaker() as session:
         logged: list[str] = list(
             (
@@ -433,7 +475,7 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
     if system is RuleSystem.D20_CHECK:
         ann, bo = fair_of[ALICE]["player"], fair_of[BOB]["player"]  # type: ignore[index]
         assert ann == _in(campaign, fair.player_key("Ann's seed").hex())
-        assert bo == _in(campaign, fair.player_key("").hex())
+        assert bo == _in(campaign, fair.no_seed_key(BOB).hex())
     else:
         assert [f is not None for f in fair_of.values()].count(True) == 1
     await fairness.rotate(db, gm, campaign)
@@ -530,7 +572,7 @@ async def _forged(db: Database, campaign: CampaignView, caller: Caller, **change
         "seed_hash": seed_row.seed_hash,
         "scope": scope,
         "draw": int(seed_row.uses) + 1,
-        "player": fair.scoped_key(fair.player_key(""), scope).hex(),
+        "player": fair.scoped_key(fair.no_seed_key(caller.user_id), scope).hex(),
     } | changes
     rng = fair.FairRandom(
         bytes.fromhex(seed_row.seed),
@@ -600,7 +642,7 @@ async def test_the_roller_key_follows_their_logged_seed_changes(
     await fairness.set_player_seed(db, _alice(), "first")
     honest = await _roll(db, _alice(), "2d6")
     scope = f"campaign:{pd_campaign.id}"
-    old = fair.scoped_key(fair.player_key(""), scope).hex()  # before "first", long ago?
+    old = fair.scoped_key(fair.no_seed_key(ALICE), scope).hex()  # before "first", long ago?
     async with core_transaction(db) as session:
         # Her change to "first" is older than a minute: the empty seed no longer counts.
         await session.execute(

@@ -333,6 +333,32 @@ async def campaign_for_channel_in(
     return _view(row)
 
 
+#: Campaigns this process read, by id: (revision, view). A roll checks the revision inside a
+#: statement it runs anyway (bot/services/fairness.py ``here_in``), so a change made by any
+#: process (settings, GMs, a move, an end) is seen at once.
+_REMEMBERED: dict[int, tuple[int, CampaignView]] = {}
+_REMEMBER_AT_MOST = 4096
+
+
+async def campaign_at_revision_in(
+    session: Executor, campaign_id: int, revision: int
+) -> CampaignView:
+    """In a caller's transaction: campaign ``campaign_id`` as of ``revision`` (read by the
+    caller in this transaction), from memory if this process read that revision already."""
+    found = _REMEMBERED.get(campaign_id)
+    if found is not None and found[0] == revision:
+        note_campaign(campaign_id)
+        return found[1]
+    row = (await session.execute(select(_T).where(_T.c.id == campaign_id))).first()
+    if row is None:
+        raise NotFound("That campaign no longer exists.")
+    view = _view(row)
+    if len(_REMEMBERED) >= _REMEMBER_AT_MOST:
+        _REMEMBERED.clear()
+    _REMEMBERED[campaign_id] = (int(row._mapping["revision"]), view)
+    return view
+
+
 async def campaign_for_channel(
     db: Database, guild_id: int, channel_id: int, parent_channel_id: int | None = None
 ) -> CampaignView:

@@ -26,7 +26,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Row, bindparam, exists, insert, or_, select, text, update
+from sqlalchemy import (
+    Row,
+    String,
+    bindparam,
+    exists,
+    insert,
+    literal,
+    null,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql
 
 from bot.db.engine import Database
@@ -217,12 +229,17 @@ def _chain_key(roll: NewRoll) -> str:
 _SCOPE_MAX = (
     "COALESCE((SELECT MAX(l.number) FROM ledger l WHERE l.scope_id = ledger_chains.scope_id), 0)"
 )
+# SQLite: the bump also leaves the row's salt, which the INSERT's trigger files in
+# ledger_salts as it moves the head (migration 0024): one statement for the three.
 _BUMPS = {
     dialect: text(
-        f"UPDATE ledger_chains SET last_number = {greatest}(last_number, {_SCOPE_MAX}) + :n "
-        "WHERE key = :key RETURNING last_number, head, scope_id"
+        f"UPDATE ledger_chains SET last_number = {greatest}(last_number, {_SCOPE_MAX}) + :n"
+        f"{pending} WHERE key = :key RETURNING last_number, head, scope_id"
     )
-    for dialect, greatest in (("sqlite", "MAX"), ("postgresql", "GREATEST"))
+    for dialect, greatest, pending in (
+        ("sqlite", "MAX", ", pending_salt = :salt"),
+        ("postgresql", "GREATEST", ""),
+    )
 }
 # A new chain continues the numbers of its scope, so a campaign set up again in a channel
 # never prints a number that an older, deleted campaign's stub already printed there.
@@ -242,11 +259,17 @@ _NEW_CHANNEL_CHAIN = text(
 _SET_HEAD = text("UPDATE ledger_chains SET head = :head WHERE key = :key")
 
 
-async def _allocate(session: Executor, roll: NewRoll, count: int) -> tuple[int, str, int, str]:
-    """Reserve ``count`` numbers: (the first, the chain's head before them, scope, key)."""
+async def _allocate(
+    session: Executor, roll: NewRoll, count: int, salt: str | None = None
+) -> tuple[int, str, int, str]:
+    """Reserve ``count`` numbers: (the first, the chain's head before them, scope, key).
+    ``salt``: SQLite, one row's salt for its INSERT's trigger to file (a batch files its own)."""
     key = _chain_key(roll)
-    params = {"n": count, "key": key}
-    bump = _BUMPS[dialect_name(session)]
+    dialect = dialect_name(session)
+    params: dict[str, Any] = {"n": count, "key": key}
+    if dialect == "sqlite":
+        params["salt"] = salt
+    bump = _BUMPS[dialect]
     found = (await session.execute(bump, params)).first()
     if found is None:
         if roll.campaign_id is not None:
@@ -264,16 +287,17 @@ async def _allocate(session: Executor, roll: NewRoll, count: int) -> tuple[int, 
 
 
 def _sealed(
-    roll: NewRoll, number: int, scope: int, previous: str
+    roll: NewRoll, number: int, scope: int, previous: str, row_salt: str | None = None
 ) -> tuple[dict[str, Any], str, str | None, str]:
-    """The row's values, its chain link, (hidden rows) its commitment, and its row salt."""
+    """The row's values, its chain link, (hidden rows) its commitment, and its row salt
+    (``row_salt``, or a fresh one)."""
     created_at = utcnow()
     origin = roll.origin
     visibility = Visibility(roll.visibility)
     identity = cm.Identity(number, scope, origin.guild_id, origin.channel_id, created_at)
     # Format 3 (issue 22): one random row salt, kept in ledger_salts; every personal field is
     # hashed with a salt derived from it, so an erasure can drop one field and keep the rest.
-    row_salt = secrets.token_hex(cm.SALT_BYTES)
+    row_salt = row_salt or secrets.token_hex(cm.SALT_BYTES)
     digest_of = cm.Salts(row_salt).digest_of
     # As the JSON column gives them back, so /verify and /verify log recompute the same bytes
     # (one round trip for both).
@@ -365,9 +389,9 @@ _INSERTS: dict[str, Any] = {}
 
 @functools.lru_cache(maxsize=4)
 def _pg_insert_and_head(names: tuple[str, ...]) -> Any:
-    """PostgreSQL: the row's INSERT (of the columns ``names``) and its chain's new head in ONE
-    statement (one round trip instead of two). The head moves only if the row was inserted
-    (not a duplicate): the UPDATE reads the INSERT's RETURNING, and PostgreSQL runs a
+    """PostgreSQL: the row's INSERT (of the columns ``names``), its row salt and its chain's
+    new head in ONE statement (one round trip instead of three). Salt and head follow only if
+    the row was inserted (not a duplicate): they read the INSERT's RETURNING, and PostgreSQL runs a
     data-modifying WITH to completion whether or not the outer SELECT reads it."""
     values = {name: bindparam(f"v_{name}", type_=_L.c[name].type) for name in names}
     inserted = (
@@ -384,7 +408,20 @@ def _pg_insert_and_head(names: tuple[str, ...]) -> Any:
         .values(head=bindparam("new_head"))
         .cte("head")
     )
-    return select(inserted.c.id).add_cte(head)
+    salts = (
+        insert(ledger_salts)
+        .from_select(
+            ["ledger_id", "field", "salt", "digest"],
+            select(
+                inserted.c.id,
+                literal(cm.ROW_SALT, String),
+                bindparam("row_salt", type_=String),
+                null(),
+            ),
+        )
+        .cte("salts")
+    )
+    return select(inserted.c.id).add_cte(head).add_cte(salts)
 
 
 async def record_in(session: Executor, roll: NewRoll) -> Recorded:
@@ -416,27 +453,22 @@ async def _append_in(session: Executor, roll: NewRoll) -> Recorded:
             .on_conflict_do_nothing(index_elements=["interaction_id"])
             .returning(_L.c.id)
         )
-    number, previous, scope, key = await _allocate(session, roll, 1)
-    values, chain, commitment, row_salt = _sealed(roll, number, scope, previous)
+    row_salt = secrets.token_hex(cm.SALT_BYTES)
+    number, previous, scope, key = await _allocate(session, roll, 1, row_salt)
+    values, chain, commitment, _ = _sealed(roll, number, scope, previous, row_salt)
     if dialect == "postgresql":
-        # The row and its chain's new head in one statement (one round trip fewer).
+        # The row, its salt and its chain's new head in one statement.
         params = {f"v_{name}": value for name, value in values.items()}
-        params |= {"new_head": chain, "chain_key": key}
+        params |= {"new_head": chain, "chain_key": key, "row_salt": row_salt}
         both = _pg_insert_and_head(tuple(values))
         new_id = (await session.execute(both, params)).scalar_one_or_none()
-        if new_id is not None:
-            await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
-            if roll.named:
-                await _record_names_in(session, _name_rows(roll, new_id))
-            return Recorded(new_id, False, number, chain, commitment)
     else:
+        # Its trigger files the salt the bump left and moves the head (migration 0024).
         new_id = (await session.execute(stmt, values)).scalar_one_or_none()
-        if new_id is not None:
-            await session.execute(_INSERT_SALTS, _salt_rows([new_id], [row_salt]))
-            if roll.named:
-                await _record_names_in(session, _name_rows(roll, new_id))
-            await session.execute(_SET_HEAD, {"head": chain, "key": key})
-            return Recorded(new_id, False, number, chain, commitment)
+    if new_id is not None:
+        if roll.named:
+            await _record_names_in(session, _name_rows(roll, new_id))
+        return Recorded(new_id, False, number, chain, commitment)
     existing = (
         await session.execute(
             select(_L.c.id, _L.c.number, _L.c.chain, _L.c.commitment).where(
@@ -511,7 +543,8 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     await session.execute(_INSERT_SALTS, _salt_rows(ids, row_salts))
     named = [n for roll, row_id in zip(rolls, ids, strict=True) for n in _name_rows(roll, row_id)]
     await _record_names_in(session, named)
-    await session.execute(_SET_HEAD, {"head": previous, "key": key})
+    if dialect_name(session) != "sqlite":  # SQLite: the last row's trigger moved it
+        await session.execute(_SET_HEAD, {"head": previous, "key": key})
     return [
         Recorded(row_id, False, first + offset, links[offset]) for offset, row_id in enumerate(ids)
     ]

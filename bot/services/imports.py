@@ -37,20 +37,20 @@ from bot.services import fairness, walks
 from bot.services._sql import insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue
 from bot.services.export import (
-    _GZIP_MAGIC,
     FORMAT_VERSION,
+    GZIP_MAGIC,
     ImportedCampaign,
-    _retarget,
-    _row_view,
-    _surrogate_key,
-    _tables,
-    _taken_interactions,
+    campaign_tables,
     check_version,
     import_campaigns,
     ledger,
     ledger_salts,
     load,
     prepare_rows,
+    retarget,
+    row_view,
+    surrogate_key,
+    taken_interactions,
 )
 from bot.services.gamelog import ChainWalk
 from bot.services.store.ledger import salts_of
@@ -193,7 +193,7 @@ Opener = Callable[[], IO[str]]
 def _opener(path: Path) -> Opener:
     """Plain JSON or gzip (told apart by gzip's magic number, not the name)."""
     with path.open("rb") as head:
-        zipped = head.read(2) == _GZIP_MAGIC
+        zipped = head.read(2) == GZIP_MAGIC
 
     def open_text() -> IO[str]:
         if zipped:
@@ -283,7 +283,7 @@ class _Survey:
     def __init__(self, opener: Opener, name: str) -> None:
         self.opener = opener
         self.name = name
-        self.known = {t.name: t for t in _tables()}
+        self.known = {t.name: t for t in campaign_tables()}
         self.top: dict[str, Any] = {}
         self.plans: list[_Plan] = []
         self._walk: ChainWalk | None = None
@@ -322,7 +322,7 @@ class _Survey:
             if plan.campaign is not None:
                 raise InvalidValue("This export file is damaged: a campaign entry is incomplete.")
             plan.campaign = row
-        key = _surrogate_key(table)
+        key = surrogate_key(table)
         for column in table.columns:
             value = row.get(column.name)
             if column is key or value is None or not column.foreign_keys:
@@ -350,7 +350,7 @@ class _Survey:
                 raise _Unstreamable  # a salt out of step with the rows (or of no row)
             fields[str(self._salt["field"])] = (self._salt.get("salt"), self._salt.get("digest"))
             self._salt = next(self._salts, None) if self._salts is not None else None
-        view = replace(_row_view(row), salts=salts_of(fields))
+        view = replace(row_view(row), salts=salts_of(fields))
         broken = self._walk.feed([view])
         if broken is not None:
             where = f"at roll #{broken.number}" if broken.number is not None else ""
@@ -436,7 +436,7 @@ async def _write(
     page: list[dict[str, Any]] = []
     current: tuple[int, str] | None = None
     new_campaign = 0
-    known = {t.name: t for t in _tables()}
+    known = {t.name: t for t in campaign_tables()}
 
     async def flush() -> None:
         if current is None or not page:
@@ -444,9 +444,9 @@ async def _write(
         index, table_name = current
         table = known[table_name]
         plan = plans[index]
-        key = _surrogate_key(table)
+        key = surrogate_key(table)
         async with transaction(db) as session:
-            taken = await _taken_interactions(session, page) if table is ledger else set()
+            taken = await taken_interactions(session, page) if table is ledger else set()
 
             def new_key(target: str, old: int) -> int | None:
                 keys = plan.keys.get(target)
@@ -466,7 +466,7 @@ async def _write(
         """The campaign's row, on no channel yet (a placeholder no channel has)."""
         plan = plans[index]
         assert plan.campaign is not None
-        moved = _retarget({campaigns.name: [plan.campaign]}, guild_id, channel_id)
+        moved = retarget({campaigns.name: [plan.campaign]}, guild_id, channel_id)
         row = dict(moved[campaigns.name][0])
         plan.campaign = dict(row)
         async with transaction(db) as session:
@@ -508,7 +508,7 @@ async def _write(
                 campaign_id=new_campaign,
                 guild_id=int(plan.campaign["guild_id"]),
                 channel_id=real_channel,
-                rows={t.name: plan.counts.get(t.name, 0) for t in _tables()},
+                rows={t.name: plan.counts.get(t.name, 0) for t in campaign_tables()},
             )
         )
 
@@ -586,6 +586,6 @@ async def import_file(
     async with transaction(db) as session:
         for plan in plans:
             assert plan.campaign is not None
-            moved = _retarget({campaigns.name: [plan.campaign]}, guild_id, channel_id)
+            moved = retarget({campaigns.name: [plan.campaign]}, guild_id, channel_id)
             await _channel_free(session, int(moved[campaigns.name][0]["channel_id"]))
     return await _write(db, opener, shown, plans, guild_id, channel_id)

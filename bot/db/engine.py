@@ -89,7 +89,10 @@ def _run_pragma(connection: sqlite3.Connection, pragma: str) -> None:
         cursor.close()
 
 
-_PATIENT = f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}"
+def _patient() -> str:
+    """The pragma giving a connection its busy timeout back (read when used: an operator's
+    or a test's setting of :data:`SQLITE_BUSY_TIMEOUT_MS` counts)."""
+    return f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}"
 
 
 def _run_statement(
@@ -106,7 +109,7 @@ def _run_statement(
     ``patient``: first give the connection its busy timeout back (it may wait here).
     """
     if patient:
-        _run_pragma(connection, _PATIENT)
+        _run_pragma(connection, _patient())
     if begin:
         connection.execute("BEGIN IMMEDIATE")
     cursor = connection.cursor()
@@ -366,7 +369,7 @@ async def truncate_wal(database: Database) -> None:
     async with database.engine.connect() as connection:
         raw = await connection.get_raw_connection()
         driver: Any = raw.driver_connection
-        async with driver.execute(_PATIENT) as cursor:  # the checkpoint waits for readers
+        async with driver.execute(_patient()) as cursor:  # the checkpoint waits for readers
             await cursor.fetchall()
         if isinstance(raw.dbapi_connection, _OneTripConnection):
             raw.dbapi_connection.make_patient()

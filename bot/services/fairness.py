@@ -14,6 +14,7 @@ so after a rotation reveals the seed anyone recomputes the faces.
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import secrets
 from collections.abc import Iterator, Mapping, Sequence
@@ -1352,3 +1353,111 @@ async def import_revealed_in(session: Executor, campaign_id: int, seeds: Any) ->
         )
     await session.execute(insert(fair_seeds), values)
     return len(values)
+
+
+# --- many rolls' draws in one statement (a group roll) ---------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _take_many_sql(dialect: str, count: int) -> Any:
+    """``count`` rolls' draws in ONE statement: :func:`_take_sql`'s upsert for every roller at
+    once. Rollers sharing a player key (one player's two characters, two players with one seed
+    text) take consecutive numbers: one row per key, its counter moved by how many drew with
+    it (ordered by key, so two such statements lock keys in one order). Each returned key also
+    names which of the rollers have it as their stored key (the others drew with their own
+    no-seed key). PostgreSQL locks the seed row for share, as one draw does."""
+    pg = dialect == "postgresql"
+    lock = " FOR SHARE" if pg else ""
+    users = ", ".join(f"CAST(:user_{i} AS BIGINT)" for i in range(count))
+    rows = ", ".join(f"(CAST(:user_{i} AS BIGINT), CAST(:nokey_{i} AS TEXT))" for i in range(count))
+    listed = "string_agg(CAST(p.user_id AS TEXT), ',')" if pg else "group_concat(p.user_id, ',')"
+    return text(
+        "INSERT INTO fair_draws (seed_id, player, uses) "
+        "SELECT s.id, w.player, COUNT(*) FROM "
+        "(SELECT id FROM fair_seeds WHERE scope_key = :scope AND revealed_at IS NULL"
+        f"{lock}) AS s, "
+        "(SELECT COALESCE((SELECT key FROM player_seeds WHERE user_id = v.column1), v.column2) "
+        f"AS player FROM (VALUES {rows}) AS v) AS w "
+        "WHERE true GROUP BY s.id, w.player ORDER BY w.player "
+        "ON CONFLICT (seed_id, player) DO UPDATE SET uses = fair_draws.uses + excluded.uses "
+        "RETURNING seed_id, player, uses, "
+        "(SELECT period_s FROM fair_seeds WHERE id = fair_draws.seed_id) AS period_s, "
+        "(SELECT seed_hash FROM fair_seeds WHERE id = fair_draws.seed_id) AS seed_hash, "
+        f"(SELECT {listed} FROM player_seeds p WHERE p.key = fair_draws.player "
+        f"AND p.user_id IN ({users})) AS users"
+    )
+
+
+async def draw_many_in(
+    session: Executor, callers: Sequence[Caller], campaign_id: int | None, visibility: Visibility
+) -> list[Draw]:
+    """:func:`draw_in` for several rolls of one command (a group roll's members, in order),
+    in one statement: each caller's player key and its next draw number, as one
+    :func:`draw_in` after another would give them (a key drawn twice gets two consecutive
+    numbers, in the callers' order). A seed falling due rotates after the last draw only (held
+    by :func:`rotations_held`, else here, the rotation on the last draw)."""
+    if not callers:
+        return []
+    scope = scope_of(campaign_id, callers[0])
+    nokeys = [fair.no_seed_key(c.user_id).hex() for c in callers]
+    params: dict[str, Any] = {"scope": scope}
+    for i, (caller, nokey) in enumerate(zip(callers, nokeys, strict=True)):
+        params[f"user_{i}"] = caller.user_id
+        params[f"nokey_{i}"] = nokey
+    take = _take_many_sql(dialect_name(session), len(callers))
+    for _ in range(4):
+        taken = (await session.execute(take, params)).all()
+        if taken:
+            break
+        await current_in(session, scope, unpublished=True)  # the scope's first roll
+    else:
+        raise NotFound("The dice seed of this place could not be read; try again.")
+    first = taken[0]
+    parts = await _parts_in(session, int(first.seed_id), str(first.seed_hash))
+    period = None if first.period_s is None else int(first.period_s)
+    stored: dict[int, str] = {}  # user id -> their stored key, for those who have one
+    counts: dict[str, tuple[int, int]] = {}  # key -> (its last number, how many drew)
+    for row in taken:
+        for user in str(row.users or "").split(","):
+            if user:
+                stored[int(user)] = str(row.player)
+    keys = [stored.get(c.user_id, nokey) for c, nokey in zip(callers, nokeys, strict=True)]
+    drawn_by = {key: keys.count(key) for key in keys}
+    for row in taken:
+        counts[str(row.player)] = (int(row.uses), drawn_by.get(str(row.player), 0))
+    next_of = {key: last - count + 1 for key, (last, count) in counts.items()}
+    hidden_hash = fair.seed_hash(parts.hidden_key)
+    draws: list[Draw] = []
+    last_due = False
+    now = utcnow()
+    for key in keys:
+        number = next_of[key]
+        next_of[key] = number + 1
+        player = fair.scoped_key(bytes.fromhex(key), scope)
+        current = Seed(
+            parts.id,
+            parts.scope,
+            parts.generation,
+            parts.seed_hash,
+            number,
+            parts.created_at,
+            None,
+            period,
+            None,
+            hidden_hash,
+        )
+        last_due = last_due or due(current, now)
+        blind = b""
+        if visibility is not Visibility.PUBLIC:
+            blind = fair.blinding(parts.hidden_key, scope, number)
+        rng = fair.FairRandom(parts.seed, scope, number, player, blind)
+        draws.append(Draw(rng, current, number, player.hex(), blind.hex(), None))
+    if last_due:
+        held = _HELD.get()
+        if held is not None:  # after the command's last roll
+            held.add(scope)
+        else:
+            hidden_now = visibility is not Visibility.PUBLIC
+            rotation = await _rotate_in(session, draws[-1].seed, hidden_now=hidden_now)
+            draws[-1] = replace(draws[-1], rotation=rotation)
+    return draws

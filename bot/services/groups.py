@@ -260,13 +260,7 @@ async def roll_member_in(
     Threshold ruling 4: the member's pending carry-over is used once and a new one stored by
     the caller (:func:`store_carry_over_in`) once the roll is recorded.
     """
-    # Each member uses the proficiency only if their sheet has it (d20 check "Group Checks").
-    skill = (
-        spec.proficiency if spec.proficiency and character.proficiency(spec.proficiency) else None
-    )
-    options = CheckOptions(
-        ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty, proficiency=skill
-    )
+    options = _member_options(character, spec)
     if campaign.rules.uses_carry_over(campaign):
         plan_check(campaign, character, options, carry_over=0)  # refuse before consuming
         used = await pending.consume_pending_in(session, character.id, spec.ability)
@@ -274,6 +268,40 @@ async def roll_member_in(
     if spec.save:
         return plan_save(campaign, character, options).roll(rng)
     return plan_check(campaign, character, options).roll(rng)
+
+
+async def roll_members_in(
+    session: Executor,
+    rngs: Sequence[random.Random],
+    campaign: CampaignView,
+    party: Sequence[CharacterView],
+    spec: MemberSpec,
+) -> list[tuple[CharacterView, Outcome]]:
+    """:func:`roll_member_in` for every member (``rngs[i]``: member i's dice), the party's
+    carry-overs taken in one statement once no member's roll is refused."""
+    options = [_member_options(member, spec) for member in party]
+    if not campaign.rules.uses_carry_over(campaign):
+        return [
+            (member, (plan_save if spec.save else plan_check)(campaign, member, o).roll(r))
+            for member, o, r in zip(party, options, rngs, strict=True)
+        ]
+    for member, o in zip(party, options, strict=True):
+        plan_check(campaign, member, o, carry_over=0)  # refuse before consuming
+    used = await pending.consume_many_in(session, [m.id for m in party], spec.ability)
+    return [
+        (member, plan_check(campaign, member, o, carry_over=used.get(member.id, 0)).roll(r))
+        for member, o, r in zip(party, options, rngs, strict=True)
+    ]
+
+
+def _member_options(character: CharacterView, spec: MemberSpec) -> CheckOptions:
+    # Each member uses the proficiency only if their sheet has it (d20 check "Group Checks").
+    skill = (
+        spec.proficiency if spec.proficiency and character.proficiency(spec.proficiency) else None
+    )
+    return CheckOptions(
+        ability=spec.ability, dc=spec.dc, difficulty=spec.difficulty, proficiency=skill
+    )
 
 
 def shared_save(
@@ -291,6 +319,20 @@ async def store_carry_over_in(
     carried = system.carry_over_next(outcome) if system is not None else None
     if carried:
         await pending.set_pending_in(session, character.id, ability, carried, roll_id)
+
+
+async def store_carry_overs_in(
+    session: Executor, ability: str, rolled: Sequence[tuple[CharacterView, Outcome, int]]
+) -> None:
+    """:func:`store_carry_over_in` for every member's recorded roll (character, outcome, row
+    id), in one statement (none if nobody rolled a critical)."""
+    carried: list[tuple[int, int, int | None]] = []
+    for character, outcome, roll_id in rolled:
+        system = system_of(outcome)
+        value = system.carry_over_next(outcome) if system is not None else None
+        if value:
+            carried.append((character.id, value, roll_id))
+    await pending.set_many_in(session, ability, carried)
 
 
 def dice_of(outcome: Outcome) -> list[int]:
@@ -444,18 +486,16 @@ async def _group_roll(
                 shared = rolled.roll
                 outcomes = [(m, shared_save(campaign, m, spec.ability, rolled.roll)) for m in party]
             else:
-                for position, member in enumerate(party):
-                    member_rng = rng
-                    if fair:
-                        player = replace(caller, user_id=member.user_id)
-                        draw = await fairness.draw_in(
-                            session, player, campaign.id, Visibility.PUBLIC
-                        )
-                        member_rng = draw.rng
-                        records[position] = draw.record(fairness.D20_DRAWS)
-                    outcomes.append(
-                        (member, await roll_member_in(session, member_rng, campaign, member, spec))
+                # Every member's draw in one statement, every carry-over taken in another.
+                rngs: list[random.Random] = [rng] * len(party)
+                if fair:
+                    players = [replace(caller, user_id=m.user_id) for m in party]
+                    draws = await fairness.draw_many_in(
+                        session, players, campaign.id, Visibility.PUBLIC
                     )
+                    rngs = [draw.rng for draw in draws]
+                    records[:] = [draw.record(fairness.D20_DRAWS) for draw in draws]
+                outcomes = await roll_members_in(session, rngs, campaign, party, spec)
         rotations = await fairness.rotate_held_in(session, held)
         kind = member_kind(campaign, spec)
         member_origin = ledger.Origin.of(caller, with_interaction=False)
@@ -478,12 +518,15 @@ async def _group_roll(
                 for position, (member, outcome) in enumerate(outcomes)
             ],
         )
-        members: list[MemberResult] = []
-        for (member, outcome), row in zip(outcomes, member_rows, strict=True):
-            await store_carry_over_in(session, member, spec.ability, outcome, row.id)
-            members.append(
-                MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
-            )
+        await store_carry_overs_in(
+            session,
+            spec.ability,
+            [(m, o, row.id) for (m, o), row in zip(outcomes, member_rows, strict=True)],
+        )
+        members = [
+            MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
+            for (member, outcome), row in zip(outcomes, member_rows, strict=True)
+        ]
         verdict = group_verdict(campaign.system, [(m.name, m.summary) for m in members], spec.dc)
         group = await ledger.record_in(
             session,
@@ -605,9 +648,7 @@ async def contest(
             raise InvalidValue(refusal)
         if parse_targets(names) is None:
             raise InvalidValue("Name the characters who contest (names or @mentions).")
-        who = await resolve_targets_in(
-            session, campaign, names, minimum=2, maximum=MAX_CONTESTANTS
-        )
+        who = await resolve_targets_in(session, campaign, names, minimum=2, maximum=MAX_CONTESTANTS)
         if not is_gm(campaign, caller) and all(c.user_id != caller.user_id for c in who):
             raise NotAllowed(
                 "Only the GM, or a player whose character takes part, can start a contest."

@@ -485,6 +485,46 @@ async def test_group_saves_draw_each_members_die_with_their_own_seed(
             assert check.matched is True
 
 
+async def test_group_members_sharing_a_key_take_consecutive_draws_in_party_order(
+    db: Database,
+) -> None:
+    """One player's two characters, and two players who typed the same seed text, draw under
+    one key: numbers one after another in the party's order, as one roll after another would
+    take them, continued by the next roll; every member row recomputes after the rotation."""
+    channel = CHANNEL + 410
+    campaign = await setup_campaign(db, GUILD, channel, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])
+    await fairness.show(db, gm_caller(), campaign)
+    carol = BOB + 1
+    for user, name in ((ALICE, "Ann"), (BOB, "Bo"), (ALICE, "Ada"), (carol, "Cy")):
+        character = await create_character(db, campaign.id, user, name)
+        await set_score(db, character.id, "DEX", 10)
+        await party_add(db, character.id)
+    same = "lucky"
+    await fairness.set_player_seed(db, _alice(channel), same)
+    await fairness.set_player_seed(db, Caller(user_id=carol, channel_id=channel), same)
+    gm = Caller(user_id=GM_USER, channel_id=channel, guild_id=GUILD, role_ids=frozenset({GM_ROLE}))
+    saved = await groups.group_save(db, FairDice(), gm, "DEX", "/groupsave", dc=12)
+    records = {
+        m.name: (await _row(db, campaign.id, m.number))["outcome"]["fair"]  # type: ignore[index]
+        for m in saved.members
+    }
+    lucky = _in(campaign, fair.player_key(same).hex())
+    order = [m.name for m in saved.members]
+    shared = [name for name in order if records[name]["player"] == lucky]
+    assert sorted(shared) == ["Ada", "Ann", "Cy"]
+    assert [records[name]["draw"] for name in shared] == [1, 2, 3]
+    assert (records["Bo"]["player"], records["Bo"]["draw"]) == (
+        _in(campaign, fair.no_seed_key(BOB).hex()),
+        1,
+    )
+    alone = await _roll(db, _alice(channel), "1d20")
+    assert (await _row(db, campaign.id, alone))["outcome"]["fair"]["draw"] == 4  # type: ignore[index]
+    await fairness.rotate(db, gm, campaign)
+    for member in [*saved.members]:
+        check = await fairness.verify_roll(db, _alice(channel), member.number)
+        assert check.matched is True, check.reason
+
+
 async def test_a_roll_request_answered_later_draws_with_the_players_seed(db: Database) -> None:
     channel = CHANNEL + 500
     campaign = await setup_campaign(db, GUILD, channel, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])

@@ -540,9 +540,9 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     else:
         ordered = await session.execute(_INSERT_MANY, values)
         ids = [int(new_id) for new_id in ordered.scalars().all()]
-    await session.execute(_INSERT_SALTS, _salt_rows(ids, row_salts))
+    await _insert_many_in(session, ledger_salts, _salt_rows(ids, row_salts))
     named = [n for roll, row_id in zip(rolls, ids, strict=True) for n in _name_rows(roll, row_id)]
-    await _record_names_in(session, named)
+    await _insert_many_in(session, ledger_names, named)
     if dialect_name(session) != "sqlite":  # SQLite: the last row's trigger moved it
         await session.execute(_SET_HEAD, {"head": previous, "key": key})
     return [
@@ -551,8 +551,34 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
 
 
 async def _record_names_in(session: Executor, rows: list[dict[str, Any]]) -> None:
-    if rows:
+    if len(rows) > 1:
+        await _insert_many_in(session, ledger_names, rows)
+    elif rows:
         await session.execute(_INSERT_NAMES, rows)
+
+
+@functools.lru_cache(maxsize=64)
+def _sqlite_insert_many(table: Any, count: int, names: tuple[str, ...]) -> Any:
+    """``INSERT INTO table (names) VALUES (...), ...`` for ``count`` rows, as text with typed
+    parameters (compiled once per size, as :func:`_sqlite_insert_rows`)."""
+    rows = ", ".join("(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count))
+    params = [
+        bindparam(f"{name}_{i}", type_=table.c[name].type) for i in range(count) for name in names
+    ]
+    return text(f"INSERT INTO {table.name} ({', '.join(names)}) VALUES {rows}").bindparams(*params)
+
+
+async def _insert_many_in(session: Executor, table: Any, rows: list[dict[str, Any]]) -> None:
+    """Rows of ``ledger_salts`` or ``ledger_names`` for a batch: on SQLite ONE multi-row
+    INSERT (an executemany is one statement per row there), elsewhere an executemany."""
+    if not rows:
+        return
+    if dialect_name(session) != "sqlite":
+        await session.execute(insert(table), rows)
+        return
+    names = tuple(rows[0])
+    params = {f"{name}_{i}": value for i, row in enumerate(rows) for name, value in row.items()}
+    await session.execute(_sqlite_insert_many(table, len(rows), names), params)
 
 
 async def record(db: Database, roll: NewRoll) -> Recorded:

@@ -22,13 +22,14 @@ A hidden attack's critical hit defers the AC it takes from its target the same w
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, exists, or_, select
 
 from bot.db.engine import Database
+from bot.db.models import ledger as ledger_rows
 from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
@@ -144,6 +145,65 @@ async def consume_pending_in(session: Executor, character_id: int, ability: str)
     stmt = delete(_P).where(*where, same_source).returning(_P.c.value)
     value = (await session.execute(stmt)).scalar_one_or_none()
     return 0 if value is None else int(value)
+
+
+async def consume_many_in(
+    session: Executor, character_ids: Collection[int], ability: str
+) -> dict[int, int]:
+    """:func:`consume_pending_in` for several characters (a group roll's members) in ONE
+    ``DELETE ... RETURNING``: each one's active modifier for ``ability``, taken once (a
+    character without one is left out). A modifier waiting on a hidden source roll stays."""
+    if not character_ids:
+        return {}
+    source = ledger_rows.c
+    shown = exists().where(
+        source.id == _P.c.source_roll_id,
+        or_(source.visibility == Visibility.PUBLIC.value, source.revealed_at.is_not(None)),
+    )
+    stmt = (
+        delete(_P)
+        .where(
+            _P.c.character_id.in_(sorted(character_ids)),
+            _P.c.ability == ability,
+            or_(_P.c.source_roll_id.is_(None), shown),
+        )
+        .returning(_P.c.character_id, _P.c.value)
+    )
+    return {int(row[0]): int(row[1]) for row in await session.execute(stmt)}
+
+
+async def set_many_in(
+    session: Executor, ability: str, values: Collection[tuple[int, int, int | None]]
+) -> None:
+    """:func:`set_pending_in` for several characters in ONE statement: (character id, value,
+    source roll id) each, for ``ability``; nothing to set runs nothing."""
+    if not values:
+        return
+    if any(value == 0 or not -20 <= value <= 20 for _, value, _ in values):
+        raise InvalidValue("A pending modifier is a non-zero number between -20 and 20.")
+    now = utcnow()
+    stmt = insert_for(session, _P).values(
+        [
+            {
+                "character_id": character_id,
+                "ability": ability,
+                "value": value,
+                "source_roll_id": source,
+                "created_at": now,
+            }
+            for character_id, value, source in values
+        ]
+    )
+    await session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["character_id", "ability"],
+            set_={
+                "value": stmt.excluded.value,
+                "source_roll_id": stmt.excluded.source_roll_id,
+                "created_at": stmt.excluded.created_at,
+            },
+        )
+    )
 
 
 async def set_pending(

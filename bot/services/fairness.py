@@ -23,11 +23,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select, text, update
+from sqlalchemy import func, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
-from bot.db.models import characters, ledger
+from bot.db.models import characters
 from bot.db.types import utcnow
 from bot.dice import fair
 from bot.services import commitments, secrecy
@@ -1024,25 +1024,19 @@ async def _draw_order_problem_in(
     are read here, never shown)."""
     users = await _rollers_in(session, roll)
     owned = select(characters.c.id).where(characters.c.user_id.in_(users))
-    chain = (
-        ledger.c.campaign_id == roll.campaign_id
-        if roll.campaign_id is not None
-        else and_(ledger.c.campaign_id.is_(None), ledger.c.scope_id == roll.scope_id)
-    )
     # A rotation a roll set off is saved before the roll's row: a little slack after it.
     until = (seed.revealed_at or utcnow()) + KEY_SLACK
-    rows = await session.execute(
-        select(ledger.c.number, ledger.c.outcome).where(
-            chain,
-            ledger.c.created_at >= seed.created_at - KEY_SLACK,
-            ledger.c.created_at <= until,
-            or_(ledger.c.user_id.in_(users), ledger.c.character_id.in_(owned)),
-        )
+    rows = await ledger_store.outcomes_of_rollers_in(
+        session,
+        roll.campaign_id,
+        roll.scope_id,
+        users,
+        owned,
+        seed.created_at - KEY_SLACK,
+        until,
     )
     group: list[tuple[int, int, Any]] = []
-    for found in rows:
-        number: int = found.number
-        outcome: Any = found.outcome
+    for number, outcome in rows:
         other = outcome.get("fair") if isinstance(outcome, dict) else None
         if (
             isinstance(other, dict)
@@ -1288,8 +1282,7 @@ async def seed_changes_in(session: Executor, campaign_id: int) -> list[dict[str,
     nobody's rolls elsewhere): tools/verify_fair.py checks each roll's key is its roller's."""
     scope = f"campaign:{campaign_id}"
     rollers = (
-        select(ledger.c.user_id)
-        .where(ledger.c.campaign_id == campaign_id)
+        ledger_store.rollers_of(campaign_id)
         .union(select(characters.c.user_id).where(characters.c.campaign_id == campaign_id))
     )
     rows = await session.execute(

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import (
     Row,
     String,
+    and_,
     bindparam,
     exists,
     insert,
@@ -923,3 +924,49 @@ async def hidden_unrevealed_since_in(
         .limit(1)
     )
     return found is not None
+
+
+# --- reads for checking fair dice (bot/services/fairness.py) --------------------------------
+
+
+async def outcomes_of_rollers_in(
+    session: Executor,
+    campaign_id: int | None,
+    scope_id: int,
+    users: Collection[int],
+    owned: Any,
+    since: datetime,
+    until: datetime,
+) -> list[tuple[int, Any]]:
+    """(number, outcome) of the rows of one chain (a campaign's, else a channel's) made
+    between ``since`` and ``until`` by ``users`` or for a character in ``owned`` (a select
+    of character ids): whose fair-dice records share a seed and key with a roll checked."""
+    chain = (
+        _L.c.campaign_id == campaign_id
+        if campaign_id is not None
+        else and_(_L.c.campaign_id.is_(None), _L.c.scope_id == scope_id)
+    )
+    rows = await session.execute(
+        select(_L.c.number, _L.c.outcome).where(
+            chain,
+            _L.c.created_at >= since,
+            _L.c.created_at <= until,
+            or_(_L.c.user_id.in_(users), _L.c.character_id.in_(owned)),
+        )
+    )
+    return [(int(r.number), r.outcome) for r in rows]
+
+
+def rollers_of(campaign_id: int) -> Any:
+    """A select of the user ids that made rows in the campaign's chain."""
+    return select(_L.c.user_id).where(_L.c.campaign_id == campaign_id)
+
+
+def shown_exists(roll_id: Any) -> Any:
+    """A clause: the roll whose id is ``roll_id`` (a column of another table) is public or
+    revealed (pending.py takes a group's carry-overs in one statement with it)."""
+    return exists().where(
+        _L.c.id == roll_id,
+        or_(_L.c.visibility == Visibility.PUBLIC.value, _L.c.revealed_at.is_not(None)),
+    )
+

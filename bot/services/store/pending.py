@@ -26,10 +26,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, exists, or_, select
+from sqlalchemy import delete, or_, select
 
 from bot.db.engine import Database
-from bot.db.models import ledger as ledger_rows
 from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
@@ -155,11 +154,7 @@ async def consume_many_in(
     character without one is left out). A modifier waiting on a hidden source roll stays."""
     if not character_ids:
         return {}
-    source = ledger_rows.c
-    shown = exists().where(
-        source.id == _P.c.source_roll_id,
-        or_(source.visibility == Visibility.PUBLIC.value, source.revealed_at.is_not(None)),
-    )
+    shown = ledger.shown_exists(_P.c.source_roll_id)
     stmt = (
         delete(_P)
         .where(

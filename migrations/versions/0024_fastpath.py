@@ -1,5 +1,6 @@
-"""A durable roll in fewer statements: per-player draw numbers, the chain head and row salt
-moved by the row's INSERT, and a campaign revision to check a remembered campaign against.
+"""A durable roll in fewer statements: per-key draws, salt and head moved by the INSERT.
+
+Also a campaign revision to check a remembered campaign against.
 
 Revision ID: 0024_fastpath
 Revises: 0023_walks

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import CursorResult, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -35,6 +35,52 @@ def insert_for(session: Executor, table: Table) -> Any:
     if dialect_name(session) == "postgresql":
         return postgresql.insert(table)
     return sqlite.insert(table)
+
+
+#: A statement's driver form per (statement, dialect, columns): its SQL string, and for each
+#: positional parameter its name and bind processor (JSON, timestamps).
+_Form = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any] | None, ...]]
+_FORMS: dict[tuple[int, str, tuple[str, ...] | None], tuple[Any, _Form]] = {}
+
+
+def _driver_form(stmt: Any, executor: AsyncConnection, columns: tuple[str, ...] | None) -> _Form:
+    key = (id(stmt), executor.dialect.name, columns)
+    held = _FORMS.get(key)
+    if held is not None and held[0] is stmt:
+        return held[1]
+    compiled = stmt.compile(dialect=executor.dialect, column_keys=list(columns or ()))
+    names = tuple(compiled.positiontup or ())
+    if columns is not None and not set(names) <= set(columns):
+        raise ValueError(f"a column of {stmt} would take a default: name it")
+    processors = compiled._bind_processors
+    form = (str(compiled), names, tuple(processors.get(name) for name in names))
+    _FORMS[key] = (stmt, form)
+    return form
+
+
+async def run_hot(
+    executor: Executor,
+    stmt: Any,
+    params: Mapping[str, Any],
+    *,
+    columns: Sequence[str] | None = None,
+) -> CursorResult[Any]:
+    """Run a hot path's statement (a module constant) with ``params``: on a SQLite Core
+    connection as its compiled string with positional values (``exec_driver_sql``), which skips
+    SQLAlchemy's per-call compile-cache lookup and parameter building (a roll runs three such
+    statements); otherwise as ``execute``. ``columns``: an INSERT's columns, all given."""
+    if isinstance(executor, AsyncConnection) and executor.dialect.name == "sqlite":
+        sql, names, processors = _driver_form(
+            stmt, executor, None if columns is None else tuple(columns)
+        )
+        values = tuple(
+            params[name] if process is None else process(params[name])
+            for name, process in zip(names, processors, strict=True)
+        )
+        return await executor.exec_driver_sql(sql, values)
+    if columns is not None:
+        return await executor.execute(stmt, dict(params))  # type: ignore[return-value]
+    return await executor.execute(stmt, params)  # type: ignore[return-value]
 
 
 _UNAVAILABLE_HINTS = (

@@ -45,7 +45,7 @@ from bot.db.engine import Database
 from bot.db.models import ledger, ledger_chains, ledger_names, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
-from bot.services._sql import Executor, dialect_name, insert_for, transaction
+from bot.services._sql import Executor, dialect_name, insert_for, run_hot, transaction
 from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
 from bot.words import LedgerKind, Visibility
 
@@ -270,7 +270,7 @@ async def _allocate(
     if dialect == "sqlite":
         params["salt"] = salt
     bump = _BUMPS[dialect]
-    found = (await session.execute(bump, params)).first()
+    found = (await run_hot(session, bump, params)).first()
     if found is None:
         if roll.campaign_id is not None:
             create = {"key": key, "campaign": roll.campaign_id, "genesis": cm.GENESIS}
@@ -279,7 +279,7 @@ async def _allocate(
             scope = roll.origin.parent_channel_id or roll.origin.channel_id
             create = {"key": key, "scope": scope, "genesis": cm.GENESIS}
             await session.execute(_NEW_CHANNEL_CHAIN, create)
-        found = (await session.execute(bump, params)).first()
+        found = (await run_hot(session, bump, params)).first()
         if found is None:
             raise NotFound("That campaign no longer exists.")
     last, head, scope = int(found[0]), str(found[1]), int(found[2])
@@ -464,7 +464,7 @@ async def _append_in(session: Executor, roll: NewRoll) -> Recorded:
         new_id = (await session.execute(both, params)).scalar_one_or_none()
     else:
         # Its trigger files the salt the bump left and moves the head (migration 0024).
-        new_id = (await session.execute(stmt, values)).scalar_one_or_none()
+        new_id = (await run_hot(session, stmt, values, columns=tuple(values))).scalar_one_or_none()
     if new_id is not None:
         if roll.named:
             await _record_names_in(session, _name_rows(roll, new_id))

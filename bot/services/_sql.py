@@ -10,9 +10,11 @@ from typing import Any
 
 from sqlalchemy import CursorResult, Table
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.orm import Session
 
 from bot.db.engine import READ_ONLY, Database
 from bot.services.errors import StorageUnavailable
@@ -43,12 +45,12 @@ _Form = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any] | None, ...]]
 _FORMS: dict[tuple[int, str, tuple[str, ...] | None], tuple[Any, _Form]] = {}
 
 
-def _driver_form(stmt: Any, executor: AsyncConnection, columns: tuple[str, ...] | None) -> _Form:
-    key = (id(stmt), executor.dialect.name, columns)
+def _driver_form(stmt: Any, dialect: Dialect, columns: tuple[str, ...] | None) -> _Form:
+    key = (id(stmt), dialect.name, columns)
     held = _FORMS.get(key)
     if held is not None and held[0] is stmt:
         return held[1]
-    compiled = stmt.compile(dialect=executor.dialect, column_keys=list(columns or ()))
+    compiled = stmt.compile(dialect=dialect, column_keys=list(columns or ()))
     names = tuple(compiled.positiontup or ())
     if columns is not None and not set(names) <= set(columns):
         raise ValueError(f"a column of {stmt} would take a default: name it")
@@ -70,17 +72,36 @@ async def run_hot(
     SQLAlchemy's per-call compile-cache lookup and parameter building (a roll runs three such
     statements); otherwise as ``execute``. ``columns``: an INSERT's columns, all given."""
     if isinstance(executor, AsyncConnection) and executor.dialect.name == "sqlite":
-        sql, names, processors = _driver_form(
-            stmt, executor, None if columns is None else tuple(columns)
+        return await executor.exec_driver_sql(
+            *_driver_args(executor.dialect, stmt, params, columns)
         )
-        values = tuple(
-            params[name] if process is None else process(params[name])
-            for name, process in zip(names, processors, strict=True)
-        )
-        return await executor.exec_driver_sql(sql, values)
-    if columns is not None:
-        return await executor.execute(stmt, dict(params))  # type: ignore[return-value]
-    return await executor.execute(stmt, params)  # type: ignore[return-value]
+    return await executor.execute(stmt, dict(params))  # type: ignore[return-value]
+
+
+def run_hot_sync(
+    executor: Connection | Session,
+    stmt: Any,
+    params: Mapping[str, Any],
+    *,
+    columns: Sequence[str] | None = None,
+) -> CursorResult[Any]:
+    """:func:`run_hot` for code running in ``run_sync`` (a sync Connection or Session)."""
+    if isinstance(executor, Connection) and executor.dialect.name == "sqlite":
+        return executor.exec_driver_sql(*_driver_args(executor.dialect, stmt, params, columns))
+    return executor.execute(stmt, dict(params))  # type: ignore[return-value]
+
+
+def _driver_args(
+    dialect: Dialect, stmt: Any, params: Mapping[str, Any], columns: Sequence[str] | None
+) -> tuple[str, tuple[Any, ...]]:
+    sql, names, processors = _driver_form(
+        stmt, dialect, None if columns is None else tuple(columns)
+    )
+    values = tuple(
+        params[name] if process is None else process(params[name])
+        for name, process in zip(names, processors, strict=True)
+    )
+    return sql, values
 
 
 _UNAVAILABLE_HINTS = (

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import CursorResult, Table
+from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -66,7 +66,7 @@ async def run_hot(
     params: Mapping[str, Any],
     *,
     columns: Sequence[str] | None = None,
-) -> CursorResult[Any]:
+) -> Any:
     """Run a hot path's statement (a module constant) with ``params``: on a SQLite Core
     connection as its compiled string with positional values (``exec_driver_sql``), which skips
     SQLAlchemy's per-call compile-cache lookup and parameter building (a roll runs three such
@@ -75,7 +75,7 @@ async def run_hot(
         return await executor.exec_driver_sql(
             *_driver_args(executor.dialect, stmt, params, columns)
         )
-    return await executor.execute(stmt, dict(params))  # type: ignore[return-value]
+    return await executor.execute(stmt, dict(params))
 
 
 def run_hot_sync(
@@ -84,11 +84,11 @@ def run_hot_sync(
     params: Mapping[str, Any],
     *,
     columns: Sequence[str] | None = None,
-) -> CursorResult[Any]:
+) -> Any:
     """:func:`run_hot` for code running in ``run_sync`` (a sync Connection or Session)."""
     if isinstance(executor, Connection) and executor.dialect.name == "sqlite":
         return executor.exec_driver_sql(*_driver_args(executor.dialect, stmt, params, columns))
-    return executor.execute(stmt, dict(params))  # type: ignore[return-value]
+    return executor.execute(stmt, dict(params))
 
 
 def _driver_args(

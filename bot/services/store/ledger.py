@@ -266,7 +266,7 @@ async def _allocate(
 ) -> tuple[int, str, int, str]:
     """Reserve ``count`` numbers: (the first, the chain's head before them, scope, key).
     ``salt``: SQLite, one row's salt for its INSERT's trigger to file (a batch files its own)."""
-    return await session.run_sync(_allocate_sync, roll, count, salt)  # type: ignore[arg-type]
+    return await session.run_sync(_allocate_sync, roll, count, salt)
 
 
 def _dialect_of(sync: Connection | Session) -> str:
@@ -462,7 +462,7 @@ async def _append_in(session: Executor, roll: NewRoll) -> Recorded:
     (the chain's bump, the INSERT) and the sealing between them run in one ``run_sync``: one
     switch into SQLAlchemy's greenlet instead of one a statement."""
     _check(roll)
-    return await session.run_sync(_append_sync, roll)  # type: ignore[arg-type]
+    return await session.run_sync(_append_sync, roll)
 
 
 def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:

@@ -961,7 +961,9 @@ def main() -> None:
     parser.add_argument("--campaigns", type=int, default=1000)
     parser.add_argument("--characters", type=int, default=10_000)
     parser.add_argument(
-        "--only", metavar="TEXT", help="run only the commands whose label contains TEXT"
+        "--only",
+        metavar="TEXT",
+        help="run only the commands whose label contains TEXT (several: TEXT|TEXT|...)",
     )
     parser.add_argument(
         "--no-batch-freeze",
@@ -989,7 +991,8 @@ def main() -> None:
     PG_DB = args.pg_database
     if args.only:
         # The floors always run; naming one runs no command (instructions.py subtracts runs).
-        wanted = [s for s in SCENARIOS if args.only in s[0]]
+        parts = args.only.split("|")
+        wanted = [s for s in SCENARIOS if any(part in s[0] for part in parts)]
         if not wanted and args.only in FLOOR[0]:
             RUN_DURABLE = False
         elif not wanted and args.only not in DURABLE[0]:

@@ -120,8 +120,15 @@ def main() -> None:
     parser.add_argument("--characters", type=int, default=50)
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (one per core)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians are printed")
+    parser.add_argument(
+        "--rng",
+        choices=("seeded", "fair"),
+        default="seeded",
+        help="the bot's dice, as bench/commands.py (fair: what production rolls)",
+    )
     args = parser.parse_args()
     extra = ["--campaigns", str(args.campaigns), "--characters", str(args.characters)]
+    extra += ["--rng", args.rng]
     if args.ratio is not None:
         ratio(args.ratio, args.only, [*extra, "--no-postgres"], args.jobs)
         return

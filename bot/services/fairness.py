@@ -31,7 +31,7 @@ from bot.db.models import characters
 from bot.db.types import utcnow
 from bot.dice import fair
 from bot.services import commitments, secrecy
-from bot.services._sql import Executor, dialect_name, insert_for, transaction
+from bot.services._sql import Executor, dialect_name, insert_for, run_hot, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.store import ledger as ledger_store
@@ -259,22 +259,23 @@ def due(seed: Seed, now: datetime) -> bool:
     return seed.period_s is not None and now >= seed.created_at + timedelta(seconds=seed.period_s)
 
 
-#: The campaign of the caller's place (its channel, else a thread's parent), as SQL.
-_CAMPAIGN_HERE = (
-    "(SELECT c.id FROM campaigns c WHERE c.guild_id = :guild AND c.channel_id IN "
-    "(:channel, :parent) ORDER BY CASE WHEN c.channel_id = :channel THEN 0 ELSE 1 END LIMIT 1)"
+#: The caller's place (its channel, else a thread's parent): its campaign and that campaign's
+#: revision, as a CTE that the rest of the statement reads (found once, not once a column).
+_PLACE = (
+    "here AS (SELECT c.id AS campaign_id, c.revision AS revision FROM campaigns c "
+    "WHERE c.guild_id = :guild AND c.channel_id IN (:channel, :parent) "
+    "ORDER BY CASE WHEN c.channel_id = :channel THEN 0 ELSE 1 END LIMIT 1)"
 )
 #: What a roll needs to know about its place, as columns (in a SELECT or a RETURNING): the
 #: campaign and its revision (to check a remembered campaign), and the dice dialects.
 _HERE_COLUMNS = (
-    f"{_CAMPAIGN_HERE} AS campaign_id, "
-    f"(SELECT revision FROM campaigns WHERE id = {_CAMPAIGN_HERE}) AS revision, "
+    "(SELECT campaign_id FROM here) AS campaign_id, (SELECT revision FROM here) AS revision, "
     "(SELECT dialect FROM dice_dialects WHERE user_id = :user) AS own_dialect, "
-    "(SELECT dialect FROM campaign_dice_dialects "
-    f"WHERE campaign_id = {_CAMPAIGN_HERE}) AS campaign_dialect"
+    "(SELECT d.dialect FROM campaign_dice_dialects d, here h "
+    "WHERE d.campaign_id = h.campaign_id) AS campaign_dialect"
 )
-_HERE_SCOPE = f"COALESCE('campaign:' || {_CAMPAIGN_HERE}, :place)"
-_HERE = text(f"SELECT {_HERE_COLUMNS}")
+_HERE_SCOPE = "COALESCE('campaign:' || (SELECT campaign_id FROM here), :place)"
+_HERE = text(f"WITH {_PLACE} SELECT {_HERE_COLUMNS}")
 
 
 def _take_sql(dialect: str, here: bool) -> Any:
@@ -285,9 +286,10 @@ def _take_sql(dialect: str, here: bool) -> Any:
     nothing (then the caller retries on the new seed), as SQLite's one writer does."""
     lock = " FOR SHARE OF s" if dialect == "postgresql" else ""
     scope = _HERE_SCOPE if here else ":scope"
+    place = f"WITH {_PLACE} " if here else ""
     more = f", {_HERE_COLUMNS}" if here else ""
     return text(
-        "INSERT INTO fair_draws (seed_id, player, uses) "
+        f"{place}INSERT INTO fair_draws (seed_id, player, uses) "
         "SELECT s.id, COALESCE((SELECT key FROM player_seeds WHERE user_id = :user), :nokey), 1 "
         f"FROM fair_seeds s WHERE s.scope_key = {scope} AND s.revealed_at IS NULL{lock} "
         "ON CONFLICT (seed_id, player) DO UPDATE SET uses = fair_draws.uses + 1 "
@@ -380,7 +382,7 @@ async def here_in(session: Executor, caller: Caller, *, draw: bool) -> Here:
     if draw:
         for _ in range(3):
             take = _TAKES[(dialect_name(session), True)]
-            taken = (await session.execute(take, params)).first()
+            taken = (await run_hot(session, take, params)).first()
             if taken is not None:
                 return Here(
                     taken.campaign_id,
@@ -422,7 +424,7 @@ async def draw_in(
     }
     take = _TAKES[(dialect_name(session), False)]
     for _ in range(4):
-        taken = (await session.execute(take, params)).first()
+        taken = (await run_hot(session, take, params)).first()
         if taken is None:  # the scope's first roll (or a rotation just committed)
             await current_in(session, scope, unpublished=True)
             continue

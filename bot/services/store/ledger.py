@@ -40,13 +40,15 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects import postgresql
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
 
 from bot.db.engine import Database
 from bot.db.models import ledger, ledger_chains, ledger_names, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
-from bot.services._sql import Executor, dialect_name, insert_for, transaction
+from bot.services._sql import Executor, dialect_name, run_hot_sync, transaction
 from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
 from bot.words import LedgerKind, Visibility
 
@@ -265,22 +267,35 @@ async def _allocate(
 ) -> tuple[int, str, int, str]:
     """Reserve ``count`` numbers: (the first, the chain's head before them, scope, key).
     ``salt``: SQLite, one row's salt for its INSERT's trigger to file (a batch files its own)."""
+    return await session.run_sync(_allocate_sync, roll, count, salt)
+
+
+def _dialect_of(sync: Connection | Session) -> str:
+    if isinstance(sync, Connection):
+        return sync.dialect.name
+    return sync.get_bind().dialect.name
+
+
+def _allocate_sync(
+    sync: Connection | Session, roll: NewRoll, count: int, salt: str | None = None
+) -> tuple[int, str, int, str]:
+    """:func:`_allocate` in ``run_sync``."""
     key = _chain_key(roll)
-    dialect = dialect_name(session)
+    dialect = _dialect_of(sync)
     params: dict[str, Any] = {"n": count, "key": key}
     if dialect == "sqlite":
         params["salt"] = salt
     bump = _BUMPS[dialect]
-    found = (await session.execute(bump, params)).first()
+    found = run_hot_sync(sync, bump, params).first()
     if found is None:
         if roll.campaign_id is not None:
             create = {"key": key, "campaign": roll.campaign_id, "genesis": cm.GENESIS}
-            await session.execute(_NEW_CAMPAIGN_CHAIN, create)
+            sync.execute(_NEW_CAMPAIGN_CHAIN, create)
         else:
             scope = roll.origin.parent_channel_id or roll.origin.channel_id
             create = {"key": key, "scope": scope, "genesis": cm.GENESIS}
-            await session.execute(_NEW_CHANNEL_CHAIN, create)
-        found = (await session.execute(bump, params)).first()
+            sync.execute(_NEW_CHANNEL_CHAIN, create)
+        found = run_hot_sync(sync, bump, params).first()
         if found is None:
             raise NotFound("That campaign no longer exists.")
     last, head, scope = int(found[0]), str(found[1]), int(found[2])
@@ -444,37 +459,42 @@ async def record_in(session: Executor, roll: NewRoll) -> Recorded:
 
 
 async def _append_in(session: Executor, roll: NewRoll) -> Recorded:
-    """:func:`record_in`'s INSERT; a duplicate comes back as the existing row."""
+    """:func:`record_in`'s INSERT; a duplicate comes back as the existing row. Its statements
+    (the chain's bump, the INSERT) and the sealing between them run in one ``run_sync``: one
+    switch into SQLAlchemy's greenlet instead of one a statement."""
     _check(roll)
-    dialect = dialect_name(session)
+    return await session.run_sync(_append_sync, roll)
+
+
+def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
+    dialect = _dialect_of(sync)
     stmt = _INSERTS.get(dialect)
     if stmt is None:
         stmt = _INSERTS[dialect] = (
-            insert_for(session, _L)
+            (postgresql.insert(_L) if dialect == "postgresql" else sqlite.insert(_L))
             .on_conflict_do_nothing(index_elements=["interaction_id"])
             .returning(_L.c.id)
         )
     row_salt = secrets.token_hex(cm.SALT_BYTES)
-    number, previous, scope, key = await _allocate(session, roll, 1, row_salt)
+    number, previous, scope, key = _allocate_sync(sync, roll, 1, row_salt)
     values, chain, commitment, _ = _sealed(roll, number, scope, previous, row_salt)
     if dialect == "postgresql":
         # The row, its salt and its chain's new head in one statement.
         params = {f"v_{name}": value for name, value in values.items()}
         params |= {"new_head": chain, "chain_key": key, "row_salt": row_salt}
         both = _pg_insert_and_head(tuple(values))
-        new_id = (await session.execute(both, params)).scalar_one_or_none()
+        new_id = sync.execute(both, params).scalar_one_or_none()
     else:
         # Its trigger files the salt the bump left and moves the head (migration 0024).
-        new_id = (await session.execute(stmt, values)).scalar_one_or_none()
+        new_id = run_hot_sync(sync, stmt, values, columns=tuple(values)).scalar_one_or_none()
     if new_id is not None:
-        if roll.named:
-            await _record_names_in(session, _name_rows(roll, new_id))
+        names = _name_rows(roll, new_id) if roll.named else []
+        if names:
+            sync.execute(_INSERT_NAMES, names)
         return Recorded(new_id, False, number, chain, commitment)
-    existing = (
-        await session.execute(
-            select(_L.c.id, _L.c.number, _L.c.chain, _L.c.commitment).where(
-                _L.c.interaction_id == roll.origin.interaction_id
-            )
+    existing = sync.execute(
+        select(_L.c.id, _L.c.number, _L.c.chain, _L.c.commitment).where(
+            _L.c.interaction_id == roll.origin.interaction_id
         )
     ).one()
     return Recorded(int(existing[0]), True, int(existing[1]), str(existing[2]), existing[3])

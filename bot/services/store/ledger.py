@@ -489,7 +489,13 @@ def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
         new_id = run_hot_sync(sync, stmt, values, columns=tuple(values)).scalar_one_or_none()
     if new_id is not None:
         names = _name_rows(roll, new_id) if roll.named else []
-        if names:
+        if len(names) > 1 and dialect == "sqlite":
+            # One multi-row INSERT: an executemany is one statement a name on SQLite (a
+            # group's row names every member).
+            columns = tuple(names[0])
+            params = {f"{k}_{i}": v for i, row in enumerate(names) for k, v in row.items()}
+            sync.execute(_sqlite_insert_many(ledger_names, len(names), columns), params)
+        elif names:
             sync.execute(_INSERT_NAMES, names)
         return Recorded(new_id, False, number, chain, commitment)
     existing = sync.execute(

@@ -18,7 +18,7 @@ from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems import Feature, read, system_for, system_of
-from bot.services import budgets, fairness
+from bot.services import budgets, fairness, walks
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.checks import (
@@ -278,20 +278,24 @@ async def roll_members_in(
     spec: MemberSpec,
 ) -> list[tuple[CharacterView, Outcome]]:
     """:func:`roll_member_in` for every member (``rngs[i]``: member i's dice), the party's
-    carry-overs taken in one statement once no member's roll is refused."""
+    carry-overs taken in one statement once no member's roll is refused. A big party's
+    rolls give the loop turns (:data:`walks.MEMBERS_PER_TURN`)."""
     options = [_member_options(member, spec) for member in party]
+    rolled: list[tuple[CharacterView, Outcome]] = []
     if not campaign.rules.uses_carry_over(campaign):
-        return [
-            (member, (plan_save if spec.save else plan_check)(campaign, member, o).roll(r))
-            for member, o, r in zip(party, options, rngs, strict=True)
-        ]
+        plan = plan_save if spec.save else plan_check
+        for i, (member, o, r) in enumerate(zip(party, options, rngs, strict=True)):
+            await walks.turn_every(i)
+            rolled.append((member, plan(campaign, member, o).roll(r)))
+        return rolled
     for member, o in zip(party, options, strict=True):
         plan_check(campaign, member, o, carry_over=0)  # refuse before consuming
     used = await pending.consume_many_in(session, [m.id for m in party], spec.ability)
-    return [
-        (member, plan_check(campaign, member, o, carry_over=used.get(member.id, 0)).roll(r))
-        for member, o, r in zip(party, options, rngs, strict=True)
-    ]
+    for i, (member, o, r) in enumerate(zip(party, options, rngs, strict=True)):
+        await walks.turn_every(i)
+        carry = used.get(member.id, 0)
+        rolled.append((member, plan_check(campaign, member, o, carry_over=carry).roll(r)))
+    return rolled
 
 
 def _member_options(character: CharacterView, spec: MemberSpec) -> CheckOptions:
@@ -499,9 +503,10 @@ async def _group_roll(
         rotations = await fairness.rotate_held_in(session, held)
         kind = member_kind(campaign, spec)
         member_origin = ledger.Origin.of(caller, with_interaction=False)
-        member_rows = await ledger.record_rolls_in(
-            session,
-            [
+        new_rows: list[ledger.NewRoll] = []
+        for position, (member, outcome) in enumerate(outcomes):
+            await walks.turn_every(position)
+            new_rows.append(
                 ledger.NewRoll(
                     origin=member_origin,
                     kind=kind,
@@ -515,9 +520,8 @@ async def _group_roll(
                     character_name=member.name,
                     named=ledger.naming((member.user_id, member.name)),
                 )
-                for position, (member, outcome) in enumerate(outcomes)
-            ],
-        )
+            )
+        member_rows = await ledger.record_rolls_in(session, new_rows)
         await store_carry_overs_in(
             session,
             spec.ability,

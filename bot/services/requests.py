@@ -33,7 +33,7 @@ from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import fairness, notify, scheduler
+from bot.services import fairness, notify, scheduler, walks
 from bot.services._sql import transaction
 from bot.services.access import require_gm
 from bot.services.clock import MAX_DURATION
@@ -764,7 +764,11 @@ async def _apply_default_in(
     # One roll after another from the seed whose hash was shown; a seed falling due
     # rotates after the last (docs/fair-dice.md).
     with fairness.rotations_held() as held:
-        for row in open_rows:
+        for index, row in enumerate(open_rows):
+            # Each default roll is a few statements and a sealed row (a few ms): a request of
+            # 100 gives the loop a turn between them rather than holding it for all.
+            if index:
+                await walks.turn()
             chosen = action
             if action == DefaultAction.ROLL and row.character_id is None:
                 chosen = DefaultAction.SKIP  # a deleted character has no stats to roll with

@@ -20,6 +20,10 @@ from bot.errors import UserError
 PAGE = 250
 #: A walk longer than this shows its progress (one message edited as it goes).
 SHOWN_FROM = 2_000
+#: Members of a group roll handled between two turns of the loop in each pure-Python phase of
+#: one transaction (rolling, sealing the rows): a party of 100 holds the loop in pieces well
+#: under the 50 ms a command may (bench/scale.py --only party).
+MEMBERS_PER_TURN = 20
 
 #: ``progress(done, total)``: how far a walk is, in rows. The caller decides how often to
 #: show it (Discord limits message edits); a walk calls it after every page.
@@ -58,6 +62,13 @@ async def one_walk(campaign_id: int, what: str, rows: int) -> AsyncIterator[None
 async def turn() -> None:
     """Give the event loop a turn between pages: the other players' commands run here."""
     await asyncio.sleep(0)
+
+
+async def turn_every(done: int, size: int = MEMBERS_PER_TURN) -> None:
+    """A turn of the loop before every ``size``-th item of a batch after the first (``done``:
+    how many are handled already), so a long pure-Python loop holds the loop in pieces."""
+    if done and done % size == 0:
+        await turn()
 
 
 async def tell(progress: Progress | None, done: int, total: int) -> None:

@@ -42,12 +42,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import Session
 
 from bot.db.engine import Database
 from bot.db.models import ledger, ledger_chains, ledger_names, ledger_salts
 from bot.db.types import utcnow
 from bot.services import commitments as cm
+from bot.services import walks
 from bot.services._sql import Executor, dialect_name, run_hot_sync, transaction
 from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
 from bot.words import LedgerKind, Visibility
@@ -492,9 +494,16 @@ def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
         if len(names) > 1 and dialect == "sqlite":
             # One multi-row INSERT: an executemany is one statement a name on SQLite (a
             # group's row names every member).
+            connection = sync if isinstance(sync, Connection) else sync.connection()
             columns = tuple(names[0])
-            params = {f"{k}_{i}": v for i, row in enumerate(names) for k, v in row.items()}
-            sync.execute(_sqlite_insert_many(ledger_names, len(names), columns), params)
+            processors = _bind_processors(ledger_names, columns, connection.dialect)
+            flat = [
+                row[name] if convert is None else convert(row[name])
+                for row in names
+                for name, convert in zip(columns, processors, strict=True)
+            ]
+            sql = _sqlite_values(ledger_names, len(names), columns, False)
+            connection.exec_driver_sql(sql, tuple(flat))
         elif names:
             sync.execute(_INSERT_NAMES, names)
         return Recorded(new_id, False, number, chain, commitment)
@@ -511,17 +520,41 @@ def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
 _INSERT_MANY = insert(_L).returning(_L.c.id, sort_by_parameter_order=True)
 
 
-@functools.lru_cache(maxsize=32)
-def _sqlite_insert_rows(count: int, names: tuple[str, ...]) -> Any:
-    """``INSERT INTO ledger (names) VALUES (...), ... RETURNING id`` for ``count`` rows, as
-    text with typed parameters (JSON and timestamps still go through the columns' types): an
-    ``insert().values([...])`` of many rows is compiled anew on every execution."""
-    rows = ", ".join("(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count))
-    params = [
-        bindparam(f"{name}_{i}", type_=_L.c[name].type) for i in range(count) for name in names
-    ]
-    sql = f"INSERT INTO ledger ({', '.join(names)}) VALUES {rows} RETURNING id"
-    return text(sql).bindparams(*params).columns(_L.c.id)
+@functools.lru_cache(maxsize=64)
+def _sqlite_values(table: Any, count: int, names: tuple[str, ...], returning: bool) -> str:
+    """``INSERT INTO table (names) VALUES (?, ...), ... [RETURNING id]`` for ``count`` rows,
+    in the driver's own placeholders."""
+    row = "(" + ", ".join("?" * len(names)) + ")"
+    tail = " RETURNING id" if returning else ""
+    return f"INSERT INTO {table.name} ({', '.join(names)}) VALUES {', '.join([row] * count)}{tail}"
+
+
+@functools.lru_cache(maxsize=64)
+def _bind_processors(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[Any, ...]:
+    """Each column's conversion of a value for the driver (JSON, timestamps), as a statement
+    compiled by SQLAlchemy would apply it."""
+    return tuple(table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names)
+
+
+async def _sqlite_insert_in(
+    session: Executor, table: Any, rows: Sequence[dict[str, Any]], *, returning: bool = False
+) -> Sequence[Any]:
+    """SQLite: ``rows`` in ONE multi-row INSERT (an executemany is one statement per row
+    there); the new ids when ``returning``, in no particular order.
+
+    Sent as the driver's SQL, each value through its column's type: SQLAlchemy compiles a
+    statement of a size it has not seen anew, which for a party of 100 (2,000 parameters)
+    held the event loop for tens of milliseconds."""
+    connection = session if isinstance(session, AsyncConnection) else await session.connection()
+    names = tuple(rows[0])
+    processors = _bind_processors(table, names, connection.dialect)
+    flat: list[Any] = []
+    for row in rows:
+        for name, convert in zip(names, processors, strict=True):
+            flat.append(row[name] if convert is None else convert(row[name]))
+    sql = _sqlite_values(table, len(rows), names, returning)
+    found = await connection.exec_driver_sql(sql, tuple(flat))
+    return found.scalars().all() if returning else ()
 
 
 async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[Recorded]:
@@ -548,27 +581,34 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     links: list[str] = []
     row_salts: list[str] = []
     for offset, roll in enumerate(rolls):
+        # Sealing a row is pure hashing (~0.5 ms): a big party's gives the loop turns.
+        await walks.turn_every(offset)
         row, previous, _, row_salt = _sealed(roll, first + offset, scope, previous)
         values.append(row)
         links.append(previous)
         row_salts.append(row_salt)
+    big = len(rolls) > walks.MEMBERS_PER_TURN
+    if big:
+        # Each statement of a new size is compiled once (tens of ms for a party of 100): a
+        # turn of the loop before each keeps one callback from paying for them all.
+        await walks.turn()
     if dialect_name(session) == "sqlite":
         # SQLAlchemy has no sentinel to order SQLite's RETURNING by, and with
         # sort_by_parameter_order it falls back to one INSERT per row. One multi-row INSERT
         # instead: SQLite inserts VALUES rows in order, each getting a rowid above every
         # earlier one, and this transaction holds the write lock (BEGIN IMMEDIATE,
         # bot/db/engine.py); only RETURNING's row order is unspecified, hence sorted.
-        params = {
-            f"{name}_{i}": value for i, row in enumerate(values) for name, value in row.items()
-        }
-        stmt = _sqlite_insert_rows(len(values), tuple(values[0]))
-        found: Sequence[Any] = (await session.execute(stmt, params)).scalars().all()
+        found = await _sqlite_insert_in(session, _L, values, returning=True)
         ids = sorted(int(row_id) for row_id in found)
     else:
         ordered = await session.execute(_INSERT_MANY, values)
         ids = [int(new_id) for new_id in ordered.scalars().all()]
+    if big:
+        await walks.turn()
     await _insert_many_in(session, ledger_salts, _salt_rows(ids, row_salts))
     named = [n for roll, row_id in zip(rolls, ids, strict=True) for n in _name_rows(roll, row_id)]
+    if big:
+        await walks.turn()
     await _insert_many_in(session, ledger_names, named)
     if dialect_name(session) != "sqlite":  # SQLite: the last row's trigger moved it
         await session.execute(_SET_HEAD, {"head": previous, "key": key})
@@ -584,17 +624,6 @@ async def _record_names_in(session: Executor, rows: list[dict[str, Any]]) -> Non
         await session.execute(_INSERT_NAMES, rows)
 
 
-@functools.lru_cache(maxsize=64)
-def _sqlite_insert_many(table: Any, count: int, names: tuple[str, ...]) -> Any:
-    """``INSERT INTO table (names) VALUES (...), ...`` for ``count`` rows, as text with typed
-    parameters (compiled once per size, as :func:`_sqlite_insert_rows`)."""
-    rows = ", ".join("(" + ", ".join(f":{name}_{i}" for name in names) + ")" for i in range(count))
-    params = [
-        bindparam(f"{name}_{i}", type_=table.c[name].type) for i in range(count) for name in names
-    ]
-    return text(f"INSERT INTO {table.name} ({', '.join(names)}) VALUES {rows}").bindparams(*params)
-
-
 async def _insert_many_in(session: Executor, table: Any, rows: list[dict[str, Any]]) -> None:
     """Rows of ``ledger_salts`` or ``ledger_names`` for a batch: on SQLite ONE multi-row
     INSERT (an executemany is one statement per row there), elsewhere an executemany."""
@@ -603,9 +632,7 @@ async def _insert_many_in(session: Executor, table: Any, rows: list[dict[str, An
     if dialect_name(session) != "sqlite":
         await session.execute(insert(table), rows)
         return
-    names = tuple(rows[0])
-    params = {f"{name}_{i}": value for i, row in enumerate(rows) for name, value in row.items()}
-    await session.execute(_sqlite_insert_many(table, len(rows), names), params)
+    await _sqlite_insert_in(session, table, rows)
 
 
 async def record(db: Database, roll: NewRoll) -> Recorded:
@@ -995,4 +1022,3 @@ def shown_exists(roll_id: Any) -> Any:
         _L.c.id == roll_id,
         or_(_L.c.visibility == Visibility.PUBLIC.value, _L.c.revealed_at.is_not(None)),
     )
-

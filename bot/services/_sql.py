@@ -54,8 +54,13 @@ def _driver_form(stmt: Any, dialect: Dialect, columns: tuple[str, ...] | None) -
     names = tuple(compiled.positiontup or ())
     if columns is not None and not set(names) <= set(columns):
         raise ValueError(f"a column of {stmt} would take a default: name it")
-    processors = compiled._bind_processors
-    form = (str(compiled), names, tuple(processors.get(name) for name in names))
+    # Each value's conversion for the driver (JSON, timestamps), from its bind's type as a
+    # compiled statement would apply it (public API: the type's dialect implementation).
+    binds = compiled.binds
+    processors = tuple(
+        binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
+    )
+    form = (str(compiled), names, processors)
     _FORMS[key] = (stmt, form)
     return form
 

@@ -313,6 +313,37 @@ class _SeedParts:
     created_at: datetime
     seed: bytes
     hidden_key: bytes
+    hidden_hash: str  # published with the seed's hash
+
+    def draw(
+        self, scope: str, key: str, number: int, period_s: int | None, visibility: Visibility
+    ) -> Draw:
+        """Draw ``number`` of player ``key`` (hex) from this seed, for a roll of
+        ``visibility`` (its blinding value if hidden); the caller decides on rotation."""
+        player = _scoped_key(key, scope)
+        current = Seed(
+            self.id,
+            self.scope,
+            self.generation,
+            self.seed_hash,
+            number,
+            self.created_at,
+            None,
+            period_s,
+            None,
+            self.hidden_hash,
+        )
+        blind = b""
+        if visibility is not Visibility.PUBLIC:
+            blind = fair.blinding(self.hidden_key, scope, number)
+        rng = fair.FairRandom(self.seed, scope, number, player, blind)
+        return Draw(rng, current, number, player.hex(), blind.hex(), None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scoped_key(key: str, scope: str) -> bytes:
+    """A player key in a scope (:func:`fair.scoped_key`), kept: a player rolls in few scopes."""
+    return fair.scoped_key(bytes.fromhex(key), scope)
 
 
 _SEEDS: dict[int, _SeedParts] = {}
@@ -331,6 +362,7 @@ async def _parts_in(session: Executor, seed_id: int, seed_hash: str) -> _SeedPar
 def _remember(row: Any) -> _SeedParts:
     """Keep a seed row's fixed parts (read anyway: made, rotated to, shown), so the first roll
     drawing from it reads none of it."""
+    hidden_key = bytes.fromhex(str(row.hidden_key))
     found = _SeedParts(
         int(row.id),
         str(row.scope_key),
@@ -338,7 +370,8 @@ def _remember(row: Any) -> _SeedParts:
         str(row.seed_hash),
         row.created_at,
         bytes.fromhex(str(row.seed)),
-        bytes.fromhex(str(row.hidden_key)),
+        hidden_key,
+        fair.seed_hash(hidden_key),
     )
     if len(_SEEDS) >= 4096:
         _SEEDS.clear()
@@ -434,34 +467,16 @@ async def draw_in(
 
 async def _drawn_in(session: Executor, taken: Any, scope: str, visibility: Visibility) -> Draw:
     parts = await _parts_in(session, int(taken.seed_id), str(taken.seed_hash))
-    number = int(taken.uses)
-    key = taken.player
-    player = fair.scoped_key(bytes.fromhex(str(key)), scope)
-    current = Seed(
-        parts.id,
-        parts.scope,
-        parts.generation,
-        parts.seed_hash,
-        number,
-        parts.created_at,
-        None,
-        None if taken.period_s is None else int(taken.period_s),
-        None,
-        fair.seed_hash(parts.hidden_key),
-    )
-    blind = b""
-    if visibility is not Visibility.PUBLIC:
-        blind = fair.blinding(parts.hidden_key, scope, number)
-    rng = fair.FairRandom(parts.seed, scope, number, player, blind)
-    rotation = None
-    if due(current, utcnow()):
+    period = None if taken.period_s is None else int(taken.period_s)
+    drawn = parts.draw(scope, str(taken.player), int(taken.uses), period, visibility)
+    if due(drawn.seed, utcnow()):
         held = _HELD.get()
         if held is None:
             hidden_now = visibility is not Visibility.PUBLIC
-            rotation = await _rotate_in(session, current, hidden_now=hidden_now)
-        else:  # a command with more rolls to draw: after its last one
-            held.add(scope)
-    return Draw(rng, current, number, player.hex(), blind.hex(), rotation)
+            rotation = await _rotate_in(session, drawn.seed, hidden_now=hidden_now)
+            return replace(drawn, rotation=rotation)
+        held.add(scope)  # a command with more rolls to draw: after its last one
+    return drawn
 
 
 #: Scopes whose seed fell due during a command that draws several rolls (held rotations).
@@ -1421,32 +1436,14 @@ async def draw_many_in(
     for row in taken:
         counts[str(row.player)] = (int(row.uses), drawn_by.get(str(row.player), 0))
     next_of = {key: last - count + 1 for key, (last, count) in counts.items()}
-    hidden_hash = fair.seed_hash(parts.hidden_key)
     draws: list[Draw] = []
     last_due = False
     now = utcnow()
     for key in keys:
         number = next_of[key]
         next_of[key] = number + 1
-        player = fair.scoped_key(bytes.fromhex(key), scope)
-        current = Seed(
-            parts.id,
-            parts.scope,
-            parts.generation,
-            parts.seed_hash,
-            number,
-            parts.created_at,
-            None,
-            period,
-            None,
-            hidden_hash,
-        )
-        last_due = last_due or due(current, now)
-        blind = b""
-        if visibility is not Visibility.PUBLIC:
-            blind = fair.blinding(parts.hidden_key, scope, number)
-        rng = fair.FairRandom(parts.seed, scope, number, player, blind)
-        draws.append(Draw(rng, current, number, player.hex(), blind.hex(), None))
+        draws.append(parts.draw(scope, key, number, period, visibility))
+        last_due = last_due or due(draws[-1].seed, now)
     if last_due:
         held = _HELD.get()
         if held is not None:  # after the command's last roll

@@ -1,20 +1,38 @@
-"""/help [topic]: how to play, only to the asker, within Discord's limits (issue 19)."""
+"""/help [topic]: how to play, only to the asker, within Discord's limits (issue 19); every
+command of the bot in some topic, every command help names a real one, links full URLs."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import discord
 import pytest
+from discord import app_commands
+from discord.enums import AppCommandType
 
-from bot.render.help import HelpTopic
+from bot.cogs.help._cog import command_docs
+from bot.render.help import DOCS_URL, TOPIC_NAMES, HelpTopic, help_pages, topic_commands
+from bot.rules.systems import SYSTEMS
 from tests.bot.conftest import Table, message_text, start_campaign
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 # What a player looks for in each topic.
 EXPECTED: dict[HelpTopic | None, tuple[str, ...]] = {
     None: tuple(f"/help topic:{t.value}" for t in HelpTopic),
     HelpTopic.PLAYERS: ("/character create", "/check ability:DEX", "click **Roll**"),
-    HelpTopic.GMS: ("/campaign setup", "/gm request roll", "/gm reveal roll:42"),
+    HelpTopic.GMS: (
+        "/campaign setup",
+        "/character create",
+        "/check ability:DEX dc:12",
+        "/gm roll dice:",
+        "/gm reveal roll:",
+        "/gm request roll ability:DEX characters:Ann, Bo dc:12 deadline:24h",
+    ),
+    HelpTopic.CLOCK: ("deadline:", "default:roll", "remind:12h", "`skip`", "/gm request extend"),
+    HelpTopic.IN_CHARACTER: ("/post text:", "[[check DEX Stealth adv]]", "/post-edit"),
     HelpTopic.SYSTEM: ("Pen & Dagger", "Roll-under", "Threshold", "d20 check"),
     HelpTopic.DICE: ("1d20+5", "Page 1 of"),
     HelpTopic.SECRET: (
@@ -34,14 +52,14 @@ EXPECTED: dict[HelpTopic | None, tuple[str, ...]] = {
         "/seed show",
         "/seed rotate",
         "Manage Channels",
-        "tools/verify_fair.py --mine",
         "cannot be linked",
         "/me seed set",
         "/me seed show",
         "/verify roll:42",
         "/verify seed:",
-        "tools/verify_fair.py",
+        f"{DOCS_URL}/fair-dice.md",
     ),
+    HelpTopic.PRIVACY: ("/privacy show", "/privacy delete", "everywhere", "[erased]"),
 }
 
 
@@ -123,8 +141,8 @@ async def test_help_in_a_campaign_channel_names_its_system(
     (embed,) = result.response.embeds
     assert embed.title == f"This campaign plays {name}"
     assert what in (embed.description or "")
-    # It points to the system's player reference (tests/docs checks the page exists).
-    assert f"`docs/rules/{system}.md`" in (embed.description or "")
+    # It links the system's player reference (tests/docs checks the page exists).
+    assert f"{DOCS_URL}/rules/{system}.md" in (embed.description or "")
     # The other systems are only named, not explained.
     assert len(embed.description or "") < 700
 
@@ -167,3 +185,155 @@ async def test_every_dice_option_points_to_help_dice(table: Table) -> None:
         (dice,) = [o for o in command["options"] if o["name"] == "dice"]
         assert "/help topic:dice" in dice["description"], path
         assert len(dice["description"]) <= 100
+
+
+# --- Every command in /help, and nothing in /help that is not a command ---------------------
+
+#: A command as help names it, in code: `/gm request roll ability:DEX dc:12`.
+_CODE_MENTION = re.compile(r"`/([^`]+)`")
+_URL = re.compile(r"https?://[^\s)>`]+")
+
+
+def _all_pages(table: Table) -> list[discord.Embed]:
+    """Every page of every topic as /help shows it, from the bot's own command tree; the
+    system topic both outside a campaign and in one of each system."""
+    docs = command_docs(table.bot.tree)
+    pages = help_pages(None, None, docs)
+    for topic in HelpTopic:
+        systems = [None, *SYSTEMS] if topic is HelpTopic.SYSTEM else [None]
+        for system in systems:
+            pages.extend(help_pages(topic, system, docs))
+    return pages
+
+
+def _text(embed: discord.Embed) -> str:
+    return "\n".join(
+        [embed.title or "", embed.description or "", *(f.value or "" for f in embed.fields)]
+    )
+
+
+def _leaves(table: Table) -> dict[str, app_commands.Command[Any, ..., Any]]:
+    return {
+        command.qualified_name: command
+        for command in table.bot.tree.walk_commands(type=AppCommandType.chat_input)
+        if isinstance(command, app_commands.Command)
+    }
+
+
+def _menus(table: Table) -> list[str]:
+    return [
+        menu.name
+        for kind in (AppCommandType.message, AppCommandType.user)
+        for menu in table.bot.tree.get_commands(type=kind)
+    ]
+
+
+def _groups(table: Table) -> set[str]:
+    return {
+        command.qualified_name
+        for command in table.bot.tree.walk_commands(type=AppCommandType.chat_input)
+        if isinstance(command, app_commands.Group)
+    }
+
+
+def _mentions(text: str, leaves: set[str], groups: set[str]) -> list[tuple[str, list[str], str]]:
+    """Each command named in code: (the longest command or group name it starts with, empty
+    if none; the option names written after it; the mention as written)."""
+    known = leaves | groups
+    found = []
+    for match in _CODE_MENTION.finditer(text):
+        words = match.group(1).split()
+        taken = max(
+            (n for n in range(1, len(words) + 1) if " ".join(words[:n]) in known), default=0
+        )
+        rest = words[taken:]
+        options = [w.split(":", 1)[0] for w in rest if ":" in w]
+        name = " ".join(words[:taken])
+        if rest and re.fullmatch(r"[a-z][a-z0-9-]*", rest[0]) and name not in leaves:
+            name = ""  # a group's subcommand that does not exist
+        found.append((name, options, match.group(0)))
+    return found
+
+
+async def test_every_command_of_the_bot_is_in_help(table: Table) -> None:
+    """A new command without a line in a /help topic fails here, by name."""
+    leaves = _leaves(table)
+    text = "\n".join(_text(page) for page in _all_pages(table))
+    named = {name for name, _, _ in _mentions(text, set(leaves), _groups(table))}
+    assert sorted(set(leaves) - named) == []
+    menus = _menus(table)
+    assert menus  # the Apps menus exist, so this checks something
+    assert [m for m in menus if f"Apps → {m}" not in text] == []
+
+
+async def test_each_topic_lists_its_commands_as_the_bot_describes_them(table: Table) -> None:
+    leaves = _leaves(table)
+    menus = set(_menus(table))
+    for topic in HelpTopic:
+        stale = [n for n in topic_commands(topic) if n not in leaves and n not in menus]
+        assert stale == [], f"/help topic:{topic} lists commands the bot no longer has"
+    docs = command_docs(table.bot.tree)
+    clock = "\n".join(_text(page) for page in help_pages(HelpTopic.CLOCK, None, docs))
+    for name in topic_commands(HelpTopic.CLOCK):
+        assert f"`/{name}`: {leaves[name].description}" in clock
+
+
+async def test_every_command_help_names_exists_with_the_options_written(table: Table) -> None:
+    leaves = _leaves(table)
+    wrong = []
+    for page in _all_pages(table):
+        for name, options, written in _mentions(_text(page), set(leaves), _groups(table)):
+            if not name:
+                wrong.append(f"{page.title}: {written} is not a command")
+                continue
+            command = leaves.get(name)
+            have = {p.name for p in command.parameters} if command else set()
+            wrong.extend(
+                f"{page.title}: {written}: /{name} has no option {o}"
+                for o in options
+                if o not in have
+            )
+    assert wrong == []
+
+
+async def test_help_links_are_full_urls_to_pages_that_exist(table: Table) -> None:
+    pages = _all_pages(table)
+    links = {url.rstrip(".,;") for page in pages for url in _URL.findall(_text(page))}
+    assert any(url.startswith(f"{DOCS_URL}/") for url in links)
+    for url in links:
+        assert url.startswith("https://"), url
+        if url.startswith(f"{DOCS_URL}/"):
+            assert (DOCS / url.removeprefix(f"{DOCS_URL}/")).is_file(), url
+    # No repository path shown instead of a link.
+    for page in pages:
+        bare = _URL.sub("", _text(page))
+        paths = re.findall(r"\b(?:docs|tools|bot|tests|examples)/\S+|\b\w+\.(?:py|md)\b", bare)
+        assert paths == [], page.title
+
+
+async def test_every_page_of_every_topic_fits_discords_limits(table: Table) -> None:
+    pages = _all_pages(table)
+    for page in pages:
+        assert_within_discords_limits(page)
+        assert [f for f in page.fields if f.name == "…"] == []  # nothing was left out
+    # The topic picker: at most 25 choices, each name at most 100 characters.
+    assert len(TOPIC_NAMES) <= 25
+    assert all(len(name) <= 100 and name.startswith(t.value) for t, name in TOPIC_NAMES.items())
+    (help_,) = [
+        c.to_dict(table.bot.tree) for c in table.bot.tree.get_commands() if c.name == "help"
+    ]
+    (topic,) = help_["options"]
+    assert [c["value"] for c in topic["choices"]] == [t.value for t in HelpTopic]
+
+
+async def test_a_new_topic_pages_through_to_its_commands(table: Table) -> None:
+    result = await table.carol.slash(table.table, "help", topic="clock")
+    page = result.response
+    assert page is not None and result.ephemeral
+    assert "/gm request roll ability:DEX" in message_text(page)
+    clicked = await table.carol.click(page, label="Next")
+    assert clicked.response is not None
+    shown = message_text(clicked.response)
+    assert "/turns start order:initiative" in shown
+    assert "`/turns hold`: Skip me this round; I keep my place" in shown
+    assert button_states(clicked.response) == {"Previous": False, "Next": True}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.db.models import RuleSystem
-from bot.render.help import rules_page
+from bot.render.help import DOCS_URL, rules_page
 from bot.render.odds import percent
 from bot.rules import d20_check, threshold
 from bot.rules.pen_and_dagger.abilities import ability_modifier, ability_rank
@@ -89,8 +89,10 @@ def test_every_link_between_rule_pages_resolves(page: str) -> None:
 
 
 @pytest.mark.parametrize("system", list(RuleSystem))
-def test_help_names_a_rules_page_that_exists(system: RuleSystem) -> None:
-    assert (DOCS.parents[1] / rules_page(system)).is_file()
+def test_help_links_a_rules_page_that_exists(system: RuleSystem) -> None:
+    link = rules_page(system)
+    assert link.startswith(f"{DOCS_URL}/")
+    assert (DOCS.parent / link.removeprefix(f"{DOCS_URL}/")).is_file()
 
 
 def test_spell_school_table_is_the_engines() -> None:

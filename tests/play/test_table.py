@@ -201,7 +201,8 @@ async def test_help_topics_and_their_pages_work_at_the_offline_table() -> None:
     )
     assert status == 0
     assert any(line.startswith("    /help:") for line in _after(out, "help"))
-    assert "one of players, gms, system, dice, secret, fortune" in _after(out, "help /help")[1]
+    topics = "players, gms, clock, in-character, secret, dice, system, fortune, fair, privacy"
+    assert f"one of {topics}," in _after(out, "help /help")[1]
     dice = _after(out, "alice> /help topic:dice")
     assert dice[0] == "  ── #table · only alice can see this · pbp-dice ──"
     assert dice[-2:] == ["  ┃ — Page 1 of 6", "  [1] Previous (disabled)   [2] Next"]

@@ -1,4 +1,6 @@
-"""/help: the topic's pages from bot/render/help.py, only to the asker, paged with buttons."""
+"""/help: the topic's pages from bot/render/help.py, only to the asker, paged with buttons.
+
+Each topic lists its commands as the bot's own command tree describes them."""
 
 from __future__ import annotations
 
@@ -6,13 +8,14 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from discord.enums import AppCommandType
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._respond import answer, update_message
 from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
-from bot.render.help import TOPIC_NAMES, HelpTopic, help_pages
+from bot.render.help import TOPIC_NAMES, CommandDoc, HelpTopic, help_pages
 from bot.services.errors import NoCampaign
 from bot.services.store.campaigns import campaign_for_channel
 from bot.tree import answer_error
@@ -54,6 +57,19 @@ class PagerView(Noted, discord.ui.View):
         await answer_error(interaction, error)
 
 
+def command_docs(tree: app_commands.CommandTree[Any]) -> list[CommandDoc]:
+    """Every runnable command of ``tree``: each slash command by its full name with its own
+    description, and each context menu by its label."""
+    docs = [
+        CommandDoc(command.qualified_name, command.description)
+        for command in tree.walk_commands(type=AppCommandType.chat_input)
+        if isinstance(command, app_commands.Command)
+    ]
+    for kind, menu in ((AppCommandType.message, "message"), (AppCommandType.user, "user")):
+        docs.extend(CommandDoc(c.name, "", menu) for c in tree.get_commands(type=kind))
+    return docs
+
+
 async def _channel_system(interaction: Interaction) -> str | None:
     """The rule system of the channel's campaign (or its thread's parent's), if it has one."""
     caller = caller_from(interaction)
@@ -73,7 +89,7 @@ class HelpCog(commands.Cog):
 
     @app_commands.command(
         name="help",
-        description="How to play: getting started, this campaign's rules, dice, secrets",
+        description="How to play: first steps, GM quick start, the clock, posting, dice, secrets",
     )
     @app_commands.describe(topic="What to explain; leave it out for the list of topics")
     @app_commands.choices(
@@ -82,7 +98,7 @@ class HelpCog(commands.Cog):
     async def help_command(self, interaction: Interaction, topic: str | None = None) -> None:
         chosen = HelpTopic(topic) if topic else None
         system = await _channel_system(interaction) if chosen is HelpTopic.SYSTEM else None
-        pages = help_pages(chosen, system)
+        pages = help_pages(chosen, system, command_docs(bot_of(interaction).tree))
         if len(pages) == 1:
             await answer(interaction, embed=pages[0], ephemeral=True)
             return

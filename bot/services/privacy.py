@@ -146,7 +146,6 @@ class StoredData:
         )
 
 
-
 _rows = personal.rows
 _turn = personal.turn
 
@@ -189,8 +188,6 @@ async def _own_rolls(
             return found
         after = int(last)
         await _turn()
-
-
 
 
 async def stored_data(db: Database, user_id: int, guild_id: int | None = None) -> StoredData:
@@ -236,7 +233,6 @@ class Erased:
     #: Rows recorded before issue 22 whose commitment or result can no longer be checked.
     older_rows: int = 0
     names: tuple[str, ...] = field(default=(), repr=False)
-
 
 
 def _changes(row: RollView, user_id: int, names: _Matcher) -> dict[str, Any]:
@@ -585,4 +581,3 @@ __all__ = [
     "erase_user",
     "stored_data",
 ]
-

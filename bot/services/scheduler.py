@@ -355,8 +355,7 @@ PERSONAL_DATA = declare(
     PersonalData(
         "game clock",
         not_personal={
-            "scheduled_jobs": "a job's payload names a request, turn order or round, never a "
-            "person"
+            "scheduled_jobs": "a job's payload names a request, turn order or round, never a person"
         },
     )
 )

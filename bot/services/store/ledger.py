@@ -82,6 +82,8 @@ def counted_per_server(ledger_id: Any, *where: Any, guild_id: int | None) -> Sel
         .where(*where, *scoped)
         .group_by(_L.c.guild_id)
     )
+
+
 MAX_REQUEST = 4000
 _KIND = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 

@@ -21,6 +21,7 @@ from bot.db.engine import Database
 from bot.db.models import scheduled_jobs
 from bot.db.types import utcnow
 from bot.services._sql import Executor, transaction
+from bot.services.personal import PersonalData, declare
 
 _U = undelivered_notices
 DELIVERED = "delivered"
@@ -211,3 +212,14 @@ async def places_with_problems(db: Database) -> set[int]:
         )
         found: list[int] = list(rows.scalars().all())
         return {int(place) for place in found}
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "undelivered notices",
+        not_personal={
+            "undelivered_notices": "what the bot could not post, named by roll or request "
+            "number, and why"
+        },
+    )
+)

@@ -19,6 +19,16 @@ from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.personal import (
+    DELETED,
+    Holding,
+    Person,
+    PersonalData,
+    Shown,
+    changed,
+    declare,
+    each_in_its_transaction,
+)
 from bot.services.store.campaigns import campaign_for_channel_in
 
 #: ``/me dice dialect:campaign`` forgets the player's own choice.
@@ -102,3 +112,32 @@ async def resolve(db: Database, caller: Caller) -> str:
     """:func:`resolve_in` in a transaction of its own."""
     async with transaction(db) as session:
         return await resolve_in(session, caller)
+
+
+# --- what /me dice keeps about a person (bot/services/personal.py) --------------------------
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    shown.settings["dialect"] = await session.scalar(
+        select(dice_dialects.c.dialect).where(dice_dialects.c.user_id == shown.user_id)
+    )
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """The dialect is the same in every server: it goes with an erasure everywhere only."""
+    if person.guild_id is not None:
+        return 0
+    mine = dice_dialects.c.user_id == person.user_id
+    return changed(await session.execute(delete(dice_dialects).where(mine)))
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "dice dialects",
+        holdings=(Holding("dice_dialects", "user_id (an erasure everywhere)", DELETED),),
+        not_personal={"campaign_dice_dialects": "a campaign's dice dialect, set by its GM"},
+        show_in=_show_in,
+        erase=each_in_its_transaction(_erase_in),
+        exported="a campaign's dialect only; a player's is not a campaign's",
+    )
+)

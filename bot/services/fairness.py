@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
@@ -34,6 +34,16 @@ from bot.services import commitments, secrecy
 from bot.services._sql import Executor, dialect_name, insert_for, run_hot, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotAllowed, NotFound
+from bot.services.personal import (
+    DELETED,
+    Holding,
+    Person,
+    PersonalData,
+    Shown,
+    changed,
+    declare,
+    each_in_its_transaction,
+)
 from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.words import Visibility
@@ -1453,3 +1463,53 @@ async def draw_many_in(
             rotation = await _rotate_in(session, draws[-1].seed, hidden_now=hidden_now)
             draws[-1] = replace(draws[-1], rotation=rotation)
     return draws
+
+
+# --- what the fair dice keep about a person (bot/services/personal.py) ----------------------
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    user_id = shown.user_id
+    shown.settings["seed"] = await session.scalar(
+        select(player_seeds.c.text).where(player_seeds.c.user_id == user_id)
+    )
+    changes = await session.scalar(
+        select(func.count()).where(player_seed_changes.c.user_id == user_id)
+    )
+    shown.settings["seed_changes"] = int(changes or 0)
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Their seed's text and its changes are the same in every server: they go with an
+    erasure everywhere only. Each roll keeps only the key derived from the text, so the rolls
+    stay recomputable after the text is gone (docs/fair-dice.md)."""
+    if person.guild_id is not None:
+        return 0
+    seeds = await session.execute(
+        delete(player_seeds).where(player_seeds.c.user_id == person.user_id)
+    )
+    changes = await session.execute(
+        delete(player_seed_changes).where(player_seed_changes.c.user_id == person.user_id)
+    )
+    return changed(seeds) + changed(changes)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "fair dice",
+        holdings=(
+            Holding("player_seeds", "user_id (an erasure everywhere)", DELETED),
+            Holding("player_seed_changes", "user_id (an erasure everywhere)", DELETED),
+        ),
+        not_personal={
+            "fair_seeds": "server seeds of the dice, their hashes and counters "
+            "(docs/fair-dice.md)",
+            "fair_draws": "how many draws a player key took from a seed (the key every fair "
+            "roll records; never the seed's text)",
+        },
+        show_in=_show_in,
+        erase=each_in_its_transaction(_erase_in),
+        exported="when each player who rolled in the campaign changed their seed, and the key "
+        "it gave, salted for that campaign; never the seed's text",
+    )
+)

@@ -30,8 +30,9 @@ from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
 from bot.rules.systems.pen_and_dagger import attempt_from_record, luck_from_record
-from bot.services import fairness, secrecy
-from bot.services._sql import insert_for, transaction
+from bot.services import commitments as cm
+from bot.services import fairness, personal, secrecy
+from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import (
@@ -41,6 +42,7 @@ from bot.services.errors import (
     NotAllowed,
     NotFound,
 )
+from bot.services.personal import Person, PersonalData, Shown, declare
 from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
@@ -642,3 +644,34 @@ async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, in
     if outcome.natural_20 and not outcome.traded:
         outcome = dataclasses.replace(outcome, trade_available=amount < maximum)
     return outcome, amount
+
+
+# --- what a fortune choice keeps about a person (bot/services/personal.py) ------------------
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    stmt = ledger.counted_per_server(
+        fortune_choices.c.roll_id,
+        fortune_choices.c.user_id == shown.user_id,
+        guild_id=shown.guild_id,
+    )
+    for guild, count in await session.execute(stmt):
+        shown.server(guild)["fortune_choices"] = int(count)
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Who chose to spend or keep a fortune die on a roll in scope."""
+    stmt = update(fortune_choices).where(fortune_choices.c.user_id == person.user_id)
+    if person.guild_id is not None:
+        stmt = stmt.where(ledger.rolled_in(fortune_choices.c.roll_id, person.guild_id))
+    return personal.changed(await session.execute(stmt.values(user_id=cm.TOMBSTONE_ID)))
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "fortune choices",
+        holdings=(personal.holding("fortune_choices", "user_id", "user_id"),),
+        show_in=_show_in,
+        erase=personal.each_in_its_transaction(_erase_in),
+    )
+)

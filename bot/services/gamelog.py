@@ -22,6 +22,7 @@ from bot.services import budgets, walks
 from bot.services import commitments as cm
 from bot.services._sql import insert_for, reading, transaction
 from bot.services.context import Caller
+from bot.services.personal import PersonalData, declare
 from bot.services.secrecy import (
     commitment_of,
     encoding_of_row,
@@ -303,3 +304,14 @@ async def verify_log(
     async with walks.one_walk(campaign.id, "a /verify log", rows):
         checked = await check_campaign_log(db, campaign, start=start, progress=progress)
     return replace(checked, checkpoint_unconfirmed=refused)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "log checks",
+        not_personal={
+            "log_checkpoints": "where /verify log last found a campaign's chain intact "
+            "(number, head, message)"
+        },
+    )
+)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -21,16 +22,18 @@ from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
-from bot.services import fairness
-from bot.services._sql import insert_for, transaction
+from bot.services import commitments as cm
+from bot.services import fairness, personal
+from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import require_gm
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in
+from bot.services.personal import Person, PersonalData, declare, holds_id
 from bot.services.serialize import to_jsonable
 from bot.services.store import characters, ledger
-from bot.services.store.campaigns import CampaignView
+from bot.services.store.campaigns import CampaignView, campaign_ids_in
 from bot.services.store.characters import CharacterView
 from bot.words import LedgerKind, Visibility
 
@@ -192,3 +195,41 @@ async def assign(
                 )
             )
         return await characters.load_character_in(session, character.id), gen_id, scores
+
+
+# --- what a score generation keeps about a person (bot/services/personal.py) ----------------
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Score generations: their seat as player or GM (the display names in the generation's
+    ledger row are erased with the log: it names its players in ``ledger_names``)."""
+    user_id = person.user_id
+    gens = ability_generations
+
+    def generation(row: Any) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        if user_id in row.player_ids:
+            values["player_ids"] = [p for p in row.player_ids if p != user_id]
+        if row.gm_user_id == user_id:
+            values["gm_user_id"] = cm.TOMBSTONE_ID
+        return values
+
+    selected = select(gens.c.id, gens.c.gm_user_id, gens.c.player_ids).where(
+        gens.c.campaign_id.in_(campaign_ids_in(person.guild_id)),
+        or_(gens.c.gm_user_id == user_id, holds_id(gens.c.player_ids, user_id)),
+    )
+    return await personal.rewrite(session, gens, selected, generation)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "score generations",
+        holdings=(
+            personal.holding(
+                "ability_generations", "gm_user_id or player_ids", "gm_user_id", "player_ids"
+            ),
+        ),
+        not_personal={"ability_generations.scores": "the numbers rolled, nothing typed"},
+        erase=personal.each_in_its_transaction(_erase_in),
+    )
+)

@@ -15,7 +15,7 @@ import random
 import re
 from dataclasses import dataclass, replace
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from bot.db.engine import Database
 from bot.db.inline_models import rolled_messages
@@ -24,12 +24,14 @@ from bot.dice import DiceError, RollResult, parse_many, reading_notes, render_pl
 from bot.errors import UserError
 from bot.quoting import quote
 from bot.rules.systems.base import d20_line, number
-from bot.services import attacks, budgets, checks, dialects, fairness, macros, rolls
+from bot.services import attacks, budgets, checks, dialects, fairness, macros, personal, rolls
+from bot.services import commitments as cm
 from bot.services._sql import Executor, core_transaction, insert_for
 from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import NoCampaign
+from bot.services.personal import Person, PersonalData, declare
 from bot.services.roll_text import Command, RollText, RollTextError, parse_roll_text
 from bot.services.rolls import DiceRoll
 from bot.services.store import ledger
@@ -400,3 +402,25 @@ async def _refuse_rolled_in(session: Executor, message_id: int) -> None:
     if ledger_id is not None:
         number = (await ledger.numbers_in(session, [int(ledger_id)])).get(int(ledger_id))
         raise InlineRollError(_ROLLED_ALREADY.format(f" (roll #{number})"))
+
+
+# --- what the context menu keeps about a person (bot/services/personal.py) ------------------
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Whose message's dice the context menu rolled: the id goes, the message's claim stays,
+    so its dice still roll once."""
+    stmt = update(rolled_messages).where(rolled_messages.c.user_id == person.user_id)
+    if person.guild_id is not None:
+        stmt = stmt.where(ledger.rolled_in(rolled_messages.c.ledger_id, person.guild_id))
+    return personal.changed(await session.execute(stmt.values(user_id=cm.TOMBSTONE_ID)))
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "rolled messages",
+        # The message's claim stays, so its dice still roll once; only whose message it was goes.
+        holdings=(personal.holding("rolled_messages", "user_id", "user_id"),),
+        erase=personal.each_in_its_transaction(_erase_in),
+    )
+)

@@ -28,6 +28,15 @@ from bot.services.attacks import AttackResult
 from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.services.personal import (
+    DELETED,
+    Holding,
+    Person,
+    PersonalData,
+    Shown,
+    declare,
+    each_in_its_transaction,
+)
 from bot.services.roll_text import (
     MAX_TEXT,
     Command,
@@ -39,7 +48,11 @@ from bot.services.roll_text import (
 from bot.services.rolls import DiceRoll
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.store.characters import CharacterView, active_character_in
+from bot.services.store.characters import (
+    CharacterView,
+    active_character_in,
+    counted_per_server_of_theirs,
+)
 
 #: A character's saved rolls at most (Discord's autocomplete lists 25).
 MAX_MACROS = 25
@@ -265,3 +278,32 @@ async def run_macro(
     if parsed.command is Command.SAVE:
         return await checks.perform_save(db, rng, caller, parsed.check, request, visibility=None)
     return await checks.perform_check(db, rng, caller, parsed.check, request, visibility=None)
+
+
+# --- what a saved roll keeps about its player (bot/services/personal.py) --------------------
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    """How many saved rolls their characters have, per server."""
+    stmt = counted_per_server_of_theirs(macros.c.character_id, shown.user_id, shown.guild_id)
+    for guild, count in await session.execute(stmt):
+        shown.add(guild, "macros", int(count))
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Their characters' saved rolls, before the characters themselves go."""
+    ids = sorted(person.character_ids)
+    if ids:
+        await session.execute(delete(macros).where(macros.c.character_id.in_(ids)))
+    return 0
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "macros",
+        holdings=(Holding("macros", "their character's (deleted with it)", DELETED),),
+        show_in=_show_in,
+        erase=each_in_its_transaction(_erase_in),
+        order=90,
+    )
+)

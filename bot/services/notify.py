@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from bot.db.engine import Database
 from bot.db.models import notify_settings
@@ -12,6 +12,16 @@ from bot.db.types import utcnow
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue
+from bot.services.personal import (
+    DELETED,
+    Holding,
+    Person,
+    PersonalData,
+    Shown,
+    changed,
+    declare,
+    each_in_its_transaction,
+)
 from bot.words import NotifyMode
 
 #: Without a choice a player is pinged in the channel, where the game is.
@@ -52,3 +62,34 @@ async def modes_in(session: Executor, user_ids: Iterable[int]) -> dict[int, str]
         )
         found.update({int(r.user_id): str(r.mode) for r in rows})
     return found
+
+
+# --- what /me notify keeps about a person (bot/services/personal.py) ------------------------
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    shown.settings["notify"] = await session.scalar(
+        select(notify_settings.c.mode).where(notify_settings.c.user_id == shown.user_id)
+    )
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """The setting is the same in every server: it goes with an erasure everywhere only."""
+    if person.guild_id is not None:
+        return 0
+    return changed(
+        await session.execute(
+            delete(notify_settings).where(notify_settings.c.user_id == person.user_id)
+        )
+    )
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "notify",
+        holdings=(Holding("notify_settings", "user_id (an erasure everywhere)", DELETED),),
+        show_in=_show_in,
+        erase=each_in_its_transaction(_erase_in),
+        exported="never: it is not a campaign's",
+    )
+)

@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, func, select, update
 
 from bot.db.engine import Database
 from bot.db.models import characters
@@ -38,11 +38,14 @@ from bot.db.post_models import (
 )
 from bot.db.types import utcnow
 from bot.quoting import quote
+from bot.services import commitments as cm
+from bot.services import personal
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.inline import InlineRoll, InlineRolls, InlineSpan, find_rolls, roll_text_in
+from bot.services.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
 from bot.services.sheets import target_character
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
@@ -580,3 +583,141 @@ async def post_history(db: Database, caller: Caller, ref: str) -> PostHistory:
         for r in rows
     )
     return PostHistory(found, versions)
+
+
+# --- what a post keeps about a person (bot/services/personal.py) ----------------------------
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    """Posts written as a character, every version of their text kept."""
+    written = (
+        select(posts.c.guild_id, func.count())
+        .where(posts.c.user_id == shown.user_id, in_scope(posts, shown.guild_id))
+        .group_by(posts.c.guild_id)
+    )
+    for guild, count in await personal.rows(session, written):
+        shown.server(guild)["posts"] = int(count)
+
+
+async def _erase_posts(db: Database, person: Person) -> int:
+    """Their posts are their own words: deleted, every version and bound copy with them (the
+    rolls stay in the log like any other, tombstoned there), a page per transaction."""
+    deleted = 0
+    while True:
+        async with person.transaction(db) as session:
+            page = select(posts.c.id).where(
+                posts.c.user_id == person.user_id, in_scope(posts, person.guild_id)
+            )
+            ids = [int(i) for (i,) in await personal.rows(session, page.limit(person.page))]
+            if not ids:
+                return deleted
+            await session.execute(delete(posts).where(posts.c.id.in_(ids)))
+            deleted += len(ids)
+        await personal.turn()
+
+
+async def _erase_mentions_in(session: Executor, person: Person) -> int:
+    """A mention of them (``<@id>``, their id itself) in another player's post."""
+    mention = re.compile(rf"<@!?{person.user_id}>")
+
+    def version(row: Any) -> dict[str, Any]:
+        text = mention.sub(cm.TOMBSTONE, row.text)
+        return {"text": text} if text != row.text else {}
+
+    selected = (
+        select(post_versions.c.id, post_versions.c.text)
+        .join(posts, posts.c.id == post_versions.c.post_id)
+        .where(
+            post_versions.c.text.contains(f"<@{person.user_id}>")
+            | post_versions.c.text.contains(f"<@!{person.user_id}>"),
+            in_scope(posts, person.guild_id),
+        )
+    )
+    return await personal.rewrite(session, post_versions, selected, version)
+
+
+async def _erase(db: Database, person: Person) -> int:
+    deleted = await _erase_posts(db, person)
+    return deleted + await personal.each_in_its_transaction(_erase_mentions_in)(db, person)
+
+
+async def _copies_in(session: Executor, person: Person, ledger_ids: list[int]) -> list[int]:
+    """Another player's post bound to a roll that names them: the post's copy of the roll (its
+    ``[[...]]`` in every version, the result line). Returns the post's ledger rows, whose
+    digest of its text would confirm a guess of what was erased. The roll's number and total
+    stay."""
+    stmt = (
+        select(post_rolls.c.post_id, post_rolls.c.position, post_rolls.c.source)
+        .join(posts, posts.c.id == post_rolls.c.post_id)
+        .where(post_rolls.c.ledger_id.in_(ledger_ids), posts.c.user_id != person.user_id)
+    )
+    bound = await personal.rows(session, stmt)
+    if not bound:
+        return []
+    by_post: dict[int, set[int]] = {}
+    for post_id, position, source in bound:
+        by_post.setdefault(int(post_id), set()).add(int(position))
+        if source != cm.TOMBSTONE:
+            await session.execute(
+                update(post_rolls)
+                .where(post_rolls.c.post_id == post_id, post_rolls.c.position == position)
+                .values(source=cm.TOMBSTONE, detail=cm.TOMBSTONE)
+            )
+            person.other += 1
+    digest_rows: list[int] = []
+    for post_id, positions in by_post.items():
+        versions = await personal.rows(
+            session,
+            select(post_versions.c.id, post_versions.c.text, post_versions.c.ledger_id).where(
+                post_versions.c.post_id == post_id
+            ),
+        )
+        for version_id, text, ledger_id in versions:
+            if ledger_id is not None:
+                digest_rows.append(int(ledger_id))
+            spans = find_rolls(text)
+            new = text
+            for position in sorted(positions, reverse=True):
+                if position < len(spans) and spans[position].source != cm.TOMBSTONE:
+                    span = spans[position]
+                    new = f"{new[: span.start]}[[{cm.TOMBSTONE}]]{new[span.end :]}"
+            if new != text:
+                await session.execute(
+                    update(post_versions).where(post_versions.c.id == version_id).values(text=new)
+                )
+                person.other += 1
+    return digest_rows
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "posts",
+        holdings=(
+            personal.Holding("posts", "user_id", DELETED),
+            personal.holding(
+                "post_versions",
+                "of their post (deleted); of another's post: a mention <@id>, or a bound roll "
+                "that names them (its [[...]] becomes [[[erased]]])",
+                "*",
+                "text",
+            ),
+            personal.holding(
+                "post_rolls",
+                "of their post (deleted); of another's post: its roll names them",
+                "*",
+                "source",
+                "detail",
+            ),
+        ),
+        not_personal={
+            "posts.continued_ids": "the ids of the messages a long post continues in",
+            "post_rolls.total": "the roll's total, as the dice made it",
+            "post_settings": "a campaign's posting options",
+            "post_channels": "when a channel was told how to allow webhooks",
+        },
+        show_in=_show_in,
+        erase=_erase,
+        copies_in=_copies_in,
+        order=10,
+    )
+)

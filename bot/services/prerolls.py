@@ -41,6 +41,7 @@ from bot.services import budgets, checks, fairness
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
+from bot.services.personal import DELETED, Holding, PersonalData, declare
 from bot.services.serialize import to_jsonable
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
@@ -373,3 +374,13 @@ __all__ = [
     "seal",
     "waiting",
 ]
+
+
+# What a sealed pre-roll keeps about a person (bot/services/personal.py): whose character it is;
+# it goes with the character (ON DELETE CASCADE), its die stays a hidden roll in the log.
+PERSONAL_DATA = declare(
+    PersonalData(
+        "prerolls",
+        holdings=(Holding("prerolls", "their character's (deleted with it)", DELETED),),
+    )
+)

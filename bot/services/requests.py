@@ -33,8 +33,9 @@ from bot.db.party_models import roll_request_targets, roll_requests
 from bot.db.types import utcnow
 from bot.quoting import escape
 from bot.rules.common import roll_d20
-from bot.services import fairness, notify, scheduler, walks
-from bot.services._sql import transaction
+from bot.services import commitments as cm
+from bot.services import fairness, notify, personal, scheduler, walks
+from bot.services._sql import Executor, transaction
 from bot.services.access import require_gm
 from bot.services.clock import MAX_DURATION
 from bot.services.context import Caller
@@ -54,6 +55,7 @@ from bot.services.groups import (
     store_carry_over_in,
     summarize,
 )
+from bot.services.personal import Person, PersonalData, Shown, declare, in_scope
 from bot.services.serialize import to_jsonable
 from bot.services.store import characters, ledger
 from bot.services.store.campaigns import CampaignView, get_campaign_in, system_key
@@ -955,3 +957,100 @@ async def close(
             session, rng, chosen, now, view.default_action or DEFAULT_ACTION, by_gm=True
         )
         return Closed(await load_in(session, chosen), campaign, "by the GM", rotations)
+
+
+# --- what a roll request keeps about a person (bot/services/personal.py) --------------------
+
+_RQ = roll_requests
+_RT = roll_request_targets
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    user_id, guild_id = shown.user_id, shown.guild_id
+    made = (
+        select(_RQ.c.guild_id, func.count())
+        .where(_RQ.c.gm_user_id == user_id, in_scope(_RQ, guild_id))
+        .group_by(_RQ.c.guild_id)
+    )
+    for guild, count in await personal.rows(session, made):
+        shown.server(guild)["requests_made"] = int(count)
+    received = (
+        select(_RQ.c.guild_id, func.count())
+        .select_from(_RT.join(_RQ, _RQ.c.id == _RT.c.request_id))
+        .where(_RT.c.user_id == user_id, in_scope(_RQ, guild_id))
+        .group_by(_RQ.c.guild_id)
+    )
+    for guild, count in await personal.rows(session, received):
+        shown.server(guild)["requests_received"] = int(count)
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """GM roll requests: the typed request of one they made or that names one of their
+    characters (by its target's id), their id as GM, and their place among the targets."""
+    user_id = person.user_id
+    made = select(_RQ.c.id).where(_RQ.c.gm_user_id == user_id, in_scope(_RQ, person.guild_id))
+    for_them = (
+        select(_RQ.c.id)
+        .join(_RT, _RQ.c.id == _RT.c.request_id)
+        .where(_RT.c.user_id == user_id, in_scope(_RQ, person.guild_id))
+    )
+    ids = {int(i) for (i,) in await personal.rows(session, made)}
+    ids |= {int(i) for (i,) in await personal.rows(session, for_them)}
+    count = 0
+    if ids:
+        result = await session.execute(
+            update(_RQ)
+            .where(_RQ.c.id.in_(sorted(ids)), _RQ.c.request != cm.TOMBSTONE)
+            .values(request=cm.TOMBSTONE)
+        )
+        count = personal.changed(result)
+    result = await session.execute(
+        update(_RQ)
+        .where(_RQ.c.gm_user_id == user_id, in_scope(_RQ, person.guild_id))
+        .values(gm_user_id=cm.TOMBSTONE_ID)
+    )
+    count += personal.changed(result)
+    match = person.own()
+    stmt = (
+        select(_RT.c.id, _RT.c.result)
+        .join(_RQ, _RQ.c.id == _RT.c.request_id)
+        .where(_RT.c.user_id == user_id, in_scope(_RQ, person.guild_id))
+    )
+    for target_id, summary in await personal.rows(session, stmt):
+        await session.execute(
+            update(_RT)
+            .where(_RT.c.id == target_id)
+            .values(
+                user_id=cm.TOMBSTONE_ID,
+                character_name=cm.TOMBSTONE,
+                result=personal.tombstoned(summary, None, True, match),
+            )
+        )
+        count += 1
+    return count
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "roll requests",
+        holdings=(
+            personal.holding(
+                "roll_requests", "gm_user_id, or a target is theirs", "gm_user_id", "request"
+            ),
+            personal.holding(
+                "roll_request_targets",
+                "user_id",
+                "user_id",
+                "character_name",
+                "result",
+                "character_id",  # NULL once their character is deleted
+            ),
+        ),
+        not_personal={
+            "roll_requests.ability": "an ability of the campaign's system",
+            "roll_requests.proficiency": "a proficiency the GM asks for, as the system names it",
+        },
+        show_in=_show_in,
+        erase=personal.each_in_its_transaction(_erase_in),
+    )
+)

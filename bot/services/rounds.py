@@ -29,12 +29,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.round_models import round_declarations, rounds
 from bot.db.types import utcnow
-from bot.services import scheduler
-from bot.services._sql import transaction
+from bot.services import commitments as cm
+from bot.services import personal, scheduler
+from bot.services._sql import Executor, transaction
 from bot.services.access import require_gm
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotFound
 from bot.services.groups import campaign_in
+from bot.services.personal import Person, PersonalData, in_scope
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import active_character_in
@@ -47,7 +49,7 @@ _D = round_declarations
 #: The longest declaration: a paragraph, as Discord's longest text input allows.
 MAX_DECLARATION = 4000
 #: The key of a declaration's text in its ledger row's outcome (erased as the player's own
-#: words: bot/services/privacy.py ``FREE_TEXT_KEYS``).
+#: words: bot/services/personal.py ``FREE_TEXT_KEYS``).
 TEXT_KEY = "declaration"
 #: What the ledger row records as the command: never the text, which is the secret.
 REQUEST = "/declare"
@@ -384,3 +386,43 @@ def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
 
 
 scheduler.register(JobKind.ROUND_REVEAL, _on_deadline, owner=_owner)
+
+
+# --- what a round keeps about a person (bot/services/personal.py) ---------------------------
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Sealed declarations: the declarer's id and shown name in theirs, a GM's id in the
+    rounds they opened. (The text is in the ledger row, erased with it.)"""
+    stmt = (
+        select(round_declarations.c.id)
+        .join(rounds, rounds.c.id == round_declarations.c.round_id)
+        .where(round_declarations.c.user_id == person.user_id, in_scope(rounds, person.guild_id))
+    )
+    ids = [int(i) for (i,) in await personal.rows(session, stmt)]
+    count = 0
+    if ids:
+        result = await session.execute(
+            update(round_declarations)
+            .where(round_declarations.c.id.in_(ids))
+            .values(user_id=cm.TOMBSTONE_ID, name=cm.TOMBSTONE)
+        )
+        count = personal.changed(result)
+    result = await session.execute(
+        update(rounds)
+        .where(rounds.c.opened_by == person.user_id, in_scope(rounds, person.guild_id))
+        .values(opened_by=cm.TOMBSTONE_ID)
+    )
+    return count + personal.changed(result)
+
+
+PERSONAL_DATA = personal.declare(
+    PersonalData(
+        "rounds",
+        holdings=(
+            personal.holding("rounds", "opened_by", "opened_by"),
+            personal.holding("round_declarations", "user_id", "user_id", "name"),
+        ),
+        erase=personal.each_in_its_transaction(_erase_in),
+    )
+)

@@ -34,6 +34,7 @@ from bot.db.engine import Database
 from bot.db.models import scheduled_jobs
 from bot.db.types import utcnow
 from bot.services._sql import transaction
+from bot.services.personal import PersonalData, declare
 from bot.words import JobState
 
 log = logging.getLogger(__name__)
@@ -348,3 +349,13 @@ async def pending(db: Database, key: str) -> Sequence[datetime]:
     async with transaction(db) as session:
         stmt = select(_J.c.due_at).where(_J.c.key == key, _J.c.state == JobState.PENDING)
         return list((await session.execute(stmt.order_by(_J.c.due_at))).scalars())
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "game clock",
+        not_personal={
+            "scheduled_jobs": "a job's payload names a request, turn order or round, never a person"
+        },
+    )
+)

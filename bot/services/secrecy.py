@@ -24,6 +24,7 @@ from bot.services._sql import Executor, insert_for, one_statement, transaction
 from bot.services.access import gm_standing, is_gm, require_gm
 from bot.services.context import Caller
 from bot.services.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
+from bot.services.personal import PersonalData, declare
 from bot.services.scope import readable_row
 from bot.services.store import ledger as ledger_svc
 from bot.services.store import pending
@@ -501,3 +502,11 @@ async def set_default(db: Database, caller: Caller, command: str, mode: str) -> 
     chosen = dict(campaign.secrecy_defaults)
     chosen[command] = Visibility(mode).value
     return await update_settings(db, campaign.id, secrecy_defaults=chosen)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "hidden roll stubs",
+        not_personal={"ledger_stubs": "where a hidden roll's stub was posted"},
+    )
+)

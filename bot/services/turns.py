@@ -27,12 +27,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import turn_orders
-from bot.services import fairness, notify, scheduler
-from bot.services._sql import transaction
+from bot.services import commitments as cm
+from bot.services import fairness, notify, personal, scheduler
+from bot.services._sql import Executor, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in, resolve_targets_in
+from bot.services.personal import Person, PersonalData, Shown, declare, holds_id, in_scope
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView
@@ -428,3 +430,52 @@ def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
 
 
 scheduler.register(JobKind.TURN_DEADLINE, _on_turn_deadline, owner=_owner)
+
+
+# --- what a turn order keeps about a person (bot/services/personal.py) ----------------------
+
+
+def _listed(entry: Any, user_id: int) -> bool:
+    """Whether a turn order's entry is the user's character."""
+    return isinstance(entry, dict) and entry.get("user_id") == user_id
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    """Turn orders that list one of their characters."""
+    orders = select(turn_orders.c.guild_id, turn_orders.c.entries).where(
+        in_scope(turn_orders, shown.guild_id), holds_id(turn_orders.c.entries, shown.user_id)
+    )
+    for guild, entries in await personal.rows(session, orders):
+        if any(_listed(entry, shown.user_id) for entry in entries or ()):
+            shown.add(guild, "turn_orders", 1)
+
+
+async def _erase_in(session: Executor, person: Person) -> int:
+    """Turn orders list each entry's character and player: theirs become the tombstone (the
+    order keeps its place, so the others' turns go on)."""
+    user_id = person.user_id
+
+    def order(row: Any) -> dict[str, Any]:
+        entries = [
+            {**entry, "user_id": cm.TOMBSTONE_ID, "name": cm.TOMBSTONE}
+            if _listed(entry, user_id)
+            else entry
+            for entry in row.entries or ()
+        ]
+        return {"entries": entries} if entries != list(row.entries or ()) else {}
+
+    selected = select(turn_orders.c.id, turn_orders.c.entries).where(
+        in_scope(turn_orders, person.guild_id), holds_id(turn_orders.c.entries, user_id)
+    )
+    return await personal.rewrite(session, turn_orders, selected, order)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "turn orders",
+        holdings=(personal.holding("turn_orders", "an entry's user_id", "entries"),),
+        not_personal={"turn_orders.held": "positions in the order skipped this round"},
+        show_in=_show_in,
+        erase=personal.each_in_its_transaction(_erase_in),
+    )
+)

@@ -8,6 +8,7 @@ from bot.db.engine import Database
 from bot.db.models import bot_state
 from bot.db.types import utcnow
 from bot.services._sql import insert_for, transaction
+from bot.services.personal import PersonalData, declare
 
 
 async def get_value(db: Database, key: str) -> str | None:
@@ -27,3 +28,11 @@ async def set_value(db: Database, key: str, value: str) -> None:
             .on_conflict_do_update(index_elements=["key"], set_={"value": value, "updated_at": now})
         )
         await session.execute(stmt)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "bot state",
+        not_personal={"bot_state": "the bot's own facts (the digest of its synced commands)"},
+    )
+)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import Row, bindparam, case, delete, select, update
+from sqlalchemy import Row, Select, bindparam, case, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -19,8 +19,10 @@ from bot.quoting import quote
 from bot.rules.systems import System, UnknownSystem, system_for
 from bot.rules.systems.base import per_system
 from bot.rules.systems.d20 import SIX_ABILITIES as SIX_ABILITIES
+from bot.services import personal
 from bot.services._sql import Executor, core_transaction, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.services.personal import Person, PersonalData, Shown, declare, holds_id, in_scope
 from bot.words import RuleSystem, SecrecyCommand, Visibility
 
 #: Ability names each system starts with (the registry's, by key).
@@ -447,3 +449,54 @@ async def delete_campaign(db: Database, campaign_id: int) -> None:
         result = await session.execute(delete(_T).where(_T.c.id == campaign_id).returning(_T.c.id))
         if result.first() is None:
             raise NotFound("That campaign no longer exists.")
+
+
+# --- what a campaign keeps about a person (bot/services/personal.py) ------------------------
+
+
+def campaign_ids_in(guild_id: int | None) -> Select[Any]:
+    """The ids of a server's campaigns (every server's: None), through
+    ``ix_campaigns_guild_id``: a feature scopes its rows by them."""
+    return select(campaigns.c.id).where(in_scope(campaigns, guild_id))
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    """The campaigns where they are remembered as a GM (to send them hidden rolls)."""
+    user_id = shown.user_id
+    for row in await session.execute(
+        select(campaigns.c.guild_id, campaigns.c.channel_id, campaigns.c.gm_user_ids).where(
+            in_scope(campaigns, shown.guild_id), holds_id(campaigns.c.gm_user_ids, user_id)
+        )
+    ):
+        if user_id in row.gm_user_ids:
+            shown.server(row.guild_id).setdefault("known_gm_in", []).append(row.channel_id)
+
+
+async def _erase_gm_seats_in(session: Executor, person: Person) -> int:
+    """Their place among a campaign's known GMs."""
+    user_id = person.user_id
+
+    def seat(row: Any) -> dict[str, Any]:
+        if user_id in row.gm_user_ids:
+            return {"gm_user_ids": [g for g in row.gm_user_ids if g != user_id]}
+        return {}
+
+    selected = select(campaigns.c.id, campaigns.c.gm_user_ids).where(
+        in_scope(campaigns, person.guild_id), holds_id(campaigns.c.gm_user_ids, user_id)
+    )
+    return await personal.rewrite(session, campaigns, selected, seat)
+
+
+PERSONAL_DATA = declare(
+    PersonalData(
+        "campaigns",
+        holdings=(personal.holding("campaigns", "gm_user_ids", "gm_user_ids"),),
+        not_personal={
+            "campaigns.gm_role_ids": "Discord role ids, never a person's",
+            "campaigns.ability_names": "the campaign's names for its abilities, set by its GM",
+            "campaigns.secrecy_defaults": "the campaign's secrecy options",
+        },
+        show_in=_show_in,
+        erase=personal.each_in_its_transaction(_erase_gm_seats_in),
+    )
+)

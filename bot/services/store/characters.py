@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Row,
+    Select,
     SmallInteger,
     String,
     and_,
@@ -23,6 +24,7 @@ from sqlalchemy import (
     case,
     delete,
     exists,
+    func,
     literal_column,
     null,
     or_,
@@ -35,6 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database
 from bot.db.models import (
     PD_RANKS,
+    campaigns,
     character_proficiencies,
     character_saves,
     character_scores,
@@ -45,9 +48,11 @@ from bot.db.types import utcnow
 from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
+from bot.services import personal
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 from bot.services.names import check_name, skeleton
+from bot.services.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
 from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
@@ -727,3 +732,106 @@ async def party_add_all(db: Database, campaign_id: int) -> list[str]:
             .returning(_C.c.id, _C.c.name)
         )
         return [str(r.name) for r in sorted(joined, key=lambda r: r.id)]
+
+
+# --- what a character keeps about its player (bot/services/personal.py) ---------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCharacter:
+    """A character of the user, as stored (``/privacy show``)."""
+
+    campaign_channel_id: int
+    name: str
+    level: int
+    fortune: int
+    double_fortune: bool
+    scores: tuple[tuple[str, int], ...]
+
+
+async def owned_in(session: Executor, user_id: int, guild_id: int | None) -> dict[int, str]:
+    """The user's characters in a server (every server: None), id → name, through
+    ``ix_characters_user_id``."""
+    stmt = (
+        select(characters.c.id, characters.c.name)
+        .join(campaigns, campaigns.c.id == characters.c.campaign_id)
+        .where(characters.c.user_id == user_id, in_scope(campaigns, guild_id))
+    )
+    return {int(cid): str(name) for cid, name in await personal.rows(session, stmt)}
+
+
+def counted_per_server_of_theirs(
+    character_id: Any, user_id: int, guild_id: int | None
+) -> Select[Any]:
+    """Another table's rows (its ``character_id`` column) of the user's characters, counted per
+    server (only ``guild_id``'s when given): ``/privacy show``'s counts."""
+    return (
+        select(campaigns.c.guild_id, func.count())
+        .select_from(
+            character_id.table.join(characters, characters.c.id == character_id).join(
+                campaigns, campaigns.c.id == characters.c.campaign_id
+            )
+        )
+        .where(characters.c.user_id == user_id, in_scope(campaigns, guild_id))
+        .group_by(campaigns.c.guild_id)
+    )
+
+
+async def _show_in(session: Executor, shown: Shown) -> None:
+    stmt = (
+        select(characters, campaigns.c.guild_id, campaigns.c.channel_id)
+        .join(campaigns, campaigns.c.id == characters.c.campaign_id)
+        .where(characters.c.user_id == shown.user_id, in_scope(campaigns, shown.guild_id))
+    )
+    found = list(await session.execute(stmt))
+    scores: dict[int, list[tuple[str, int]]] = {}
+    if found:
+        ids = [row.id for row in found]
+        rows = await session.execute(
+            select(character_scores)
+            .where(character_scores.c.character_id.in_(ids))
+            .order_by(character_scores.c.ability)
+        )
+        for score in rows:
+            scores.setdefault(score.character_id, []).append((score.ability, score.value))
+    for row in found:
+        shown.server(row.guild_id).setdefault("characters", []).append(
+            StoredCharacter(
+                row.channel_id,
+                row.name,
+                row.level,
+                row.fortune,
+                row.double_fortune,
+                tuple(scores.get(row.id, [])),
+            )
+        )
+
+
+async def _erase(db: Database, person: Person) -> int:
+    """Their characters, last (a run cut short still finds their names when run again):
+    scores, proficiencies, saves, carry-overs go with them (ON DELETE CASCADE), as do the
+    features' rows that hang off a character; the log's references become NULL."""
+    ids = sorted(person.character_ids)
+    if ids:
+        async with person.transaction(db) as session:
+            await session.execute(delete(characters).where(characters.c.id.in_(ids)))
+    person.characters_deleted += len(ids)
+    return 0
+
+
+_THEIRS = "their character's (deleted with it)"
+PERSONAL_DATA = declare(
+    PersonalData(
+        "characters",
+        holdings=(
+            personal.Holding("characters", "user_id", DELETED),
+            personal.Holding("character_scores", _THEIRS, DELETED),
+            personal.Holding("character_proficiencies", _THEIRS, DELETED),
+            personal.Holding("character_saves", _THEIRS, DELETED),
+            personal.Holding("pending_modifiers", _THEIRS, DELETED),
+        ),
+        show_in=_show_in,
+        erase=_erase,
+        order=100,
+    )
+)

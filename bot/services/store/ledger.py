@@ -24,14 +24,17 @@ import secrets
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import (
+    ColumnElement,
     Row,
+    Select,
     String,
     and_,
     bindparam,
     exists,
+    func,
     insert,
     literal,
     null,
@@ -58,6 +61,29 @@ if TYPE_CHECKING:
     from bot.services.context import Caller
 
 _L = ledger
+
+
+def rolled_in(ledger_id: Any, guild_id: int) -> ColumnElement[bool]:
+    """Another table's ``ledger_id`` column names a roll made in that server (a sub-select
+    through the ledger's primary key): a feature scopes its rows without reading the log."""
+    return cast(
+        ColumnElement[bool],
+        ledger_id.in_(select(_L.c.id).where(_L.c.id == ledger_id, _L.c.guild_id == guild_id)),
+    )
+
+
+def counted_per_server(ledger_id: Any, *where: Any, guild_id: int | None) -> Select[Any]:
+    """Another table's rows (``where``) counted per server of the roll their ``ledger_id``
+    column names (only ``guild_id``'s when given): ``/privacy show``'s counts."""
+    scoped = [] if guild_id is None else [_L.c.guild_id == guild_id]
+    return (
+        select(_L.c.guild_id, func.count())
+        .select_from(ledger_id.table.join(_L, _L.c.id == ledger_id))
+        .where(*where, *scoped)
+        .group_by(_L.c.guild_id)
+    )
+
+
 MAX_REQUEST = 4000
 _KIND = re.compile(r"^[a-z][a-z0-9-]{0,23}$")
 

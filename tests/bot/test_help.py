@@ -4,6 +4,7 @@ command of the bot in some topic, every command help names a real one, links ful
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -304,6 +305,9 @@ async def test_help_links_are_full_urls_to_pages_that_exist(table: Table) -> Non
         assert url.startswith("https://"), url
         if url.startswith(f"{DOCS_URL}/"):
             assert (DOCS / url.removeprefix(f"{DOCS_URL}/")).is_file(), url
+    # The address is the one the package declares (pyproject.toml's project URLs).
+    declared = tomllib.loads((DOCS.parent / "pyproject.toml").read_text())["project"]["urls"]
+    assert declared["Documentation"] == DOCS_URL
     # No repository path shown instead of a link.
     for page in pages:
         bare = _URL.sub("", _text(page))

@@ -984,6 +984,12 @@ def main() -> None:
         help="the bot's dice: seeded (baseline), fair (production's provably fair dice), or "
         "both in one run, for the cost of fair dice per command",
     )
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="also measure fair dice against the seeded baseline paired command by command on "
+        "one bot (bench/fair_paired.py; steadier than two phases on a busy machine)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     global BATCH_FREEZE, PG_DB, RUN_DURABLE
@@ -999,6 +1005,13 @@ def main() -> None:
             parser.error(f"no command label contains {args.only!r}")
         SCENARIOS[:] = wanted
     results = asyncio.run(main_async(args))
+    if args.paired:
+        import fair_paired  # a sibling script: it imports this module
+
+        labels = [s[0] for s in SCENARIOS]
+        results["paired"] = asyncio.run(
+            fair_paired.run(labels, args.per_command, postgres=not args.no_postgres)
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"`{results['command']}`\n")
@@ -1012,6 +1025,14 @@ def main() -> None:
     if fair:
         print("\nProvably fair dice against the seeded baseline, same run (CPU, process_time)\n")
         print(fair)
+    if args.paired:
+        import fair_paired
+
+        print(
+            "\nProvably fair dice against the seeded baseline, paired: one bot, the sources "
+            "alternating command by command (CPU, process_time)\n"
+        )
+        print(fair_paired.table(results["paired"]))
     print(f"\nmachine: {results['machine']}")
     print(f"before: {results['uptime_before']}\nafter:  {results['uptime_after']}")
     for note in results["notes"]:

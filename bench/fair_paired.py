@@ -2,8 +2,9 @@
 two dice sources alternating command by command.
 
 Run from the repo root: ``.venv/bin/python bench/fair_paired.py`` (``--per-command``,
-``--only``, ``--no-postgres``, ``--pg-database``). Prints a markdown table and the command that
-made it. Not a test: the numbers depend on the machine.
+``--only``, ``--no-postgres``, ``--pg-database``), or ``bench/commands.py --paired``, which adds
+its table to that run's. Prints a markdown table and the command that made it. Not a test: the
+numbers depend on the machine.
 
 ``bench/commands.py --rng both`` measures the two sources in two phases, one after the other;
 on a shared machine the load moves between phases (its own floors differ by up to 1.5x between
@@ -115,16 +116,15 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    parts = args.only.split("|")
-    labels = [s[0] for s in cmd.SCENARIOS if any(p in s[0] for p in parts)]
-    kinds = ["SQLite"] if args.no_postgres else ["SQLite", "PostgreSQL"]
+async def run(labels: list[str], per_command: int, postgres: bool) -> dict[str, dict[str, Any]]:
+    """:func:`paired` on a fresh SQLite database, then (``postgres``) a PostgreSQL one."""
+    kinds = ["SQLite", "PostgreSQL"] if postgres else ["SQLite"]
     results: dict[str, dict[str, Any]] = {}
     for kind in kinds:
         print(f"{kind}: pairs", file=sys.stderr)
         try:
             results[kind] = await cmd.with_database(
-                kind, lambda url: paired(url, args.per_command, labels)
+                kind, lambda url: paired(url, per_command, labels)
             )
         except OSError as exc:  # no PostgreSQL server
             print(f"{kind} skipped: {exc}", file=sys.stderr)
@@ -147,7 +147,9 @@ def main() -> None:
     cmd.PG_DB = args.pg_database
     before = cmd.uptime()
     started = time.perf_counter()
-    results = asyncio.run(main_async(args))
+    parts = args.only.split("|")
+    labels = [s[0] for s in cmd.SCENARIOS if any(p in s[0] for p in parts)]
+    results = asyncio.run(run(labels, args.per_command, postgres=not args.no_postgres))
     line = shlex.join([".venv/bin/python", "bench/fair_paired.py", *sys.argv[1:]])
     print(f"\n`{line}`\n")
     print(table(results))

@@ -1,4 +1,4 @@
-"""The layers import downwards only (README "Architecture"; issue 21 "No upward imports").
+"""The layers import downwards only (README "Architecture").
 
 Every module under ``bot/`` is parsed (not imported) and each of its imports, including those
 inside functions and under ``TYPE_CHECKING``, is checked against the rules of its layer:
@@ -38,7 +38,7 @@ ALLOWED: dict[tuple[str, str], str] = {}
 ALLOWED_NAMES: dict[str, dict[str, str]] = {
     "bot.rules": {
         "bot.quoting": "pure text helper with no import of its own: errors quote input alike",
-        "bot.words": "the word lists (issue 21): plain enums with no import of their own",
+        "bot.words": "the word lists: plain enums with no import of their own",
     },
     "bot.cogs": {
         "bot.db.engine.Database": "the handle the bot carries and cogs pass to services: a type",

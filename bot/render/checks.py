@@ -51,12 +51,12 @@ def colour(outcome: Outcome) -> discord.Colour:
     return TONE_COLOURS[read(outcome).tone]
 
 
-#: A hidden natural 20 in the GM's copy (issue 15): the choice to trade it is the player's,
+#: A hidden natural 20 in the GM's copy: the choice to trade it is the player's,
 #: and none is offered while the roll is hidden, so the GM copy never says "you may trade it".
 GM_NATURAL_20 = "{kept} while the roll is hidden: no trade for a fortune die before it is revealed"
 
 
-#: The roller's own copy of a hidden roll: its consequences wait for the reveal (issue 15).
+#: The roller's own copy of a hidden roll: its consequences wait for the reveal.
 HIDDEN_NATURAL_20 = "{what} when the roll is revealed (nothing is offered while it is hidden)"
 HIDDEN_CARRY_OVER = "{value} on the next {attribute} test, from when the roll is revealed"
 
@@ -176,7 +176,7 @@ def breakdown(
 def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     """The public result of a check, save, test or luck roll.
 
-    ``gm_copy``: the copy a GM gets of a hidden roll (no choice offered to them, issue 15).
+    ``gm_copy``: the copy a GM gets of a hidden roll (no choice offered to them).
     """
     outcome = result.outcome
     hidden = result.visibility is not Visibility.PUBLIC

@@ -9,8 +9,8 @@ breaks the weapon unless the weapon's quality save holds. The rules engine decid
 (:func:`bot.rules.d20_check.roll_attack`); this module binds the attacker's stats, rolls the
 damage, records the roll and stores a named target character's lost AC, in one transaction.
 
-A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed
-(issue 15): the AC its critical takes away is stored by its reveal
+A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed:
+the AC its critical takes away is stored by its reveal
 (:func:`bot.services.store.pending.ac_loss_on_reveal_in`).
 """
 
@@ -45,7 +45,7 @@ from bot.services.store.characters import (
 )
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
-#: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
+#: The AC an attack may target: a typo's 0 or 1000 is refused.
 MIN_AC = 1
 MAX_AC = d20_check.MAX_TARGET
 

@@ -4,8 +4,8 @@ A check reads the campaign and the character, asks the rules engine for the outc
 records the ledger row together with its side effects (a threshold carry-over used and a new
 one stored) in the same transaction, so a roll is never half-recorded.
 
-A hidden roll (gm, blind, self) changes nothing others can observe until it is revealed
-(issue 15): the carry-over it earns is stored by its reveal (:func:`pending.on_reveal_in`).
+A hidden roll (gm, blind, self) changes nothing others can observe until it is revealed:
+the carry-over it earns is stored by its reveal (:func:`pending.on_reveal_in`).
 It does use, at once, an active carry-over already pending for the ability: that is the same
 whatever its dice show, so it tells nobody more than the roll's stub (a test of that ability
 was made), and deferring it would let the same modifier be used twice (ruling 4: once).
@@ -68,7 +68,7 @@ class CheckResult:
     visibility: Visibility = Visibility.PUBLIC
     #: SHA-256 commitment of a hidden roll (shown on its public stub).
     commitment: str | None = None
-    #: The public number printed as ``#N`` and the row's chain link (issue 15).
+    #: The public number printed as ``#N`` and the row's chain link.
     number: int = 0
     chain: str = ""
     #: The seed rotation this roll set off (its old seed revealed), to announce.
@@ -293,7 +293,7 @@ async def _perform_in(
         carry_over = await pending.consume_pending_in(session, character.id, ability)
     plan = planner(campaign, character, carry_over)
     draw = None
-    if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
+    if sealed is not None:  # the character's sealed d20s (services/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
     elif here is not None:  # provably fair d20s (docs/fair-dice.md)
         draw = await fairness.draw_here_in(session, caller, here, chosen)
@@ -324,7 +324,7 @@ async def _perform_in(
         await sealed.mark_used_in(session, recorded.id)
     carried = system.carry_over_next(outcome)
     if carried and chosen is Visibility.PUBLIC:
-        # Issue 15: a hidden roll changes nothing others can observe until it is
+        # A hidden roll changes nothing others can observe until it is
         # revealed, so its carry-over is stored by the reveal (pending.on_reveal_in).
         await pending.set_pending_in(session, character.id, plan.ability, carried, recorded.id)
     return CheckResult(

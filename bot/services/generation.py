@@ -50,7 +50,7 @@ class GenerationResult:
     campaign: CampaignView
     generation: pd.GroupGeneration
     roll_id: int
-    #: The ledger row's public number (issue 15).
+    #: The ledger row's public number.
     number: int = 0
     #: The seed its draw used up, if it was due: the place is shown it.
     rotation: fairness.Rotation | None = None

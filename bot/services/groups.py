@@ -381,7 +381,7 @@ class GroupRollResult:
     shared_roll: int | None
     dc: int | None
     difficulty: str | None
-    #: The group row's public number and chain link (issue 15).
+    #: The group row's public number and chain link.
     number: int = 0
     chain: str = ""
     #: Seeds the members' rolls used up, rotated after the last: the place is shown them.
@@ -578,7 +578,7 @@ class ContestResult:
     outcome: Any
     characters: tuple[CharacterView, ...]
     roll_id: int
-    #: The contest row's public number and chain link (issue 15).
+    #: The contest row's public number and chain link.
     number: int = 0
     chain: str = ""
     #: The seed its draw used up, if it was due: the place is shown it.

@@ -1,5 +1,5 @@
-"""Saved rolls (issue 18): `/macro save name:sneak roll:check DEX Stealth adv`, run later by
-`/macro run` or inline as `[[sneak]]`.
+"""Saved rolls: `/macro save name:sneak roll:check DEX Stealth adv`, run later by `/macro run` or
+inline as `[[sneak]]` (docs/in-character.md, "Saved rolls").
 
 A macro belongs to the caller's active character in the channel's campaign. Its text is what
 the player would type after a slash (bot/services/roll_text.py), checked when saved: an

@@ -41,7 +41,7 @@ async def campaign_here(db: Database, caller: Caller) -> CampaignView:
     """The campaign of the caller's channel (a thread uses its parent's).
 
     A caller with GM standing who is not a known GM yet becomes one: a candidate for DM
-    copies of hidden rolls, re-checked at each send (issue 15). Known GMs cost no query.
+    copies of hidden rolls, re-checked at each send. Known GMs cost no query.
     """
     if caller.guild_id is None:
         raise NoCampaign()
@@ -104,7 +104,7 @@ async def change_settings(db: Database, caller: Caller, **changes: Any) -> Campa
     return await campaigns.update_settings(db, campaign.id, **changes)
 
 
-# --- the GM channel's guard rail (issue 15, point 7) ----------------------------------------
+# --- the GM channel's guard rail (docs/secret-rolls.md, "Where the GM copy goes") ----------
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +286,7 @@ class CharacterSheet(CharacterView):
     """A character as one viewer may see it (:func:`show_character`).
 
     ``pending`` holds only the active carry-overs (threshold ruling 4); ``waiting`` the ones
-    earned on a hidden roll not yet revealed that this viewer may see (issue 7: a hidden result
+    earned on a hidden roll not yet revealed that this viewer may see (a hidden result
     appears nowhere a non-entitled user can see; see :mod:`bot.services.store.pending`).
     """
 
@@ -354,7 +354,7 @@ async def clear_modifier(
 ) -> ClearedCarryOver:
     """GM: clear a character's pending carry-over (one ability, or all); returns what went.
 
-    Only what the GM may see (issue 15): a hidden roll stores no carry-over before its reveal,
+    Only what the GM may see: a hidden roll stores no carry-over before its reveal,
     and one stored before that rule from another player's unrevealed self roll is neither
     cleared nor reported (the answer would tell the GM that roll was a critical). A waiting one
     the GM may see (see :mod:`bot.services.store.pending`) is marked ``secret``, so the answer

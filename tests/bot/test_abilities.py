@@ -62,7 +62,7 @@ async def test_group_generation_attributes_every_die(
     text = message_text(result.response)
     scores = _scores(text)
     assert len(scores) == 6
-    # One label per die: never "4 (gm (GM))" (issue 19).
+    # One label per die: never "4 (gm (GM))".
     assert not re.search(r"\([^()]*\(", text), text
     rollers: Counter[str] = Counter()
     for total, dice in scores:

@@ -1,4 +1,4 @@
-"""/help [topic]: how to play, only to the asker, within Discord's limits (issue 19); every
+"""/help [topic]: how to play, only to the asker, within Discord's limits; every
 command of the bot in some topic, every command help names a real one, links full URLs."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Inline rolls (issue 18): every `[[…]]` in a text rolled as its slash command would roll it,
-recorded in the caller's transaction, all or nothing; and the message context-menu command."""
+"""Inline rolls (docs/in-character.md): every `[[…]]` in a text rolled as its slash command would
+roll it, recorded in the caller's transaction, all or nothing; and the message context-menu
+command."""
 
 from __future__ import annotations
 

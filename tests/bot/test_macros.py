@@ -1,5 +1,5 @@
-"""Saved rolls (issue 18): /macro save | run | list | delete, per character, checked when
-saved with the offline table's hints, run exactly as the command they stand for."""
+"""Saved rolls (docs/in-character.md): /macro save | run | list | delete, per character, checked
+when saved with the offline table's hints, run exactly as the command they stand for."""
 
 from __future__ import annotations
 

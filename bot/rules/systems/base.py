@@ -4,7 +4,7 @@ A system says what its check, save and luck roll mean (a :class:`Plan`: the rule
 character's stats bound, and its exact odds), which options each accepts, its ability names and
 ranges, and how an outcome reads (:class:`Reading`: dice, result words, passed, tone). Services
 and renderers look a system up by its stored key (:func:`system_for`) or an outcome's system by
-its type (:func:`read`); they do not branch on which system it is (issue 21).
+its type (:func:`read`); they do not branch on which system it is (docs/rules/README.md).
 
 Pure: no Discord, no database. The campaign and the character arrive as the small read-only
 protocols :class:`Table` and :class:`Sheet`, which the services' views satisfy.
@@ -279,8 +279,8 @@ class System(Protocol):
         ...
 
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
-        """One of its outcomes in a line of text (an inline roll, issue 18): the result in the
-        system's words, and the dice with the modifiers by name."""
+        """One of its outcomes in a line of text (an inline roll, docs/in-character.md): the
+        result in the system's words, and the dice with the modifiers by name."""
         ...
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:

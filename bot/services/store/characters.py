@@ -101,7 +101,7 @@ class CharacterView:
     null_bonus: int | None = None
     #: d20 check: AC taken away by critical hits ("Critical Hits & Fumbles").
     ac_loss: int = 0
-    #: The portrait posts show (issue 18): an https image URL, or None.
+    #: The portrait posts show (docs/posting.md): an https image URL, or None.
     avatar_url: str | None = None
     #: d20 check: the character's own Armour Class and armour (``/character armour``), which
     #: another player's attack on it uses; None until set.

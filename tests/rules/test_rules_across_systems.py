@@ -1,4 +1,4 @@
-"""Pure rules added for issue 16: threshold critical thresholds and the carry-over option, a
+"""Finer rules of several systems: threshold critical thresholds and the carry-over option, a
 reroll of one die of two, Null saves, spell schools and racial adjustments."""
 
 from __future__ import annotations

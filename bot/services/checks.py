@@ -25,6 +25,8 @@ from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-e
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
 from bot.rules.systems.base import refuse_options, score_of
+from bot.rules.systems.commands import NotInSystem
+from bot.rules.systems.commands import require as require_rule
 from bot.services import budgets, fairness, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
@@ -153,10 +155,8 @@ async def _helper_in(
 def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOptions) -> CheckPlan:
     """A saving throw in the campaign's system (d20 check ruling 5, roll-under's check)."""
     system = campaign.rules
-    if system.save_options is None:
-        raise InvalidValue(
-            f"This campaign plays {system.name}, which has no saving throws: use /check."
-        )
+    require_rule(system, "saves")
+    assert system.save_options is not None  # what the rule "saves" means
     refuse_options(system, options.given(), system.save_options, "/save")
     return system.plan_save(campaign, character, options)
 
@@ -227,11 +227,10 @@ async def with_dc_source_in(
 
 def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
     """A luck-like roll in the campaign's system (Pen & Dagger "Luck Rolls")."""
+    require_rule(campaign.rules, "luck")
     plan = campaign.rules.plan_luck(campaign, character)
     if plan is None:
-        raise InvalidValue(
-            f"Luck rolls are a Pen & Dagger rule; this campaign plays {campaign.rules.name}."
-        )
+        raise NotInSystem(campaign.rules, "luck")  # a system with the rule but no roll for it
     return plan
 
 
@@ -280,9 +279,7 @@ async def _perform_in(
         # Provably fair d20s: the draw and the place's campaign in one statement (a refusal
         # below rolls the draw back with everything else).
         here = await fairness.here_in(session, caller, draw=True)
-    campaign, character = await _context_in(
-        session, caller, character_name, as_gm=as_gm, here=here
-    )
+    campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm, here=here)
     system = campaign.rules
     chosen = secrecy.resolve_visibility(visibility, campaign, command)
     carry_over: int | None = None

@@ -29,6 +29,7 @@ from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
+from bot.rules.systems.commands import require as require_rule
 from bot.rules.systems.pen_and_dagger import attempt_from_record, luck_from_record
 from bot.services import commitments as cm
 from bot.services import fairness, personal, secrecy
@@ -47,7 +48,7 @@ from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
 from bot.services.store import fortune, ledger
-from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
+from bot.services.store.campaigns import CampaignView, get_campaign_in
 from bot.services.store.characters import CharacterView, get_character, get_character_by_id
 from bot.services.store.fortune import FortuneView
 from bot.services.store.ledger import NewRoll, Origin, RollView
@@ -489,11 +490,7 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
 
 
 def _require_pen_and_dagger(campaign: CampaignView) -> None:
-    if Feature.FORTUNE not in campaign.rules.features:
-        raise InvalidValue(
-            "Fortune dice are a Pen & Dagger rule; this campaign plays "
-            f"{SYSTEM_NAMES[campaign.system]}."
-        )
+    require_rule(campaign.rules, "fortune")
 
 
 async def show(db: Database, caller: Caller, name: str | None = None) -> FortuneStatus:

@@ -17,12 +17,13 @@ from typing import Any
 from bot.db.engine import Database
 from bot.quoting import escape
 from bot.rules import roll_under
-from bot.rules.systems import Feature, read, system_for, system_of
+from bot.rules.systems import read, system_for, system_of
+from bot.rules.systems.commands import NotInSystem
+from bot.rules.systems.commands import require as require_rule
 from bot.services import budgets, fairness, walks
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.checks import (
-    SYSTEM_NAMES,
     CheckOptions,
     Outcome,
     plan_check,
@@ -232,7 +233,7 @@ def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> Member
             "or difficulty."
         )
     if "difficulty" not in system.check_options and spec.difficulty:
-        raise InvalidValue(f"This campaign plays {name}: difficulty tiers are a threshold rule.")
+        raise NotInSystem(system, "tiers")
     if spec.save and not system.group_saves:
         raise InvalidValue(f"This campaign plays {name}: save is a d20-check option.")
     proficiency = " ".join(spec.proficiency.split()) if spec.proficiency else None
@@ -602,13 +603,6 @@ class ContestSide:
         return any((self.ability, self.proficiency, self.bonus, self.advantage, self.disadvantage))
 
 
-def _no_contest(system: str) -> InvalidValue:
-    return InvalidValue(
-        f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
-        "character can roll /check and the GM compares the results."
-    )
-
-
 def _contest_records(
     draw: fairness.Draw | None, start: Any, dice: list[list[int]]
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any] | None]]:
@@ -643,9 +637,7 @@ async def contest(
     """
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
-        system = campaign.system
-        if Feature.CONTEST not in campaign.rules.features:
-            raise _no_contest(system)
+        require_rule(campaign.rules, "contest")
         canonical = campaign.ability(ability)
         refusal = campaign.rules.contest_sides
         if refusal is not None and any(side.given() for side in sides):

@@ -33,7 +33,7 @@ from bot.db.engine import Database
 from bot.dice import roll
 from bot.rules import d20_check
 from bot.rules.common import Advantage
-from bot.rules.systems import Feature
+from bot.rules.systems.commands import require as require_rule
 from bot.services import budgets, fairness
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import (
@@ -43,7 +43,7 @@ from bot.services.attacks import (
     damage_expression,
     roll_damage,
 )
-from bot.services.checks import SYSTEM_NAMES, CheckResult
+from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
@@ -215,11 +215,7 @@ async def reroll(
 
 
 def _allowed(campaign: CampaignView) -> None:
-    if Feature.REROLLS not in campaign.rules.features:
-        raise InvalidValue(
-            "/reroll is a d20 check rule (reroll one die of an advantage roll); this campaign "
-            f"plays {SYSTEM_NAMES[campaign.system]}. Nothing changed."
-        )
+    require_rule(campaign.rules, "rerolls")
     if not campaign.rerolls:
         raise InvalidValue(
             "Rerolls need something in the game that allows them, and this campaign's GM has "

@@ -8,7 +8,7 @@ the storage tier (bot/services/store/).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +19,7 @@ from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.rules.errors import RulesError
 from bot.rules.systems import Feature, system_for
+from bot.rules.systems.commands import require as require_rule
 from bot.services import fairness, secrecy
 from bot.services.access import (
     gm_standing,
@@ -97,10 +98,26 @@ async def setup(
     return campaign
 
 
+#: Settings of one system's optional rule (``bot.rules.systems.commands.RULES``): a campaign
+#: of another system refuses them, saying so, rather than saving a setting that does nothing.
+SETTING_RULES: Mapping[str, str] = {
+    "fortune_boon_default": "fortune",
+    "crit_rules": "attacks",
+    "crit_double_dice": "attacks",
+    "carry_over": "carry-over",
+    "luck_trade": "luck",
+    "rerolls": "rerolls",
+    **{f"tier_{tier}": "tiers" for tier in ("very_easy", "easy", "moderate", "hard", "very_hard")},
+}
+
+
 async def change_settings(db: Database, caller: Caller, **changes: Any) -> CampaignView:
     """GM only: change campaign settings, validated as a whole."""
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "change campaign settings")
+    for setting in changes:
+        if setting in SETTING_RULES:
+            require_rule(campaign.rules, SETTING_RULES[setting])
     return await campaigns.update_settings(db, campaign.id, **changes)
 
 
@@ -362,6 +379,7 @@ async def clear_modifier(
     """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "clear carry-over modifiers")
+    require_rule(campaign.rules, "carry-over")
     character = await characters.get_character(db, campaign.id, name)
     canonical = campaign.ability(ability) if ability else None
     gm = secrecy.viewer_is_gm(campaign, caller)
@@ -451,11 +469,7 @@ async def set_save(
 ) -> CharacterView:
     """Mark a saving-throw proficiency (d20 check ruling 5)."""
     campaign, character = await target_character(db, caller, name, "change its saves")
-    if Feature.SAVE_PROFICIENCIES not in campaign.rules.features:
-        raise InvalidValue(
-            "Saving-throw proficiencies are a d20 check rule; this campaign plays "
-            f"{campaigns.SYSTEM_NAMES[campaign.system]}."
-        )
+    require_rule(campaign.rules, "save-proficiencies")
     return await characters.set_save_proficiency(
         db, character.id, campaign.ability(ability), proficient
     )
@@ -503,6 +517,7 @@ async def restore_ac(db: Database, caller: Caller, name: str) -> CharacterView:
     """GM: give a character back the AC critical hits took."""
     campaign, character = await target_character(db, caller, name, "restore its AC")
     require_gm(campaign, caller, "restore a character's AC")
+    require_rule(campaign.rules, "attacks")
     return await characters.restore_ac(db, character.id)
 
 

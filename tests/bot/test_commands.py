@@ -145,7 +145,7 @@ async def test_options_the_system_does_not_have_are_refused_naming_it(table: Tab
         assert words in result.response.content
     luck = await table.alice.slash(table.table, "luck")
     assert luck.ephemeral and luck.response is not None
-    assert "Luck rolls are a Pen & Dagger rule" in luck.response.content
+    assert "/luck is for Pen & Dagger (luck rolls)" in luck.response.content
     assert await ledger.latest_rolls(table.bot.db, 1) == []
 
 

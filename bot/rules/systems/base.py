@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from bot.quoting import escape, quote
@@ -232,6 +233,10 @@ class System(Protocol):
     #: What /help system says of it (a paragraph, Discord markdown).
     @property
     def summary(self) -> str: ...
+    #: For a rule it lacks (a key of ``bot.rules.systems.commands.RULES``), what does the
+    #: job here, in a sentence naming the command ("An attack is an attempt here: /check …").
+    @property
+    def instead(self) -> Mapping[str, str]: ...
     #: Its check's word, both the ledger kind and the title's noun ("attempt", "test").
     @property
     def check_word(self) -> str: ...
@@ -337,6 +342,7 @@ class Defaults:
     initiative_ability: str | None = None
     features: frozenset[Feature] = frozenset()
     summary: str = ""
+    instead: Mapping[str, str] = MappingProxyType({})
     target_word: str = "DC"
     group_no_dc: str | None = None
     group_needs_target: bool = False

@@ -161,9 +161,8 @@ async def test_missing_scores_and_characters_are_explained(table: Table) -> None
         "Angus has no DEX score yet: set it with /character set ability:DEX value:<number>."
     )
     save = await table.alice.slash(table.table, "save", ability="DEX")
-    assert save.response is not None and "/save is for Roll-under and d20 check (saving throws)" in (
-        save.response.content
-    )
+    assert save.response is not None
+    assert "/save is for Roll-under and d20 check (saving throws)" in save.response.content
 
 
 async def test_autocomplete_offers_the_campaigns_names(table: Table) -> None:

@@ -70,21 +70,25 @@ async def _state(table: Table) -> tuple[Any, ...]:
     return seen, await characters.list_characters(table.bot.db, campaign.id), rolls
 
 
-def test_every_command_of_one_system_is_a_real_command_with_options_here() -> None:
-    leaves: set[str] = set()
+def test_every_command_of_one_system_is_a_real_command_that_names_its_systems() -> None:
+    leaves: dict[str, str] = {}
 
     def walk(node: dict[str, Any], prefix: str) -> None:
         groups = [o for o in node.get("options", []) if o["type"] in (1, 2)]
         name = f"{prefix} {node['name']}".strip()
         if not groups:
-            leaves.add(name)
+            leaves[name] = node.get("description", "")
         for option in groups:
             walk(option, name)
 
     for command in json.loads(DUMP.read_text(encoding="utf-8")):
         walk(command, "")
-    assert set(COMMANDS) <= leaves, set(COMMANDS) - leaves
+    assert set(COMMANDS) <= set(leaves), set(COMMANDS) - set(leaves)
     assert set(COMMANDS) == set(OPTIONS)
+    # The command picker says which systems each one is for, before anyone runs it.
+    for command, rule in COMMANDS.items():
+        for owner in systems_with(rule):
+            assert owner.name.casefold() in leaves[command].casefold(), (command, owner.name)
     # Every rule is somebody's, and some system lacks it: else it would not be optional.
     for rule in RULES:
         assert 0 < len(systems_with(rule)) < len(SYSTEMS), rule

@@ -71,7 +71,9 @@ async def _players(interaction: Interaction, text: str) -> list[tuple[int, str]]
 class AbilitiesCog(commands.GroupCog, group_name="abilities"):
     """Pen & Dagger group ability-score generation (ruling 8)."""
 
-    @app_commands.command(name="roll", description="GM: the group rolls six ability scores")
+    @app_commands.command(
+        name="roll", description="Pen & Dagger GM: the group rolls six ability scores"
+    )
     @app_commands.describe(players="@mentions of the players who take part")
     @app_commands.guild_only()
     async def roll(
@@ -92,7 +94,9 @@ class AbilitiesCog(commands.GroupCog, group_name="abilities"):
         )
         await announce_rotation(interaction, result.rotation, Visibility.PUBLIC)
 
-    @app_commands.command(name="assign", description="Give your character the group's six scores")
+    @app_commands.command(
+        name="assign", description="Pen & Dagger: give your character the group's six scores"
+    )
     @app_commands.describe(
         str_="The group's score you give to STR (Strength)",
         dex="The group's score you give to DEX (Dexterity)",

@@ -302,12 +302,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             ephemeral=True,
         )
 
-    @settings.command(name="fortune-boon", description="New characters get double fortune dice")
+    @settings.command(
+        name="fortune-boon", description="Pen & Dagger: new characters get double fortune dice"
+    )
     @app_commands.describe(on="True: new characters may hold 4 fortune dice; False: 2")
     async def set_fortune_boon(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, fortune_boon_default=on)
 
-    @settings.command(name="crit-rules", description="Critical hits and fumbles on attacks")
+    @settings.command(
+        name="crit-rules", description="d20 check: critical hits and fumbles on attacks"
+    )
     @app_commands.describe(
         on="d20 check: True turns on the optional rules for natural 20s and 1s on attacks"
     )

@@ -210,7 +210,9 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         )
         await self._saved(interaction, found, "Armour saved")
 
-    @app_commands.command(name="restore-ac", description="GM: give back AC lost to critical hits")
+    @app_commands.command(
+        name="restore-ac", description="d20 check GM: give back AC lost to critical hits"
+    )
     @app_commands.describe(character="The character whose armour is mended")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
@@ -218,7 +220,9 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         found = await sheets.restore_ac(bot_of(interaction).db, caller_from(interaction), character)
         await self._saved(interaction, found, "AC restored")
 
-    @app_commands.command(name="boon", description="GM: the double fortune dice boon (max 4)")
+    @app_commands.command(
+        name="boon", description="Pen & Dagger GM: the double fortune dice boon (max 4)"
+    )
     @app_commands.describe(
         double_fortune="On: up to 4 fortune dice; off: 2",
         character="The character who gets or loses the boon",

@@ -34,7 +34,9 @@ Count = app_commands.Range[int, 1, 4]
 class FortuneCog(commands.GroupCog, group_name="fortune"):
     """Fortune dice: players spend their own, the GM gives and takes."""
 
-    @app_commands.command(name="show", description="How many fortune dice a character holds")
+    @app_commands.command(
+        name="show", description="Pen & Dagger: how many fortune dice a character holds"
+    )
     @app_commands.describe(character="Whose dice (default: your active character)")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
@@ -45,7 +47,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
         await answer(interaction, status_text(status), ephemeral=True)
 
     @app_commands.command(
-        name="spend", description="Spend a fortune die (recorded with its purpose)"
+        name="spend", description="Pen & Dagger: spend a fortune die (recorded with its purpose)"
     )
     @app_commands.describe(
         purpose="hint, escape (a social situation), item (a better find), or reroll your last roll",
@@ -80,7 +82,7 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @app_commands.command(name="give", description="GM: give a character fortune dice")
+    @app_commands.command(name="give", description="Pen & Dagger GM: give a character fortune dice")
     @app_commands.describe(character="Who gets them", count="How many (default 1)")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
@@ -94,7 +96,9 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
             allowed_mentions=discord.AllowedMentions.none(),
         )
 
-    @app_commands.command(name="take", description="GM: take fortune dice from a character")
+    @app_commands.command(
+        name="take", description="Pen & Dagger GM: take fortune dice from a character"
+    )
     @app_commands.describe(character="Whose dice", count="How many (default 1)")
     @app_commands.autocomplete(character=ac.any_character)
     @app_commands.guild_only()
@@ -109,7 +113,9 @@ class FortuneCog(commands.GroupCog, group_name="fortune"):
         )
 
 
-@gm_group.command(name="clear-modifier", description="Clear a character's carry-over modifier")
+@gm_group.command(
+    name="clear-modifier", description="Threshold: clear a character's carry-over modifier"
+)
 @app_commands.describe(
     character="Whose carry-over", ability="Only this attribute's (default: all of them)"
 )

@@ -58,7 +58,9 @@ class GroupsCog(commands.Cog):
         )
         await announce_rotations(interaction, result.rotations)
 
-    @app_commands.command(name="contest", description="Characters contest an ability")
+    @app_commands.command(
+        name="contest", description="Roll-under, d20 check: characters contest an ability"
+    )
     @app_commands.describe(
         ability="The ability everyone rolls (d20 check: the first character's)",
         characters="Names or @mentions, comma-separated, e.g. Sybilla, @bob",

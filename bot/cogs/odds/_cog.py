@@ -94,7 +94,9 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         report = await odds.check_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
 
-    @app_commands.command(name="save", description="Odds of a /save with these options")
+    @app_commands.command(
+        name="save", description="Odds of a /save with these options (d20 check, roll-under)"
+    )
     @app_commands.describe(**SAVE_HELP, public=PUBLIC)
     @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
     @app_commands.rename(source="from")
@@ -132,7 +134,9 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         report = await odds.luck_odds(bot_of(interaction).db, caller_from(interaction))
         await _answer(interaction, report, public)
 
-    @app_commands.command(name="attack", description="Odds of an /attack: hit, critical, fumble")
+    @app_commands.command(
+        name="attack", description="d20 check: odds of an /attack: hit, critical, fumble"
+    )
     @app_commands.describe(
         **{k: v for k, v in ATTACK_HELP.items() if k not in ("damage", "secret")}, public=PUBLIC
     )

@@ -101,6 +101,7 @@ def systems_with(rule: str) -> list[System]:
 
 
 def has(system: System, rule: str) -> bool:
+    """Whether ``system`` has ``rule`` (a key of :data:`RULES`)."""
     return RULES[rule].has(system)
 
 

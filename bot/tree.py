@@ -40,9 +40,12 @@ def _unwrap(error: BaseException) -> BaseException:
     return error
 
 
-def user_message(error: BaseException) -> str | None:
-    """The safe message for an error the user can act on, or None for an incident."""
+def user_message(error: BaseException, command: str | None = None) -> str | None:
+    """The safe message for an error the user can act on, or None for an incident; in the
+    words of ``command`` (its qualified name) where it matters (/odds attack → /odds check)."""
     error = _unwrap(error)
+    if isinstance(error, NotInSystem) and command is not None:
+        return error.for_command(command)
     if isinstance(error, UserError):
         return error.message
     if isinstance(error, app_commands.TransformerError):
@@ -134,10 +137,7 @@ async def answer_error(interaction: Interaction, error: BaseException) -> None:
         note_error(interaction, cause, None)
         await _answer_duplicate(interaction, cause)
         return
-    message = user_message(error)
-    if isinstance(cause, NotInSystem) and command is not None:
-        # In the words of the command the player ran (/odds attack → /odds check).
-        message = cause.for_command(command)
+    message = user_message(error, command)
     incident = None if message is not None else new_incident_id()
     note_error(interaction, _unwrap(error), incident)
     if message is None:

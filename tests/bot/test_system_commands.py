@@ -1,4 +1,4 @@
-"""A command of another rule system answers what to use instead (issue 33).
+"""A command of another rule system answers what to use instead.
 
 ``bot.rules.systems.commands.COMMANDS`` says which commands work only in the systems with a
 rule. Each is played here in a campaign of every system without that rule: the answer is

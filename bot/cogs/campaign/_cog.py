@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 def system_choices() -> list[app_commands.Choice[str]]:
-    """/campaign setup's systems: every registered one, by its key (issue 21)."""
+    """/campaign setup's systems: every registered one, by its key."""
     return [app_commands.Choice(name=key, value=key) for key in SYSTEMS]
 
 
@@ -437,7 +437,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         campaign = await sheets.confirm_delete_campaign(bot.db, caller)
 
         async def confirmed(click: Interaction) -> str:
-            # Permissions as they are at the click, not when the question was asked (issue 15).
+            # Permissions as they are at the click, not when the question was asked.
             await sheets.delete_campaign(bot.db, caller_from(click), campaign.id)
             return "Campaign deleted. Its rolls stay in the ledger."
 

@@ -283,7 +283,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
         character = await sheets.confirm_delete_character(bot.db, caller, name)
 
         async def confirmed(click: Interaction) -> str:
-            # Permissions as they are at the click, not when the question was asked (issue 15).
+            # Permissions as they are at the click, not when the question was asked.
             await sheets.delete_character(bot.db, caller_from(click), character.id)
             return f"{escape(character.name)} is deleted. Their rolls stay in the ledger."
 

@@ -132,7 +132,7 @@ async def gm_check(
         crit_success_at=crit_success_at,
         crit_failure_at=crit_failure_at,
     )
-    if preroll is not None:  # issue 18: the character's sealed d20s, shown as sealed
+    if preroll is not None:  # the character's sealed d20s (docs/prerolls.md), shown as sealed
         used = await prerolls.perform_gm_check(
             bot.db,
             bot.rng,

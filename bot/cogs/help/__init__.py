@@ -1,4 +1,4 @@
-"""/help [topic]: how to play, privately, where the player is (issue 19)."""
+"""/help [topic]: how to play, privately, where the player is."""
 
 from __future__ import annotations
 

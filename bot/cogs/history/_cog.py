@@ -155,8 +155,8 @@ class HistoryCog(commands.Cog):
     async def reveal(
         self, interaction: Interaction, roll: app_commands.Range[int, 1, None]
     ) -> None:
-        """Issue 7, "self": only the roller has seen it, so only the roller reveals it; gm and
-        blind rolls are the GM's to reveal (/gm reveal)."""
+        """A "self" roll (docs/secret-rolls.md): only the roller has seen it, so only the roller
+        reveals it; gm and blind rolls are the GM's to reveal (/gm reveal)."""
         await defer(interaction, ephemeral=False)  # see SCOPED; a reveal is for the table
         db = bot_of(interaction).db
         found = await secrecy.reveal(db, caller_from(interaction), roll)

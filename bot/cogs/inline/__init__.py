@@ -1,4 +1,4 @@
-"""The message context-menu command "Roll the dice in this message" (issue 18)."""
+"""The message context-menu command "Roll the dice in this message" (docs/posting.md)."""
 
 from __future__ import annotations
 

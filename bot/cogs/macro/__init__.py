@@ -1,4 +1,4 @@
-"""/macro save | run | list | delete: saved rolls (issue 18)."""
+"""/macro save | run | list | delete: saved rolls (docs/posting.md)."""
 
 from __future__ import annotations
 

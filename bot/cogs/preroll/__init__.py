@@ -1,4 +1,4 @@
-"""/preroll and /prerolls: sealed d20s a player rolls in advance (issue 18)."""
+"""/preroll and /prerolls: sealed d20s a player rolls in advance (docs/prerolls.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""/privacy show | delete: what the bot stores about you, and erasing it (issue 22)."""
+"""/privacy show | delete: what the bot stores about you, and erasing it (docs/privacy.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""/declare and /gm round open | status | reveal | cancel: sealed declarations (issue 18)."""
+"""/declare and /gm round open | status | reveal | cancel: sealed declarations (docs/rounds.md)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bot.app import create_bot, extension_names
+from bot.app import create_bot
 from bot.config import Settings
 
 DUMP = Path(__file__).resolve().parent / "command_tree.json"
@@ -27,8 +27,7 @@ async def built_tree() -> list[dict[str, Any]]:
         _env_file=None, database_url="sqlite+aiosqlite:///:memory:", shard_count=1
     )
     bot = create_bot(settings)
-    for name in extension_names():
-        await bot.load_extension(name)
+    await bot.load_features()
     payload = [command.to_dict(bot.tree) for command in bot.tree.get_commands()]
     payload.sort(key=lambda c: (int(c.get("type") or 1), str(c["name"])))
     # Round-trip through JSON so the built tree compares equal to the stored one.

@@ -13,7 +13,7 @@ import pytest
 from discord import app_commands
 from discord.enums import AppCommandType
 
-from bot.cogs.help._cog import command_docs
+from bot.cogs.help import command_docs
 from bot.render.help import DOCS_URL, TOPIC_NAMES, HelpTopic, help_pages, topic_commands
 from bot.rules.systems import SYSTEMS
 from tests.bot.conftest import Table, message_text, start_campaign

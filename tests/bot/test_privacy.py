@@ -10,7 +10,7 @@ import pytest
 from simcord.backend.errors import SetupError
 from sqlalchemy import select
 
-from bot.cogs.privacy._cog import erase_view
+from bot.cogs.privacy import erase_view
 from bot.db.schema import metadata
 from bot.services import gamelog, privacy
 from bot.services.store.campaigns import campaign_for_channel

@@ -15,9 +15,8 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
 from bot.errors import UserError
+from bot.interaction import Interaction, answer
 from bot.ops import note_error, ops_of
 from bot.rules.systems.commands import NotInSystem
 from bot.services.errors import DuplicateInteraction

@@ -12,6 +12,7 @@ inside functions and under ``TYPE_CHECKING``, is checked against the rules of it
   ``_cog``/``_buttons`` module (shared views live in ``bot/cogs/_views/``, option types in
   ``_options.py``, the clock hooks in ``_shared.py``).
 - ``bot/ops``: the app only as a type (it serves the bot; ``bot/serve.py`` builds it).
+- ``bot/tree.py``, ``bot/interaction.py`` (how any command answers): nothing from the cogs.
 
 An import is named by what it reaches (``from bot.db.models import Visibility`` reaches
 ``bot.db.models.Visibility``), so a rule or an exception can be as narrow as one name.
@@ -29,7 +30,15 @@ BOT = Path(__file__).resolve().parent.parent / "bot"
 
 #: Layers whose modules nobody below them may import.
 _ABOVE_DB = ("bot.services", "bot.cogs", "bot.render", "bot.ops", "bot.app", "bot.play")
-_ABOVE_SERVICES = ("bot.cogs", "bot.render", "bot.ops", "bot.app", "bot.play", "bot.tree")
+_ABOVE_SERVICES = (
+    "bot.cogs",
+    "bot.render",
+    "bot.ops",
+    "bot.app",
+    "bot.play",
+    "bot.tree",
+    "bot.interaction",
+)
 
 #: Imports that break a rule on purpose, each with its reason. Keep this short.
 ALLOWED: dict[tuple[str, str], str] = {}
@@ -141,6 +150,8 @@ def _problem(imp: Import) -> str | None:
             return "a cog imports the app, which loads the cogs (only as a type)"
     if _reaches(m, ("bot.ops",)) and _reaches(t, ("bot.app",)) and not imp.typing_only:
         return "ops builds the app (bot/serve.py does)"
+    if _reaches(m, ("bot.tree", "bot.interaction")) and _reaches(t, ("bot.cogs",)):
+        return "the command tree and the answering helpers sit below the cogs"
     return None
 
 
@@ -201,6 +212,8 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
         ("bot.ops.shutdown", "bot.app.create_bot", "ops builds the app"),
         ("bot.cogs.dice", "bot.app.create_bot", "only as a type"),
         ("bot.cogs.dice", "bot.ops.cli.dumps", "only as a type"),
+        ("bot.tree", "bot.cogs._delivery.deliver", "below the cogs"),
+        ("bot.interaction", "bot.cogs._common.caller_from", "below the cogs"),
     ],
 )
 def test_the_rules_catch_upward_imports(module: str, target: str, expected: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord import app_commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction
 from bot.services import sheets
 
 Choices = list[app_commands.Choice[str]]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 
 from bot.cogs._scope import read_check
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction
 from bot.services.context import Caller
 
 if TYPE_CHECKING:

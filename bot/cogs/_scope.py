@@ -17,8 +17,7 @@ import asyncio
 
 import discord
 
-from bot.cogs._respond import defer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, defer
 from bot.services.context import ReadCheck
 
 Place = discord.abc.GuildChannel | discord.Thread

@@ -12,10 +12,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._respond import answer, defer
-from bot.cogs._types import Interaction
+from bot.cogs._delivery import announce_rotation
+from bot.interaction import Interaction, answer, defer
 from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.rules import pen_and_dagger as pd

@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction
 from bot.render.catchup import catchup_text
 from bot.services import catchup
 

@@ -12,9 +12,8 @@ from discord.ext import commands
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import Ac, Magic, Quality
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
+from bot.interaction import Interaction, answer
 from bot.quoting import escape
 from bot.render.fortune import boon_text
 from bot.render.sheets import character_embed, character_list_text

@@ -9,8 +9,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._answers import send_check
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import send_check
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
     SAVE_HELP,
@@ -29,8 +29,7 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.services import checks
 from bot.services.checks import CheckResult

@@ -8,11 +8,10 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import send_roll
 from bot.cogs._options import Secret
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.services.rolls import roll_dice
 from bot.words import Visibility

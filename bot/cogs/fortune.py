@@ -10,13 +10,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._delivery import announce_rotation
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._options import WordChoices
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import DYNAMIC_ITEMS, fortune_view
+from bot.interaction import Interaction, answer
 from bot.quoting import escape
 from bot.render.fortune import (
     changed_text,

@@ -12,9 +12,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._delivery import deliver, post_reveal
+from bot.cogs._delivery import announce_rotation, deliver, post_reveal
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
@@ -30,10 +29,9 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
-from bot.cogs._respond import answer, defer
-from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
+from bot.interaction import Interaction, answer, defer
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.fair import rotation_text

@@ -15,9 +15,8 @@ from discord.enums import AppCommandType
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer, update_message
-from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
+from bot.interaction import Interaction, answer, update_message
 from bot.render.help import TOPIC_NAMES, CommandDoc, HelpTopic, help_pages
 from bot.services.errors import NoCampaign
 from bot.services.store.campaigns import campaign_for_channel

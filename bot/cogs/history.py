@@ -18,10 +18,9 @@ from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
 from bot.cogs._options import HistoryKind
-from bot.cogs._respond import answer, defer, progress_edits
-from bot.cogs._types import Interaction
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
+from bot.interaction import Interaction, answer, defer, progress_edits
 from bot.render.fair import fair_check_line, seed_check_text
 from bot.render.gamelog import log_check_embed, published_checkpoint
 from bot.render.history import stats_embed

@@ -8,10 +8,9 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import announce_rotation, send_attack, send_check, send_roll
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.cogs._delivery import announce_rotation, send_attack, send_check, send_roll
+from bot.interaction import Interaction, answer
 from bot.render.macros import deleted_text, list_embed, saved_text
 from bot.services import macros
 from bot.services.attacks import AttackResult

@@ -12,8 +12,8 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import WordChoices
-from bot.cogs._types import Interaction
 from bot.dice.dialects import DIALECT_NAMES, DIALECTS, differences
+from bot.interaction import Interaction
 from bot.render.fair import player_seed_text
 from bot.services import dialects, fairness, notify
 from bot.words import NotifyMode

@@ -31,8 +31,7 @@ from bot.cogs._options import (
     option_help,
     save_options,
 )
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.odds import odds_embed
 from bot.services import attacks, dialects, odds
 from bot.services.attacks import AttackOptions

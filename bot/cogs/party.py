@@ -10,8 +10,7 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.quoting import escape
 from bot.render.groups import party_embed
 from bot.services import party

@@ -11,10 +11,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from, request_text
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.cogs._delivery import announce_rotations
+from bot.interaction import Interaction, answer
 from bot.render.prerolls import sealed_embed, waiting_embed
 from bot.services import prerolls, secrecy
 

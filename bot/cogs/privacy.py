@@ -10,9 +10,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of
-from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.db.engine import Database
+from bot.interaction import Interaction
 from bot.render.privacy import DELETE_QUESTION, erased_text, stored_embed
 from bot.services import privacy
 

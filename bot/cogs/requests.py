@@ -20,16 +20,15 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs import _places as places
-from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import announce_rotations
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._notices import edit_notice, post_notice, send_to_gm
 from bot.cogs._options import DifficultyChoice, WordChoices
-from bot.cogs._respond import answer, update_message
 from bot.cogs._shared import DELIVERERS, wake
-from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
 from bot.errors import UserError
+from bot.interaction import Interaction, answer, update_message
 from bot.quoting import escape
 from bot.render import places as place_words
 from bot.render import style

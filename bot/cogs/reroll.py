@@ -13,8 +13,7 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.render.rerolls import reroll_embed
 from bot.render.secrecy import Delivery

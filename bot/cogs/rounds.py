@@ -19,9 +19,8 @@ from discord.ext import commands
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._notices import post_notice
-from bot.cogs._respond import answer
 from bot.cogs._shared import DELIVERERS, wake
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.rounds import (
     cancelled_embed,
     declared_embed,

@@ -10,8 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text, seed_shown_text
 from bot.services import fairness
 

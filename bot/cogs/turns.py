@@ -15,12 +15,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import announce_rotation
 from bot.cogs._common import bot_of, caller_from
+from bot.cogs._delivery import announce_rotation
 from bot.cogs._notices import post_notice
 from bot.cogs._options import WordChoices
 from bot.cogs._shared import DELIVERERS, wake
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction
 from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
 from bot.services import turns
 from bot.services.clock import parse_duration

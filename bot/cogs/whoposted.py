@@ -14,8 +14,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer
-from bot.cogs._types import Interaction
+from bot.interaction import Interaction, answer
 from bot.render.authorship import authorship_text
 from bot.services import authorship
 

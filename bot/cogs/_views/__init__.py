@@ -7,9 +7,8 @@ from typing import Any
 
 import discord
 
-from bot.cogs._respond import answer, update_message
-from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
+from bot.interaction import Interaction, answer, update_message
 from bot.tree import answer_error
 
 

@@ -14,10 +14,9 @@ from typing import Any
 import discord
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer, update_message
-from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
+from bot.interaction import Interaction, answer, update_message
 from bot.quoting import escape
 from bot.render.fair import rotation_text
 from bot.render.fortune import choice_embed, reroll_embed

@@ -7,10 +7,9 @@ from typing import Any
 import discord
 
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer, defer, update_message
-from bot.cogs._types import Interaction
 from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
+from bot.interaction import Interaction, answer, defer, update_message
 from bot.render import style
 from bot.render.history import history_embed
 from bot.services import delivery, history

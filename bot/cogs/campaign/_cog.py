@@ -13,11 +13,10 @@ from discord.ext import commands
 
 from bot.cogs._common import bot_of, caller_from
 from bot.cogs._options import DifficultyChoice, Secret, WordChoices
-from bot.cogs._respond import answer, defer, progress_edits
-from bot.cogs._types import Interaction
 from bot.cogs._views import ConfirmView
 from bot.cogs.campaign._check import check_places
 from bot.dice import dialects as dice_dialects
+from bot.interaction import Interaction, answer, defer, progress_edits
 from bot.render.fair import rotation_text, seed_line
 from bot.render.places import check_embed
 from bot.render.sheets import campaign_embed

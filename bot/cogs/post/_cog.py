@@ -21,13 +21,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._answers import announce_rotations
 from bot.cogs._common import bot_of, caller_from
-from bot.cogs._respond import answer, defer
-from bot.cogs._types import Interaction
+from bot.cogs._delivery import announce_rotations
 from bot.cogs._views.noted import Noted
 from bot.cogs.post._webhooks import Webhooks, hook_place
 from bot.errors import UserError
+from bot.interaction import Interaction, answer, defer
 from bot.quoting import clip_text
 from bot.render import posts as view
 from bot.services import posts

@@ -1,10 +1,22 @@
-"""The first answer to an interaction, deferred or not (Discord wants an answer within 3 s).
+"""How a command answers Discord: the first answer to an interaction, deferred or not, and
+the ``Interaction`` type every cog and the command tree take (the tree answers errors too, so
+this sits below both).
 
 Discord gives an interaction three seconds for its first response. So a command makes no REST
 call (a member, a channel, a message) before it has answered, unless it deferred first with
 :func:`defer`; whatever it fetches, it fetches concurrently. After a deferral the answer is the
 deferred response *edited* (:func:`answer` does it): Discord documents sending the first
 message after a deferral as a followup as deprecated.
+
+``Interaction`` is a Discord interaction received by this bot, so ``interaction.client`` is a
+:class:`~bot.app.PbpBot` to the type checker. At run time it is plain ``discord.Interaction``
+(``bot.app`` imports the cogs, so nothing they import may import it back); discord.py never
+evaluates the annotation of a callback's interaction.
+
+Overrides of ``discord.ui`` methods (``View.interaction_check``/``on_error``, ``Item.callback``,
+``DynamicItem.from_custom_id``) keep ``discord.Interaction[Any]``: discord.py types those for
+any client, so an override narrowing it to this bot would break substitutability (mypy
+``[override]``); they hand the interaction to helpers that take ``Interaction``.
 """
 
 from __future__ import annotations
@@ -12,12 +24,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import discord
 
-from bot.cogs._types import Interaction
 from bot.services.walks import Progress
+
+if TYPE_CHECKING:
+    from bot.app import PbpBot
+
+    Interaction: TypeAlias = discord.Interaction[PbpBot]
+else:
+    Interaction = discord.Interaction
 
 log = logging.getLogger(__name__)
 

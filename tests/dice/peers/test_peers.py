@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.dice.peers.check import PEERS, classify, load, misreads, notes_of, quotes, tally
+from tests.dice.peers.check import PEERS, load, misreads, notes_of, quotes, tally, verdicts
 
 #: Peers whose same-or-flagged share is still below 80%: the measured floor each must keep
 #: (docs/dice.md says why). None now: Dice Maiden reached 80% too.
@@ -43,8 +43,8 @@ def test_a_flag_quotes_what_was_typed(peer):
     """A flagged expression's answer says how *it* was read: one of its notes quotes a piece
     of the expression as typed (not a neighbouring spelling)."""
     unrelated = []
-    for entry in load(peer):
-        if classify(peer, entry) != "flagged":
+    for entry, verdict in zip(load(peer), verdicts(peer), strict=True):
+        if verdict != "flagged":
             continue
         notes = notes_of(peer, entry)
         if not any(quotes(note, entry["expr"]) for note in notes):

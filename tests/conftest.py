@@ -6,7 +6,7 @@
   before each test; skipped with a reason when the variable is unset).
 - ``db_url``: the same, as a URL (for tests that build their own engine).
 - ``database_url``: a migrated, empty SQLite file URL per test, for building the bot.
-- ``pg_url``: ``TEST_DATABASE_URL`` itself, or skip.
+- ``pg_url``: ``TEST_DATABASE_URL`` itself (a database of its own per xdist worker), or skip.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
@@ -49,12 +51,37 @@ def database_url(sqlite_template: Path, tmp_path: Path) -> str:
     return sqlite_url(path)
 
 
+async def _create_database_if_missing(url: str) -> None:
+    """Create the database ``url`` names, from the server's ``postgres`` maintenance database."""
+    target = make_url(url)
+    admin = target.set(drivername="postgresql", database="postgres")
+    conn = await asyncpg.connect(admin.render_as_string(hide_password=False))
+    try:
+        found = await conn.fetchval("SELECT 1 FROM pg_database WHERE datname = $1", target.database)
+        if not found:
+            await conn.execute(f'CREATE DATABASE "{target.database}"')
+    finally:
+        await conn.close()
+
+
 @pytest.fixture(scope="session")
 def pg_url() -> str:
-    """``TEST_DATABASE_URL``, or skip the test."""
+    """``TEST_DATABASE_URL``, or skip the test.
+
+    Under pytest-xdist (``make test`` runs two workers) each worker gets a database of its
+    own, named after the one given plus the worker (``test_gw0``, ``test_gw1``), created on
+    the same server when missing: the tests empty their database's tables, so workers cannot
+    share one.
+    """
     url = os.environ.get("TEST_DATABASE_URL")
     if not url:
         pytest.skip(PG_SKIP)
+    worker_id = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker_id:
+        return url
+    parsed = make_url(url)
+    url = parsed.set(database=f"{parsed.database}_{worker_id}").render_as_string(False)
+    asyncio.run(_create_database_if_missing(url))
     return url
 
 

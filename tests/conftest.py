@@ -68,7 +68,7 @@ async def _create_database_if_missing(url: str) -> None:
 def pg_url() -> str:
     """``TEST_DATABASE_URL``, or skip the test.
 
-    Under pytest-xdist (``make test`` runs two workers) each worker gets a database of its
+    Under pytest-xdist (``make test`` runs one worker per core) each worker gets a database of its
     own, named after the one given plus the worker (``test_gw0``, ``test_gw1``), created on
     the same server when missing: the tests empty their database's tables, so workers cannot
     share one.
@@ -149,10 +149,10 @@ async def truncate_all(database: Database) -> None:
     an operator with database access (tests/ledger_triggers.py).
 
     DELETE, children first, not TRUNCATE: a test leaves a few rows in a few tables, and
-    TRUNCATE replaces every table's and index's files whether empty or not (most of a second
-    a test on a quiet machine). The append-only trigger is dropped first so the ledger can be
-    emptied, then created again; nothing here needs to survive a crash, so the commit does not
-    wait for the disk.
+    TRUNCATE replaces every table's and index's files whether empty or not (0.7-1 s a test on
+    the shared two-core machine, against a few hundredths of a second for this). The
+    append-only trigger is dropped first so the ledger can be emptied, then created again;
+    nothing here needs to survive a crash, so the commit does not wait for the disk.
     """
     async with database.engine.begin() as connection:
         await connection.execute(text("SET LOCAL synchronous_commit = off"))

@@ -3,6 +3,7 @@ and put them back for the next one (the PostgreSQL test schema is shared by the 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +19,7 @@ _MIGRATION = (
 )
 
 
+@functools.cache
 def _migration() -> ModuleType:
     spec = importlib.util.spec_from_file_location("ledger_chain_migration", _MIGRATION)
     assert spec is not None and spec.loader is not None
@@ -26,17 +28,21 @@ def _migration() -> ModuleType:
     return module
 
 
-def restore_statements(dialect: str) -> list[str]:
-    """Drop (if there) and create the triggers: what a clean test database starts with."""
-    migration = _migration()
-    return [*migration.drop_statements(dialect), *migration.trigger_statements(dialect)]
+def drop_statements(dialect: str) -> list[str]:
+    """Drop the append-only triggers, if there."""
+    return list(_migration().drop_statements(dialect))
+
+
+def trigger_statements(dialect: str) -> list[str]:
+    """Create the append-only triggers."""
+    return list(_migration().trigger_statements(dialect))
 
 
 async def drop_triggers(engine: AsyncEngine) -> None:
     """What an operator with full database access can do (README: threat model). On
     PostgreSQL the next test's cleanup puts them back; SQLite databases are per test."""
     async with engine.begin() as connection:
-        for statement in _migration().drop_statements(engine.dialect.name):
+        for statement in drop_statements(engine.dialect.name):
             await connection.execute(text(statement))
 
 

@@ -3,7 +3,8 @@ per-peer shares (from the peers corpus). Rewrite them after changing either:
 
     .venv/bin/python -m tests.dice.dialect_docs --write
 
-tests/dice/test_dialect_docs.py checks the docs hold exactly what this generates.
+tests/dice/test_dialect_docs.py (the dialect tables) and tests/dice/peers/test_peers.py (the
+shares) check the docs hold exactly what this generates.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -35,7 +36,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     installed with the PostgreSQL extra into a new virtual environment; once per session."""
     assert UV.exists(), "uv is a dev dependency: run `make install`"
     out = tmp_path_factory.mktemp("dist")
-    _uv("build", "--quiet", "--out-dir", out, ROOT)
+    # Building writes metadata into the checkout: one build at a time across xdist workers
+    # (their temp folders share this parent).
+    lock = tmp_path_factory.getbasetemp().parent / "pbp-dice-build.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        _uv("build", "--quiet", "--out-dir", out, ROOT)
     [wheel] = out.glob("*.whl")
     venv = tmp_path_factory.mktemp("site") / "venv"
     _uv("venv", "--quiet", "--python", sys.executable, venv)

@@ -12,7 +12,9 @@ import re
 
 import pytest
 
-from tests.dice.peers.check import PEERS, classify, load, misreads, notes_of, quotes, tally
+from tests.dice.dialect_docs import DOCS, block
+from tests.dice.peers.check import PEERS, load, misreads, notes_of, quotes, tally, verdicts
+from tests.dice.peers.report import table
 
 #: Peers whose same-or-flagged share is still below 80%: the measured floor each must keep
 #: (docs/dice.md says why). None now: Dice Maiden reached 80% too.
@@ -43,8 +45,8 @@ def test_a_flag_quotes_what_was_typed(peer):
     """A flagged expression's answer says how *it* was read: one of its notes quotes a piece
     of the expression as typed (not a neighbouring spelling)."""
     unrelated = []
-    for entry in load(peer):
-        if classify(peer, entry) != "flagged":
+    for entry, verdict in zip(load(peer), verdicts(peer), strict=True):
+        if verdict != "flagged":
             continue
         notes = notes_of(peer, entry)
         if not any(quotes(note, entry["expr"]) for note in notes):
@@ -57,3 +59,8 @@ def test_most_of_each_peer_reads_the_same_or_flagged(peer):
     counts = tally(peer)
     n = sum(v for k, v in counts.items() if k != "origin refuses")
     assert (counts["same"] + counts["flagged"]) / n >= FLOOR.get(peer, 0.8), counts
+
+
+def test_the_peer_shares_are_the_measured_ones():
+    """docs/dice.md's per-peer shares are what this corpus measures."""
+    assert block(DOCS.read_text(), "peers") == table()

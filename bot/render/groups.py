@@ -17,11 +17,11 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.render.checks import kept_dice
 from bot.render.sheets import score_line
 from bot.rules import d20_check, roll_under
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
+from bot.rules.systems.base import kept_dice
 from bot.services.checks import SYSTEM_NAMES
 from bot.services.generation import GenerationResult
 from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict

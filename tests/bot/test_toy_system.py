@@ -263,8 +263,8 @@ async def test_a_toy_system_plays_check_save_and_odds(table: Table) -> None:
 
     history = await table.bob.slash(table.table, "history")
     listed = message_text(history.response)
-    assert "dice **1**, **2**, **1** → **2 heads of 2 needed**" in listed
-    assert "dice **2**, **2** → **0 heads of 1 needed**" in listed
+    assert "Coins: H T H → **2 heads of 2 needed**" in listed
+    assert "Coins: T T → **0 heads of 1 needed**" in listed
 
 
 async def test_a_toy_group_save_and_roll_request(table: Table) -> None:

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any, Protocol, TypeVar
 
 from bot.quoting import escape, quote
+from bot.rules.common import Advantage
 from bot.rules.errors import RulesError
 
 
@@ -59,13 +60,24 @@ class Feature(enum.StrEnum):
     CARRY_OVER = "carry-over"
 
 
+class View(enum.StrEnum):
+    """Whose copy of a roll an explanation is for: it changes only what a hidden roll offers."""
+
+    #: The public message (or a revealed roll): the roller's choices are offered.
+    LIVE = "live"
+    #: The roller's own copy of a hidden roll: its choices and carry-over wait for the reveal.
+    HIDDEN = "hidden"
+    #: The GM's copy of a hidden roll: the choice is the player's, so none is offered.
+    GM_COPY = "gm-copy"
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """An outcome as every view reads it, whatever its system.
 
     ``passed`` is None when the roll decides nothing by itself (a d20 check with no DC);
-    ``lines`` are (label, text) pairs explaining the roll, for a system whose renderer has no
-    richer breakdown of its own.
+    ``lines`` are (label, text) pairs explaining the roll, for a system that does not write its
+    own :meth:`System.explain` and :meth:`System.one_line`.
     """
 
     dice: tuple[int, ...]
@@ -278,6 +290,16 @@ class System(Protocol):
         """How one of its outcomes reads."""
         ...
 
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        """(label, text) lines explaining one of its outcomes in its message (Discord markdown):
+        each die, kept and dropped, the modifiers by name, what the roll offers ``view``."""
+        ...
+
+    def one_line(self, outcome: Any) -> str:
+        """One of its stored outcomes in one line of /history, /verify and reveals (Discord
+        markdown): the dice, what they met, and the result word in bold at the end."""
+        ...
+
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         """One of its outcomes in a line of text (an inline roll, issue 18): the result in the
         system's words, and the dice with the modifiers by name."""
@@ -347,6 +369,16 @@ class Defaults:
     def read(self, outcome: Any) -> Reading:
         # Every system says how its own outcomes read: there is no sensible default.
         raise NotImplementedError(f"{type(self).__name__} must define read()")
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        return self.read(outcome).lines
+
+    def one_line(self, outcome: Any) -> str:
+        reading = self.read(outcome)
+        shown = " · ".join(f"{label}: {text}" for label, text in reading.lines)
+        if not shown:
+            shown = "dice " + ", ".join(f"**{d}**" for d in reading.dice)
+        return f"{shown} → **{reading.result}**"
 
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         reading = self.read(outcome)
@@ -520,12 +552,31 @@ def read(outcome: Any) -> Reading:
     last = _last_read
     if last is not None and last[0] is outcome:
         return last[1]
+    reading = _system(outcome).read(outcome)
+    _last_read = (outcome, reading)
+    return reading
+
+
+def explain(outcome: Any, view: View = View.LIVE) -> tuple[tuple[str, str], ...]:
+    """Any system's outcome explained in (label, text) lines, for ``view``'s copy."""
+    return _system(outcome).explain(outcome, view)
+
+
+def one_line(outcome: Any) -> str:
+    """Any system's outcome in one line, its result word last."""
+    return _system(outcome).one_line(outcome)
+
+
+def summarize(outcome: Any, title: str) -> tuple[str, str]:
+    """Any system's outcome in an inline post's words: the result, and the dice."""
+    return _system(outcome).summarize(outcome, title)
+
+
+def _system(outcome: Any) -> System:
     system = system_of(outcome)
     if system is None:
         raise TypeError(f"no registered system rolls {type(outcome).__name__}")
-    reading = system.read(outcome)
-    _last_read = (outcome, reading)
-    return reading
+    return system
 
 
 def outcome_from_record(data: Mapping[str, Any]) -> Any | None:
@@ -613,3 +664,37 @@ def d20_line(dice: tuple[int, ...], kept: int, modifiers: tuple[tuple[str, int],
     faces = str(kept) if len(dice) <= 1 else f"{', '.join(map(str, dice))} → {kept}"
     terms = "".join(f" {signed(v)} {name}" for name, v in modifiers)
     return f"d20 {faces}{terms} = {number(kept + sum(v for _, v in modifiers))}"
+
+
+def kept_dice(dice: Sequence[int], kept: int, advantage: Advantage) -> str:
+    """`**17**, ~~4~~ (advantage)`: the kept d20 in bold, the other struck through."""
+    kept_at = list(dice).index(kept) if kept in dice else 0
+    parts = [f"**{f}**" if i == kept_at else f"~~{f}~~" for i, f in enumerate(dice)]
+    note = f" ({advantage.value})" if len(dice) > 1 and advantage is not Advantage.NONE else ""
+    return ", ".join(parts or [f"**{kept}**"]) + note
+
+
+def modifier_sum(kept: int, modifiers: Sequence[tuple[str, int]]) -> str:
+    """`12 +3 DEX = **15**`: the kept die, the modifiers by name, the total in bold."""
+    terms = "".join(f" {signed(v)} {name}" for name, v in modifiers)
+    return f"{kept}{terms} = **{number(kept + sum(v for _, v in modifiers))}**"
+
+
+def d20_sum(
+    dice: Sequence[int], kept: int, advantage: Advantage, modifiers: Sequence[tuple[str, int]]
+) -> str:
+    """`d20 10 +2 STR = **12**`, with the other die struck through when there are two."""
+    total = modifier_sum(kept, modifiers)
+    if len(dice) <= 1:
+        return f"d20 {total}"
+    return f"d20 {kept_dice(dice, kept, advantage)}: {total}"
+
+
+#: A hidden natural 20 in the GM's copy (docs/secret-rolls.md): the choice to trade it is the
+#: player's, and none is offered while the roll is hidden, so the GM copy never says "you may
+#: trade it".
+GM_NATURAL_20 = "{kept} while the roll is hidden: no trade for a fortune die before it is revealed"
+
+#: The roller's own copy of a hidden roll: its consequences wait for the reveal.
+HIDDEN_NATURAL_20 = "{what} when the roll is revealed (nothing is offered while it is hidden)"
+HIDDEN_CARRY_OVER = "{value} on the next {attribute} test, from when the roll is revealed"

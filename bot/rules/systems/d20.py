@@ -21,8 +21,12 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    View,
     d20_initiative,
     d20_line,
+    d20_sum,
+    kept_dice,
+    modifier_sum,
     number,
     refuse_options,
     score_of,
@@ -235,6 +239,21 @@ class D20System(Defaults):
         if options.dc_from:
             title += f" against {options.dc_from}"
         return d20_plan(self.key, LedgerKind.SAVE, ability, title, check, options.dc)
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        lines = [
+            ("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage)),
+            ("Total", modifier_sum(outcome.kept, outcome.modifiers)),
+        ]
+        if outcome.dc is not None:
+            lines.append(("DC", str(outcome.dc)))
+        return tuple(lines)
+
+    def one_line(self, outcome: Any) -> str:
+        line = d20_sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
+        if outcome.dc is None:
+            return f"{line} · no DC: the GM reads the total"
+        return f"{line} · DC {outcome.dc} → **{self.read(outcome).result}**"
 
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, d20_check.CheckOutcome)

@@ -18,6 +18,7 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    View,
     initiative_score,
     number,
     refuse_options,
@@ -62,6 +63,15 @@ class RollUnderSystem(Defaults):
         name = outcome.ability.name if outcome.ability else "score"
         total = f"{outcome.result.display} ({outcome.roll} vs {outcome.score})"
         return total, f"{title}: d20 {outcome.roll} against {name} {outcome.score} (pass on ≤)"
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        name = outcome.ability.name if outcome.ability else "score"
+        return (("d20", f"**{outcome.roll}** against {name} {outcome.score} (pass on ≤)"),)
+
+    def one_line(self, outcome: Any) -> str:
+        name = outcome.ability.name if outcome.ability else "score"
+        result = f"**{self.read(outcome).result}**"
+        return f"d20 **{outcome.roll}** against {name} {outcome.score} → {result}"
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None

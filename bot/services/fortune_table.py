@@ -29,7 +29,8 @@ from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
-from bot.rules.systems.pen_and_dagger import attempt_from_record, luck_from_record
+from bot.rules.systems.base import SYSTEM_FIELD
+from bot.rules.systems.pen_and_dagger import PEN_AND_DAGGER
 from bot.services import commitments as cm
 from bot.services import fairness, personal, secrecy
 from bot.services._sql import Executor, insert_for, transaction
@@ -88,14 +89,13 @@ def outcome_from_record(kind: str, data: Any) -> PdOutcome | None:
             return None
     elif kind not in (LedgerKind.ATTEMPT, LedgerKind.LUCK):
         return None
+    if data.get(SYSTEM_FIELD, PEN_AND_DAGGER.key) != PEN_AND_DAGGER.key:
+        return None
     try:
-        if "base_rank" in data:
-            return attempt_from_record(data)
-        if "die" in data:
-            return luck_from_record(data)
+        found: PdOutcome | None = PEN_AND_DAGGER.outcome_from_record(data)
     except (KeyError, TypeError, ValueError):
         return None
-    return None
+    return found
 
 
 # --- results ----------------------------------------------------------------------------------

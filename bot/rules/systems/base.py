@@ -306,7 +306,8 @@ class System(Protocol):
         ...
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
-        """Rebuild an outcome from its stored form, or None if the shape is not its own."""
+        """Rebuild one of its outcomes from its stored form (``to_jsonable``'s, with its key);
+        None if the shape is not one of its own (a row stored before the key, asked in turn)."""
         ...
 
     def group_verdict(
@@ -579,8 +580,21 @@ def _system(outcome: Any) -> System:
     return system
 
 
+#: The key of a stored outcome naming its system (``to_jsonable`` writes it).
+SYSTEM_FIELD = "system"
+
+
 def outcome_from_record(data: Mapping[str, Any]) -> Any | None:
-    """The outcome a stored row holds, rebuilt by the first system that knows its shape."""
+    """The outcome a stored row holds, rebuilt by its system's decoder (None: no system's).
+
+    Raises what the decoder raises on a malformed record of its system (KeyError, ValueError…).
+    """
+    key = data.get(SYSTEM_FIELD)
+    if key is not None:
+        system = _SYSTEMS.get(str(key))
+        return None if system is None else system.outcome_from_record(data)
+    # A row written before outcomes named their system: the first system that knows its
+    # shape rebuilds it (the ledger is append-only, so these rows are never rewritten).
     for system in _SYSTEMS.values():
         found = system.outcome_from_record(data)
         if found is not None:

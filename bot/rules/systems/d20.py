@@ -108,6 +108,24 @@ def d20_plan(
     return Plan(key, kind, ability, title, lambda rng: d20_check.roll_check(check, rng, dc), odds)
 
 
+def check_from_record(data: Mapping[str, Any]) -> d20_check.CheckOutcome:
+    """A :class:`~d20_check.CheckOutcome` from its ``to_jsonable`` form (check and save rows,
+    a contest's sides, a reroll's new roll); KeyError, TypeError or ValueError if malformed."""
+    result = data.get("result")
+    dc = data.get("dc")
+    return d20_check.CheckOutcome(
+        kind=d20_check.CheckKind(data["kind"]),
+        ability=str(data["ability"]),
+        dice=tuple(int(d) for d in data["dice"]),
+        kept=int(data["kept"]),
+        advantage=Advantage(data.get("advantage") or "none"),
+        modifiers=tuple((str(name), int(value)) for name, value in data["modifiers"]),
+        dc=None if dc is None else int(dc),
+        result=None if result is None else d20_check.CheckResult(result),
+        name=str(data.get("name") or ""),
+    )
+
+
 def group_verdict(passed: int, members: int) -> tuple[bool, str]:
     """d20 check ruling 9: the group succeeds when at least half its members succeed."""
     ok = 2 * passed >= members
@@ -293,19 +311,7 @@ class D20System(Defaults):
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("kept" in data and "modifiers" in data and "kind" in data):
             return None
-        result = data.get("result")
-        dc = data.get("dc")
-        return d20_check.CheckOutcome(
-            kind=d20_check.CheckKind(data["kind"]),
-            ability=str(data["ability"]),
-            dice=tuple(int(d) for d in data["dice"]),
-            kept=int(data["kept"]),
-            advantage=Advantage(data.get("advantage") or "none"),
-            modifiers=tuple((str(name), int(value)) for name, value in data["modifiers"]),
-            dc=None if dc is None else int(dc),
-            result=None if result is None else d20_check.CheckResult(result),
-            name=str(data.get("name") or ""),
-        )
+        return check_from_record(data)
 
 
 D20 = D20System()

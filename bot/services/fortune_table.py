@@ -28,9 +28,9 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import Feature
+from bot.rules.systems import Feature, read
 from bot.rules.systems.base import SYSTEM_FIELD
-from bot.rules.systems.pen_and_dagger import PEN_AND_DAGGER
+from bot.rules.systems.pen_and_dagger import PEN_AND_DAGGER, is_luck
 from bot.services import commitments as cm
 from bot.services import fairness, personal, secrecy
 from bot.services._sql import Executor, insert_for, transaction
@@ -346,7 +346,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
     async with transaction(db) as session:
         roll = await _load_roll(session, caller, roll_id)
         _natural_20(roll.outcome)
-        if not roll.campaign.luck_trade and isinstance(roll.outcome, pd.LuckOutcome):
+        if not roll.campaign.luck_trade and is_luck(roll.outcome):
             raise InvalidValue(NO_LUCK_TRADE)
         await _claim(session, roll_id, RollChoice.TRADE, caller.user_id)
         assert roll.row.character_id is not None
@@ -428,7 +428,7 @@ async def _reroll_in(
     result = pd.reroll(roll.outcome, rng, fortune=paid.fortune, fortune_max=paid.maximum)
     dice: list[int] = []
     for again in result.rerolls:
-        dice.extend([again.die] if isinstance(again, pd.LuckOutcome) else again.dice)
+        dice.extend(read(again).dice)
     stored: dict[str, Any] = {
         "purpose": FortunePurpose.REROLL.value,
         "rerolls": [to_jsonable(r) for r in result.rerolls],
@@ -639,7 +639,7 @@ async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, in
         except NotFound:
             return None
         home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
-    if home is not None and not home.luck_trade and isinstance(outcome, pd.LuckOutcome):
+    if home is not None and not home.luck_trade and is_luck(outcome):
         return None  # the GM rules a lucky 20 has its own benefit: no luck trade to offer
     if outcome.natural_20 and not outcome.traded:
         outcome = dataclasses.replace(outcome, trade_available=amount < maximum)

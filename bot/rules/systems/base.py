@@ -343,6 +343,11 @@ class System(Protocol):
         """A contest (only with :attr:`Feature.CONTEST`): its outcome, and each member's dice."""
         ...
 
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        """A contest's outcome (only with :attr:`Feature.CONTEST`): its result (Discord
+        markdown, the message's headline), its tone, and (label, text) lines of its rolls."""
+        ...
+
     def score_text(self, value: int) -> str:
         """A score as the sheet shows it, with what it means here ("13 (+1, Trained)")."""
         ...
@@ -419,6 +424,9 @@ class Defaults:
         rng: random.Random,
     ) -> tuple[Any, list[list[int]]]:
         raise RulesError("This system has no contest rule.")
+
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        raise NotImplementedError("this system has no contest rule")
 
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random

@@ -214,6 +214,17 @@ class D20System(Defaults):
         outcome = d20_check.contest(first, second, rng)
         return outcome, [list(outcome.first.dice), list(outcome.second.dice)]
 
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        lines = []
+        for check in (outcome.first, outcome.second):
+            terms = "".join(f" {signed(v)} {n}" for n, v in check.modifiers)
+            dice = f"**{check.kept}**"
+            if len(check.dice) > 1:  # advantage or disadvantage: both dice, the kept one bold
+                dice = kept_dice(check.dice, check.kept, check.advantage)
+            lines.append((escape(check.name), f"d20 {dice}{terms} = **{number(check.total)}**"))
+        tone = Tone.NEUTRAL if outcome.winner is None else Tone.SUCCESS
+        return f"**{escape(outcome.result_text)}**", tone, tuple(lines)  # "<name> wins"
+
     def score_text(self, value: int) -> str:
         return f"{value} ({signed(d20_check.ability_modifier(value))})"
 

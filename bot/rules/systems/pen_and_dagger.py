@@ -43,6 +43,16 @@ _TONES = {
 }
 
 
+def fortune_roll(outcome: object) -> pd.AttemptOutcome | pd.LuckOutcome | None:
+    """``outcome`` if fortune dice act on it (an attempt or a luck roll), else None."""
+    return outcome if isinstance(outcome, (pd.AttemptOutcome, pd.LuckOutcome)) else None
+
+
+def is_luck(outcome: object) -> bool:
+    """Whether ``outcome`` is a luck roll (a traded natural 20 counts as a 10), not an attempt."""
+    return isinstance(outcome, pd.LuckOutcome)
+
+
 def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
     """A luck roll's natural 20 is traded only where the GM rules that the best luck brings no
     extra benefit ("Luck Rolls": the campaign's ``luck_trade``, on by default). An attempt's

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems.base import (
     CheckOptions,
@@ -164,6 +165,23 @@ class RollUnderSystem(Defaults):
             for r in rnd.rolls:
                 dice[at[r.name]].append(r.roll)
         return outcome, dice
+
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        ranking = "\n".join(
+            f"{i}. {escape(name)}" for i, name in enumerate(outcome.ranking, start=1)
+        )
+        lines = []
+        for rnd in outcome.rounds:
+            label = f"Round {rnd.number}"
+            if rnd.is_tie_break:
+                label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
+            text = "\n".join(
+                f"{escape(r.name)}: {r.score} \N{MINUS SIGN} {r.roll} = **{number(r.total)}**"
+                for r in rnd.rolls
+            )
+            lines.append((label, text))
+        head = f"**{escape(outcome.winner)} wins**\n\n**Ranking**\n{ranking}"
+        return head, Tone.SUCCESS, tuple(lines)
 
     def group_verdict(
         self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None

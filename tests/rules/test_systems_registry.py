@@ -13,6 +13,7 @@ import pytest
 from bot.db.models import RuleSystem
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
+from bot.rules.errors import RulesError
 from bot.rules.systems import (
     SYSTEMS,
     Feature,
@@ -178,6 +179,21 @@ def test_a_system_has_a_luck_roll_exactly_when_it_lists_the_feature(key: str) ->
     sheet = _Sheet(scores={a: low for a in system.abilities}, proficiencies={})
     plan = system.plan_luck(_Table(system.abilities), sheet)
     assert (plan is not None) == (Feature.LUCK in system.features)
+
+
+@pytest.mark.parametrize("key", [s.value for s in RuleSystem])
+def test_a_save_dc_from_a_character_is_computed_where_saves_take_against(key: str) -> None:
+    # d20 check ruling 6: a melee Weapon DC is 8 + STR modifier + proficiency bonus.
+    system = system_for(key)
+    table = _Table(system.abilities)
+    if "against" not in (system.save_options or ()):
+        with pytest.raises(RulesError, match="computes no DC from a character"):
+            system.save_dc(table, "melee")
+        return
+    with pytest.raises(RulesError, match="Unknown against “bow”: use melee, ranged or spell"):
+        system.save_dc(table, "bow")
+    dc, note = system.save_dc(table, " Melee ")(_Sheet(name="Orc", level=5, scores={"STR": 16}))
+    assert (dc, note) == (14, "Orc's melee Weapon DC 14 (8 + 3 STR + 3 proficiency)")
 
 
 BOT = Path(__file__).resolve().parents[2] / "bot"

@@ -278,6 +278,12 @@ class System(Protocol):
         """A luck-like roll, or None when the system has none."""
         ...
 
+    def save_dc(self, table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+        """A save's DC from a character's abilities (only where ``save_options`` has
+        "against"): ``against`` is checked now; the function returned computes the DC from the
+        source character's sheet, with how it was computed in words."""
+        ...
+
     def uses_carry_over(self, table: Table) -> bool:
         """Whether a check consumes a stored modifier of the ability (threshold ruling 4)."""
         ...
@@ -393,6 +399,9 @@ class Defaults:
 
     def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
         return None
+
+    def save_dc(self, table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+        raise RulesError("This system computes no DC from a character: give dc.")
 
     def uses_carry_over(self, table: Table) -> bool:
         return False

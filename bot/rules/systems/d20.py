@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -36,6 +36,9 @@ from bot.rules.systems.base import (
 from bot.words import LedgerKind
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+
+#: What a save's DC may be computed against (ruling 6): a Weapon DC or the spell save DC.
+AGAINST = ("melee", "ranged", "spell")
 
 
 def check_input(
@@ -92,6 +95,37 @@ def save_ability(table: Table, options: CheckOptions) -> str:
             "ability or school."
         )
     return found
+
+
+def save_dc(table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+    """Ruling 6: the Weapon DC is 8 + STR (melee) or DEX (ranged) modifier + proficiency
+    bonus; the spell save DC 8 + Mana modifier + proficiency bonus, all of the source's."""
+    kind = against.strip().casefold()
+    if kind not in AGAINST:
+        raise RulesError(f"Unknown against {quote(against)}: use melee, ranged or spell.")
+    wanted = d20_check.NULL_SAVE_ABILITY if kind == "spell" else d20_check.WeaponKind(kind).ability
+
+    def compute(source: Sheet) -> tuple[int, str]:
+        ability = next((a for a in table.ability_names if a.casefold() == wanted.casefold()), None)
+        if ability is None:
+            raise RulesError(
+                f"A {'spell save' if kind == 'spell' else 'Weapon'} DC uses {wanted}, which this "
+                "campaign does not have: a GM can add it with /campaign set abilities."
+            )
+        modifier = d20_check.ability_modifier(score_of(source, ability))
+        bonus = d20_check.proficiency_bonus(source.level)
+        if kind == "spell":
+            dc = d20_check.spell_save_dc(modifier, bonus)
+            what = "spell save DC"
+        else:
+            dc = d20_check.weapon_dc(kind, modifier, bonus)
+            what = f"{kind} Weapon DC"
+        sign = "+" if modifier >= 0 else "−"
+        terms = f"8 {sign} {abs(modifier)} {ability} + {bonus} proficiency"
+        note = f"{source.name}'s {what} {dc} ({terms})"
+        return dc, note
+
+    return compute
 
 
 def d20_plan(
@@ -244,6 +278,9 @@ class D20System(Defaults):
             check = d20_check.helped_input(check, {options.helper: True})
             title += f", helped by {options.helper}"
         return d20_plan(self.key, LedgerKind.CHECK, ability, title, check, options.dc)
+
+    def save_dc(self, table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+        return save_dc(table, against)
 
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
         ability = save_ability(table, options)

@@ -326,6 +326,10 @@ class System(Protocol):
         """One member's outcome of the group's one shared die (``group_shares_die``)."""
         ...
 
+    def roll_shared_die(self, sheets: Sequence[Sheet], ability: str, rng: random.Random) -> int:
+        """The group's one shared die (``group_shares_die``), rolled for ``sheets``."""
+        ...
+
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random
     ) -> list[tuple[int, str]]:
@@ -418,6 +422,9 @@ class Defaults:
         return None, "Each result stands on its own (no group rule in this system)."
 
     def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
+        raise NotImplementedError("this system rolls a die per member")
+
+    def roll_shared_die(self, sheets: Sequence[Sheet], ability: str, rng: random.Random) -> int:
         raise NotImplementedError("this system rolls a die per member")
 
     contest_sides: str | None = None

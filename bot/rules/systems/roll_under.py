@@ -201,6 +201,11 @@ class RollUnderSystem(Defaults):
             score=score, roll=roll, result=result, ability=roll_under.Ability.parse(ability)
         )
 
+    def roll_shared_die(self, sheets: Sequence[Sheet], ability: str, rng: random.Random) -> int:
+        """Ruling 2: the d20 is rolled once for the whole group."""
+        scores = {sheet.name: sheet.scores[ability] for sheet in sheets}
+        return roll_under.group_save(scores, rng, ability=roll_under.Ability.parse(ability)).roll
+
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("score" in data and "roll" in data and "result" in data):
             return None

@@ -52,6 +52,7 @@ import platform
 import random
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -944,6 +945,100 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+# --- fair dice against the seeded baseline, paired (bench/fair_paired.py, --paired) ---------
+
+
+async def paired(url: str, per_command: int, labels: list[str]) -> dict[str, Any]:
+    """Fair dice against the seeded baseline on one bot (bench/fair_paired.py says why). Per
+    scenario: ``per_command`` pairs (seeded, fair or fair, seeded) on one bot."""
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, database_url=url, shard_count=1, **UNLIMITED
+    )
+    fair, seeded = FairDice(), random.Random(1)
+    bot = create_bot(settings, rng=fair, freeze_heap=True)
+    out: dict[str, Any] = {}
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(bot.close_database)  # SimCord detaches, never closes
+        env = await stack.enter_async_context(simcord.run(bot))
+        instrument(bot)
+        fast_callbacks(env)
+        world = await build_world(env, bot)
+        for label in labels:
+            await first_answer(world, label)
+            where = next(s[3] for s in SCENARIOS if s[0] == label)
+            channel = world.channels[where]
+            cpu: dict[str, list[float]] = {"seeded": [], "fair": []}
+            for i in range(20 + per_command):  # the first 20 pairs warm up, untimed
+                order = (("seeded", seeded), ("fair", fair))
+                for name, source in order if i % 2 == 0 else order[::-1]:
+                    bot.rng = source
+                    u = i % USERS
+                    sample = emit(env, world.users[u], channel, world.payloads[(label, u)])
+                    await sample.done
+                    if sample.cpu_complete is None:
+                        raise RuntimeError(f"{label}: an interaction was not answered")
+                    if i >= 20:
+                        cpu[name].append((sample.cpu_complete - sample.cpu_emitted) * 1000)
+                if i % 100 == 99:
+                    await settle(env)
+            await settle(env)
+            _SAMPLES.clear()
+            s50, f50 = statistics.median(cpu["seeded"]), statistics.median(cpu["fair"])
+            diffs = [f - s for s, f in zip(cpu["seeded"], cpu["fair"], strict=True)]
+            half = len(diffs) // 2
+            out[label] = {
+                "pairs": len(diffs),
+                "seeded_p50_ms": s50,
+                "fair_p50_ms": f50,
+                "fair_vs_seeded": f50 / s50 - 1,
+                "pair_diff_p50_ms": statistics.median(diffs),
+                # The same figure over each half of the run: how steady it is.
+                "halves": [
+                    statistics.median(cpu["fair"][:half]) / statistics.median(cpu["seeded"][:half])
+                    - 1,
+                    statistics.median(cpu["fair"][half:]) / statistics.median(cpu["seeded"][half:])
+                    - 1,
+                ],
+            }
+            print(f"  {label}: done", file=sys.stderr)
+        bot.rng = fair
+    return out
+
+
+def paired_table(results: dict[str, dict[str, Any]]) -> str:
+    lines = [
+        "| database | command | pairs | seeded CPU p50 | fair CPU p50 | fair vs seeded "
+        "| first half / second half | median pair difference |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for kind, rows in results.items():
+        for label, r in rows.items():
+            a, b = r["halves"]
+            lines.append(
+                f"| {kind} | {label} | {r['pairs']} | {r['seeded_p50_ms']:.3f} ms "
+                f"| {r['fair_p50_ms']:.3f} ms | {r['fair_vs_seeded']:+.1%} | {a:+.1%} / {b:+.1%} "
+                f"| {r['pair_diff_p50_ms'] * 1000:+.0f} µs |"
+            )
+    return "\n".join(lines)
+
+
+async def run_paired(
+    labels: list[str], per_command: int, postgres: bool
+) -> dict[str, dict[str, Any]]:
+    """:func:`paired` on a fresh SQLite database, then (``postgres``) a PostgreSQL one."""
+    kinds = ["SQLite", "PostgreSQL"] if postgres else ["SQLite"]
+    results: dict[str, dict[str, Any]] = {}
+    for kind in kinds:
+        print(f"{kind}: pairs", file=sys.stderr)
+        try:
+            results[kind] = await with_database(
+                kind, lambda url: paired(url, per_command, labels)
+            )
+        except OSError as exc:  # no PostgreSQL server
+            print(f"{kind} skipped: {exc}", file=sys.stderr)
+    return results
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
         kind, campaigns, per = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -1006,11 +1101,9 @@ def main() -> None:
         SCENARIOS[:] = wanted
     results = asyncio.run(main_async(args))
     if args.paired:
-        import fair_paired  # a sibling script: it imports this module
-
         labels = [s[0] for s in SCENARIOS]
         results["paired"] = asyncio.run(
-            fair_paired.run(labels, args.per_command, postgres=not args.no_postgres)
+            run_paired(labels, args.per_command, postgres=not args.no_postgres)
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
@@ -1026,13 +1119,11 @@ def main() -> None:
         print("\nProvably fair dice against the seeded baseline, same run (CPU, process_time)\n")
         print(fair)
     if args.paired:
-        import fair_paired
-
         print(
             "\nProvably fair dice against the seeded baseline, paired: one bot, the sources "
             "alternating command by command (CPU, process_time)\n"
         )
-        print(fair_paired.table(results["paired"]))
+        print(paired_table(results["paired"]))
     print(f"\nmachine: {results['machine']}")
     print(f"before: {results['uptime_before']}\nafter:  {results['uptime_after']}")
     for note in results["notes"]:

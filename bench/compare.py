@@ -10,8 +10,8 @@ alike, and compares; anything after ``--`` goes to ``bench/commands.py``::
 
 ``--before``/``--after`` compare the JSON files of runs made by hand instead.
 
-One run on a shared 2-core box can differ from the next by half (measured: docs in the
-closing note of issue 21), so a single before/after pair proves nothing. This prints, per
+One run on a shared 2-core box can differ from the next by half (measured: docs/performance.md,
+"Before and after a change"), so a single before/after pair proves nothing. This prints, per
 command and database, the median over the runs of each side of three figures (CPU p50 to
 complete with one user, CPU per command with 50 users at once, and wall p50 to complete), the
 ratio after/before, and the spread (min–max over runs) so a reader can see whether a difference

@@ -49,7 +49,7 @@ EXPRESSIONS = [
     "1d20+1d4+3",
     "10d10e10",
     "(1d20+5)*2 [fire]",
-    # Issue 20: notation both engines read the same way.
+    # Other bots' notation both engines read the same way (docs/dice.md).
     "4d6k<3",
     "10d6p>3",
     "3d6kh2pl1",
@@ -59,7 +59,7 @@ EXPRESSIONS = [
     "(1d4, 2+2, 3d6kl1)kh1",
     "((10d6kh5)kl2)kh1",
     "(1d8e8, 1d6e6)kh1",
-    # Issue 35: readings other bots make differently (said in the answer).
+    # Readings other bots make differently (said in the answer; docs/dice.md, dialects).
     "3d6dh1dl1",
     "10d6>4",
     "1d20+2*3",
@@ -80,7 +80,7 @@ ADVERSARIAL = [
     "-" * 999 + "1",
     "1" + "*9" * 200,
     "x" * 100_000,
-    # Issue 20's notation.
+    # Other bots' notation.
     "(" + ", ".join(["50d20kh25"] * 20) + ")kh10",
     "(" * 20 + "1d20, 1" + ")kh1" * 20,
     "1000d20k>5k<15kh900pl3",
@@ -196,7 +196,7 @@ RENDERED = "1000d20kh500"
 
 
 def render_section() -> None:
-    """Issue 19: rendering the largest legal roll against rolling it (CPU ms, median)."""
+    """Rendering the largest legal roll against rolling it (CPU ms, median)."""
     rng = secrets.SystemRandom()
     parsed = parse(RENDERED)
     results = [roll(parsed, rng) for _ in range(50)]
@@ -235,7 +235,7 @@ def odds_corpus() -> list[str]:
 
 
 class _Unmetered(OddsMeter):
-    """Counts but never refuses: only the static estimate guards, as before issue 15.8."""
+    """Counts but never refuses: only the static estimate guards, as before the meter."""
 
     def charge(self, steps: int) -> None:
         self.used += steps

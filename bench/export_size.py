@@ -1,4 +1,4 @@
-"""How large /campaign export's file is, plain and gzip-compressed (issue 19).
+"""How large /campaign export's file is, plain and gzip-compressed.
 
 Run from the repo root: ``.venv/bin/python bench/export_size.py [--rolls 1,200]``. A fresh
 SQLite campaign gets ``/roll 1000d10000`` rolls (every die is kept in the ledger, the worst

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import logging
 import pkgutil
@@ -31,11 +32,12 @@ SYNC_STATE_KEY = "command_tree_sha256"
 
 
 def extension_names() -> list[str]:
-    """Every feature package under `bot/cogs/`, skipping private (`_`-prefixed) modules."""
+    """Every feature under `bot/cogs/`: a module, or a package when it has private helpers
+    beside its cog; private (`_`-prefixed) modules are shared helpers, not features."""
     return sorted(
         f"{cogs.__name__}.{module.name}"
         for module in pkgutil.iter_modules(cogs.__path__)
-        if module.ispkg and not module.name.startswith("_")
+        if not module.name.startswith("_")
     )
 
 
@@ -83,6 +85,7 @@ class PbpBot(commands.AutoShardedBot):
         #: Freeze the start-up heap once set up (bot/ops/heap.py): the running bot, not tests.
         self.freeze_heap = freeze_heap
         self._db: Database | None = None
+        self._features: set[str] = set()  # feature modules whose setup ran on this bot
         #: Budgets of expensive work, in this process's memory (bot/services/budgets.py).
         self.budgets = make_budgets(settings)
         #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
@@ -98,13 +101,23 @@ class PbpBot(commands.AutoShardedBot):
             raise RuntimeError("the database is opened in setup_hook")
         return self._db
 
+    async def load_features(self) -> None:
+        """Run every feature's ``setup`` on this bot, once (a restarted client keeps them).
+
+        Not discord.py's ``load_extension``: it executes a module afresh at every load, while
+        a feature attaches its commands to shared groups (``/gm``) when imported, and one
+        process can build several bots (shards, tests). So a feature's module is imported once
+        per process, as any module, and its ``setup`` runs once per bot."""
+        for name in extension_names():
+            if name not in self._features:
+                await importlib.import_module(name).setup(self)
+                self._features.add(name)
+
     async def setup_hook(self) -> None:
         if self._db is None:  # a client restarted without close() keeps its open database
             self._db = create_database(self.settings.database_url)
             self.ops.instrument_database(self._db)
-        for name in extension_names():
-            if name not in self.extensions:  # a restarted client keeps its extensions
-                await self.load_extension(name)
+        await self.load_features()
         if self.sync_commands:
             await self.sync_command_tree()
         if self.freeze_heap:

@@ -1,7 +1,7 @@
 """Showing a player's own text back to them: short, literal, never markdown or a ping.
 
 Pure (no Discord import) so the rules, the services and the renderers can all use it: an
-error raised deep in a service quotes the input the same way an embed shows a name (issue 19).
+error raised deep in a service quotes the input the same way an embed shows a name.
 """
 
 from __future__ import annotations

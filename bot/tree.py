@@ -19,6 +19,7 @@ from bot.cogs._respond import answer
 from bot.cogs._types import Interaction
 from bot.errors import UserError
 from bot.ops import note_error, ops_of
+from bot.rules.systems.commands import NotInSystem
 from bot.services.errors import DuplicateInteraction
 
 log = logging.getLogger(__name__)
@@ -39,9 +40,12 @@ def _unwrap(error: BaseException) -> BaseException:
     return error
 
 
-def user_message(error: BaseException) -> str | None:
-    """The safe message for an error the user can act on, or None for an incident."""
+def user_message(error: BaseException, command: str | None = None) -> str | None:
+    """The safe message for an error the user can act on, or None for an incident; in the
+    words of ``command`` (its qualified name) where it matters (/odds attack → /odds check)."""
     error = _unwrap(error)
+    if isinstance(error, NotInSystem) and command is not None:
+        return error.for_command(command)
     if isinstance(error, UserError):
         return error.message
     if isinstance(error, app_commands.TransformerError):
@@ -128,12 +132,12 @@ async def _answer_duplicate(interaction: Interaction, duplicate: DuplicateIntera
 async def answer_error(interaction: Interaction, error: BaseException) -> None:
     """Answer a failed interaction (commands and components alike)."""
     command = interaction.command.qualified_name if interaction.command else None
-    duplicate = _unwrap(error)
-    if isinstance(duplicate, DuplicateInteraction):
-        note_error(interaction, duplicate, None)
-        await _answer_duplicate(interaction, duplicate)
+    cause = _unwrap(error)
+    if isinstance(cause, DuplicateInteraction):
+        note_error(interaction, cause, None)
+        await _answer_duplicate(interaction, cause)
         return
-    message = user_message(error)
+    message = user_message(error, command)
     incident = None if message is not None else new_incident_id()
     note_error(interaction, _unwrap(error), incident)
     if message is None:

@@ -85,13 +85,13 @@ class LedgerKind(enum.StrEnum):
     ATTACK = "attack"
     #: d20 check: one d20 of an advantage roll rerolled.
     D20_REROLL = "d20-reroll"
-    #: A sealed d20 nobody sees until the GM applies it to a check (issue 18).
+    #: A sealed d20 nobody sees until the GM applies it to a check (docs/prerolls.md).
     PREROLL = "preroll"
-    #: A post as a character and an edit of its text (issue 18): the text's digest and the
+    #: A post as a character and an edit of its text (docs/posting.md): the text's digest and the
     #: numbers of the rolls bound to it.
     POST = "post"
     POST_EDIT = "post-edit"
-    #: A sealed declaration (issue 18, bot/services/rounds.py): no dice, its text sealed.
+    #: A sealed declaration (docs/rounds.md, bot/services/rounds.py): no dice, its text sealed.
     DECLARATION = "declaration"
     #: A change to a turn order (/turns); not a roll, so not offered by /history.
     TURN = "turn"
@@ -142,7 +142,7 @@ class JobKind(enum.StrEnum):
     REQUEST_DEADLINE = "request.deadline"
     REQUEST_REMIND = "request.remind"
     TURN_DEADLINE = "turn.deadline"
-    #: A sealed-declaration round reveals itself (issue 18, bot/services/rounds.py).
+    #: A sealed-declaration round reveals itself (bot/services/rounds.py).
     ROUND_REVEAL = "round.reveal"
 
 
@@ -156,7 +156,7 @@ class JobState(enum.StrEnum):
 
 
 class RoundState(enum.StrEnum):
-    """A round of sealed declarations (issue 18): open for them, revealed, or cancelled."""
+    """A round of sealed declarations (docs/rounds.md): open for them, revealed, or cancelled."""
 
     OPEN = "open"
     REVEALED = "revealed"
@@ -172,7 +172,7 @@ class NotifyMode(enum.StrEnum):
 
 
 class DefaultAction(enum.StrEnum):
-    """What a roll request's deadline does for whoever has not rolled (issue 17)."""
+    """What a roll request's deadline does for whoever has not rolled (docs/clock.md)."""
 
     ROLL = "roll"
     SKIP = "skip"

@@ -1,4 +1,4 @@
-"""The layers import downwards only (README "Architecture"; issue 21 "No upward imports").
+"""The layers import downwards only (README "Architecture").
 
 Every module under ``bot/`` is parsed (not imported) and each of its imports, including those
 inside functions and under ``TYPE_CHECKING``, is checked against the rules of its layer:
@@ -38,7 +38,7 @@ ALLOWED: dict[tuple[str, str], str] = {}
 ALLOWED_NAMES: dict[str, dict[str, str]] = {
     "bot.rules": {
         "bot.quoting": "pure text helper with no import of its own: errors quote input alike",
-        "bot.words": "the word lists (issue 21): plain enums with no import of their own",
+        "bot.words": "the word lists: plain enums with no import of their own",
     },
     "bot.cogs": {
         "bot.db.engine.Database": "the handle the bot carries and cogs pass to services: a type",
@@ -196,11 +196,11 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
         ("bot.db.models", "bot.services.checks.X", "a layer above it"),
         ("bot.render.checks", "bot.db.engine.Database", "reaches the database"),
         ("bot.render.checks", "sqlalchemy.select", "reaches the database"),
-        ("bot.cogs.gm._cog", "bot.cogs.fortune._buttons.reveal_view", "private module"),
-        ("bot.cogs.checks._cog", "sqlalchemy.select", "reaches the database"),
+        ("bot.cogs.gm", "bot.cogs.fortune._buttons.reveal_view", "private module"),
+        ("bot.cogs.checks", "sqlalchemy.select", "reaches the database"),
         ("bot.ops.shutdown", "bot.app.create_bot", "ops builds the app"),
-        ("bot.cogs.dice._cog", "bot.app.create_bot", "only as a type"),
-        ("bot.cogs.dice._cog", "bot.ops.cli.dumps", "only as a type"),
+        ("bot.cogs.dice", "bot.app.create_bot", "only as a type"),
+        ("bot.cogs.dice", "bot.ops.cli.dumps", "only as a type"),
     ],
 )
 def test_the_rules_catch_upward_imports(module: str, target: str, expected: str) -> None:
@@ -215,8 +215,8 @@ def test_the_rules_catch_upward_imports(module: str, target: str, expected: str)
     [
         ("bot.rules.d20_check.checks", "bot.rules.common.Die"),
         ("bot.rules.threshold", "bot.quoting.quote"),
-        ("bot.cogs.fortune._cog", "bot.cogs.fortune._buttons.fortune_view"),
-        ("bot.cogs.gm._cog", "bot.cogs._views.fortune.reveal_view"),
+        ("bot.cogs.fortune", "bot.cogs.fortune._buttons.fortune_view"),
+        ("bot.cogs.gm", "bot.cogs._views.fortune.reveal_view"),
         ("bot.render.checks", "bot.services.checks.CheckResult"),
         ("bot.ops.shutdown", "bot.app.PbpBot"),
     ],
@@ -359,3 +359,16 @@ def test_the_owner_rule_catches_another_feature_s_tables(
     module: str, target: str, bad: bool
 ) -> None:
     assert (_table_problem(Import(module, target, 1, typing_only=False)) is not None) is bad
+
+
+def test_a_feature_is_one_module_unless_it_has_helpers() -> None:
+    """A cog package exists only to keep private helpers beside its cog (bot/cogs/campaign/):
+    a feature of one file is one module, found and loaded the same way (bot/app.py)."""
+    cogs = BOT / "cogs"
+    lonely = [
+        d.name
+        for d in cogs.iterdir()
+        if d.is_dir() and not d.name.startswith("_") and (d / "__init__.py").exists()
+        if len([f for f in d.glob("*.py") if f.name != "__init__.py"]) < 2
+    ]
+    assert lonely == []

@@ -1,7 +1,7 @@
 """How a recorded roll answers its interaction, shared by its command and /macro run.
 
-One function per result type, so a saved roll (issue 18) answers with the very embed its command
-would, and no cog imports another feature's private module (issue 21).
+One function per result type, so a saved roll (a macro) answers with the very embed its command
+would, and no cog imports another feature's private module.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ async def send_attack(
 
 async def send_check(interaction: Interaction, result: CheckResult) -> None:
     """Answer with a check, save or luck roll."""
-    # Hidden rolls answer through deliver (stub / ephemeral / GM copy), issue 7. A public
-    # one needs neither the GM's copy nor the roller's GM standing: not built.
+    # Hidden rolls answer through deliver (stub / ephemeral / GM copy: docs/secret-rolls.md).
+    # A public one needs neither the GM's copy nor the roller's GM standing: not built.
     hidden = result.visibility is not Visibility.PUBLIC
     await deliver(
         interaction,

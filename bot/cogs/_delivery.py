@@ -95,7 +95,7 @@ async def _answer(
         raise ValueError("a gm or blind roll needs a public stub")
     stub_id = await answer(interaction, embed=roll.stub, allowed_mentions=_QUIET)
     if stub_id is not None and interaction.channel_id is not None:
-        # /verify compares with the commitment as this message still shows it (issue 15).
+        # /verify compares with the commitment as this message still shows it.
         await secrecy.record_stub(
             bot_of(interaction).db, roll.roll_id, interaction.channel_id, stub_id
         )
@@ -138,7 +138,7 @@ class StubUnreadable(Exception):
 
 
 async def published_commitment(client: discord.Client, stub: secrecy.StubPlace) -> str | None:
-    """The commitment as the stub message shows it now; None if the message is gone (issue 15).
+    """The commitment as the stub message shows it now; None if the message is gone.
 
     Raises :class:`StubUnreadable` when Discord refuses or fails rather than saying the
     message does not exist, so /verify never calls a stub gone that it merely could not read.
@@ -171,7 +171,7 @@ async def post_reveal(
 
     In the campaign channel (answering there, or with a short note elsewhere); a roll of no
     campaign (a self roll made outside one) is revealed where the command is run. ``view``:
-    the fortune choice the roll offers now that it is revealed (issue 15).
+    the fortune choice the roll offers now that it is revealed.
     """
     embed = render.reveal_embed(found.row, secrecy.encoding_of_row(found.row))
     campaign = found.campaign

@@ -10,6 +10,10 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
+# No ``default_permissions``: a GM is whoever holds one of the campaign's GM roles (or Manage
+# Server), which no Discord permission expresses, so a default such as Manage Server would hide
+# /gm from the GMs themselves. The services' checks decide; a server admin may still restrict
+# the command in Server Settings → Integrations.
 gm_group = app_commands.Group(
     name="gm",
     description="GM tools: hidden rolls, reveals, roll requests, the log",

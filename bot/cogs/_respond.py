@@ -1,4 +1,4 @@
-"""The first answer to an interaction, deferred or not (issue 19).
+"""The first answer to an interaction, deferred or not (Discord wants an answer within 3 s).
 
 Discord gives an interaction three seconds for its first response. So a command makes no REST
 call (a member, a channel, a message) before it has answered, unless it deferred first with

@@ -47,7 +47,7 @@ async def _can_read(interaction: Interaction, channel_id: int) -> bool | None:
     if place is None:
         # Not cached is not gone: discord.py drops archived threads from its cache, and play
         # by post archives threads after days of quiet. Only "Unknown Channel" means gone.
-        # A REST call: the answer is deferred first (issue 19: answered within 3 s).
+        # A REST call: the answer is deferred first (Discord wants an answer within 3 s).
         await defer(interaction, ephemeral=True)
         try:
             place = await guild.fetch_channel(channel_id)

@@ -1,4 +1,5 @@
-"""Saved rolls (issue 18): a character's named roll texts, run by /macro run or `[[name]]`.
+"""Saved rolls (docs/in-character.md): a character's named roll texts, run by /macro run or
+`[[name]]`.
 
 A macro belongs to one character (and so to the character's player): deleting the character
 deletes its macros, and erasing a person's data (bot/services/privacy.py) deletes theirs.

@@ -107,7 +107,7 @@ def sql_in(column: str, values: tuple[str, ...] | list[str]) -> str:
     return f"{column} IN ({quoted})"
 
 
-#: Table options of every table whose id a button, a message or a command shows (issue 15).
+#: Table options of every table whose id a button, a message or a command shows (migration 0006).
 #: SQLite otherwise hands out max(id) + 1, so deleting the newest rows gives their ids to the
 #: next ones and a button left on an old message acts on a new object; AUTOINCREMENT never
 #: reuses an id. PostgreSQL's sequences never do either.
@@ -174,7 +174,7 @@ class Campaign(Base):
         SecrecyDefaults, default=dict, server_default=text("'{}'")
     )
     #: The snowflake its rolls are numbered under: the channel it was set up in. It never
-    #: changes, not when the campaign moves to another channel or server (issue 15), so the
+    #: changes, not when the campaign moves to another channel or server, so the
     #: numbers on old stubs keep naming the same rolls.
     ledger_scope: Mapped[int] = mapped_column(
         BigInteger, default=lambda context: context.get_current_parameters()["channel_id"]
@@ -243,7 +243,7 @@ class Character(Base):
     ac: Mapped[int | None] = mapped_column(SmallInteger)
     armour_quality: Mapped[str | None] = mapped_column(String(16))
     armour_magic: Mapped[int | None] = mapped_column(SmallInteger)
-    #: The portrait posts show (issue 18, ``/character avatar``): an https image URL.
+    #: The portrait posts show (docs/posting.md, ``/character avatar``): an https image URL.
     avatar_url: Mapped[str | None] = mapped_column(Text)
     is_active: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -316,9 +316,9 @@ class PendingModifier(Base):
 
 
 class LedgerRow(Base):
-    """One roll of any kind, append-only (issue 15): triggers (migration 0008) refuse any DELETE,
+    """One roll of any kind, append-only: triggers (migration 0008) refuse any DELETE,
     and any UPDATE but the reveal stamp, the foreign keys a deletion nulls, and an erasure's
-    tombstone in the personal columns (issue 22).
+    tombstone in the personal columns (docs/privacy.md).
 
     ``interaction_id`` is unique, so one Discord interaction is never recorded twice; it is
     NULL for rows not tied to an interaction (for example made by a scheduled job). What a
@@ -368,13 +368,14 @@ class LedgerRow(Base):
     scope_id: Mapped[int] = mapped_column(BigInteger)
     number: Mapped[int] = mapped_column(BigInteger)
     #: Salted digest of the personal fields (roller, character name, request); the salts are
-    #: in ``ledger_salts`` (issue 22), so an erasure deletes them without touching this row.
+    #: in ``ledger_salts`` (migration 0008), so an erasure deletes them without touching this row.
     who: Mapped[str] = mapped_column(String(64))
     #: This row's link in its campaign's (or channel's) hash chain.
     chain: Mapped[str] = mapped_column(String(64))
-    #: 3: bound as bot/services/commitments.py says (each personal field salted, issue 22);
-    #: 2: issue 15's (one ``who`` salt, dice and outcome in clear); 1: a commitment made before
-    #: issue 15, which bound the ledger id (kept as ``number``) and ``legacy_campaign_id``.
+    #: 3: bound as bot/services/commitments.py says (each personal field salted, migration
+    #: 0008); 2: migration 0007's (one ``who`` salt, dice and outcome in clear); 1: a commitment
+    #: made before migration 0007, which bound the ledger id (kept as ``number``) and
+    #: ``legacy_campaign_id``.
     format: Mapped[int] = mapped_column(SmallInteger, default=3)
     legacy_campaign_id: Mapped[int | None] = mapped_column(BigInteger)
 
@@ -443,7 +444,8 @@ class LedgerChain(Base):
 
 class LedgerStub(Base):
     """Where a hidden roll's public stub was posted, so /verify can read the commitment that
-    was published rather than the one stored beside the result (issue 15, point 4)."""
+    was published rather than the one stored beside the result (docs/secret-rolls.md, "Reveal
+    and verify")."""
 
     __tablename__ = "ledger_stubs"
 

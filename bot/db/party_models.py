@@ -61,7 +61,7 @@ class RollRequest(Base):
     ability: Mapped[str] = mapped_column(String(32))
     #: d20 check: a saving throw rather than an ability check.
     is_save: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: A skill each target adds if their sheet has it (d20 check "Group Checks", issue 16).
+    #: A skill each target adds if their sheet has it (d20 check rule 9, "Group Checks").
     proficiency: Mapped[str | None] = mapped_column(String(64))
     dc: Mapped[int | None] = mapped_column(SmallInteger)
     #: Threshold: a difficulty tier instead of an exact threshold.
@@ -76,7 +76,7 @@ class RollRequest(Base):
     group_roll_id: Mapped[int | None] = mapped_column(
         BigInteger, ForeignKey("ledger.id", ondelete="SET NULL")
     )
-    #: The game clock (issue 17): when the request closes, and what happens then to whoever
+    #: The game clock (docs/clock.md): when the request closes, and what happens then to whoever
     #: has not rolled (``roll``, ``skip`` or ``fail``); a reminder time, if any.
     deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     default_action: Mapped[str | None] = mapped_column(String(8))

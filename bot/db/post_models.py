@@ -1,4 +1,4 @@
-"""Tables of posting in character (issue 18): posts, every version of their text, the rolls
+"""Tables of posting in character (docs/posting.md): posts, every version of their text, the rolls
 bound to them, and the campaign's and channel's posting settings.
 
 A post's rolls are ledger rows (public, numbered, chained) made in the same transaction as the

@@ -1,4 +1,4 @@
-"""Sealed pre-rolls (issue 18): d20s a player rolls in advance, applied later by the GM.
+"""Sealed pre-rolls (docs/prerolls.md): d20s a player rolls in advance, applied later by the GM.
 
 Each sealed die is a hidden ledger row (kind ``preroll``) that nobody may see, its roller
 included, until the GM applies it to a check; this table says whose it is and whether it was

@@ -1,4 +1,4 @@
-"""Tables of sealed declarations (issue 18): a GM's round, and each player's sealed action.
+"""Tables of sealed declarations (docs/rounds.md): a GM's round, and each player's sealed action.
 
 The text of a declaration is never stored here: it lives in its ledger row (kind
 ``declaration``), sealed like a hidden roll (salt and commitment, bot/services/store/ledger.py), and

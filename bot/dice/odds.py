@@ -4,8 +4,8 @@ Distributions are dicts of integer weights (exact, fast), turned into Fractions 
 Rerolls and explosions follow the same caps as rolling, so the odds are exact, not an
 approximation of "infinite" explosions.
 
-Cost is bounded twice (issue 15, point 8). A static estimate from the parser's bounds refuses
-the obviously huge for next to nothing. The guarantee is an :class:`OddsMeter`: every
+Cost is bounded twice (docs/dice.md, "Exact odds"). A static estimate from the parser's bounds
+refuses the obviously huge for next to nothing. The guarantee is an :class:`OddsMeter`: every
 operation (face tables, explosion levels, packing and unpacking, big-integer products and
 powers, keep/drop states, pairwise mapping for ``*``, ``/`` and sparse sums, the final
 Fractions) is charged *before* it runs, from the real sizes of its inputs, and the computation

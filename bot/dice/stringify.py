@@ -43,7 +43,7 @@ from bot.dice.roller import (
 DISCORD_LIMIT = 2000
 
 _BINARY = {3: " + ", 4: " - ", 5: " * ", 6: " / ", 11: " % ", 12: " / "}
-#: Discord's messages write minus as U+2212, like every other number the bot shows (issue 19);
+#: Discord's messages write minus as U+2212, like every other number the bot shows;
 #: plain text keeps "-".
 _MD_MINUS = "−"
 _MD_SPECIAL = re.compile(r"([\\*_~`|>#\[\]()])")

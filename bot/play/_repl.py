@@ -84,7 +84,7 @@ async def play(
             log_level="WARNING",
             log_format="text",
             # One person at their own table, on SimCord's clock, which stands still between
-            # lines: a budget would never refill (issue 22).
+            # lines: a budget would never refill.
             budgets_enabled=False,
         )
         rng = random.Random(options.seed) if options.seed is not None else None

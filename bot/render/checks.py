@@ -48,7 +48,7 @@ def breakdown(
 def check_embed(result: CheckResult, *, gm_copy: bool = False) -> discord.Embed:
     """The public result of a check, save, test or luck roll.
 
-    ``gm_copy``: the copy a GM gets of a hidden roll (no choice offered to them, issue 15).
+    ``gm_copy``: the copy a GM gets of a hidden roll (no choice offered to them).
     """
     outcome = result.outcome
     hidden = result.visibility is not Visibility.PUBLIC

@@ -200,7 +200,7 @@ def contest_embed(result: ContestResult) -> discord.Embed:
 
 
 def _die(die: pd.ScoreDie) -> str:
-    # "alice 5", not "5 (alice)": the GM's name is already "Name (GM)" (issue 19).
+    # "alice 5", not "5 (alice)": the GM's name is already "Name (GM)".
     text = f"{escape(die.roller)} {die.value}"
     return f"~~{text}~~" if die.dropped else text
 

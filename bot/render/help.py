@@ -1,4 +1,4 @@
-"""/help's texts: each topic as one or more embeds (pages), written for the player (issue 19).
+"""/help's texts: each topic as one or more embeds (pages), written for the player.
 
 A topic is short hand-written guidance followed by its commands, whose descriptions come from
 the command tree itself (:class:`CommandDoc`), so /help cannot drift from the commands.

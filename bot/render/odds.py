@@ -68,7 +68,7 @@ def summary(report: OddsReport) -> str:
 def odds_embed(report: OddsReport) -> discord.Embed:
     """The odds of one roll, before anyone rolls it."""
     rows = _grouped(report.outcomes) if report.numeric else list(report.outcomes)
-    if report.numeric:  # totals and ranges: "−3", "−5–−1" (one minus sign, issue 19)
+    if report.numeric:  # totals and ranges: "−3", "−5–−1" (one minus sign: style.MINUS)
         rows = [(name.replace("-", style.MINUS), p) for name, p in rows]
     # The title holds a character's name and the player's dice text: shown literally.
     lead = escape(style.clip(report.title if report.numeric else summary(report), 1000))

@@ -1,7 +1,7 @@
 """A stored roll's result in its system's own words, for every later view of it.
 
-/gm reveal, /reveal, /verify, /history and /gm log all describe a roll from its ledger row
-(issue 15, point 9): this module is their one wording. The row's ``outcome`` is the rules
+/gm reveal, /reveal, /verify, /history and /gm log all describe a roll from its ledger row,
+in the system's own words: this module is their one wording. The row's ``outcome`` is the rules
 outcome as :func:`bot.services.serialize.to_jsonable` stored it; it is rebuilt into the
 rules object, and the result named by :func:`bot.render.checks.result_text`, the words of
 the live result message ("Major Success", "Pass", "Critical Failure", "Success").
@@ -199,7 +199,7 @@ def _generate(data: dict[str, Any]) -> str | None:
 
 
 def _post(data: dict[str, Any]) -> str | None:
-    """A post as a character (issue 18): its version, its rolls, the digest of its text."""
+    """A post as a character (docs/posting.md): its version, its rolls, the digest of its text."""
     digest, rolls = data.get("sha256"), data.get("rolls")
     if not isinstance(digest, str) or not isinstance(rolls, list):
         return None
@@ -210,7 +210,7 @@ def _post(data: dict[str, Any]) -> str | None:
 
 
 def _declaration(outcome: dict[str, Any]) -> str | None:
-    """A revealed sealed declaration (issue 18): its text, quoted (escaped, clipped)."""
+    """A revealed sealed declaration (docs/rounds.md): its text, quoted (escaped, clipped)."""
     text = outcome.get("declaration")
     return None if not isinstance(text, str) else f"declared {quote(text, DECLARATION_QUOTE)}"
 
@@ -285,7 +285,7 @@ def _fallback(row: RollView, outcome: dict[str, Any]) -> str:
         total = None
     if total is not None:
         parts.append(f"**Total: {style.number(total)}**")
-    totals = outcome.get("totals")  # several rolls in one /roll (issue 20)
+    totals = outcome.get("totals")  # several rolls in one /roll (docs/dice.md)
     if isinstance(totals, list) and all(isinstance(t, int) for t in totals):
         shown = ", ".join(style.number(t) for t in totals[:MAX_FACES])
         parts.append(f"**Totals: {shown}**")

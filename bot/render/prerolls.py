@@ -1,4 +1,4 @@
-"""Sealed pre-rolls as Discord sees them (issue 18): the stub of commitments, the list of
+"""Sealed pre-rolls as Discord sees them (docs/prerolls.md): the stub of commitments, the list of
 waiting dice, and the line a check that used them shows. Never a sealed die's face."""
 
 from __future__ import annotations

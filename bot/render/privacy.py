@@ -1,4 +1,7 @@
-"""What /privacy shows: the data stored about the caller, and what an erasure did (issue 22)."""
+"""What /privacy shows: the data stored about the caller, and what an erasure did.
+
+docs/privacy.md says the same to players.
+"""
 
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def reveal_embed(row: RollView, encoding: bytes) -> discord.Embed:
     return embed
 
 
-#: What /verify compared with, in the player's words (issue 15, point 4).
+#: What /verify compared with, in the player's words (docs/secret-rolls.md, "Reveal and verify").
 COMPARED_WITH: dict[str, str] = {
     secrecy.PUBLISHED: "the commitment in the stub message, as Discord shows it now",
     secrecy.STUB_GONE: (
@@ -206,14 +206,14 @@ def _revealer(row: RollView) -> str:
 
 
 def _reveal_command(row: RollView) -> str:
-    """Issue 7: a self roll is revealed by its roller (/reveal), gm and blind by the GM.
+    """A self roll is revealed by its roller (/reveal), gm and blind by the GM.
 
-    With the public number, which is what the commands look up (issue 15).
+    With the public number, which is what the commands look up.
     """
     if row.kind == LedgerKind.PREROLL:
         return "/gm check ... preroll:next"
     if row.kind == LedgerKind.DECLARATION:
-        # Issue 18: a sealed declaration is revealed with its round, all at once (one replaced
+        # A sealed declaration is revealed with its round, all at once (one replaced
         # or of a cancelled round stays sealed for good).
         return "/gm round reveal; one replaced, or of a cancelled round, stays sealed for good"
     command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
@@ -248,7 +248,7 @@ def verify_embed(result: Verification) -> discord.Embed:
     if not result.checked:
         embed = style.new_embed(
             f"Roll #{row.number} is still hidden",
-            # Issue 18: a sealed pre-roll opens with the GM's check that uses it.
+            # A sealed pre-roll opens with the GM's check that uses it.
             (
                 "It is a sealed pre-roll: nobody has seen it, its roller included. It can be "
                 f"checked once the GM applies it to a check ({_reveal_command(row)})."
@@ -262,7 +262,7 @@ def verify_embed(result: Verification) -> discord.Embed:
         style.add_field(embed, "Commitment (SHA-256)", f"`{result.stored}`")
         return embed
     if result.erased:
-        # Issue 22: an erasure tombstoned text this older row had bound in clear.
+        # An erasure tombstoned text this older row had bound in clear.
         embed = style.new_embed(
             f"Roll #{row.number}: erased, no longer checkable",
             "Its roller asked for their data to be erased. This roll was recorded before the "

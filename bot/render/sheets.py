@@ -79,7 +79,7 @@ def character_embed(campaign: CampaignView, character: CharacterView) -> discord
 
     Carry-overs (threshold ruling 4) are shown only from a :class:`CharacterSheet`, which
     holds what its viewer may see; a plain view may hold one from a hidden roll, so none is
-    shown from it (issue 7).
+    shown from it (a hidden result appears nowhere a non-entitled user can see).
     """
     system = campaign.system
     features = campaign.rules.features

@@ -28,7 +28,7 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
-#: The one minus sign of every message (issue 19): U+2212, as on a printed sheet; never "-".
+#: The one minus sign of every message: U+2212, as on a printed sheet; never "-".
 MINUS = "−"
 
 
@@ -68,7 +68,8 @@ def add_field(embed: discord.Embed, name: str, value: str, *, inline: bool = Fal
 
 def roll_ref(number: int, chain: str = "") -> str:
     """``roll #12 · log 3f9a1c2b7d0e``: the public number and, for a public result, the short
-    head of its campaign's hash chain after it (issue 15), to compare with /verify log."""
+    head of its campaign's hash chain after it, to compare with /verify log (docs/secret-rolls.md,
+    "The game log")."""
     if not chain:
         return f"roll #{number}"
     return f"roll #{number} · log {chain[:12]}"

@@ -9,8 +9,8 @@ breaks the weapon unless the weapon's quality save holds. The rules engine decid
 (:func:`bot.rules.d20_check.roll_attack`); this module binds the attacker's stats, rolls the
 damage, records the roll and stores a named target character's lost AC, in one transaction.
 
-A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed
-(issue 15): the AC its critical takes away is stored by its reveal
+A hidden attack (gm, blind, self) changes nothing others can observe until it is revealed:
+the AC its critical takes away is stored by its reveal
 (:func:`bot.services.store.pending.ac_loss_on_reveal_in`).
 """
 
@@ -26,12 +26,11 @@ from bot.dice import RollResult, parse, roll
 from bot.dice.errors import DiceError
 from bot.quoting import escape
 from bot.rules import d20_check
-from bot.rules.systems import Feature
 from bot.rules.systems.base import signed
+from bot.rules.systems.commands import require as require_rule
 from bot.services import budgets, fairness, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
-from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign
 from bot.services.serialize import to_jsonable
@@ -45,7 +44,7 @@ from bot.services.store.characters import (
 )
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
-#: The AC an attack may target: a typo's 0 or 1000 is refused (issue 16).
+#: The AC an attack may target: a typo's 0 or 1000 is refused.
 MIN_AC = 1
 MAX_AC = d20_check.MAX_TARGET
 
@@ -213,11 +212,7 @@ def damage_expression(text: str | None) -> Any:
 
 
 def _require_d20(campaign: CampaignView) -> None:
-    if Feature.ATTACKS not in campaign.rules.features:
-        raise InvalidValue(
-            "Attack rolls are a d20 check rule; this campaign plays "
-            f"{SYSTEM_NAMES[campaign.system]}. Nothing was rolled."
-        )
+    require_rule(campaign.rules, "attacks")
 
 
 def _refuse_crit_options(campaign: CampaignView, options: AttackOptions) -> None:

@@ -1,4 +1,4 @@
-"""Budgets against abuse (issue 22): token buckets of engine work, per user and per server.
+"""Budgets against abuse: token buckets of engine work, per user and per server.
 
 Pure logic: no Discord, no database, no I/O; the clocks are injected. A command that does
 expensive work (a large roll, exact odds, a page of history, an export, a walk of the whole

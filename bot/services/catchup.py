@@ -305,7 +305,7 @@ def _total(outcome: Any) -> int | None:
 
 def _dice(row: ledger_svc.RollView) -> str:
     if row.kind == LedgerKind.DECLARATION:
-        # Issue 18: a sealed declaration has no dice; once revealed, its text (quoted).
+        # A sealed declaration has no dice; once revealed, its text (quoted).
         text = row.outcome.get("declaration") if isinstance(row.outcome, dict) else None
         return f"declared {quote(str(text or ''), 100)}"
     total = _total(row.outcome)

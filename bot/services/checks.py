@@ -4,8 +4,8 @@ A check reads the campaign and the character, asks the rules engine for the outc
 records the ledger row together with its side effects (a threshold carry-over used and a new
 one stored) in the same transaction, so a roll is never half-recorded.
 
-A hidden roll (gm, blind, self) changes nothing others can observe until it is revealed
-(issue 15): the carry-over it earns is stored by its reveal (:func:`pending.on_reveal_in`).
+A hidden roll (gm, blind, self) changes nothing others can observe until it is revealed:
+the carry-over it earns is stored by its reveal (:func:`pending.on_reveal_in`).
 It does use, at once, an active carry-over already pending for the ability: that is the same
 whatever its dice show, so it tells nobody more than the roll's stub (a test of that ability
 was made), and deferring it would let the same modifier be used twice (ruling 4: once).
@@ -25,6 +25,8 @@ from bot.rules.systems import CheckOptions as CheckOptions  # its old home: re-e
 from bot.rules.systems import Plan, read, system_for
 from bot.rules.systems import d20 as d20_system
 from bot.rules.systems.base import refuse_options, score_of
+from bot.rules.systems.commands import NotInSystem
+from bot.rules.systems.commands import require as require_rule
 from bot.services import budgets, fairness, secrecy
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import require_gm
@@ -68,7 +70,7 @@ class CheckResult:
     visibility: Visibility = Visibility.PUBLIC
     #: SHA-256 commitment of a hidden roll (shown on its public stub).
     commitment: str | None = None
-    #: The public number printed as ``#N`` and the row's chain link (issue 15).
+    #: The public number printed as ``#N`` and the row's chain link.
     number: int = 0
     chain: str = ""
     #: The seed rotation this roll set off (its old seed revealed), to announce.
@@ -153,10 +155,8 @@ async def _helper_in(
 def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOptions) -> CheckPlan:
     """A saving throw in the campaign's system (d20 check ruling 5, roll-under's check)."""
     system = campaign.rules
-    if system.save_options is None:
-        raise InvalidValue(
-            f"This campaign plays {system.name}, which has no saving throws: use /check."
-        )
+    require_rule(system, "saves")
+    assert system.save_options is not None  # what the rule "saves" means
     refuse_options(system, options.given(), system.save_options, "/save")
     return system.plan_save(campaign, character, options)
 
@@ -197,11 +197,10 @@ async def with_dc_source_in(
 
 def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
     """A luck-like roll in the campaign's system (Pen & Dagger "Luck Rolls")."""
+    require_rule(campaign.rules, "luck")
     plan = campaign.rules.plan_luck(campaign, character)
     if plan is None:
-        raise InvalidValue(
-            f"Luck rolls are a Pen & Dagger rule; this campaign plays {campaign.rules.name}."
-        )
+        raise NotInSystem(campaign.rules, "luck")  # a system with the rule but no roll for it
     return plan
 
 
@@ -261,7 +260,7 @@ async def _perform_in(
         carry_over = await pending.consume_pending_in(session, character.id, ability)
     plan = planner(campaign, character, carry_over)
     draw = None
-    if sealed is not None:  # issue 18: the character's sealed d20s (services/prerolls.py)
+    if sealed is not None:  # the character's sealed d20s (services/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
     elif here is not None:  # provably fair d20s (docs/fair-dice.md)
         draw = await fairness.draw_here_in(session, caller, here, chosen)
@@ -292,7 +291,7 @@ async def _perform_in(
         await sealed.mark_used_in(session, recorded.id)
     carried = system.carry_over_next(outcome)
     if carried and chosen is Visibility.PUBLIC:
-        # Issue 15: a hidden roll changes nothing others can observe until it is
+        # A hidden roll changes nothing others can observe until it is
         # revealed, so its carry-over is stored by the reveal (pending.on_reveal_in).
         await pending.set_pending_in(session, character.id, plan.ability, carried, recorded.id)
     return CheckResult(

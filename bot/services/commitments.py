@@ -3,7 +3,7 @@
 Pure functions (no database, no Discord), so the bot, the importer, the migration and a player
 checking by hand all compute the same bytes. Every encoding is compact JSON with sorted keys and
 ASCII escapes (``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True)``),
-hashed with SHA-256. Issue 15 asks that they bind only what never changes: the roll's public
+hashed with SHA-256. They bind only what never changes: the roll's public
 number and scope, the Discord snowflakes of the place and the roller, and the time; never a
 database key, which deletion nulls and import renumbers.
 
@@ -17,8 +17,8 @@ database key, which deletion nulls and import renumbers.
   public part of the row (a hidden row's commitment, never its dice), so changing, removing or
   reordering any past row changes every later link.
 
-Format 3 (issue 22) salts each personal field on its own, so an erasure can blank one field and
-keep every digest checkable: the roller, character name and request, and every string inside
+Format 3 (migration 0008) salts each personal field on its own, so an erasure can blank one field
+and keep every digest checkable: the roller, character name and request, and every string inside
 the dice and the outcome (a label, a note, a character's name in a group verdict), each hashed
 as a **field** digest with a salt derived from the row's one random salt (an HMAC, so the salt of
 one field reveals nothing of another's). ``who`` (v2) binds the digests of the three personal
@@ -27,9 +27,9 @@ replaced by its field digest, numbers in clear. The salts live in ``ledger_salts
 ledger: erasing a field replaces it with :data:`TOMBSTONE`, keeps its digest there, and deletes
 its salt, so the row still verifies and the text is unrecoverable.
 
-Format 1 is the commitment rows carried before issue 15: it bound the ledger id and the campaign
-id directly. Such rows keep verifying through :func:`legacy_encoding`, with the number they were
-shown under and the campaign id they were committed with, both kept on the row.
+Format 1 is the commitment rows carried before migration 0007: it bound the ledger id and the
+campaign id directly. Such rows keep verifying through :func:`legacy_encoding`, with the number
+they were shown under and the campaign id they were committed with, both kept on the row.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ ENTRY_V2 = "pbp-dice-log-v2"
 GENESIS = "0" * 64
 #: Salt lengths in bytes: 256 bits, 64 hex characters.
 SALT_BYTES = 32
-#: Row formats: 1 = legacy commitment (id and campaign bound directly), 2 = issue 15 (one
-#: ``who`` salt; dice and outcome bound in clear), 3 = issue 22 (every personal field salted).
+#: Row formats: 1 = legacy commitment (id and campaign bound directly), 2 = migration 0007
+#: (one ``who`` salt; dice and outcome in clear), 3 = migration 0008 (each personal field salted).
 LEGACY_FORMAT = 1
 WHO_FORMAT = 2
 FORMAT = 3
@@ -179,7 +179,7 @@ def legacy_encoding(
     outcome: Any,
     salt: str,
 ) -> bytes:
-    """Format 1, as committed before issue 15: the id and campaign id bound directly."""
+    """Format 1, as committed before migration 0007: the id and campaign id bound directly."""
     return canonical(
         {
             "v": COMMITMENT_V1,
@@ -232,7 +232,7 @@ def short(link_hex: str) -> str:
     return link_hex[:12]
 
 
-# --- format 3: one salted digest per personal field (issue 22) -------------------------------
+# --- format 3: one salted digest per personal field (migration 0008) -------------------------
 
 
 def _escape(key: str) -> str:

@@ -41,7 +41,7 @@ class Caller:
     #: may name a character after them (bot/services/names.py).
     bot_names: tuple[str, ...] = ()
     #: Where the caller can read; None trusts the caller everywhere (the offline table, tests
-    #: of services). Answers about rolls only cover readable places (issue 15, "Scope").
+    #: of services). Answers about rolls only cover readable places.
     can_read: ReadCheck | None = field(default=None, compare=False, repr=False)
     #: The process's budgets of expensive work (bot/services/budgets.py); None: unlimited.
     budget: Budgets | None = field(default=None, compare=False, repr=False)

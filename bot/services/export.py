@@ -54,9 +54,9 @@ FORMAT = "pbp-dice-export"
 #: Bumped when a file written now could not be read by an older bot (a table or column it
 #: lacks, or a changed meaning). Older files stay importable.
 FORMAT_VERSION = 3
-#: Format 1 files predate issue 15: their ledger rows have no number, ``who`` or chain link.
+#: Format 1 files predate migration 0007: their ledger rows have no number, ``who`` or chain link.
 _UNCHAINED_VERSION = 1
-#: Format 1 and 2 files predate issue 22: the ``who`` salt is a ledger column, not a row of
+#: Format 1 and 2 files predate migration 0008: the ``who`` salt is a ledger column, not a row of
 #: ``ledger_salts``.
 _SALT_IN_LEDGER_VERSION = 2
 #: The ledger, taken from the schema like every other table: this module only reads it and, on
@@ -132,8 +132,8 @@ def _redact(row: dict[str, Any]) -> dict[str, Any]:
     The salt goes too: with it, the commitment could be brute-forced back into the result; and
     so do its personal salts (``ledger_salts``, left out by the caller). So
     does the command as typed, which the GM's own log does not show for such a roll either
-    (issue 15: a fortune choice made on a self roll before that rule named it, "keep the
-    natural 20 of roll #42"; since then a hidden roll has no follow-up row until revealed).
+    (a fortune choice made on a self roll while it was still allowed named it, "keep the
+    natural 20 of roll #42"; now a hidden roll has no follow-up row until revealed).
     """
     if row.get("visibility") == Visibility.SELF.value and row.get("revealed_at") is None:
         # Its personal salts go with the request: with them the request could be guessed
@@ -403,7 +403,7 @@ def compress(data: Any) -> bytes:
     """The export as a ``.json.gz`` file's bytes (no timestamp inside: same data, same bytes).
 
     A ledger of big rolls is mostly repeated digits and keys: gzip shrinks it several times
-    over, which keeps most campaigns under Discord's upload limit (issue 19).
+    over, which keeps most campaigns under Discord's upload limit.
     """
     return gzip.compress(dumps(data).encode(), mtime=0)
 
@@ -603,11 +603,11 @@ def retarget(
 
     Its ledger rows keep the server and channel they were rolled in: their commitments and
     chain links bind those snowflakes, and the campaign keeps its ``ledger_scope``, so the
-    numbers on the old stubs still name the same rolls (issue 15).
+    numbers on the old stubs still name the same rolls (docs/secret-rolls.md, "Numbers").
     """
     campaign = dict(tables[campaigns.name][0])
     # Known GMs are who the bot saw acting as GM here before the export: on import, anywhere,
-    # they are forgotten; GMs become known again when they act (issue 15).
+    # they are forgotten; GMs become known again when they act (docs/secret-rolls.md).
     campaign["gm_user_ids"] = []
     # @everyone (its id is the server's) is never a GM role, whatever the file says.
     campaign["gm_role_ids"] = [
@@ -652,7 +652,7 @@ def _chain_unchained(tables: dict[str, list[dict[str, Any]]]) -> dict[str, list[
 
 
 def _salts_apart(data: Any) -> None:
-    """A file written before issue 22 (format 1 or 2): move each ledger row's ``who_salt``
+    """A file written before migration 0008 (format 1 or 2): move each ledger row's ``who_salt``
     into ``ledger_salts``, as migration 0008 does a database. Leaves a damaged file to
     :func:`_check_header` to refuse."""
     if not isinstance(data, dict) or not isinstance(data.get("campaigns"), list):

@@ -1,4 +1,4 @@
-"""Configurations that show hidden results to non-GMs, checked as the bot starts (issue 22).
+"""Configurations that show hidden results to non-GMs, checked as the bot starts.
 
 ``/campaign setup`` and ``/campaign set gm-channel`` already warn or refuse when they are used;
 this catches what changed afterwards, in Discord, where the bot hears nothing of it (a GM

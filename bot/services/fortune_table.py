@@ -6,10 +6,10 @@ the roll's ledger id, so a roll is chosen on once, however many clicks arrive), 
 fortune dice with the atomic statements of :mod:`bot.services.store.fortune`, and appends a new
 ledger row: the ledger stays append-only, and the original outcome is rebuilt from its row.
 
-Issue 15: a hidden roll changes nothing others can observe until it is revealed. So no choice
-is made on a gm, blind or self roll while it is hidden: its trade would change the fortune dice
-everyone sees, and its follow-up row would name a natural 20 in /history and take a ledger
-number. Once revealed, its roller is offered the choice as for a public roll
+A hidden roll changes nothing others can observe until it is revealed (docs/secret-rolls.md). So
+no choice is made on a gm, blind or self roll while it is hidden: its trade would change the
+fortune dice everyone sees, and its follow-up row would name a natural 20 in /history and take a
+ledger number. Once revealed, its roller is offered the choice as for a public roll
 (:func:`offer_after_reveal`, on the reveal message), and the choice is recorded in public.
 """
 
@@ -30,6 +30,7 @@ from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature, read
 from bot.rules.systems.base import SYSTEM_FIELD
+from bot.rules.systems.commands import require as require_rule
 from bot.rules.systems.pen_and_dagger import PEN_AND_DAGGER, is_luck
 from bot.services import commitments as cm
 from bot.services import fairness, personal, secrecy
@@ -48,7 +49,7 @@ from bot.services.scope import readable_row
 from bot.services.serialize import to_jsonable
 from bot.services.sheets import campaign_here, target_character
 from bot.services.store import fortune, ledger
-from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
+from bot.services.store.campaigns import CampaignView, get_campaign_in
 from bot.services.store.characters import CharacterView, get_character, get_character_by_id
 from bot.services.store.fortune import FortuneView
 from bot.services.store.ledger import NewRoll, Origin, RollView
@@ -180,12 +181,12 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     character, whoever rolled it.
 
     A roll the caller may not see (their own blind roll) is refused as not found before any
-    check of its outcome: the refusal must not give the hidden result away (issue 7). A hidden
-    roll not yet revealed is refused whatever it shows (issue 15: its choice waits for the
-    reveal), so an old message's buttons change nothing either.
+    check of its outcome: the refusal must not give the hidden result away. A hidden roll not yet
+    revealed is refused whatever it shows (its choice waits for the reveal), so an old
+    message's buttons change nothing either.
     """
     row = await ledger.get_roll_in(session, roll_id)
-    # Issue 15: a roll where the caller cannot read does not exist for them (asked first).
+    # A roll where the caller cannot read does not exist for them (asked first).
     home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
     if not await readable_row(caller, row, home):
         raise NotFound("No such roll.")  # word for word ledger.get_roll_in's
@@ -248,7 +249,7 @@ async def _record(
     dice: list[int],
     outcome: dict[str, Any],
 ) -> ledger.Recorded:
-    # Only a public or revealed roll is chosen on (issue 15, _load_roll), so the choice is
+    # Only a public or revealed roll is chosen on (_load_roll), so the choice is
     # made in the open: a public row.
     recorded = await ledger.record_in(
         session,
@@ -489,11 +490,7 @@ async def reroll_latest(db: Database, rng: random.Random, caller: Caller) -> Rer
 
 
 def _require_pen_and_dagger(campaign: CampaignView) -> None:
-    if Feature.FORTUNE not in campaign.rules.features:
-        raise InvalidValue(
-            "Fortune dice are a Pen & Dagger rule; this campaign plays "
-            f"{SYSTEM_NAMES[campaign.system]}."
-        )
+    require_rule(campaign.rules, "fortune")
 
 
 async def show(db: Database, caller: Caller, name: str | None = None) -> FortuneStatus:
@@ -620,7 +617,7 @@ def _cap(cap: int) -> Any:
     return case((_C.c.fortune > cap, cap), else_=_C.c.fortune)
 
 
-# --- the choice a revealed roll offers (issue 15) ---------------------------------------------
+# --- the choice a revealed roll offers ------------------------------------------------------
 
 
 async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, int] | None:
@@ -633,7 +630,7 @@ async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, in
     async with transaction(db) as session:
         chosen = await session.execute(select(_F.c.roll_id).where(_F.c.roll_id == row.id))
         if chosen.first() is not None:
-            return None  # chosen on before issue 15's rule; a roll's choice is made once
+            return None  # chosen on while hidden, as was once allowed; a choice is made once
         try:
             amount, maximum = await _fortune_of(session, row.character_id)
         except NotFound:

@@ -1,4 +1,4 @@
-"""The tamper-evident game log: walk a campaign's hash chain and say where it breaks (issue 15).
+"""The tamper-evident game log: walk a campaign's hash chain and say where it breaks.
 
 Each ledger row stores ``link = sha256(previous link || sha256(entry))``
 (bot/services/commitments.py). Walking the rows in number order and recomputing every link
@@ -86,7 +86,7 @@ def _row_problem(row: RollView, every_commitment: bool) -> str | None:
     if not fields_match(row):
         return "the salts of its text are missing, so it cannot be checked"
     if erased_before_format_3(row):
-        # Issue 22: an older row bound the erased text in clear; its link still holds (by the
+        # An older row bound the erased text in clear; its link still holds (by the
         # entry digest it had), its commitment can no longer be recomputed.
         return None
     hidden = row.visibility is not Visibility.PUBLIC and row.commitment is not None

@@ -21,12 +21,11 @@ from bot.db.models import character_scores
 from bot.db.party_models import ability_generations
 from bot.db.types import utcnow
 from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import Feature
+from bot.rules.systems.commands import require as require_rule
 from bot.services import commitments as cm
 from bot.services import fairness, personal
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.access import require_gm
-from bot.services.checks import SYSTEM_NAMES
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NotAllowed, NotFound
 from bot.services.groups import campaign_in
@@ -50,7 +49,7 @@ class GenerationResult:
     campaign: CampaignView
     generation: pd.GroupGeneration
     roll_id: int
-    #: The ledger row's public number (issue 15).
+    #: The ledger row's public number.
     number: int = 0
     #: The seed its draw used up, if it was due: the place is shown it.
     rotation: fairness.Rotation | None = None
@@ -69,11 +68,7 @@ def _unique_names(players: Sequence[tuple[int, str]]) -> list[str]:
 
 
 def _require_pd(campaign: CampaignView) -> None:
-    if Feature.GENERATION not in campaign.rules.features:
-        raise InvalidValue(
-            "Group ability-score generation is a Pen & Dagger rule; this campaign plays "
-            f"{SYSTEM_NAMES[campaign.system]}."
-        )
+    require_rule(campaign.rules, "generation")
 
 
 async def roll_scores(

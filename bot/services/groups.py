@@ -16,12 +16,13 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.quoting import escape
-from bot.rules.systems import Feature, read, system_for, system_of
+from bot.rules.systems import read, system_for, system_of
+from bot.rules.systems.commands import NotInSystem
+from bot.rules.systems.commands import require as require_rule
 from bot.services import budgets, fairness, walks
 from bot.services._sql import Executor, core_transaction, transaction
 from bot.services.access import is_gm, require_gm
 from bot.services.checks import (
-    SYSTEM_NAMES,
     CheckOptions,
     Outcome,
     plan_check,
@@ -231,7 +232,7 @@ def check_spec(campaign: CampaignView, spec: MemberSpec, *, what: str) -> Member
             "or difficulty."
         )
     if "difficulty" not in system.check_options and spec.difficulty:
-        raise InvalidValue(f"This campaign plays {name}: difficulty tiers are a threshold rule.")
+        raise NotInSystem(system, "tiers")
     if spec.save and not system.group_saves:
         raise InvalidValue(f"This campaign plays {name}: save is a d20-check option.")
     proficiency = " ".join(spec.proficiency.split()) if spec.proficiency else None
@@ -380,7 +381,7 @@ class GroupRollResult:
     shared_roll: int | None
     dc: int | None
     difficulty: str | None
-    #: The group row's public number and chain link (issue 15).
+    #: The group row's public number and chain link.
     number: int = 0
     chain: str = ""
     #: Seeds the members' rolls used up, rotated after the last: the place is shown them.
@@ -572,7 +573,7 @@ class ContestResult:
     outcome: Any
     characters: tuple[CharacterView, ...]
     roll_id: int
-    #: The contest row's public number and chain link (issue 15).
+    #: The contest row's public number and chain link.
     number: int = 0
     chain: str = ""
     #: The seed its draw used up, if it was due: the place is shown it.
@@ -594,13 +595,6 @@ class ContestSide:
     def given(self) -> bool:
         """Whether anything besides the shared ability was asked for."""
         return any((self.ability, self.proficiency, self.bonus, self.advantage, self.disadvantage))
-
-
-def _no_contest(system: str) -> InvalidValue:
-    return InvalidValue(
-        f"This campaign plays {SYSTEM_NAMES[system]}, which has no contest rule: each "
-        "character can roll /check and the GM compares the results."
-    )
 
 
 def _contest_records(
@@ -637,9 +631,7 @@ async def contest(
     """
     async with transaction(db) as session:
         campaign = await campaign_in(session, caller)
-        system = campaign.system
-        if Feature.CONTEST not in campaign.rules.features:
-            raise _no_contest(system)
+        require_rule(campaign.rules, "contest")
         canonical = campaign.ability(ability)
         refusal = campaign.rules.contest_sides
         if refusal is not None and any(side.given() for side in sides):

@@ -96,7 +96,7 @@ async def page(
     db: Database, caller: Caller, query: HistoryFilter, before_id: int | None = None
 ) -> HistoryPage:
     """A page of the campaign's rolls, each marked visible or not for this caller; rolls made
-    where the caller cannot read are left out (issue 15, "Scope")."""
+    where the caller cannot read are left out (docs/secret-rolls.md, "Who sees a roll later")."""
     budgets.charge(caller, budgets.HISTORY_ROW * (query.limit + 1))
     checked: set[int] = set()
     unreadable: set[int] = set()

@@ -1,5 +1,5 @@
-"""Saved rolls (issue 18): `/macro save name:sneak roll:check DEX Stealth adv`, run later by
-`/macro run` or inline as `[[sneak]]`.
+"""Saved rolls: `/macro save name:sneak roll:check DEX Stealth adv`, run later by `/macro run` or
+inline as `[[sneak]]` (docs/in-character.md, "Saved rolls").
 
 A macro belongs to the caller's active character in the channel's campaign. Its text is what
 the player would type after a slash (bot/services/roll_text.py), checked when saved: an
@@ -21,7 +21,9 @@ from bot.db.engine import Database
 from bot.db.macro_models import macros
 from bot.dice import parse_many
 from bot.quoting import escape, quote
-from bot.rules.systems import Feature, system_for
+from bot.rules.systems import system_for
+from bot.rules.systems.commands import NotInSystem
+from bot.rules.systems.commands import require as require_rule
 from bot.services import attacks, checks, dialects, rolls
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.attacks import AttackResult
@@ -100,15 +102,15 @@ def check_for_system(parsed: RollText, key: str) -> None:
     """Refuse a command or option the system does not have, as its service would when rolled."""
     system = system_for(key)
     name = system.name
-    if parsed.command is Command.LUCK and Feature.LUCK not in system.features:
-        raise InvalidValue(f"Luck rolls are a Pen & Dagger rule; this campaign plays {name}.")
-    if parsed.command is Command.ATTACK and Feature.ATTACKS not in system.features:
-        raise InvalidValue(f"Attack rolls are a d20 check rule; this campaign plays {name}.")
+    if parsed.command is Command.LUCK:
+        require_rule(system, "luck")
+    if parsed.command is Command.ATTACK:
+        require_rule(system, "attacks")
     if parsed.check is None:
         return
     allowed = system.check_options if parsed.command is Command.CHECK else system.save_options
     if allowed is None:
-        raise InvalidValue(f"This campaign plays {name}, which has no saving throws: use check.")
+        raise NotInSystem(system, "saves")
     extra = [
         "from" if option == "source" else option
         for option in parsed.check.given()

@@ -1,4 +1,4 @@
-"""Posting as a character (issue 18): a post, its inline rolls, its edits, its portrait.
+"""Posting as a character (docs/posting.md): a post, its inline rolls, its edits, its portrait.
 
 A post and its rolls are one transaction: the post's row, its first version, every `[[...]]`
 rolled (bot/services/inline.py) and its own ledger row (kind :data:`LedgerKind.POST`: the text's

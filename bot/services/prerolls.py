@@ -1,4 +1,4 @@
-"""Sealed pre-rolls (issue 18): d20s a player seals in advance, applied later by the GM.
+"""Sealed pre-rolls (docs/prerolls.md): d20s a player seals in advance, applied later by the GM.
 
 ``/preroll`` rolls each d20 now, with the injected random source like every roll, and stores
 it as a hidden ledger row of kind ``preroll``: committed (salted SHA-256, the machinery of

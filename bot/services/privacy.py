@@ -230,7 +230,8 @@ class Erased:
     characters_deleted: int = 0
     rolls_erased: int = 0
     other_rows_changed: int = 0
-    #: Rows recorded before issue 22 whose commitment or result can no longer be checked.
+    #: Rows recorded before format 3 (migration 0008) whose commitment or result can no longer be
+    #: checked.
     older_rows: int = 0
     names: tuple[str, ...] = field(default=(), repr=False)
 

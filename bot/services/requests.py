@@ -10,7 +10,7 @@ the other: the last one sees every other answer and completes the request, exact
 With a hidden DC the players see dice and totals, never pass/fail, until the GM reveals:
 their ledger rows are ``blind`` and get ``revealed_at`` when the GM reveals.
 
-The game clock (issue 17): a request may have a deadline and a default for whoever has not
+The game clock (docs/clock.md): a request may have a deadline and a default for whoever has not
 rolled by then (``roll`` with their stored stats, ``skip`` them, or count them as ``fail``ed),
 and a reminder time. Both are scheduled jobs (bot/services/scheduler.py) created in the
 request's own transaction; the deadline job applies the default and completes the request,
@@ -131,7 +131,7 @@ class RequestView:
     completed_at: datetime | None
     revealed_at: datetime | None
     targets: tuple[TargetView, ...]
-    #: A skill each target adds if their sheet has it (d20 check "Group Checks", issue 16).
+    #: A skill each target adds if their sheet has it (d20 check rule 9, "Group Checks").
     proficiency: str | None = None
     deadline_at: datetime | None = None
     default_action: str | None = None
@@ -159,7 +159,7 @@ class RequestView:
         if not self.complete:
             return None
         rolled = [(t.character_name, t.summary) for t in self.targets if t.summary is not None]
-        # Issue 17: a ``fail`` default counts the character as failed; ``skip`` leaves them out.
+        # A ``fail`` default counts the character as failed; ``skip`` leaves them out.
         rolled += [
             (t.character_name, FAILED_BY_DEFAULT)
             for t in self.targets
@@ -697,7 +697,7 @@ async def reveal(
     return campaign, revealed
 
 
-# --- the game clock: deadlines, their defaults, reminders (issue 17) ---------------------------
+# --- the game clock: deadlines, their defaults, reminders (docs/clock.md) ---------------------
 
 
 @dataclass(frozen=True, slots=True)

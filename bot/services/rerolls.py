@@ -33,8 +33,8 @@ from bot.db.engine import Database
 from bot.dice import roll
 from bot.rules import d20_check
 from bot.rules.common import Advantage
-from bot.rules.systems import Feature
 from bot.rules.systems.base import SYSTEM_FIELD
+from bot.rules.systems.commands import require as require_rule
 from bot.rules.systems.d20 import D20, check_from_record
 from bot.services import budgets, fairness
 from bot.services._sql import Executor, core_transaction
@@ -45,7 +45,7 @@ from bot.services.attacks import (
     damage_expression,
     roll_damage,
 )
-from bot.services.checks import SYSTEM_NAMES, CheckResult
+from bot.services.checks import CheckResult
 from bot.services.context import Caller
 from bot.services.errors import InvalidValue, NoCampaign, NotFound
 from bot.services.serialize import to_jsonable
@@ -207,11 +207,7 @@ async def reroll(
 
 
 def _allowed(campaign: CampaignView) -> None:
-    if Feature.REROLLS not in campaign.rules.features:
-        raise InvalidValue(
-            "/reroll is a d20 check rule (reroll one die of an advantage roll); this campaign "
-            f"plays {SYSTEM_NAMES[campaign.system]}. Nothing changed."
-        )
+    require_rule(campaign.rules, "rerolls")
     if not campaign.rerolls:
         raise InvalidValue(
             "Rerolls need something in the game that allows them, and this campaign's GM has "

@@ -60,7 +60,7 @@ _BOOL = _Option("bool")
 _QUALITY = _Option("Novice|Yeoman|Adept|Master|Grand Master")
 
 #: Each command's options, named and bounded as the slash command's (bot/cogs/_options.py,
-#: bot/cogs/attack/_cog.py); ``secret`` is refused: an inline roll is public.
+#: bot/cogs/attack.py); ``secret`` is refused: an inline roll is public.
 OPTIONS: Mapping[Command, Mapping[str, _Option]] = {
     Command.ROLL: {"dice": _TEXT, "label": _TEXT},
     Command.CHECK: {

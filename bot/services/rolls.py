@@ -34,7 +34,7 @@ class DiceRoll:
     #: SHA-256 commitment of a hidden roll (shown on its public stub).
     commitment: str | None = None
     campaign: CampaignView | None = None
-    #: The public number printed as ``#N`` and the row's chain link (issue 15).
+    #: The public number printed as ``#N`` and the row's chain link (docs/secret-rolls.md).
     number: int = 0
     chain: str = ""
     #: Canonical notation of everything rolled, e.g. ``6#4d6kh3`` or ``1d20+5; 2d6``.

@@ -1,4 +1,6 @@
-"""Sealed declarations (issue 18): commit-and-reveal for what players *do*, not only their dice.
+"""Sealed declarations: commit-and-reveal for what players *do*, not only their dice.
+
+docs/rounds.md describes them to players.
 
 A GM opens a round in a campaign channel (``/gm round open [deadline]``); each player declares
 an action once (``/declare``), and may replace it until the round closes. A declaration is a

@@ -1,4 +1,4 @@
-"""Scope: answers about rolls only cover the places the caller can read (issue 15, point 2).
+"""Scope: answers about rolls only cover the places the caller can read.
 
 A roll made in a channel or thread the caller cannot read does not exist for them: /verify,
 /reveal, /gm reveal and the fortune buttons answer exactly as for an id that was never used,

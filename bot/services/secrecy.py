@@ -47,7 +47,7 @@ SECRECY_COMMANDS: Mapping[str, Visibility] = {
     SecrecyCommand.GM_CHECK: Visibility.BLIND,
 }
 #: How a GM sets the GM channel, shown when a GM copy cannot be delivered. DMs reach only
-#: GMs the bot has seen acting here, so the GM channel is the reliable way (issue 15).
+#: GMs the bot has seen acting here, so the GM channel is the reliable way (docs/secret-rolls.md).
 GM_CHANNEL_HINT = (
     "Direct messages reach only GMs the bot has seen use a command in this campaign; a GM "
     "channel is the reliable way to get hidden rolls: a GM can set one with "
@@ -61,7 +61,7 @@ class GmTargets:
 
     ``candidate_ids`` are the campaign's known GMs (users seen acting with GM standing there).
     They are candidates, never authority: when a copy is sent, each is fetched afresh and gets
-    it only if they now hold one of ``gm_role_ids`` or Manage Server (:meth:`admits`; issue 15).
+    it only if they now hold one of ``gm_role_ids`` or Manage Server (:meth:`admits`).
     """
 
     channel_id: int | None
@@ -133,7 +133,7 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
     Format 3 binds the public number, scope, place, time, the ``who`` digest and the dice and
     outcome with each string as its field digest (so the row's salts must have been read,
     :func:`~bot.services.store.ledger.with_salts_in`); format 2 the same with the dice and
-    outcome in clear; format 1 rows (committed before issue 15) bound the id they were shown
+    outcome in clear; format 1 rows (committed before migration 0007) bound the id they were shown
     under (kept as ``number``) and the campaign id they had then (bot/services/commitments.py).
     """
     if row.format == cm.LEGACY_FORMAT:
@@ -169,7 +169,8 @@ def encoding_of_row(row: ledger_svc.RollView) -> bytes:
 
 def erased_before_format_3(row: ledger_svc.RollView) -> bool:
     """An older row (format 1 or 2) an erasure changed: it bound the erased text in clear, so
-    its commitment (and, for a public row, its result) can no longer be checked (issue 22)."""
+    its commitment (and, for a public row, its result) can no longer be checked (docs/privacy.md,
+    "Rolls recorded before this")."""
     return row.format < cm.FORMAT and row.salts is not None and row.salts.touched
 
 
@@ -237,9 +238,9 @@ def may_see(
 
 
 def can_see(row: ledger_svc.RollView, viewer_id: int, viewer_is_gm: bool) -> bool:
-    """:func:`may_see` for a stored row. A sealed pre-roll (issue 18) is seen by nobody, its
+    """:func:`may_see` for a stored row. A sealed pre-roll (docs/prerolls.md) is seen by nobody, its
     roller included, until the GM's check that uses it reveals it; an unrevealed declaration
-    (issue 18) by nobody, its author and the GM included, until its round is revealed."""
+    (docs/rounds.md) by nobody, its author and the GM included, until its round is revealed."""
     if row.kind in (LedgerKind.PREROLL, LedgerKind.DECLARATION) and row.revealed_at is None:
         return False
     return may_see(
@@ -264,12 +265,12 @@ class RowAccess:
     caller_is_gm: bool
 
 
-#: Issue 18: a sealed pre-roll opens only with the check that uses it, never by hand.
+#: A sealed pre-roll opens only with the check that uses it, never by hand.
 PREROLL_SEALED = (
     "Roll #{number} is a sealed pre-roll: nobody reveals it by hand, it opens when the GM "
     "applies it to a check (/gm check ... preroll:next)."
 )
-#: One answer for a number that names nothing and one the caller may not reach (issue 15).
+#: One answer for a number that names nothing and one the caller may not reach: neither tells.
 NO_SUCH_ROLL = "No such roll here."
 
 
@@ -310,7 +311,7 @@ async def access_roll(db: Database, caller: Caller, number: int) -> RowAccess:
     """The roll ``#number`` of this place as the caller may see it, or "No such roll"."""
     async with transaction(db) as session:
         row, campaign = await _locate_in(session, caller, number)
-    if not await readable_row(caller, row, campaign):  # issue 15: only where they can read
+    if not await readable_row(caller, row, campaign):  # only where they can read
         raise NotFound(NO_SUCH_ROLL)
     gm = viewer_is_gm(campaign, caller)
     return RowAccess(row, campaign, can_see(row, caller.user_id, gm), gm)
@@ -321,7 +322,7 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
 
     A gm or blind roll: the campaign's GM (``/gm reveal``). A self roll: only its roller
     (``/reveal``, or ``/gm reveal`` for a GM's own), since "self" means nobody else has seen
-    it, the GM included (issue 7, the visibility modes).
+    it, the GM included (docs/secret-rolls.md, the visibility modes).
     """
     found = await access_roll(db, caller, number)
     row = found.row
@@ -352,9 +353,9 @@ async def reveal(db: Database, caller: Caller, number: int) -> RowAccess:
         )
     async with transaction(db) as session:
         row = await ledger_svc.stamp_revealed_in(session, row.id)
-        # Issue 15: what the hidden roll earned (a threshold carry-over) happens now, with it.
+        # What the hidden roll earned (a threshold carry-over) happens now, with it.
         await pending.on_reveal_in(session, row)
-        # ...and the AC a hidden critical hit took from its target (issue 16).
+        # ...and the AC a hidden critical hit took from its target (d20 check rule 7).
         await pending.ac_loss_on_reveal_in(session, row)
         # Its salts, for the encoding the reveal shows (format 3 hashes each field).
         (row,) = await ledger_svc.with_salts_in(session, [row])
@@ -369,7 +370,7 @@ class StubPlace:
     message_id: int
 
 
-#: What /verify compared the recomputed commitment with (issue 15, point 4).
+#: What /verify compared the recomputed commitment with (docs/secret-rolls.md, "Reveal and verify").
 PUBLISHED = "published"
 STORED = "stored"
 STUB_GONE = "stub gone"
@@ -397,7 +398,7 @@ class Verification:
     #: Whether the roller, character name and request still hash to the bound ``who``
     #: (None: a legacy row binds them directly, or the salt was erased with them).
     who_ok: bool | None = None
-    #: An older row (format 1 or 2) whose bound text was erased (issue 22): its commitment can
+    #: An older row (format 1 or 2) whose bound text was erased: its commitment can
     #: no longer be recomputed, and says so rather than "does not match".
     erased: bool = False
 
@@ -431,7 +432,7 @@ async def verify(db: Database, caller: Caller, number: int) -> Verification:
         (row,) = await ledger_svc.with_salts_in(session, [row])
     found = replace(found, row=row)
     if erased_before_format_3(row):
-        # Issue 22: the text this older row bound in clear was erased; nothing to recompute.
+        # The text this older row bound in clear was erased; nothing to recompute.
         return Verification(found, row.commitment, True, None, None, stub, erased=True)
     try:
         encoding = encoding_of_row(row)

@@ -8,7 +8,7 @@ the storage tier (bot/services/store/).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +19,7 @@ from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.rules.errors import RulesError
 from bot.rules.systems import Feature, system_for
+from bot.rules.systems.commands import require as require_rule
 from bot.services import fairness, secrecy
 from bot.services.access import (
     gm_standing,
@@ -41,7 +42,7 @@ async def campaign_here(db: Database, caller: Caller) -> CampaignView:
     """The campaign of the caller's channel (a thread uses its parent's).
 
     A caller with GM standing who is not a known GM yet becomes one: a candidate for DM
-    copies of hidden rolls, re-checked at each send (issue 15). Known GMs cost no query.
+    copies of hidden rolls, re-checked at each send. Known GMs cost no query.
     """
     if caller.guild_id is None:
         raise NoCampaign()
@@ -97,14 +98,30 @@ async def setup(
     return campaign
 
 
+#: Settings of one system's optional rule (``bot.rules.systems.commands.RULES``): a campaign
+#: of another system refuses them, saying so, rather than saving a setting that does nothing.
+SETTING_RULES: Mapping[str, str] = {
+    "fortune_boon_default": "fortune",
+    "crit_rules": "attacks",
+    "crit_double_dice": "attacks",
+    "carry_over": "carry-over",
+    "luck_trade": "luck",
+    "rerolls": "rerolls",
+    **{f"tier_{tier}": "tiers" for tier in ("very_easy", "easy", "moderate", "hard", "very_hard")},
+}
+
+
 async def change_settings(db: Database, caller: Caller, **changes: Any) -> CampaignView:
     """GM only: change campaign settings, validated as a whole."""
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "change campaign settings")
+    for setting in changes:
+        if setting in SETTING_RULES:
+            require_rule(campaign.rules, SETTING_RULES[setting])
     return await campaigns.update_settings(db, campaign.id, **changes)
 
 
-# --- the GM channel's guard rail (issue 15, point 7) ----------------------------------------
+# --- the GM channel's guard rail (docs/secret-rolls.md, "Where the GM copy goes") ----------
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +303,7 @@ class CharacterSheet(CharacterView):
     """A character as one viewer may see it (:func:`show_character`).
 
     ``pending`` holds only the active carry-overs (threshold ruling 4); ``waiting`` the ones
-    earned on a hidden roll not yet revealed that this viewer may see (issue 7: a hidden result
+    earned on a hidden roll not yet revealed that this viewer may see (a hidden result
     appears nowhere a non-entitled user can see; see :mod:`bot.services.store.pending`).
     """
 
@@ -354,7 +371,7 @@ async def clear_modifier(
 ) -> ClearedCarryOver:
     """GM: clear a character's pending carry-over (one ability, or all); returns what went.
 
-    Only what the GM may see (issue 15): a hidden roll stores no carry-over before its reveal,
+    Only what the GM may see: a hidden roll stores no carry-over before its reveal,
     and one stored before that rule from another player's unrevealed self roll is neither
     cleared nor reported (the answer would tell the GM that roll was a critical). A waiting one
     the GM may see (see :mod:`bot.services.store.pending`) is marked ``secret``, so the answer
@@ -362,6 +379,7 @@ async def clear_modifier(
     """
     campaign = await campaign_here(db, caller)
     require_gm(campaign, caller, "clear carry-over modifiers")
+    require_rule(campaign.rules, "carry-over")
     character = await characters.get_character(db, campaign.id, name)
     canonical = campaign.ability(ability) if ability else None
     gm = secrecy.viewer_is_gm(campaign, caller)
@@ -451,11 +469,7 @@ async def set_save(
 ) -> CharacterView:
     """Mark a saving-throw proficiency (d20 check ruling 5)."""
     campaign, character = await target_character(db, caller, name, "change its saves")
-    if Feature.SAVE_PROFICIENCIES not in campaign.rules.features:
-        raise InvalidValue(
-            "Saving-throw proficiencies are a d20 check rule; this campaign plays "
-            f"{campaigns.SYSTEM_NAMES[campaign.system]}."
-        )
+    require_rule(campaign.rules, "save-proficiencies")
     return await characters.set_save_proficiency(
         db, character.id, campaign.ability(ability), proficient
     )
@@ -503,6 +517,7 @@ async def restore_ac(db: Database, caller: Caller, name: str) -> CharacterView:
     """GM: give a character back the AC critical hits took."""
     campaign, character = await target_character(db, caller, name, "restore its AC")
     require_gm(campaign, caller, "restore a character's AC")
+    require_rule(campaign.rules, "attacks")
     return await characters.restore_ac(db, character.id)
 
 

@@ -219,7 +219,7 @@ async def campaign_stats(
                     before_id=before,
                 )
             # Rolls made where the caller cannot read are left out, not even counted as hidden
-            # (issue 15, "Scope"); asked outside the transaction (it can cost Discord requests),
+            # (docs/secret-rolls.md); asked outside the transaction (it can cost Discord requests),
             # each channel once.
             new = [row for row in batch if row.channel_id not in readable]
             if new:

@@ -1,4 +1,4 @@
-"""Ids are never reused (issue 15): AUTOINCREMENT on SQLite; PostgreSQL's sequences checked.
+"""Ids are never reused: AUTOINCREMENT on SQLite; PostgreSQL's sequences checked.
 
 Revision ID: 0006_ids_never_reused
 Revises: 0005_secrecy

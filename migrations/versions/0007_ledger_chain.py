@@ -4,7 +4,7 @@ Revision ID: 0007_ledger_chain
 Revises: 0006_ids_never_reused
 Create Date: 2026-11-30
 
-Issue 15. Every row gets what names it forever (``scope_id``, ``number``), the salted digest of
+Every row gets what names it forever (``scope_id``, ``number``), the salted digest of
 its personal fields (``who``, ``who_salt``) and its link in its campaign's hash chain
 (``chain``); ``ledger_chains`` keeps each chain's head and last number, ``ledger_stubs`` where
 each hidden roll's stub was posted. Existing rows keep the number they were shown under (their

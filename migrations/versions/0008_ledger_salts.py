@@ -1,4 +1,4 @@
-"""Salts apart from the ledger, and the one update an erasure may make (issue 22).
+"""Salts apart from the ledger, and the one update an erasure may make (docs/privacy.md).
 
 Revision ID: 0008_ledger_salts
 Revises: 0007_ledger_chain

@@ -4,7 +4,7 @@ Revision ID: 0009_scheduler
 Revises: 0007_ledger_chain
 Create Date: 2026-11-30
 
-Issue 17. ``scheduled_jobs`` is the durable scheduler's queue; ``notify_settings`` each
+``scheduled_jobs`` is the durable scheduler's queue; ``notify_settings`` each
 player's ``/me notify``; ``turn_orders`` the ``/turns`` rounds (one open per channel).
 Roll requests get a deadline, its default and a reminder time; their targets who answered by
 default and when they were reminded. New columns are added in place (no table rebuild), so

@@ -1,4 +1,4 @@
-"""Saved rolls (issue 18): a character's named roll texts.
+"""Saved rolls (docs/in-character.md): a character's named roll texts.
 
 Revision ID: 0011_macros
 Revises: 0010_rule_options

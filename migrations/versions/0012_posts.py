@@ -1,4 +1,4 @@
-"""Posting in character (issue 18): posts, versions, bound rolls, settings and portraits.
+"""Posting in character (docs/posting.md): posts, versions, bound rolls, settings and portraits.
 
 Posts, every version of their text, the rolls bound to them, posting settings, and a
 character's portrait.

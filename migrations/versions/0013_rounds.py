@@ -1,4 +1,4 @@
-"""Sealed declarations (issue 18): rounds, and each player's sealed declaration in one.
+"""Sealed declarations (docs/rounds.md): rounds, and each player's sealed declaration in one.
 
 Revision ID: 0013_rounds
 Revises: 0012_posts

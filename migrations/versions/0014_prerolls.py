@@ -1,4 +1,4 @@
-"""Sealed pre-rolls (issue 18): each sealed d20's character, and the check that used it.
+"""Sealed pre-rolls (docs/prerolls.md): each sealed d20's character, and the check that used it.
 
 Revision ID: 0014_prerolls
 Revises: 0013_rounds

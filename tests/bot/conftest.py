@@ -109,7 +109,7 @@ _DEFERRED = 5  # DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "thinking…"
 
 
 def answering_violations(transcript: list[tuple[str, str, Any]]) -> list[str]:
-    """How the bot broke Discord's rules for answering, in every test (issue 19):
+    """How the bot broke Discord's rules for answering, in every test:
 
     - a REST call while an interaction was still unanswered (it must answer, or defer, within
       three seconds; anything it asks Discord first eats into them);

@@ -62,7 +62,7 @@ async def test_group_generation_attributes_every_die(
     text = message_text(result.response)
     scores = _scores(text)
     assert len(scores) == 6
-    # One label per die: never "4 (gm (GM))" (issue 19).
+    # One label per die: never "4 (gm (GM))".
     assert not re.search(r"\([^()]*\(", text), text
     rollers: Counter[str] = Counter()
     for total, dice in scores:
@@ -127,7 +127,7 @@ async def test_generation_is_refused_outside_pen_and_dagger(table: Table) -> Non
     await start_campaign(table, "d20-check")
     result = await table.gm.slash(table.table, "abilities roll", players=table.alice.mention)
     assert answered_ephemeral(result)
-    assert "Pen & Dagger rule" in final_answer(result).content
+    assert "/abilities roll is for Pen & Dagger" in final_answer(result).content
 
 
 async def _eighteens(table: Table) -> dict[str, int]:

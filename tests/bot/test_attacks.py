@@ -247,7 +247,7 @@ async def test_attack_in_another_system_is_refused(table: Table) -> None:
     await make_character(table, table.alice, "Tallie", {"STR": 2})
     result = await table.alice.slash(table.table, "attack", ac=12)
     assert result.ephemeral and result.response is not None
-    assert "Attack rolls are a d20 check rule; this campaign plays Threshold" in (
+    assert "This campaign plays Threshold; /attack is for d20 check (attack rolls)." in (
         result.response.content
     )
     assert await ledger.latest_rolls(table.bot.db, await _campaign_id(table)) == []

@@ -1,4 +1,4 @@
-"""Budgets against abuse through the real bot (issue 22): a player's macro flooding the largest
+"""Budgets against abuse through the real bot: a player's macro flooding the largest
 legal roll is refused, only to them, with when to try again, while the table plays on; the
 refusal records nothing; SimCord's virtual time refills the budget (no sleeping)."""
 

@@ -59,7 +59,7 @@ async def test_gm_clears_a_pending_penalty(table: Table, rng: ScriptedRandom) ->
     assert "critical carry-over" not in message_text(after.response)
 
 
-# --- a carry-over earned on a hidden roll (issue 7 with threshold ruling 4) ----------------------
+# --- a carry-over earned on a hidden roll (threshold ruling 4) ---------------------------------
 
 
 async def _hidden_fumble(table: Table, rng: ScriptedRandom, **how: Any) -> int:
@@ -88,7 +88,7 @@ async def sheet(table: Table, viewer: MemberActor) -> str:
 async def test_a_blind_critical_is_stored_only_when_the_gm_reveals_it(
     table: Table, rng: ScriptedRandom
 ) -> None:
-    """Issue 15: a hidden roll changes nothing others can observe until it is revealed; at
+    """A hidden roll changes nothing others can observe until it is revealed; at
     the reveal its carry-over counts for the next test, even after a test made in between."""
     roll_id = await _hidden_fumble(table, rng)  # /gm check is blind by default
     for viewer in (table.alice, table.bob, table.gm):
@@ -111,7 +111,7 @@ async def test_a_blind_critical_is_stored_only_when_the_gm_reveals_it(
 async def test_a_revealed_critical_replaces_the_carry_over_pending_then(
     table: Table, rng: ScriptedRandom
 ) -> None:
-    """Issue 15: at the reveal the hidden critical's carry-over is set as a new critical's
+    """At the reveal the hidden critical's carry-over is set as a new critical's
     would be, replacing the one a later public critical left."""
     roll_id = await _hidden_fumble(table, rng)  # blind −2, not stored yet
     rng.faces.append(20)
@@ -195,7 +195,7 @@ async def test_revealing_one_request_row_leaves_a_newer_carry_over_alone(
 async def test_the_rollers_own_copy_says_the_carry_over_waits_for_the_reveal(
     table: Table, rng: ScriptedRandom
 ) -> None:
-    """Issue 15: the roller of a hidden critical is not told it counts on the next test."""
+    """The roller of a hidden critical is not told it counts on the next test."""
     await start_campaign(table, "threshold")
     await make_character(table, table.alice, "Mira", {"DEX": 2})
     rng.faces.append(1)

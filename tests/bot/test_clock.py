@@ -352,7 +352,7 @@ async def test_a_hidden_dc_request_closed_at_its_deadline_tells_only_the_gm(tabl
 
 
 async def test_a_requests_times_are_the_game_clocks(table: Table) -> None:
-    # Issue 17: one clock. Created, answered, completed and revealed are the game clock's
+    # One clock (docs/clock.md). Created, answered, completed and revealed are the game clock's
     # times (here SimCord's virtual time, far from the wall clock), like the deadline.
     await _party(table, "d20-check", {"DEX": 14})
     start = table.bot.clock.now()

@@ -145,7 +145,7 @@ async def test_options_the_system_does_not_have_are_refused_naming_it(table: Tab
         assert words in result.response.content
     luck = await table.alice.slash(table.table, "luck")
     assert luck.ephemeral and luck.response is not None
-    assert "Luck rolls are a Pen & Dagger rule" in luck.response.content
+    assert "/luck is for Pen & Dagger (luck rolls)" in luck.response.content
     assert await ledger.latest_rolls(table.bot.db, 1) == []
 
 
@@ -161,7 +161,8 @@ async def test_missing_scores_and_characters_are_explained(table: Table) -> None
         "Angus has no DEX score yet: set it with /character set ability:DEX value:<number>."
     )
     save = await table.alice.slash(table.table, "save", ability="DEX")
-    assert save.response is not None and "no saving throws" in save.response.content
+    assert save.response is not None
+    assert "/save is for Roll-under and d20 check (saving throws)" in save.response.content
 
 
 async def test_autocomplete_offers_the_campaigns_names(table: Table) -> None:

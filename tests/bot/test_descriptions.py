@@ -1,4 +1,4 @@
-"""Every command, subcommand and option Discord shows has a real description (issue 19).
+"""Every command, subcommand and option Discord shows has a real description.
 
 Walks the payload the bot sends to Discord when it syncs (`Command.to_dict`), so what is
 checked is exactly what a player reads in the command picker.

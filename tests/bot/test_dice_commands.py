@@ -1,5 +1,6 @@
-"""/roll with several rolls at once (issue 20): a line and a total per roll, one ledger row,
-hidden rolls still hidden, refusals in the player's words with nothing recorded."""
+"""/roll with several rolls at once (docs/dice.md, "Several rolls at once"): a line and a total
+per roll, one ledger row, hidden rolls still hidden, refusals in the player's words with nothing
+recorded."""
 
 from __future__ import annotations
 

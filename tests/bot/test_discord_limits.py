@@ -1,4 +1,4 @@
-"""Within Discord's limits, always (issue 19): hostile text never makes a reply too big.
+"""Within Discord's limits, always: hostile text never makes a reply too big.
 
 Every slash command with a free-text option (found by walking the bot's command tree) gets
 1,000 to 6,000 characters of backslashes, soft hyphens, private-use characters, markdown and

@@ -1,4 +1,4 @@
-"""Players' text is shown literally wherever it appears (issue 19): character names, roll
+"""Players' text is shown literally wherever it appears: character names, roll
 labels and display names never render as markdown, in any message the bot sends.
 
 Each test plays the commands that show such text, collects every message and embed the bot

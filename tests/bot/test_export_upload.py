@@ -1,4 +1,4 @@
-"""/campaign export within Discord's upload limit (issue 19).
+"""/campaign export within Discord's upload limit.
 
 Discord tells the bot, with each interaction, the largest file it accepts in answer
 (``attachment_size_limit``; it depends on the server's boosts). SimCord always says 25 MiB;

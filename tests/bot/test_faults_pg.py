@@ -1,4 +1,4 @@
-"""The PostgreSQL server going away mid-session, and coming back (issue 11, faults).
+"""The PostgreSQL server going away mid-session, and coming back.
 
 This module's bot runs on a throwaway database of its own, because the test switches
 connections to it off and on; the SQLite counterpart is in test_faults.py.

@@ -1,4 +1,4 @@
-"""Answered within Discord's 3 seconds, and deferred answers done Discord's way (issue 19).
+"""Answered within Discord's 3 seconds, and deferred answers done Discord's way.
 
 Rule: no command calls Discord's REST API (a member, a channel, a message) before its first
 response unless that response is a deferral. SimCord records every REST request the bot
@@ -186,7 +186,8 @@ async def test_every_command_answers_before_it_asks_discord(table: Table) -> Non
 
 def test_the_suite_wide_check_sees_both_mistakes() -> None:
     """Every bot test ends with :func:`answering_violations` (tests/bot/conftest.py); here it is
-    shown the two mistakes of issue 19 as SimCord records them, and one correct answer."""
+    shown both mistakes (REST before the first response, a followup for a deferral) as SimCord
+    records them, and one correct answer."""
     wrong = [
         ("GATEWAY", "INTERACTION_CREATE", {"id": "7"}),
         ("HTTP", "GET /guilds/1/members/2", None),

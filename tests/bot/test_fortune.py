@@ -99,7 +99,7 @@ async def test_natural_20_traded_for_a_normal_success_and_a_fortune_die(
     assert "Normal Success" in text and "traded for a Normal Success" in text
     assert "1 of 2 fortune dice" in text
     assert labels(clicked.response) == []  # the buttons go away once chosen
-    # The footer names both rolls by their public numbers and shows the chain head (issue 15).
+    # The footer names both rolls by their public numbers and shows the chain head.
     footer = clicked.response.embeds[0].footer.text or ""
     assert re.search(r"roll #\d+ · trade roll #\d+ · log [0-9a-f]{12}$", footer), footer
     assert await fortune_of(table, "Angus") == 1
@@ -331,7 +331,7 @@ async def test_fortune_spend_reroll_skips_the_gms_rolls_for_the_character(
     assert await fortune_of(table, "Angus") == 0
 
 
-# --- hidden rolls and the fortune dice everyone can see (issue 7; README "Fortune dice") ------
+# --- hidden rolls and the fortune dice everyone can see (README "Fortune dice") ---------------
 
 
 async def test_a_blind_natural_20_offers_no_choice_and_changes_no_dice(

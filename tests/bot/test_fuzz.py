@@ -306,7 +306,7 @@ async def test_every_command_survives_random_input(table: Table, system: str) ->
             continue
         assert result.acknowledged, f"not answered: {play}"
         errors = env.errors_since(cursor)
-        messages = [user_message(e) for e in errors]
+        messages = [user_message(e, play.command) for e in errors]
         assert None not in messages, f"incident for {play}: {errors!r}"
         shown = final_answer(result) if result.response or result.followups else None
         answer = message_text(shown) if shown is not None else ""

@@ -1,4 +1,4 @@
-"""Issue 15: GM copies go to today's GMs, Confirm buttons check the clicker at the click, and
+"""GM copies go to today's GMs, Confirm buttons check the clicker at the click, and
 the guard rails on the GM channel and GM roles.
 
 Roles change through SimCord's backend, as a server admin would change them in the client;

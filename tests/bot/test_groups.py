@@ -107,7 +107,9 @@ async def test_d20_contest_tie_changes_nothing_and_others_have_no_contest(table:
 async def test_threshold_has_no_contest_rule(table: Table) -> None:
     await _party(table, "threshold", [{"STR": 1}, {"STR": 1}, {"STR": 1}])
     result = await table.gm.slash(table.table, "contest", ability="STR", characters="Ann, Bo")
-    assert result.ephemeral and "no contest rule" in result.response.content
+    assert result.ephemeral and "/contest is for Roll-under and d20 check" in (
+        result.response.content
+    )
 
 
 async def test_check_with_a_helper_rolls_with_advantage(table: Table) -> None:

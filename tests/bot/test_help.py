@@ -1,4 +1,4 @@
-"""/help [topic]: how to play, only to the asker, within Discord's limits (issue 19); every
+"""/help [topic]: how to play, only to the asker, within Discord's limits; every
 command of the bot in some topic, every command help names a real one, links full URLs."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from discord import app_commands
 from discord.enums import AppCommandType
 
-from bot.cogs.help._cog import command_docs
+from bot.cogs.help import command_docs
 from bot.render.help import DOCS_URL, TOPIC_NAMES, HelpTopic, help_pages, topic_commands
 from bot.rules.systems import SYSTEMS
 from tests.bot.conftest import Table, message_text, start_campaign

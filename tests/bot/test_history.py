@@ -184,7 +184,7 @@ async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
 
 
 async def test_a_gm_mode_natural_20_offers_its_trade_on_the_reveal(table: Table) -> None:
-    """Issue 15: no choice while the roll is hidden; the reveal message carries it, for the
+    """No choice while the roll is hidden; the reveal message carries it, for the
     roller only, and the trade is made in public."""
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 12})
@@ -208,7 +208,7 @@ async def test_a_gm_mode_natural_20_offers_its_trade_on_the_reveal(table: Table)
 async def test_verify_says_when_the_stub_is_gone_and_what_it_compared_with(
     table: Table,
 ) -> None:
-    """Issue 15 point 4: with the stub message deleted, /verify says so and falls back."""
+    """With the stub message deleted, /verify says so and falls back."""
     await _setup(table, "d20-check")
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="blind")
     row = await _latest(table)
@@ -227,7 +227,7 @@ async def test_verify_says_when_the_stub_is_gone_and_what_it_compared_with(
 
 
 async def test_verify_log_is_intact_then_names_the_roll_that_was_changed(table: Table) -> None:
-    """Issue 15 point 5: public footers carry the chain head; /verify log:True walks it."""
+    """Public footers carry the chain head; /verify log:True walks it."""
     await _setup(table, "d20-check")
     for n in range(3):
         await table.alice.slash(table.table, "roll", dice=f"1d4+{100 * (n + 1)}")
@@ -256,7 +256,7 @@ async def test_verify_without_a_roll_or_the_log_says_what_to_type(table: Table) 
 
 
 async def test_a_self_roll_revealed_by_its_roller_offers_the_reroll_then(table: Table) -> None:
-    """Issue 15: a self attempt's reroll waits for /reveal; then it spends the die in public."""
+    """A self attempt's reroll waits for /reveal; then it spends the die in public."""
     await start_campaign(table, "pen-and-dagger")
     await make_character(table, table.alice, "Angus", {"DEX": 12})
     await table.gm.slash(table.table, "fortune give", character="Angus", count=1)
@@ -287,7 +287,7 @@ async def test_a_backtick_in_a_label_cannot_break_the_gm_logs_code_span(table: T
 
 @pytest.mark.parametrize("command", ["history", "gm log"])
 async def test_the_kind_filter_offers_every_kind_history_lists(table: Table, command: str) -> None:
-    # Issue 18's rows (sealed pre-rolls, posts and their edits, declarations) are listed by
+    # The rows of sealed pre-rolls, posts and their edits, declarations) are listed by
     # /history, so each is a kind to filter by; a turn-order change is not a roll.
     found = table.bot.tree.get_command(command.split()[0])
     if " " in command:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cogs.whoposted._cog import MENU_NAME as WHO
+from bot.cogs.whoposted import MENU_NAME as WHO
 from bot.services.errors import InvalidValue
 from bot.services.names import check_name, hidden_characters, skeleton
 from tests.bot.conftest import Table, embed_text, make_character, message_text, start_campaign

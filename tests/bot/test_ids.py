@@ -1,4 +1,4 @@
-"""Old buttons after a delete (issue 15): they act on nothing, never on the objects made since.
+"""Old buttons after a delete act on nothing, never on the objects made since (migration 0006).
 
 A button carries only an id; once a campaign (or the newest rolls) is deleted and new ones are
 made, a click left on an old message must be refused, on SQLite and PostgreSQL alike.

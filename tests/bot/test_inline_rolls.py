@@ -1,5 +1,6 @@
-"""Inline rolls (issue 18): every `[[…]]` in a text rolled as its slash command would roll it,
-recorded in the caller's transaction, all or nothing; and the message context-menu command."""
+"""Inline rolls (docs/in-character.md): every `[[…]]` in a text rolled as its slash command would
+roll it, recorded in the caller's transaction, all or nothing; and the message context-menu
+command."""
 
 from __future__ import annotations
 
@@ -181,7 +182,7 @@ async def test_a_bad_inline_roll_names_itself_and_records_nothing(table: Table) 
         ("[[check DEX]] [[check DEX rank_bonus:1]]", "no rank_bonus"),
         ("[[1d20]] [[chekc DEX]]", "Did you mean check?"),
         ("[[check DEX dex:3]]", "/check has no option `dex`"),
-        ("[[1d20]] [[luck]]", "Luck rolls are a Pen & Dagger rule"),
+        ("[[1d20]] [[luck]]", "which has no luck rolls (Pen & Dagger only)"),
         ("[[check DEX]] [[save CHA]]", "no CHA"),
         ("[[1d20]] [[attack ac:15 weapon_quality:Master]]", "crit"),
         ("[[1d20]] [[save DEX against:melee]]", "Give both against"),

@@ -1,5 +1,5 @@
-"""Saved rolls (issue 18): /macro save | run | list | delete, per character, checked when
-saved with the offline table's hints, run exactly as the command they stand for."""
+"""Saved rolls (docs/in-character.md): /macro save | run | list | delete, per character, checked
+when saved with the offline table's hints, run exactly as the command they stand for."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ async def test_bad_macros_are_refused_with_the_tables_hints_and_nothing_is_saved
         ("hop", "check DEX stealht:1", "/check has no option `stealht`. Its options: ability,"),
         ("hop", "check DEX dc:500", "`dc` must be a whole number from 1 to 100."),
         ("hop", "check DEX rank_bonus:1", "where /check has no rank_bonus"),
-        ("hop", "luck", "Luck rolls are a Pen & Dagger rule"),
+        ("hop", "luck", "which has no luck rolls (Pen & Dagger only)"),
         ("hop", "roll 1d0", "a die needs at least one side"),
         ("hop", "check FOO", "FOO"),
         ("SNEAK", "check STR", "already has a saved roll called “SNEAK”"),

@@ -1,4 +1,4 @@
-"""Messages in the player's words (issue 19), as Discord shows them to the player.
+"""Messages in the player's words, as Discord shows them to the player.
 
 No validation library's text, one minus sign (U+2212) for every negative number and
 subtraction the bot writes, nouns that agree with their number, no option a command does not

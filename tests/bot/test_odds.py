@@ -112,7 +112,7 @@ async def test_odds_of_a_bad_expression_say_so_and_public_is_public(table: Table
 
 
 async def test_odds_of_a_costly_expression_are_refused_in_plain_words(table: Table) -> None:
-    # Issue 15, point 8: about 250 ms of blocked event loop before; now refused at once, only
+    # Such an expression once blocked the event loop for about 250 ms; now refused at once, only
     # to the caller, and the bot keeps answering.
     refused = await table.alice.slash(
         table.table, "odds roll", dice="(1d1000*5+1d1000)/10000", public=True

@@ -1,4 +1,4 @@
-"""Every later view of a roll says its result in its system's words (issue 15, point 9).
+"""Every later view of a roll says its result in its system's words.
 
 /gm reveal, /verify, /history and /gm log read the ledger row; each system's hidden roll,
 once revealed, shows there what the live message showed. Until then a viewer who may not

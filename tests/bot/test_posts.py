@@ -1,4 +1,4 @@
-"""Posting as a character (issue 18): /post through a webhook or, without Manage Webhooks, an
+"""Posting as a character (docs/posting.md): /post through a webhook or, without Manage Webhooks, an
 embed; inline rolls bound to the post; refused posts; edits that keep the rolls; portraits;
 mentions that do not ping; names and texts escaped and clipped."""
 

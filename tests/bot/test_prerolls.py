@@ -1,5 +1,6 @@
-"""Issue 18, sealed pre-rolls: a player seals d20s nobody sees; the GM applies the oldest to a
-check (`/gm check ... preroll:next`), which shows when it was sealed, and /verify proves it."""
+"""Sealed pre-rolls (docs/prerolls.md): a player seals d20s nobody sees; the GM applies the
+oldest to a check (`/gm check ... preroll:next`), which shows when it was sealed, and /verify
+proves it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 18: a sealed pre-roll shows nobody its die, its roller and the GM included, until the
+"""A sealed pre-roll shows nobody its die, its roller and the GM included, until the
 GM applies it. Differential test: worlds that differ only in the sealed die (an ordinary face,
 a natural 20, a natural 1); every member asks everything that shows table state, and all they
 can read must be the same in every world, until the GM's check uses the die (then it differs,

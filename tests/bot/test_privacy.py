@@ -1,4 +1,4 @@
-"""/privacy show and /privacy delete through SimCord (issue 22), on SQLite and PostgreSQL."""
+"""/privacy show and /privacy delete through SimCord, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from simcord.backend.errors import SetupError
 from sqlalchemy import select
 
-from bot.cogs.privacy._cog import erase_view
+from bot.cogs.privacy import erase_view
 from bot.db.schema import metadata
 from bot.services import gamelog, privacy
 from bot.services.store.campaigns import campaign_for_channel
@@ -123,7 +123,7 @@ async def test_asking_without_confirming_changes_nothing(table: Table) -> None:
 
 
 async def test_turn_orders_and_the_notify_setting_are_erased_too(table: Table) -> None:
-    # The game clock's tables (issue 17) hold a player's id, character name and a setting.
+    # The game clock's tables (docs/clock.md) hold a player's id, character name and a setting.
     await start_campaign(table, "roll-under")
     await make_character(table, table.alice, "Sybilla", {"AGI": 10})
     await make_character(table, table.bob, "Brannoc", {"AGI": 9})

@@ -125,7 +125,7 @@ async def test_reroll_is_a_d20_check_rule(table: Table) -> None:
     await make_character(table, table.alice, "Angus", {"DEX": 14})
     result = await table.alice.slash(table.table, "reroll", die="first")
     assert result.ephemeral and result.response is not None
-    assert "this campaign plays Pen & Dagger" in result.response.content
+    assert "This campaign plays Pen & Dagger; /reroll is for d20 check" in result.response.content
 
 
 async def test_a_hidden_rolls_reroll_stays_hidden(table: Table) -> None:

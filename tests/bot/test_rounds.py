@@ -1,4 +1,4 @@
-"""Sealed declarations (issue 18) in SimCord: a round of three players revealed together and
+"""Sealed declarations (docs/rounds.md) in SimCord: a round of three players revealed together and
 each verified, replacing a declaration, refusals, a deadline reveal through the scheduler,
 cancelling, escaping and clipping of what players write."""
 

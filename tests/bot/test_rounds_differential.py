@@ -1,4 +1,4 @@
-"""Issue 18: until the reveal, nobody can tell what a player declared.
+"""Sealed declarations (docs/rounds.md): until the reveal, nobody can tell what a player declared.
 
 Two worlds differ only in the text of one player's declarations (and its replacement). Until
 ``/gm round reveal`` everything the GM, the declarer herself and another player can observe

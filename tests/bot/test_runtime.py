@@ -64,7 +64,7 @@ async def test_unexpected_errors_get_an_incident_id_and_no_internals(
     async def broken(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("secret internals: total was 17")
 
-    monkeypatch.setattr(sys.modules["bot.cogs.dice._cog"], "roll_dice", broken)
+    monkeypatch.setattr(sys.modules["bot.cogs.dice"], "roll_dice", broken)
     with caplog.at_level(logging.ERROR, logger="bot.tree"):
         result = await table.alice.slash(table.table, "roll", dice="1d20")
     assert result.ephemeral and result.response is not None

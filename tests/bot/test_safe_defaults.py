@@ -1,4 +1,4 @@
-"""Safe defaults (issue 22), through the real bot in SimCord: start-up warns once about a
+"""Safe defaults for a hosted bot, through the real bot in SimCord: start-up warns once about a
 set-up that shows hidden results to every member (a GM channel everyone can read, a GM role
 everyone holds), and says nothing about a private one."""
 

@@ -1,6 +1,7 @@
-"""Issue 15, "Scope": /verify, /reveal, /gm reveal, /history, /gm log, /stats and the fortune
-reroll answer only about rolls made where the caller can read, by Discord's permissions when
-they ask. A roll anywhere else gets the very answer a roll number never used gets.
+"""Scope (docs/secret-rolls.md, "Who sees a roll later"): /verify, /reveal, /gm reveal, /history,
+/gm log, /stats and the fortune reroll answer only about rolls made where the caller can read, by
+Discord's permissions when they ask. A roll anywhere else gets the very answer a roll number never
+used gets.
 
 The world: #whisper, a private thread under the campaign channel #table that alice opened (its
 rolls are the campaign's and share its numbers). bob reads #table only; the GM role has no

@@ -1,4 +1,4 @@
-"""Issue 15: nothing a viewer may not see changes what they observe.
+"""Nothing a viewer may not see changes what they observe.
 
 Differential tests: the same table is played in several worlds that differ only in a hidden
 die (a natural 20 or a natural 1 against an ordinary face) and, where the roller could make
@@ -312,7 +312,7 @@ async def play(
                 ("odds check", {"ability": ability, **dc}),
                 ("party show", {}),
                 ("character show", {"name": "Ayla"}),
-                ("catchup", {}),  # issue 17: what did I miss
+                ("catchup", {}),  # what did I miss (docs/clock.md)
             ]
             if system == "pen-and-dagger":
                 asks.append(("fortune show", {"character": "Ayla"}))

@@ -1,4 +1,4 @@
-"""A fifth rule system defined only here plays through the real bot (issue 21's proof).
+"""A fifth rule system defined only here plays through the real bot (docs/rules/README.md).
 
 "Coin flip": a character flips as many coins as the ability's score and needs ``dc`` heads
 (one by default). Nothing in bot/services, bot/render or bot/cogs knows it: it is registered in
@@ -346,7 +346,7 @@ async def test_the_rollers_own_copy_of_a_hidden_toy_roll_is_the_toys_explanation
 
 
 async def test_a_toy_check_in_a_message_reads_in_the_systems_words(table: Table) -> None:
-    # Issue 18's inline rolls ask the registry too: a check in a message plays the toy.
+    # Inline rolls ask the registry too: a check in a message plays the toy.
     menu = "Roll the dice in this message"
     await _party(table)
     message = await table.alice.send(table.table, "Pip holds on [[check NERVE dc:2]]")

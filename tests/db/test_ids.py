@@ -1,4 +1,4 @@
-"""Migration 0006: ids are never reused (issue 15), and the rebuild keeps every row and rule.
+"""Migration 0006: ids are never reused, and the rebuild keeps every row and rule.
 
 A database at 0005 (the last schema without AUTOINCREMENT) holds rows in every table, with the
 newest campaign and rolls deleted and, on SQLite, their ids already handed out again; upgraded,
@@ -41,9 +41,8 @@ NEVER_REUSED = {
     "roll_request_targets",
     "ability_generations",
 }
-#: At head: also the tables added after 0006 whose ids are shown (turn orders, issue 17;
-#: posts, rounds of sealed declarations and their declarations, issue 18: their rolls are
-#: "in post 12").
+#: At head: also the tables added after 0006 whose ids are shown (turn orders;
+#: posts, rounds of sealed declarations and their declarations: their rolls are "in post 12").
 NEVER_REUSED_AT_HEAD = NEVER_REUSED | {"turn_orders", "posts", "rounds", "round_declarations"}
 GUILD = 1_000_000_000_000_001
 GM_ROLE = 3_000_000_000_000_001

@@ -98,7 +98,7 @@ def test_alembic_command_line_upgrades_from_the_repo_root_and_logs_each_step(
 async def test_rows_committed_before_0007_still_verify_after_it_and_after_a_deletion(
     tmp_path: Path,
 ) -> None:
-    """Issue 15: 0007 numbers and chains existing rows; their format 1 commitments (over the
+    """0007 numbers and chains existing rows; their format 1 commitments (over the
     ledger id and campaign id) keep verifying, even once the campaign is deleted."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
     await _migrate(url, "0005_secrecy", downgrade=False)
@@ -151,7 +151,7 @@ async def test_rows_committed_before_0007_still_verify_after_it_and_after_a_dele
 async def test_a_roll_whose_campaign_was_deleted_before_0007_still_verifies(
     tmp_path: Path,
 ) -> None:
-    """Review of issue 15: the deletion nulled the campaign id the format 1 commitment bound;
+    """The deletion nulled the campaign id the format 1 commitment bound;
     0007 finds it again from the commitment and its salt."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
     await _migrate(url, "0005_secrecy", downgrade=False)

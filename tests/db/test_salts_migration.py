@@ -1,4 +1,4 @@
-"""Migration 0008 (issue 22) on a database with rolls: salts move to ``ledger_salts``, older rows
+"""Migration 0008 on a database with rolls: salts move to ``ledger_salts``, older rows
 keep verifying, and erasing a player who rolled before it leaves the log intact."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     asyncio.run(upgrade_to_head(url))
 
 
-async def _rolls_before_issue_15(database: Database) -> None:
+async def _format_1_rolls_before_0007(database: Database) -> None:
     """A campaign with a revealed blind roll (format 1 commitment) and two public rolls whose
     results name a character, as stored before migration 0007."""
     salt = "ab" * 32
@@ -112,7 +112,7 @@ async def _rolls_before_issue_15(database: Database) -> None:
 
 async def _format_2_rolls(database: Database) -> None:
     """At 0007: a blind roll of Sybil's, revealed, and a public one with her name in its label,
-    sealed and chained as issue 15's code did (format 2: one ``who`` salt, results in clear)."""
+    sealed and chained as at migration 0007 (format 2: one ``who`` salt, results in clear)."""
     async with database.engine.begin() as connection:
         key = "campaign:1"
         head, last = (
@@ -177,11 +177,11 @@ async def _format_2_rolls(database: Database) -> None:
         )
 
 
-async def test_issue_15_rows_verify_after_0008_and_say_so_once_erased(empty_url: str) -> None:
+async def test_format_1_and_2_rows_verify_after_0008_and_say_so_once_erased(empty_url: str) -> None:
     await _migrate(empty_url, "0006_ids_never_reused", downgrade=False)
     database = create_database(empty_url)
     try:
-        await _rolls_before_issue_15(database)
+        await _format_1_rolls_before_0007(database)
         await _migrate(database.engine, "0007_ledger_chain", downgrade=False)
         await _format_2_rolls(database)
         await upgrade_to_head(database.engine)
@@ -218,7 +218,7 @@ async def test_salts_move_out_of_the_ledger_and_older_rows_survive_an_erasure(
     await _migrate(empty_url, "0006_ids_never_reused", downgrade=False)
     database = create_database(empty_url)
     try:
-        await _rolls_before_issue_15(database)
+        await _format_1_rolls_before_0007(database)
         await _migrate(database.engine, "0007_ledger_chain", downgrade=False)
         async with database.engine.connect() as connection:
             who_salts = dict(
@@ -276,7 +276,7 @@ async def test_0008_goes_down_again_while_no_roll_needs_it(empty_url: str) -> No
     await _migrate(empty_url, "0006_ids_never_reused", downgrade=False)
     database = create_database(empty_url)
     try:
-        await _rolls_before_issue_15(database)
+        await _format_1_rolls_before_0007(database)
         await _migrate(database.engine, "0007_ledger_chain", downgrade=False)
         async with database.engine.connect() as connection:
             before = (await connection.execute(text("SELECT id, who_salt FROM ledger"))).all()

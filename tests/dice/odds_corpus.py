@@ -1,5 +1,5 @@
 """A seeded, deterministic corpus of legal expressions aimed at the exact-odds engine's worst
-cases (issue 15, point 8): division, multiplication, rerolls, explosions, keep/drop, success
+cases: division, multiplication, rerolls, explosions, keep/drop, success
 counting, counts and sides near the limits of ``bot/dice/limits.py``.
 
 Shared by the tests (``tests/dice/test_odds_budget.py``) and the benchmark

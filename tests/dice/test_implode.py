@@ -1,5 +1,5 @@
 """Imploding dice (``im``): a die showing its lowest face (or ``imN``/``im<N``) rolls again and
-subtracts the new die, chained like the explosion it mirrors (issue 20)."""
+subtracts the new die, chained like the explosion it mirrors."""
 
 from __future__ import annotations
 

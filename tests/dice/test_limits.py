@@ -146,7 +146,7 @@ ADVERSARIAL = [
     "0x10",
     "1_000",
     "⁴d6",
-    # Issue 20's notation: sets, selectors, comparisons, Fate, pools, explosion variants.
+    # Other bots' notation: sets, selectors, comparisons, Fate, pools, explosion variants.
     "(" * 21 + "1d20, 1" + ")kh1" * 21,
     "(" + ", ".join(["50d20kh25"] * 20) + ")kh10",
     "(" + ", ".join(["1d6"] * 21) + ")kh1",

@@ -1,4 +1,4 @@
-"""Notation read the way players from other bots mean it (issue 20), with forced dice.
+"""Notation read the way players from other bots mean it, with forced dice.
 
 Each case forces the faces (tests/dice/forced.py) and states the total a player of the bot
 the spelling comes from expects, worked out by hand from that bot's documentation.

@@ -1,5 +1,5 @@
-"""Bounded exact odds (issue 15, point 8): the work meter refuses whatever would cost more than
-the budget, for every expression, and whatever it accepts is still exact.
+"""Bounded exact odds (docs/dice.md, "Exact odds"): the work meter refuses whatever would cost more
+than the budget, for every expression, and whatever it accepts is still exact.
 
 Speed itself is measured in bench/dice.py, never asserted here.
 """

@@ -35,7 +35,7 @@ MODIFIERS = st.sampled_from(
         "e1",
         "kh99",
         "mi0",
-        # Issue 20's spellings.
+        # Other bots' spellings (docs/dice.md, "Coming from another bot").
         "k<3",
         "k>4",
         "k=2",

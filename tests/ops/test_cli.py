@@ -87,7 +87,7 @@ def test_export_then_import_into_another_database(tmp_path: Path) -> None:
 
 def test_import_reads_the_gzip_file_campaign_export_attaches(tmp_path: Path) -> None:
     """/campaign export attaches ``.json.gz``; the operator's export writes it for a ``.gz``
-    name; import reads either, by content (issue 19)."""
+    name; import reads either, by content."""
     source = f"sqlite+aiosqlite:///{tmp_path / 'a.sqlite3'}"
     target = f"sqlite+aiosqlite:///{tmp_path / 'b.sqlite3'}"
     for url in (source, target):
@@ -222,7 +222,7 @@ def test_sigterm_while_logging_in_stops_at_once_and_exits_0(tmp_path: Path) -> N
 
 
 def test_erase_user_erases_everywhere_and_the_log_still_verifies(tmp_path: Path) -> None:
-    """Issue 22: an erasure asked for outside Discord, as `/privacy delete` in a DM does."""
+    """An erasure asked for outside Discord, as `/privacy delete` in a DM does."""
     import asyncio
     import random
 

@@ -1,4 +1,4 @@
-"""Safe defaults for a hosted bot (issue 22): the metrics and health endpoint listens on
+"""Safe defaults for a hosted bot: the metrics and health endpoint listens on
 loopback unless ``METRICS_HOST`` says otherwise, and the bot asks Discord for no privileged
 intent."""
 

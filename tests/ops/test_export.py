@@ -242,7 +242,7 @@ async def test_moving_to_another_server_clears_its_roles_and_channels(db: Databa
     assert (campaign["guild_id"], campaign["channel_id"]) == (new_guild, new_channel)
     assert campaign["gm_role_ids"] == [] and campaign["gm_channel_id"] is None
     rolls = data["campaigns"][0]["tables"]["ledger"]
-    # The rolls keep where they were rolled: their commitments and chain bind it (issue 15).
+    # The rolls keep where they were rolled: their commitments and chain bind it.
     assert {r["guild_id"] for r in rolls if r["guild_id"]} == {GUILD}
 
 
@@ -269,7 +269,7 @@ async def test_gm_export_redacts_rolls_only_their_roller_may_see(db: Database) -
         await export_for_gm(db, player, LIMIT)
 
 
-# --- issue 15: numbers, commitments and the chain survive every move ---------------------------
+# --- numbers, commitments and the chain survive every move ------------------------------------
 
 
 async def _hidden_revealed(db: Database, campaign_id: int) -> int:
@@ -391,7 +391,7 @@ async def test_a_removed_roll_is_refused(db: Database) -> None:
 
 
 async def test_a_format_1_file_still_imports_and_its_commitments_verify(db: Database) -> None:
-    """A file written before issue 15: rows with ids, no numbers, committed by format 1."""
+    """A file written before migration 0007: rows with ids, no numbers, committed by format 1."""
     salt = "00112233445566778899aabbccddeeff" * 2
     old = cm.legacy_encoding(
         roll_id=42,
@@ -445,7 +445,7 @@ async def test_a_format_1_file_still_imports_and_its_commitments_verify(db: Data
 async def test_a_revealed_result_changed_in_the_file_with_its_salt_dropped_is_refused(
     db: Database,
 ) -> None:
-    """Review of issue 15: without its salt a hidden row's commitment cannot be checked, so
+    """Without its salt a hidden row's commitment cannot be checked, so
     the importer refuses it unless it is a GM-redacted self roll."""
     campaign_id = await fill(db)
     await _hidden_revealed(db, campaign_id)
@@ -474,7 +474,7 @@ async def test_a_gm_export_with_an_unrevealed_self_roll_imports_and_stays_unreve
     data = load((await export_for_gm(db, gm, LIMIT)).content)
     private = [r for r in data["campaigns"][0]["tables"]["ledger"] if r["visibility"] == "self"]
     assert private and all(r["request"] == "" for r in private)
-    # Their personal salts stay behind too (issue 22: they live in ledger_salts).
+    # Their personal salts stay behind too (they live in ledger_salts).
     salted = {s["ledger_id"] for s in data["campaigns"][0]["tables"]["ledger_salts"]}
     assert salted and not salted & {r["id"] for r in private}
     [imported] = await import_campaigns(db, data, channel_id=OTHER_CHANNEL)
@@ -488,7 +488,7 @@ async def test_a_gm_export_with_an_unrevealed_self_roll_imports_and_stays_unreve
 async def test_a_moved_campaign_and_its_old_channel_never_print_the_same_number(
     db: Database,
 ) -> None:
-    """Review of issue 15: a campaign moved away keeps numbering under its first channel, as do
+    """A campaign moved away keeps numbering under its first channel, as do
     rolls made in that channel afterwards; a number names one roll in a place."""
     campaign_id = await fill(db)
     exported = await export_campaigns(db, campaign_id=campaign_id)
@@ -534,7 +534,7 @@ async def test_a_file_naming_everyone_a_gm_role_imports_without_it(db: Database)
     assert campaign.gm_role_ids == (GM_ROLE,)
 
 
-async def test_a_file_from_before_issue_22_imports_with_its_salts(db: Database) -> None:
+async def test_a_format_2_file_imports_with_its_salts(db: Database) -> None:
     """Format 2 files carry each row's salt as ``ledger.who_salt``: the import moves it into
     ``ledger_salts``, as migration 0008 does, and the log verifies."""
     campaign_id = await fill(db)

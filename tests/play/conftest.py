@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.app import PbpBot, create_bot, extension_names
+from bot.app import PbpBot, create_bot
 from bot.config import Settings
 
 
@@ -18,8 +18,7 @@ async def tree_bot() -> PbpBot:
         _env_file=None, database_url="sqlite+aiosqlite:///:memory:", shard_count=1
     )
     bot = create_bot(settings, rng=random.Random(1))
-    for name in extension_names():
-        await bot.load_extension(name)
+    await bot.load_features()
     return bot
 
 

@@ -1,4 +1,4 @@
-"""Budgets against abuse (issue 22), at the services: a flood of expensive work is refused
+"""Budgets against abuse, at the services: a flood of expensive work is refused
 while everyone else is served, a refusal does nothing, and budgets refill with time.
 
 The clocks are fakes: time passes when a test says so, never by sleeping.

@@ -100,7 +100,7 @@ async def test_invalid_settings_refused(
     with pytest.raises(InvalidValue) as refused:
         await svc.update_settings(db, campaign.id, **changes)
     assert message in refused.value.message
-    # The GM's words, never the validation library's (issue 19).
+    # The GM's words, never the validation library's.
     for library in ("validation", "List should", "String should", "Input should", "[type="):
         assert library not in refused.value.message
     assert await svc.get_campaign(db, campaign.id) == campaign

@@ -1,4 +1,4 @@
-"""/campaign export's file (issue 19): gzip-compressed, refused with its size over the limit
+"""/campaign export's file: gzip-compressed, refused with its size over the limit
 Discord sets, and read back by the importer whether compressed or not."""
 
 from __future__ import annotations

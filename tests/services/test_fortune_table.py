@@ -111,7 +111,7 @@ async def test_refused_choices_change_nothing(db: Database, angus: CharacterView
 async def test_a_blind_roll_is_not_found_by_its_roller(
     db: Database, angus: CharacterView, face: int
 ) -> None:
-    """Issue 7: the roller of a blind roll may not learn its outcome, even from a crafted
+    """The roller of a blind roll may not learn its outcome, even from a crafted
     button id: every choice gets the same answer, whatever the die showed."""
     await fortune.give_fortune(db, angus.id, origin(), 1)
     blind = await checks.perform_check(
@@ -139,7 +139,7 @@ async def test_a_blind_roll_is_not_found_by_its_roller(
 async def test_a_hidden_roll_is_chosen_on_only_once_revealed(
     db: Database, angus: CharacterView
 ) -> None:
-    """Issue 15: no choice while the roll is hidden (its trade would change the dice everyone
+    """No choice while the roll is hidden (its trade would change the dice everyone
     sees); once its roller reveals it, the trade is made, in public."""
     hidden = await checks.perform_check(
         db,

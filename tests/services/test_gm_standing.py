@@ -1,5 +1,5 @@
-"""Issue 15 in the services: known GMs are candidates, never authority; the GM channel's
-audience check; @everyone is never a GM role; import forgets the known GMs."""
+"""GM standing in the services (docs/secret-rolls.md): known GMs are candidates, never authority;
+the GM channel's audience check; @everyone is never a GM role; import forgets the known GMs."""
 
 from __future__ import annotations
 

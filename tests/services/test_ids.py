@@ -1,4 +1,4 @@
-"""Ids are never handed out twice (issue 15), on SQLite and PostgreSQL.
+"""Ids are never handed out twice (migration 0006), on SQLite and PostgreSQL.
 
 A button carries only an id (``pbp:req:<id>``, ``pbp:n20:<roll>:keep``) and a message shows
 ``#<id>``: once the newest rows are deleted, the next rows must not take their numbers, or an

@@ -1,4 +1,4 @@
-"""The context menu rolls a message's dice once, even when two clicks race (issue 18)."""
+"""The context menu rolls a message's dice once, even when two clicks race."""
 
 from __future__ import annotations
 

@@ -182,7 +182,7 @@ async def test_validation(db: Database) -> None:
 
 #: Modules that may read the ledger table directly and append to it, never change a row:
 #: export/import moves whole campaigns, rows included (import only INSERTs); privacy reads a
-#: person's rows and erases them through ledger.tombstone_in (issue 22).
+#: person's rows and erases them through ledger.tombstone_in.
 READ_AND_APPEND_ONLY = {"export.py", "privacy.py"}
 _REFERS = re.compile(
     r"from bot\.db\.models import[^\n]*\bledger\b|LedgerRow|tables\[[\"']ledger[\"']\]"
@@ -196,7 +196,7 @@ _CHANGES = re.compile(
 
 def test_no_delete_path_in_the_code() -> None:
     """Nothing deletes ledger rows; the two UPDATEs, both in bot/services/store/ledger.py, are the
-    reveal stamp and an erasure's tombstone (issue 22)."""
+    reveal stamp and an erasure's tombstone."""
     root = Path(svc.__file__).resolve().parents[2]  # bot/
     source = Path(svc.__file__).read_text()
     assert "delete(" not in source

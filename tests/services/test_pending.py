@@ -56,7 +56,7 @@ async def test_zero_refused(db: Database) -> None:
 
 
 async def test_a_carry_over_from_a_hidden_roll_waits_until_it_is_revealed(db: Database) -> None:
-    """Threshold ruling 4 under issue 7: applied only once its source roll may be seen."""
+    """Threshold ruling 4 with a hidden roll: applied only once its source roll may be seen."""
     pc = await _threshold_character(db)
     character = await get_character_by_id(db, pc)
     hidden = await secrecy_record(db, character.campaign_id, Visibility.BLIND)

@@ -1,4 +1,4 @@
-"""Issue 18, sealed pre-rolls under concurrency (SQLite, then PostgreSQL): a sealed die is
+"""Sealed pre-rolls under concurrency (SQLite, then PostgreSQL): a sealed die is
 used by one check only, and no more than the cap ever waits."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Erasing a player (issue 22), on SQLite and PostgreSQL: nothing of theirs is left in any table
-or export, every roll and the log still verify, and everyone else's data is as it was."""
+"""Erasing a player (docs/privacy.md, "Erasing your data"), on SQLite and PostgreSQL: nothing of
+theirs is left in any table or export, every roll and the log still verify, and everyone else's
+data is as it was."""
 
 from __future__ import annotations
 
@@ -380,7 +381,7 @@ async def test_a_name_from_another_campaign_never_erases_rolls_of_no_campaign(
 
 
 async def test_attack_damage_is_charged_to_the_work_budget(db: Database) -> None:
-    # issue 22: "a loop of /roll 1000d20kh500" is refused; the same dice as an attack's damage
+    # A loop of /roll 1000d20kh500 is refused; the same dice as an attack's damage
     # must not get round the budget.
     from dataclasses import replace
 

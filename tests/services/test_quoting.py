@@ -1,4 +1,4 @@
-"""bot.quoting: how a player's own text is shown back (issue 19)."""
+"""bot.quoting: how a player's own text is shown back."""
 
 from __future__ import annotations
 

@@ -75,7 +75,7 @@ def test_the_documented_example_is_what_the_service_hashes() -> None:
 
 
 def test_rows_committed_before_v2_still_hash_as_they_were_committed() -> None:
-    """The encoding the README documented until issue 15, with its published digest."""
+    """The encoding the README documented before migration 0007, with its published digest."""
     encoding = cm.legacy_encoding(
         roll_id=42,
         campaign_id=7,

@@ -24,8 +24,8 @@ PAGE_TIMEOUT = 600.0
 # SCOPED: /history, /verify, /reveal and /gm log answer only about rolls where the caller
 # can read, which may take REST calls (a thread the cache lacks, a private thread's members)
 # and so a deferral. They always defer, first: a deferral only when a roll sits somewhere
-# private would tell an outsider that the number exists (issue 15's "exactly as for a number
-# never used").
+# private would tell an outsider that the number exists (a roll they may not see answers
+# exactly as a number never used: docs/secret-rolls.md).
 class HistoryPager(Noted, discord.ui.View):
     """Newer / Older buttons over a filtered history; only the caller uses them."""
 

@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 def system_choices() -> list[app_commands.Choice[str]]:
-    """/campaign setup's systems: every registered one, by its key (issue 21)."""
+    """/campaign setup's systems: every registered one, by its key."""
     return [app_commands.Choice(name=key, value=key) for key in SYSTEMS]
 
 
@@ -302,12 +302,16 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
             ephemeral=True,
         )
 
-    @settings.command(name="fortune-boon", description="New characters get double fortune dice")
+    @settings.command(
+        name="fortune-boon", description="Pen & Dagger: new characters get double fortune dice"
+    )
     @app_commands.describe(on="True: new characters may hold 4 fortune dice; False: 2")
     async def set_fortune_boon(self, interaction: Interaction, on: bool) -> None:
         await self._changed(interaction, fortune_boon_default=on)
 
-    @settings.command(name="crit-rules", description="Critical hits and fumbles on attacks")
+    @settings.command(
+        name="crit-rules", description="d20 check: critical hits and fumbles on attacks"
+    )
     @app_commands.describe(
         on="d20 check: True turns on the optional rules for natural 20s and 1s on attacks"
     )
@@ -433,7 +437,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         campaign = await sheets.confirm_delete_campaign(bot.db, caller)
 
         async def confirmed(click: Interaction) -> str:
-            # Permissions as they are at the click, not when the question was asked (issue 15).
+            # Permissions as they are at the click, not when the question was asked.
             await sheets.delete_campaign(bot.db, caller_from(click), campaign.id)
             return "Campaign deleted. Its rolls stay in the ledger."
 

@@ -1,4 +1,4 @@
-"""/post, /post-edit, /post-history: posting as a character (issue 18)."""
+"""/post, /post-edit, /post-history: posting as a character (docs/posting.md)."""
 
 from __future__ import annotations
 

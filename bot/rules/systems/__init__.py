@@ -1,4 +1,6 @@
-"""The rule-system registry (issue 21): one object per system, registered once.
+"""The rule-system registry: one object per system, registered once (docs/rules/README.md).
+
+How to add a system is in docs/rules/README.md, "Adding a fifth system".
 
 Adding a system: a module in ``bot/rules/`` for its dice, an adapter here satisfying
 :class:`System`, one :func:`register` call, ``docs/rules/`` and tests. The services and

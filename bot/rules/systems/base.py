@@ -4,7 +4,7 @@ A system says what its check, save and luck roll mean (a :class:`Plan`: the rule
 character's stats bound, and its exact odds), which options each accepts, its ability names and
 ranges, and how an outcome reads (:class:`Reading`: dice, result words, passed, tone). Services
 and renderers look a system up by its stored key (:func:`system_for`) or an outcome's system by
-its type (:func:`read`); they do not branch on which system it is (issue 21).
+its type (:func:`read`); they do not branch on which system it is (docs/rules/README.md).
 
 Pure: no Discord, no database. The campaign and the character arrive as the small read-only
 protocols :class:`Table` and :class:`Sheet`, which the services' views satisfy.
@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from bot.quoting import escape, quote
@@ -244,6 +245,10 @@ class System(Protocol):
     #: What /help system says of it (a paragraph, Discord markdown).
     @property
     def summary(self) -> str: ...
+    #: For a rule it lacks (a key of ``bot.rules.systems.commands.RULES``), what does the
+    #: job here, in a sentence naming the command ("An attack is an attempt here: /check …").
+    @property
+    def instead(self) -> Mapping[str, str]: ...
     #: Its check's word, both the ledger kind and the title's noun ("attempt", "test").
     @property
     def check_word(self) -> str: ...
@@ -307,8 +312,8 @@ class System(Protocol):
         ...
 
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
-        """One of its outcomes in a line of text (an inline roll, issue 18): the result in the
-        system's words, and the dice with the modifiers by name."""
+        """One of its outcomes in a line of text (an inline roll, docs/in-character.md): the
+        result in the system's words, and the dice with the modifiers by name."""
         ...
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
@@ -375,6 +380,7 @@ class Defaults:
     initiative_ability: str | None = None
     features: frozenset[Feature] = frozenset()
     summary: str = ""
+    instead: Mapping[str, str] = MappingProxyType({})
     target_word: str = "DC"
     group_no_dc: str | None = None
     group_needs_target: bool = False

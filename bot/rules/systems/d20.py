@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from bot.quoting import escape, quote
@@ -195,6 +196,16 @@ class D20System(Defaults):
     outcome_types: tuple[type, ...] = (d20_check.CheckOutcome,)
     initiative_ability: str | None = "DEX"
     check_word: str = LedgerKind.CHECK
+    instead: Mapping[str, str] = field(
+        compare=False,
+        default_factory=lambda: MappingProxyType(
+            {
+                "luck": "The GM may ask for a /check or a /save instead.",
+                "generation": "Set each score with /character set.",
+                "tiers": "A check takes its DC itself: /check dc:<number>.",
+            }
+        ),
+    )
     summary: str = (
         "`/check` rolls d20 plus your ability modifier, your proficiency bonus if proficient "
         "(doubled for Expert; set by `/character level`) and any `bonus:`; meet or beat the "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from bot.rules import pen_and_dagger as pd
@@ -154,6 +155,22 @@ class PenAndDaggerSystem(Defaults):
     outcome_types: tuple[type, ...] = (pd.AttemptOutcome, pd.LuckOutcome)
     initiative_ability: str | None = "DEX"
     check_word: str = LedgerKind.ATTEMPT
+    instead: Mapping[str, str] = field(
+        compare=False,
+        default_factory=lambda: MappingProxyType(
+            {
+                # "Offensive attempts, also referred to as attacks" (docs/rules/pen-and-dagger.md).
+                "attacks": "An attack is an attempt here: /check ability:STR proficiency:<weapon>.",
+                "rerolls": "A reroll costs a fortune die here: /fortune spend purpose:reroll.",
+                "saves": "Roll an attempt instead: /check ability:<ability>.",
+                "save-proficiencies": "A proficiency here is a skill with a rank: "
+                "/character proficiency.",
+                "contest": "Each character rolls /check and the GM compares the results.",
+                "tiers": "An attempt needs no difficulty: /check reads the Success Table by "
+                "your rank.",
+            }
+        ),
+    )
     summary: str = (
         "`/check` is an attempt: a d20 against your rank in the skill (Doomed up to Godlike), "
         "looked up on the Success Table: Critical Failure, Failure, Limited, Normal, Major or "

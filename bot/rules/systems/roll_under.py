@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from bot.quoting import escape
@@ -47,6 +48,20 @@ class RollUnderSystem(Defaults):
     outcome_types: tuple[type, ...] = (roll_under.SaveOutcome,)
     initiative_ability: str | None = "AGI"
     check_word: str = LedgerKind.SAVE
+    instead: Mapping[str, str] = field(
+        compare=False,
+        default_factory=lambda: MappingProxyType(
+            {
+                "attacks": "Roll the ability the attack uses with /check (your score or lower "
+                "passes); the GM says what a pass does.",
+                "luck": "The GM may ask for a /check or a /save instead.",
+                "generation": "Set each score with /character set.",
+                "save-proficiencies": "A /save here passes on your score or lower, with no "
+                "proficiency to mark.",
+                "tiers": "A check needs no difficulty here: your score is the target.",
+            }
+        ),
+    )
     summary: str = (
         "Three abilities, STR, AGI and WIT, scored 1 to 19. `/check` (or `/save`) rolls a d20: "
         "your score or lower passes. `/groupsave` rolls one d20 for everyone; in a `/contest` "

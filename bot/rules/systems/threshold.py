@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from bot.rules import threshold
@@ -71,6 +72,20 @@ class ThresholdSystem(Defaults):
     initiative_ability: str | None = "DEX"
     check_word: str = LedgerKind.TEST
     features: frozenset[Feature] = frozenset({Feature.TIERS, Feature.CARRY_OVER})
+    instead: Mapping[str, str] = field(
+        compare=False,
+        default_factory=lambda: MappingProxyType(
+            {
+                "attacks": "Roll the attack as a test: /check ability:STR with the threshold "
+                "to meet (dc: or difficulty:).",
+                "saves": "Roll a test instead: /check with dc: or difficulty:.",
+                "save-proficiencies": "Roll a test instead: /check with dc: or difficulty:.",
+                "contest": "Each character rolls /check and the GM compares the results.",
+                "luck": "The GM may ask for a /check instead.",
+                "generation": "Set each modifier with /character set.",
+            }
+        ),
+    )
     summary: str = (
         "`/check` rolls d20 plus your attribute modifier (your level is never added) and "
         "succeeds if it meets the threshold: give `dc:` or `difficulty:` (Very Easy 3, Easy 7, "

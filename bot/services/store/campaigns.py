@@ -73,7 +73,7 @@ class CampaignView:
     gm_role_ids: tuple[int, ...]
     #: Known GMs: users seen acting with GM standing here (the one who set the campaign up,
     #: GMs who ran a command in it). Only candidates for DM copies of hidden rolls, re-checked
-    #: when each copy is sent; never authority (issue 15). At most :data:`MAX_KNOWN_GMS`.
+    #: when each copy is sent; never authority. At most :data:`MAX_KNOWN_GMS`.
     gm_user_ids: tuple[int, ...]
     gm_channel_id: int | None
     fortune_boon_default: bool
@@ -431,7 +431,7 @@ async def remember_gm(db: Database, campaign_id: int, user_id: int) -> None:
     """Note ``user_id`` as a known GM; the caller checked they act with GM standing now, and
     that they are not known yet (``CampaignView.gm_user_ids``), so a known GM costs no query.
 
-    Knowing someone grants nothing: GM copies re-check each known GM when sent (issue 15).
+    Knowing someone grants nothing: GM copies re-check each known GM when sent.
     """
     await _edit_known_gms(db, campaign_id, add=user_id)
 

@@ -48,12 +48,13 @@ from bot.db.types import utcnow
 from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
+from bot.rules.systems.commands import require as require_rule
 from bot.services import personal
 from bot.services._sql import Executor, insert_for, transaction
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 from bot.services.names import check_name, skeleton
 from bot.services.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
-from bot.services.store.campaigns import SYSTEM_NAMES, CampaignView, get_campaign_in
+from bot.services.store.campaigns import CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
 _C = characters
@@ -101,7 +102,7 @@ class CharacterView:
     null_bonus: int | None = None
     #: d20 check: AC taken away by critical hits ("Critical Hits & Fumbles").
     ac_loss: int = 0
-    #: The portrait posts show (issue 18): an https image URL, or None.
+    #: The portrait posts show (docs/posting.md): an https image URL, or None.
     avatar_url: str | None = None
     #: d20 check: the character's own Armour Class and armour (``/character armour``), which
     #: another player's attack on it uses; None until set.
@@ -593,8 +594,7 @@ async def set_null_bonus(db: Database, character_id: int, bonus: int | None) -> 
         raise InvalidValue(f"A Null bonus is 0 to {MAX_NULL_BONUS}.")
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
-        if Feature.NULLS not in campaign.rules.features:
-            raise InvalidValue(f"Nulls are a d20 check rule, not part of {campaign.rules.key}.")
+        require_rule(campaign.rules, "nulls")
     return await _update(db, character_id, null_bonus=bonus)
 
 
@@ -625,10 +625,7 @@ async def set_armour(
     """Set (or, all None, clear) a d20 check character's own AC and armour."""
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
-        if Feature.ATTACKS not in campaign.rules.features:
-            raise InvalidValue(
-                f"Armour Class is a d20 check rule, not part of {campaign.rules.key}."
-            )
+        require_rule(campaign.rules, "attacks")
     return await _update(db, character_id, ac=ac, armour_quality=quality, armour_magic=magic)
 
 
@@ -644,11 +641,7 @@ async def set_save_proficiency(
     t = character_saves
     async with transaction(db) as session:
         campaign = await _campaign_of_in(session, character_id)
-        if Feature.SAVE_PROFICIENCIES not in campaign.rules.features:
-            raise InvalidValue(
-                "Saving-throw proficiencies are a d20 check rule; this campaign plays "
-                f"{SYSTEM_NAMES[campaign.system]}."
-            )
+        require_rule(campaign.rules, "save-proficiencies")
         canonical = campaign.ability(ability)
         if proficient:
             await session.execute(

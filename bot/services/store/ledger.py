@@ -1,7 +1,7 @@
 """The roll ledger: one append-only row per roll of any kind, numbered and hash-chained.
 
 There is no update or delete here except :func:`stamp_revealed`, which sets ``revealed_at``
-once, and :func:`tombstone_in`, which erases a person's data (issue 22); the database's own
+once, and :func:`tombstone_in`, which erases a person's data (docs/privacy.md); the database's own
 triggers refuse anything else (migrations 0007 and 0008). Rows survive the
 deletion of their campaign or character (the foreign keys become NULL; ``character_name``,
 guild, channel and user stay). ``interaction_id`` is unique: recording the same Discord
@@ -10,7 +10,7 @@ interaction twice stores one row, and the second caller gets
 
 Every roll is recorded through :func:`record_in` (one row: any visibility, deduplicated by its
 interaction) or its batch form :func:`record_rolls_in` (a group roll's public member rows);
-both (issue 15) give each row the next public number of its scope, seal a hidden row with its
+both give each row the next public number of its scope, seal a hidden row with its
 salt and commitment, and link it into its campaign's (or channel's) hash chain; the byte
 formats are in :mod:`bot.services.commitments`. There is no other way to append a row.
 """
@@ -222,7 +222,7 @@ class RollView:
 
     def link_from(self, previous: str) -> str:
         """This row's chain link after ``previous``. An older row whose bound text an erasure
-        changed links by the digest its entry had before (``~entry``, issue 22)."""
+        changed links by the digest its entry had before (``~entry``)."""
         if self.salts is not None and self.salts.entry_before is not None:
             return cm.link_digest(previous, self.salts.entry_before)
         return cm.link(previous, self.entry())
@@ -339,7 +339,7 @@ def _sealed(
     origin = roll.origin
     visibility = Visibility(roll.visibility)
     identity = cm.Identity(number, scope, origin.guild_id, origin.channel_id, created_at)
-    # Format 3 (issue 22): one random row salt, kept in ledger_salts; every personal field is
+    # Format 3 (migration 0008): one random row salt, kept in ledger_salts; every personal field is
     # hashed with a salt derived from it, so an erasure can drop one field and keep the rest.
     row_salt = row_salt or secrets.token_hex(cm.SALT_BYTES)
     digest_of = cm.Salts(row_salt).digest_of
@@ -709,7 +709,7 @@ async def numbers_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, in
 
 
 async def rows_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, RollView]:
-    """Rows given by id (a few: the sealed pre-rolls of a campaign, issue 18)."""
+    """Rows given by id (a few: the sealed pre-rolls of a campaign)."""
     if not roll_ids:
         return {}
     found = await session.execute(select(_L).where(_L.c.id.in_(sorted(set(roll_ids)))))
@@ -752,7 +752,7 @@ async def chain_page_in(
 
 
 async def salts_in(session: Executor, roll_ids: Sequence[int]) -> dict[int, cm.Salts]:
-    """The salts ``ledger_salts`` keeps for rows given by id (issue 22)."""
+    """The salts ``ledger_salts`` keeps for rows given by id."""
     found: dict[int, dict[str, tuple[str | None, str | None]]] = {}
     ids = sorted(set(roll_ids))
     for start in range(0, len(ids), _CHAIN_PAGE):
@@ -951,7 +951,7 @@ async def stamp_revealed_in(
     return view_of(row)
 
 
-#: What an erasure may change (issue 22; the triggers of migration 0008 accept only the
+#: What an erasure may change (docs/privacy.md; the triggers of migration 0008 accept only the
 #: tombstone in them, and only strings inside the JSON ones).
 ERASABLE = frozenset({"user_id", "character_name", "request", "dice", "outcome"})
 

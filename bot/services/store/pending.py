@@ -2,7 +2,7 @@
 
 Consuming ends in one ``DELETE ... RETURNING``, so two concurrent tests can never both use it.
 
-Secrecy (issue 15: a hidden roll changes nothing others can observe until it is revealed): a
+Secrecy (a hidden roll changes nothing others can observe until it is revealed): a
 test rolled gm, blind or self stores *no* carry-over; :func:`on_reveal_in`, run inside the
 reveal's transaction, stores it then, as a new critical would: it replaces whatever is pending
 for that attribute and applies to the next test after the reveal, even if the character tested
@@ -10,14 +10,14 @@ that attribute in between. Those tests were made without it (nobody else could k
 using it would have shown it), so the +2 / -2 is still owed; counting it from the reveal keeps
 ruling 4's "next test" without ever changing a roll already shown, and the GM can clear it.
 
-Rows stored before issue 15, and the blind rows of a hidden-DC roll request (their die is
+Rows stored before that rule, and the blind rows of a hidden-DC roll request (their die is
 shown to everyone, only pass/fail is hidden: bot/services/groups.py), still store theirs at
 once with its ``source_roll_id``: such a carry-over *waits* (not applied, and shown only to
 viewers who may see the source roll) until its source is revealed. A modifier without a source
 roll counts as public.
 
 A hidden attack's critical hit defers the AC it takes from its target the same way
-(:func:`ac_loss_on_reveal_in`, issue 16).
+(:func:`ac_loss_on_reveal_in`; d20 check rule 7).
 """
 
 from __future__ import annotations
@@ -253,7 +253,7 @@ def earned_by(row: ledger.RollView) -> tuple[str, int] | None:
         return None
     try:
         value = threshold.ThresholdResult(data["result"]).carry_over_next
-        if data.get("carry_over_rule") is False:  # the campaign had the option off (issue 16)
+        if data.get("carry_over_rule") is False:  # the campaign's carry-over option was off
             value = 0
         attribute = str(data["attribute"])
     except (KeyError, TypeError, ValueError):
@@ -262,7 +262,8 @@ def earned_by(row: ledger.RollView) -> tuple[str, int] | None:
 
 
 async def on_reveal_in(session: Executor, row: ledger.RollView) -> CarryOver | None:
-    """In the reveal's transaction: store the carry-over the revealed test earned (issue 15).
+    """In the reveal's transaction: store the carry-over the revealed test earned (threshold
+    ruling 4).
 
     It becomes pending as a new critical's would (see the module docstring). A roll request's
     row stored its own when rolled (its die was public), so it is left as it is.
@@ -301,8 +302,8 @@ def _counted(attack: ledger.RollView, reroll: ledger.RollView | None, unseen: in
 
 async def ac_loss_on_reveal_in(session: Executor, row: ledger.RollView) -> int:
     """In the reveal's transaction: store the AC a hidden critical hit took from its target
-    (issue 16; bot/services/attacks.py records it in the row and stores it at once only for a
-    public attack). Returns the change stored (0 for any other row; below 0: AC given back).
+    (d20 check rule 7; bot/services/attacks.py records it in the row and stores it at once only
+    for a public attack). Returns the change stored (0 for any other row; below 0: AC given back).
 
     A rerolled attack (``/reroll``, bot/services/rerolls.py) counts as its reroll once the
     reroll is seen, as its original while only that is: each reveal stores the difference it

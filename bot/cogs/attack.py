@@ -1,0 +1,147 @@
+"""/attack and /gm attack: d20-check attack rolls, with the campaign's critical rules.
+
+/attack with the caller's active character; /gm attack for a character or a monster.
+"""
+
+from __future__ import annotations
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import send_attack
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._gm import ensure_gm_group, gm_group
+from bot.cogs._options import ATTACK_HELP, AbilityName, Ac, Bonus, Magic, Name, Quality, Secret
+from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
+from bot.services import attacks
+from bot.services.attacks import AttackOptions, AttackResult
+from bot.words import Visibility
+
+
+async def announce_rotation(interaction: Interaction, result: AttackResult) -> None:
+    """Its seed was due: revealed to all, the new hash published (docs/fair-dice.md); not
+    after a self roll, which the channel does not see happen."""
+    if result.rotation is not None and result.visibility is not Visibility.SELF:
+        await answer(interaction, rotation_text(result.rotation))
+
+
+Dice = app_commands.Range[str, 1, 200]
+
+
+class AttackCog(commands.Cog):
+    """d20 check attack rolls."""
+
+    @app_commands.command(name="attack", description="d20 check: an attack roll against an AC")
+    @app_commands.describe(**ATTACK_HELP)
+    @app_commands.autocomplete(ability=ac.ability, target=ac.any_character)
+    @app_commands.guild_only()
+    async def attack(
+        self,
+        interaction: Interaction,
+        ac: Ac | None = None,
+        ability: AbilityName = "STR",
+        proficiency: bool = True,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: Bonus | None = None,
+        damage: Dice | None = None,
+        weapon_quality: Quality | None = None,
+        magic_bonus: Magic | None = None,
+        target: Name | None = None,
+        armour_quality: Quality | None = None,
+        armour_magic: Magic | None = None,
+        secret: Secret | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        options = AttackOptions(
+            ac=ac,
+            ability=ability,
+            proficiency=proficiency,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            damage=damage,
+            weapon_quality=weapon_quality,
+            magic_bonus=magic_bonus,
+            target=target,
+            armour_quality=armour_quality,
+            armour_magic=armour_magic,
+        )
+        result = await attacks.perform_attack(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            options,
+            request_text(interaction),
+            visibility=secret,
+        )
+        await send_attack(interaction, result)
+        await announce_rotation(interaction, result)
+
+
+@gm_group.command(
+    name="attack", description="d20 check: attack for a character or a monster, hidden by default"
+)
+@app_commands.describe(
+    **{k: v for k, v in ATTACK_HELP.items() if k != "secret"},
+    character="A player's character attacks with their stored scores",
+    attacker_bonus="Or a monster: its attack bonus from the stat block (proficiency included)",
+    monster="The monster's name, shown on the result",
+    secret="Who sees the result (default: the campaign's, normally blind: only the GM)",
+)
+@app_commands.autocomplete(character=ac.any_character, ability=ac.ability, target=ac.any_character)
+async def gm_attack(
+    interaction: Interaction,
+    ac: Ac | None = None,
+    character: Name | None = None,
+    attacker_bonus: Bonus | None = None,
+    monster: Name | None = None,
+    ability: AbilityName = "STR",
+    proficiency: bool = True,
+    advantage: bool = False,
+    disadvantage: bool = False,
+    bonus: Bonus | None = None,
+    damage: Dice | None = None,
+    weapon_quality: Quality | None = None,
+    magic_bonus: Magic | None = None,
+    target: Name | None = None,
+    armour_quality: Quality | None = None,
+    armour_magic: Magic | None = None,
+    secret: Secret | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    options = AttackOptions(
+        ac=ac,
+        ability=ability,
+        proficiency=proficiency,
+        advantage=advantage,
+        disadvantage=disadvantage,
+        bonus=bonus,
+        damage=damage,
+        weapon_quality=weapon_quality,
+        magic_bonus=magic_bonus,
+        target=target,
+        armour_quality=armour_quality,
+        armour_magic=armour_magic,
+        attacker_bonus=attacker_bonus,
+    )
+    result = await attacks.perform_gm_attack(
+        bot.db,
+        bot.rng,
+        caller_from(interaction),
+        options,
+        request_text(interaction),
+        character_name=character,
+        monster_name=monster,
+        visibility=secret,
+    )
+    await send_attack(interaction, result, by_gm=True)
+    await announce_rotation(interaction, result)
+
+
+async def setup(bot: commands.Bot) -> None:
+    ensure_gm_group(bot)  # /gm attack is attached to it in _cog
+    await bot.add_cog(AttackCog())

@@ -1,0 +1,159 @@
+"""/check, /save and /luck: the campaign system's core rolls.
+
+/check, /save, /luck with the caller's active character.
+"""
+
+from __future__ import annotations
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import send_check
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._options import (
+    CHECK_OPTION_NAMES,
+    SAVE_HELP,
+    SECRET_HELP,
+    AbilityName,
+    Against,
+    Bonus,
+    CritAt,
+    Dc,
+    DifficultyChoice,
+    Name,
+    RankBonus,
+    School,
+    Secret,
+    check_options,
+    option_help,
+    save_options,
+)
+from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
+from bot.render.fair import rotation_text
+from bot.services import checks
+from bot.services.checks import CheckResult
+from bot.words import Visibility
+
+
+class ChecksCog(commands.Cog):
+    """The core roll of each rule system."""
+
+    async def _send(self, interaction: Interaction, result: CheckResult) -> None:
+        await send_check(interaction, result)
+        # Its seed was due: revealed to all, the new hash published (docs/fair-dice.md); not
+        # after a self roll, which the channel does not see happen.
+        if result.rotation is not None and result.visibility is not Visibility.SELF:
+            await answer(interaction, rotation_text(result.rotation))
+
+    @app_commands.command(
+        name="check", description="Roll your active character's check in this campaign's system"
+    )
+    @app_commands.describe(**option_help(*CHECK_OPTION_NAMES, "secret"))
+    @app_commands.autocomplete(
+        ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
+    )
+    @app_commands.guild_only()
+    async def check(
+        self,
+        interaction: Interaction,
+        ability: AbilityName,
+        proficiency: Name | None = None,
+        dc: Dc | None = None,
+        difficulty: DifficultyChoice | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: Bonus | None = None,
+        rank_bonus: RankBonus | None = None,
+        reliable: bool = False,
+        unreliable: bool = False,
+        helper: Name | None = None,
+        helper_needs_proficiency: bool = False,
+        crit_success_at: CritAt | None = None,
+        crit_failure_at: CritAt | None = None,
+        secret: Secret | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        options = check_options(
+            ability,
+            proficiency=proficiency,
+            dc=dc,
+            difficulty=difficulty,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            rank_bonus=rank_bonus,
+            reliable=reliable,
+            unreliable=unreliable,
+            helper=helper,
+            helper_needs_proficiency=helper_needs_proficiency,
+            crit_success_at=crit_success_at,
+            crit_failure_at=crit_failure_at,
+        )
+        result = await checks.perform_check(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            options,
+            request_text(interaction),
+            visibility=secret,
+        )
+        await self._send(interaction, result)
+
+    @app_commands.command(name="save", description="Roll a saving throw (d20 check, roll-under)")
+    @app_commands.describe(**SAVE_HELP, secret=SECRET_HELP)
+    @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
+    @app_commands.rename(source="from")
+    @app_commands.guild_only()
+    async def save(
+        self,
+        interaction: Interaction,
+        ability: AbilityName | None = None,
+        dc: Dc | None = None,
+        advantage: bool = False,
+        disadvantage: bool = False,
+        bonus: Bonus | None = None,
+        against: Against | None = None,
+        source: Name | None = None,
+        school: School | None = None,
+        secret: Secret | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        options = save_options(
+            ability,
+            dc=dc,
+            advantage=advantage,
+            disadvantage=disadvantage,
+            bonus=bonus,
+            against=against,
+            source=source,
+            school=school,
+        )
+        result = await checks.perform_save(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            options,
+            request_text(interaction),
+            visibility=secret,
+        )
+        await self._send(interaction, result)
+
+    @app_commands.command(name="luck", description="Pen & Dagger: a luck roll (lucky on 10+)")
+    @app_commands.describe(secret=SECRET_HELP)
+    @app_commands.guild_only()
+    async def luck(self, interaction: Interaction, secret: Secret | None = None) -> None:
+        bot = bot_of(interaction)
+        result = await checks.perform_luck(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            request_text(interaction),
+            visibility=secret,
+        )
+        await self._send(interaction, result)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(ChecksCog())

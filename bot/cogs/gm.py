@@ -1,0 +1,203 @@
+"""/gm roll, /gm check, /gm reveal, /gm log: the GM's hidden rolls and the full ledger.
+
+The GM's rolls for players (default blind), revealing a hidden roll, and the full log.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import announce_rotation
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._delivery import deliver, post_reveal
+from bot.cogs._gm import ensure_gm_group, gm_group
+from bot.cogs._options import (
+    CHECK_OPTION_NAMES,
+    AbilityName,
+    Bonus,
+    CritAt,
+    Dc,
+    DifficultyChoice,
+    HistoryKind,
+    Name,
+    RankBonus,
+    Secret,
+    check_options,
+    option_help,
+)
+from bot.cogs._respond import answer, defer
+from bot.cogs._types import Interaction
+from bot.cogs._views.fortune import reveal_view
+from bot.cogs._views.history import send_history
+from bot.render.checks import check_embed
+from bot.render.dice import roll_embed
+from bot.render.fair import rotation_text
+from bot.render.prerolls import applied_field
+from bot.render.secrecy import Delivery
+from bot.services import checks, prerolls, secrecy
+from bot.services.rolls import roll_dice
+from bot.words import SecrecyCommand
+
+SECRET_HELP = "Who sees the result (default: the campaign's, normally blind: only the GM)"
+
+
+class GmRollsCog(commands.Cog):
+    """Holds nothing: the commands live on the shared /gm group (bot/cogs/_gm.py)."""
+
+
+@gm_group.command(name="roll", description="Roll dice as the GM, hidden by default")
+@app_commands.describe(
+    dice="Dice notation, e.g. 1d20+5, 4d6kh3, adv+3; all of it: /help topic:dice",
+    label="What the roll is for",
+    secret=SECRET_HELP,
+)
+async def gm_roll(
+    interaction: Interaction,
+    dice: app_commands.Range[str, 1, 1000],
+    label: app_commands.Range[str, 1, 100] | None = None,
+    secret: Secret | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    rolled = await roll_dice(
+        bot.db,
+        bot.rng,
+        caller_from(interaction),
+        dice,
+        label=label,
+        request=request_text(interaction),
+        visibility=secret,
+        command=SecrecyCommand.GM_ROLL,
+    )
+    name = "The GM"
+    await deliver(
+        interaction,
+        Delivery.of(rolled, roll_embed(name, rolled), roller=name, what=label or "dice"),
+        roller_is_gm=True,
+    )
+    if rolled.rotation is not None:  # its seed was due: revealed to all (hidden rolls blinded)
+        await answer(interaction, rotation_text(rolled.rotation))
+
+
+@gm_group.command(
+    name="check", description="Roll a check for a player's character, hidden by default"
+)
+@app_commands.describe(
+    **option_help(
+        *CHECK_OPTION_NAMES,
+        "secret",
+        character="Whose character (their stored scores and proficiencies are used)",
+        proficiency="A proficiency on that character's sheet",
+        helper="d20 check: a character working with them (they roll with advantage)",
+        secret=SECRET_HELP,
+        preroll="next: use their oldest sealed d20s (/preroll) instead of fresh ones, publicly",
+    )
+)
+@app_commands.autocomplete(character=ac.any_character, ability=ac.ability, helper=ac.any_character)
+async def gm_check(
+    interaction: Interaction,
+    character: Name,
+    ability: AbilityName,
+    proficiency: Name | None = None,
+    dc: Dc | None = None,
+    difficulty: DifficultyChoice | None = None,
+    advantage: bool = False,
+    disadvantage: bool = False,
+    bonus: Bonus | None = None,
+    rank_bonus: RankBonus | None = None,
+    reliable: bool = False,
+    unreliable: bool = False,
+    helper: Name | None = None,
+    helper_needs_proficiency: bool = False,
+    crit_success_at: CritAt | None = None,
+    crit_failure_at: CritAt | None = None,
+    secret: Secret | None = None,
+    preroll: Literal["next"] | None = None,
+) -> None:
+    bot = bot_of(interaction)
+    options = check_options(
+        ability,
+        proficiency=proficiency,
+        dc=dc,
+        difficulty=difficulty,
+        advantage=advantage,
+        disadvantage=disadvantage,
+        bonus=bonus,
+        rank_bonus=rank_bonus,
+        reliable=reliable,
+        unreliable=unreliable,
+        helper=helper,
+        helper_needs_proficiency=helper_needs_proficiency,
+        crit_success_at=crit_success_at,
+        crit_failure_at=crit_failure_at,
+    )
+    if preroll is not None:  # the character's sealed d20s (docs/prerolls.md), shown as sealed
+        used = await prerolls.perform_gm_check(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            character,
+            options,
+            request_text(interaction),
+            visibility=secret,
+        )
+        full = applied_field(check_embed(used.result, gm_copy=True), used.applied)
+        await answer(interaction, embed=full, allowed_mentions=discord.AllowedMentions.none())
+        return
+    result = await checks.perform_gm_check(
+        bot.db,
+        bot.rng,
+        caller_from(interaction),
+        character,
+        options,
+        request_text(interaction),
+        visibility=secret,
+    )
+    await deliver(
+        interaction,
+        Delivery.of(
+            result,
+            # The GM rolled it: every copy of a hidden one is a GM's (no "you may trade it").
+            check_embed(result, gm_copy=True),
+            roller=result.character.name,
+            what=result.plan_title,
+        ),
+        roller_is_gm=True,
+    )
+    await announce_rotation(interaction, result.rotation, result.visibility)
+
+
+@gm_group.command(name="reveal", description="Show a hidden roll to everyone, with its salt")
+@app_commands.describe(roll="The roll's number, e.g. 42 for #42")
+async def gm_reveal(interaction: Interaction, roll: app_commands.Range[int, 1, None]) -> None:
+    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/_views/history.py: SCOPED)
+    db = bot_of(interaction).db
+    found = await secrecy.reveal(db, caller_from(interaction), roll)
+    await post_reveal(interaction, found, await reveal_view(db, found.row))
+
+
+@gm_group.command(name="log", description="Every roll of this campaign, hidden ones included (GM)")
+@app_commands.describe(
+    player="Only this player's rolls",
+    character="Only this character's rolls",
+    kind="Only rolls of this kind",
+    limit="Rolls per page (default 10, at most 25)",
+)
+@app_commands.autocomplete(character=ac.any_character)
+async def gm_log(
+    interaction: Interaction,
+    player: discord.Member | None = None,
+    character: app_commands.Range[str, 1, 64] | None = None,
+    kind: HistoryKind | None = None,
+    limit: app_commands.Range[int, 1, 25] = 10,
+) -> None:
+    await send_history(interaction, player, character, kind, limit, gm_log=True)
+
+
+async def setup(bot: commands.Bot) -> None:
+    ensure_gm_group(bot)  # the subcommands are attached to it in _cog
+    await bot.add_cog(GmRollsCog())

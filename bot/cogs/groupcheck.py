@@ -1,0 +1,63 @@
+"""/groupcheck: the GM calls for a group ability check, skills included.
+
+/groupcheck (GM): every party member makes the check with their own stats and skill.
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import _autocomplete as ac
+from bot.cogs._answers import announce_rotations
+from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name
+from bot.cogs._respond import answer
+from bot.cogs._types import Interaction
+from bot.render.groups import group_save_embed, group_save_file
+from bot.services import groups
+
+
+class GroupCheckCog(commands.Cog):
+    """Group ability checks."""
+
+    @app_commands.command(name="groupcheck", description="GM: the whole party makes a check")
+    @app_commands.describe(
+        ability="The ability everyone uses, e.g. WIS",
+        proficiency="A skill, e.g. Survival: each member who has it adds it",
+        dc="The DC (d20 check: the group succeeds if at least half succeed) or threshold",
+        difficulty="Threshold: a difficulty tier instead of dc",
+    )
+    @app_commands.autocomplete(ability=ac.ability)
+    @app_commands.guild_only()
+    async def groupcheck(
+        self,
+        interaction: Interaction,
+        ability: AbilityName,
+        proficiency: Name | None = None,
+        dc: Dc | None = None,
+        difficulty: DifficultyChoice | None = None,
+    ) -> None:
+        bot = bot_of(interaction)
+        result = await groups.group_check(
+            bot.db,
+            bot.rng,
+            caller_from(interaction),
+            ability,
+            request_text(interaction),
+            proficiency=proficiency,
+            dc=dc,
+            difficulty=difficulty.replace("-", " ") if difficulty else None,
+        )
+        await answer(
+            interaction,
+            embed=group_save_embed(result),
+            file=group_save_file(result),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        await announce_rotations(interaction, result.rotations)
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(GroupCheckCog())

@@ -3,8 +3,8 @@
 /gm reveal, /reveal, /verify, /history and /gm log all describe a roll from its ledger row,
 in the system's own words: this module is their one wording. The row's ``outcome`` is the rules
 outcome as :func:`bot.services.serialize.to_jsonable` stored it; it is rebuilt into the
-rules object, and the result named by :func:`bot.render.checks.result_text`, the words of
-the live result message ("Major Success", "Pass", "Critical Failure", "Success").
+rules object by its system, which writes its line (``System.one_line``) ending with the
+words of the live result message ("Major Success", "Pass", "Critical Failure", "Success").
 
 Callers decide who may see a row; nothing here checks it.
 """
@@ -56,8 +56,8 @@ def outcome_words(row: RollView) -> str:
 def check_outcome(data: Any) -> Outcome | None:
     """The rules outcome a check, save, test, attempt or luck row stores, or None.
 
-    Told apart by shape (a row does not name its system): each registered system knows the
-    keys its outcome dataclasses serialise to (``System.outcome_from_record``).
+    Rebuilt by the system the row names (``System.outcome_from_record``); a row stored
+    before outcomes named their system, by the first system that knows its shape.
     """
     if not isinstance(data, dict):
         return None

@@ -8,8 +8,8 @@ import discord
 from bot.dice import render_markdown
 from bot.quoting import escape
 from bot.render import style
-from bot.render.checks import kept_dice, modifier_sum
 from bot.rules import d20_check
+from bot.rules.systems.base import kept_dice, modifier_sum
 from bot.services.attacks import AttackResult
 from bot.services.checks import SYSTEM_NAMES
 from bot.words import Visibility

@@ -17,9 +17,9 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.render.checks import kept_dice
+from bot.render.checks import TONE_COLOURS
 from bot.render.sheets import score_line
-from bot.rules import d20_check, roll_under
+from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
 from bot.services.checks import SYSTEM_NAMES
@@ -188,44 +188,12 @@ def group_save_file(result: GroupRollResult) -> discord.File | None:
 
 def contest_embed(result: ContestResult) -> discord.Embed:
     """A contest: every round (tie-breaks included), the ranking or the winner."""
-    outcome = result.outcome
-    if isinstance(outcome, roll_under.ContestOutcome):
-        # The ranking goes in the description, before the rounds: a long run of tie-breaks
-        # may outgrow Discord's field limit, and only the rounds may be cut.
-        ranking = "\n".join(
-            f"{i}. {escape(name)}" for i, name in enumerate(outcome.ranking, start=1)
-        )
-        embed = style.new_embed(
-            f"{result.ability} contest",
-            f"**{escape(outcome.winner)} wins**\n\n**Ranking**\n{ranking}",
-            style.SUCCESS,
-        )
-        for rnd in outcome.rounds:
-            label = f"Round {rnd.number}"
-            if rnd.is_tie_break:
-                label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
-            text = "\n".join(
-                f"{escape(r.name)}: {r.score} {style.MINUS} {r.roll} = **{style.number(r.total)}**"
-                for r in rnd.rolls
-            )
-            style.add_field(embed, label, text)
-    else:
-        winner = outcome.winner
-        embed = style.new_embed(
-            f"{result.ability} contest",
-            f"**{escape(outcome.result_text)}**",  # "<name> wins"
-            style.NEUTRAL if winner is None else style.SUCCESS,
-        )
-        for check in (outcome.first, outcome.second):
-            terms = "".join(f" {style.signed(v)} {n}" for n, v in check.modifiers)
-            dice = f"**{check.kept}**"
-            if len(check.dice) > 1:  # advantage or disadvantage: both dice, the kept one bold
-                dice = kept_dice(check.dice, check.kept, check.advantage)
-            style.add_field(
-                embed,
-                escape(check.name),
-                f"d20 {dice}{terms} = **{style.number(check.total)}**",
-            )
+    head, tone, lines = result.campaign.rules.explain_contest(result.outcome)
+    embed = style.new_embed(f"{result.ability} contest", head, TONE_COLOURS[tone])
+    # A roll-under contest's ranking is in the headline, before the rounds: a long run of
+    # tie-breaks may outgrow Discord's field limit, and only the rounds may be cut.
+    for label, text in lines:
+        style.add_field(embed, label, text)
     system = SYSTEM_NAMES[result.campaign.system]
     style.set_footer(embed, f"{system} · {style.roll_ref(result.number, result.chain)}")
     return embed

@@ -3,24 +3,24 @@
 /gm reveal, /reveal, /verify, /history and /gm log all describe a roll from its ledger row,
 in the system's own words: this module is their one wording. The row's ``outcome`` is the rules
 outcome as :func:`bot.services.serialize.to_jsonable` stored it; it is rebuilt into the
-rules object, and the result named by :func:`bot.render.checks.result_text`, the words of
-the live result message ("Major Success", "Pass", "Critical Failure", "Success").
+rules object by its system, which writes its line (``System.one_line``) ending with the
+words of the live result message ("Major Success", "Pass", "Critical Failure", "Success").
 
 Callers decide who may see a row; nothing here checks it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from bot.quoting import escape, quote
 from bot.render import style
 from bot.render.checks import result_text
-from bot.rules import d20_check, roll_under, threshold
-from bot.rules import pen_and_dagger as pd
+from bot.rules import d20_check
 from bot.rules.common import Advantage
-from bot.rules.systems import outcome_from_record, read
+from bot.rules.systems import one_line, outcome_from_record
+from bot.rules.systems.base import d20_sum
 from bot.services.checks import Outcome
 from bot.services.store.ledger import RollView
 from bot.words import LedgerKind
@@ -56,102 +56,26 @@ def outcome_words(row: RollView) -> str:
 def check_outcome(data: Any) -> Outcome | None:
     """The rules outcome a check, save, test, attempt or luck row stores, or None.
 
-    Told apart by shape (a row does not name its system): each registered system knows the
-    keys its outcome dataclasses serialise to (``System.outcome_from_record``).
+    Rebuilt by the system the row names (``System.outcome_from_record``); a row stored
+    before outcomes named their system, by the first system that knows its shape.
     """
     if not isinstance(data, dict):
         return None
     return outcome_from_record(data)
 
 
-def _d20(data: dict[str, Any]) -> d20_check.CheckOutcome:
-    result = data.get("result")
-    dc = data.get("dc")
-    return d20_check.CheckOutcome(
-        kind=d20_check.CheckKind(data["kind"]),
-        ability=str(data["ability"]),
-        dice=tuple(int(d) for d in data["dice"]),
-        kept=int(data["kept"]),
-        advantage=Advantage(data.get("advantage") or "none"),
-        modifiers=tuple((str(name), int(value)) for name, value in data["modifiers"]),
-        dc=None if dc is None else int(dc),
-        result=None if result is None else d20_check.CheckResult(result),
-        name=str(data.get("name") or ""),
-    )
-
-
-def _kept(dice: Sequence[int], kept: int, advantage: Advantage) -> str:
-    """`**17**, ~~4~~ (advantage)`: the kept d20 in bold, as the live message shows it."""
-    if len(dice) <= 1:
-        return f"**{kept}**"
-    kept_at = list(dice).index(kept)
-    parts = [f"**{f}**" if i == kept_at else f"~~{f}~~" for i, f in enumerate(dice)]
-    note = f" ({advantage.value})" if advantage is not Advantage.NONE else ""
-    return ", ".join(parts) + note
-
-
-def _sum(dice: Sequence[int], kept: int, advantage: Advantage, modifiers: Any) -> str:
-    """`d20 10 +2 STR = **12**`, with the other die struck through when there are two."""
-    terms = "".join(f" {style.signed(v)} {name}" for name, v in modifiers)
-    total = f"{kept}{terms} = **{style.number(kept + sum(v for _, v in modifiers))}**"
-    if len(dice) <= 1:
-        return f"d20 {total}"
-    return f"d20 {_kept(dice, kept, advantage)}: {total}"
-
-
-def _attempt_words(outcome: pd.AttemptOutcome, result: str) -> str:
-    dice = _kept(outcome.dice, outcome.kept, outcome.advantage_state)
-    line = f"d20 {dice} · Rank {outcome.effective_rank.display_name} → {result}"
-    if outcome.traded:
-        line += " (natural 20 traded for a fortune die)"
-    return line
-
-
-def _luck_words(outcome: pd.LuckOutcome, result: str) -> str:
-    if outcome.traded:
-        return f"d20 **{outcome.die}**, treated as a 10 → {result} (a fortune die gained)"
-    return f"d20 **{outcome.die}** (lucky on {pd.LUCKY_ON} or higher) → {result}"
-
-
-def _save_words(outcome: roll_under.SaveOutcome, result: str) -> str:
-    name = outcome.ability.name if outcome.ability else "score"
-    return f"d20 **{outcome.roll}** against {name} {outcome.score} → {result}"
-
-
-def _test_words(outcome: threshold.ThresholdOutcome, result: str) -> str:
-    line = _sum(outcome.dice, outcome.kept, Advantage.NONE, outcome.modifiers)
-    if outcome.threshold_hidden:
-        return f"{line} · Threshold hidden by the GM → {result}"
-    tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
-    return f"{line} · Threshold {outcome.threshold}{tier} → {result}"
-
-
-def _d20_words(outcome: d20_check.CheckOutcome, result: str) -> str:
-    line = _sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
-    if outcome.dc is None:
-        return f"{line} · no DC: the GM reads the total"
-    return f"{line} · DC {outcome.dc} → {result}"
-
-
-#: Each built-in outcome type's one line, by type; any other registered system's roll reads
-#: as its dice and its result words.
-_WORDS: dict[type, Callable[[Any, str], str]] = {
-    pd.AttemptOutcome: _attempt_words,
-    pd.LuckOutcome: _luck_words,
-    roll_under.SaveOutcome: _save_words,
-    threshold.ThresholdOutcome: _test_words,
-    d20_check.CheckOutcome: _d20_words,
-}
-
-
 def check_words(outcome: Outcome) -> str:
-    """A rebuilt outcome in one line, ending with its result in the live message's words."""
-    result = f"**{result_text(outcome)}**"
-    words = _WORDS.get(type(outcome))
-    if words is not None:
-        return words(outcome, result)
-    faces = ", ".join(f"**{d}**" for d in read(outcome).dice)
-    return f"dice {faces} → {result}"
+    """A rebuilt outcome in one line, ending with its result in the live message's words
+    (its system's ``one_line``)."""
+    return one_line(outcome)
+
+
+def _d20_check(data: Any) -> d20_check.CheckOutcome:
+    """A d20 check a contest or a reroll stores (its system's decoder); a shape error if not."""
+    outcome = check_outcome(data)
+    if outcome is None:
+        raise TypeError("not a roll of any system")
+    return cast(d20_check.CheckOutcome, outcome)  # another shape fails in the caller's reads
 
 
 def _single(data: dict[str, Any]) -> str | None:
@@ -209,7 +133,7 @@ def _contest(data: dict[str, Any]) -> str | None:
         places = ", ".join(f"{i}. {escape(name)}" for i, name in enumerate(ranking, start=1))
         played = "1 round" if rounds == 1 else f"{rounds} rounds"
         return f"**{escape(ranking[0])} wins** · ranking {places} · {played}"
-    first, second = _d20(contest["first"]), _d20(contest["second"])
+    first, second = _d20_check(contest["first"]), _d20_check(contest["second"])
     decided = d20_check.D20ContestOutcome(
         first=first, second=second, result=d20_check.ContestResult(contest["result"])
     )
@@ -224,7 +148,7 @@ def _attack(data: dict[str, Any]) -> str | None:
     attack = data["attack"]
     dice = [int(d) for d in attack["dice"]]
     kept = int(attack["kept"])
-    line = _sum(dice, kept, Advantage(attack["advantage"]), attack["modifiers"])
+    line = d20_sum(dice, kept, Advantage(attack["advantage"]), attack["modifiers"])
     outcome = d20_check.AttackOutcome(
         dice=tuple(dice),
         kept=kept,
@@ -250,8 +174,7 @@ def _d20_reroll(data: dict[str, Any]) -> str | None:
     if isinstance(data.get("attack"), dict):  # an attack's reroll holds the attack's record
         words = _attack(data)
         return None if words is None else head + words
-    outcome = _d20(data["outcome"])
-    return head + check_words(outcome)
+    return head + check_words(_d20_check(data["outcome"]))
 
 
 def _fortune(data: dict[str, Any]) -> str | None:

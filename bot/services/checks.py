@@ -161,15 +161,9 @@ def plan_save(campaign: CampaignView, character: CharacterView, options: CheckOp
     return system.plan_save(campaign, character, options)
 
 
-_AGAINST = ("melee", "ranged", "spell")
-
-
 async def with_dc_source(db: Database, caller: Caller, options: CheckOptions) -> CheckOptions:
-    """A save's DC from a character's abilities (d20 check ruling 6), computed now.
-
-    Weapon DC: 8 + STR (melee) or DEX (ranged) modifier + proficiency bonus; spell save DC:
-    8 + Mana modifier + proficiency bonus, all of ``options.source``.
-    """
+    """A save's DC from ``options.source``'s abilities (d20 check ruling 6: a Weapon or spell
+    save DC), computed now by the campaign's system (``System.save_dc``)."""
     if options.against is None and options.source is None:
         return options  # no transaction on the hot path
     async with transaction(db) as session:
@@ -195,33 +189,9 @@ async def with_dc_source_in(
         )
     if options.dc is not None:
         raise InvalidValue("Give either dc or against and from (which compute it), not both.")
-    against = options.against.strip().casefold()
-    if against not in _AGAINST:
-        raise InvalidValue(f"Unknown against {quote(options.against)}: use melee, ranged or spell.")
+    compute = campaign.rules.save_dc(campaign, options.against)
     source = await character_by_name_in(session, campaign.id, options.source)
-    wanted = (
-        d20_check.NULL_SAVE_ABILITY
-        if against == "spell"
-        else (d20_check.WeaponKind(against).ability)
-    )
-    try:
-        ability = campaign.ability(wanted)
-    except InvalidValue:
-        raise InvalidValue(
-            f"A {'spell save' if against == 'spell' else 'Weapon'} DC uses {wanted}, which this "
-            "campaign does not have: a GM can add it with /campaign set abilities."
-        ) from None
-    score = _score(source, ability, campaign.system)
-    modifier = d20_check.ability_modifier(score)
-    bonus = d20_check.proficiency_bonus(source.level)
-    if against == "spell":
-        dc = d20_check.spell_save_dc(modifier, bonus)
-        what = "spell save DC"
-    else:
-        dc = d20_check.weapon_dc(against, modifier, bonus)
-        what = f"{against} Weapon DC"
-    sign = "+" if modifier >= 0 else "−"
-    note = f"{source.name}'s {what} {dc} (8 {sign} {abs(modifier)} {ability} + {bonus} proficiency)"
+    dc, note = compute(source)
     return replace(options, dc=dc, dc_from=note, against=None, source=None)
 
 

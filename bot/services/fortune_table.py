@@ -28,9 +28,10 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters
 from bot.quoting import escape
 from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import Feature
+from bot.rules.systems import Feature, read
+from bot.rules.systems.base import SYSTEM_FIELD
 from bot.rules.systems.commands import require as require_rule
-from bot.rules.systems.pen_and_dagger import attempt_from_record, luck_from_record
+from bot.rules.systems.pen_and_dagger import PEN_AND_DAGGER, is_luck
 from bot.services import commitments as cm
 from bot.services import fairness, personal, secrecy
 from bot.services._sql import Executor, insert_for, transaction
@@ -89,14 +90,13 @@ def outcome_from_record(kind: str, data: Any) -> PdOutcome | None:
             return None
     elif kind not in (LedgerKind.ATTEMPT, LedgerKind.LUCK):
         return None
+    if data.get(SYSTEM_FIELD, PEN_AND_DAGGER.key) != PEN_AND_DAGGER.key:
+        return None
     try:
-        if "base_rank" in data:
-            return attempt_from_record(data)
-        if "die" in data:
-            return luck_from_record(data)
+        found: PdOutcome | None = PEN_AND_DAGGER.outcome_from_record(data)
     except (KeyError, TypeError, ValueError):
         return None
-    return None
+    return found
 
 
 # --- results ----------------------------------------------------------------------------------
@@ -347,7 +347,7 @@ async def trade_critical(db: Database, caller: Caller, roll_id: int) -> ChoiceRe
     async with transaction(db) as session:
         roll = await _load_roll(session, caller, roll_id)
         _natural_20(roll.outcome)
-        if not roll.campaign.luck_trade and isinstance(roll.outcome, pd.LuckOutcome):
+        if not roll.campaign.luck_trade and is_luck(roll.outcome):
             raise InvalidValue(NO_LUCK_TRADE)
         await _claim(session, roll_id, RollChoice.TRADE, caller.user_id)
         assert roll.row.character_id is not None
@@ -429,7 +429,7 @@ async def _reroll_in(
     result = pd.reroll(roll.outcome, rng, fortune=paid.fortune, fortune_max=paid.maximum)
     dice: list[int] = []
     for again in result.rerolls:
-        dice.extend([again.die] if isinstance(again, pd.LuckOutcome) else again.dice)
+        dice.extend(read(again).dice)
     stored: dict[str, Any] = {
         "purpose": FortunePurpose.REROLL.value,
         "rerolls": [to_jsonable(r) for r in result.rerolls],
@@ -636,7 +636,7 @@ async def offer_after_reveal(db: Database, row: RollView) -> tuple[PdOutcome, in
         except NotFound:
             return None
         home = await get_campaign_in(session, row.campaign_id) if row.campaign_id else None
-    if home is not None and not home.luck_trade and isinstance(outcome, pd.LuckOutcome):
+    if home is not None and not home.luck_trade and is_luck(outcome):
         return None  # the GM rules a lucky 20 has its own benefit: no luck trade to offer
     if outcome.natural_20 and not outcome.traded:
         outcome = dataclasses.replace(outcome, trade_available=amount < maximum)

@@ -16,7 +16,6 @@ from typing import Any
 
 from bot.db.engine import Database
 from bot.quoting import escape
-from bot.rules import roll_under
 from bot.rules.systems import read, system_for, system_of
 from bot.rules.systems.commands import NotInSystem
 from bot.rules.systems.commands import require as require_rule
@@ -483,13 +482,8 @@ async def _group_roll(
                 if fair:
                     draw = await fairness.draw_in(session, caller, campaign.id, Visibility.PUBLIC)
                     die_rng, records[0] = draw.rng, draw.record(fairness.D20_DRAWS)
-                rolled = roll_under.group_save(
-                    {m.name: m.scores[spec.ability] for m in party},
-                    die_rng,
-                    ability=roll_under.Ability.parse(spec.ability),
-                )
-                shared = rolled.roll
-                outcomes = [(m, shared_save(campaign, m, spec.ability, rolled.roll)) for m in party]
+                shared = system.roll_shared_die(party, spec.ability, die_rng)
+                outcomes = [(m, shared_save(campaign, m, spec.ability, shared)) for m in party]
             else:
                 # Every member's draw in one statement, every carry-over taken in another.
                 rngs: list[random.Random] = [rng] * len(party)

@@ -23,6 +23,7 @@ from bot.db.types import utcnow
 from bot.dice import DiceError, RollResult, parse_many, reading_notes, render_plain
 from bot.errors import UserError
 from bot.quoting import quote
+from bot.rules.systems import summarize
 from bot.rules.systems.base import d20_line, number
 from bot.services import attacks, budgets, checks, dialects, fairness, macros, personal, rolls
 from bot.services import commitments as cm
@@ -289,7 +290,7 @@ async def _roll(
         result = await checks.check_in(session, rng, caller, parsed.check, request)
     else:  # pragma: no cover - parse_roll_text always fills the options of its command
         raise RollTextError("Nothing to roll.")
-    total, detail = check_summary(result)
+    total, detail = summarize(result.outcome, result.plan_title)
     return InlineRoll(
         plan.span,
         result.roll_id,
@@ -319,11 +320,6 @@ def dice_summary(rolled: DiceRoll) -> tuple[str, str]:
     if notes:  # how a contested spelling was read (docs/dice.md, "Dialects")
         detail += " (" + "; ".join(notes) + ")"
     return total, detail
-
-
-def check_summary(result: CheckResult) -> tuple[str, str]:
-    """A check's result in its system's words, and its dice with the modifiers by name."""
-    return result.campaign.rules.summarize(result.outcome, result.plan_title)
 
 
 def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str, str]:

@@ -206,6 +206,7 @@ STRUCTURAL_KEYS = frozenset(
         "rank",
         "result",
         "scheme",
+        "system",
     }
 )
 #: What the bot appends to a display name it stores ("Sam (2)", "Gemma (GM)").

@@ -33,7 +33,9 @@ from bot.db.engine import Database
 from bot.dice import roll
 from bot.rules import d20_check
 from bot.rules.common import Advantage
+from bot.rules.systems.base import SYSTEM_FIELD
 from bot.rules.systems.commands import require as require_rule
+from bot.rules.systems.d20 import D20, check_from_record
 from bot.services import budgets, fairness
 from bot.services._sql import Executor, core_transaction
 from bot.services.attacks import (
@@ -105,20 +107,10 @@ def _outcome(data: Any) -> d20_check.CheckOutcome | None:
     """The d20-check outcome a check or save row stores, or None for any other shape."""
     if not isinstance(data, dict) or "kept" not in data or "kind" not in data:
         return None
+    if data.get(SYSTEM_FIELD, D20.key) != D20.key:
+        return None
     try:
-        result = data.get("result")
-        dc = data.get("dc")
-        return d20_check.CheckOutcome(
-            kind=d20_check.CheckKind(data["kind"]),
-            ability=str(data["ability"]),
-            dice=tuple(int(d) for d in data["dice"]),
-            kept=int(data["kept"]),
-            advantage=Advantage(data.get("advantage") or "none"),
-            modifiers=tuple((str(n), int(v)) for n, v in data["modifiers"]),
-            dc=None if dc is None else int(dc),
-            result=None if result is None else d20_check.CheckResult(result),
-            name=str(data.get("name") or ""),
-        )
+        return check_from_record(data)
     except (KeyError, TypeError, ValueError):
         return None
 

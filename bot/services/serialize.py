@@ -2,7 +2,8 @@
 
 Outcomes are frozen dataclasses with enums, tuples and Fractions; the ledger stores plain
 JSON. The encoding is deterministic (same outcome → same JSON), which the commitment of
-hidden rolls relies on.
+hidden rolls relies on. A rule system's outcome also stores its system's key
+(``SYSTEM_FIELD``), by which :func:`bot.rules.systems.outcome_from_record` decodes it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import enum
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
+
+from bot.rules.systems.base import SYSTEM_FIELD, system_of
 
 
 def to_jsonable(value: Any) -> Any:
@@ -45,7 +48,12 @@ def _dataclass(kind: type) -> _Converter:
     names = tuple(f.name for f in dataclasses.fields(kind) if not f.name.startswith("_"))
 
     def convert(value: Any) -> dict[str, Any]:
-        return {name: to_jsonable(getattr(value, name)) for name in names}
+        record = {name: to_jsonable(getattr(value, name)) for name in names}
+        system = system_of(value)  # looked up per value: a test's toy system comes and goes
+        if system is not None:
+            # A rule system's outcome names its system, whose decoder rebuilds it.
+            record[SYSTEM_FIELD] = system.key
+        return record
 
     return convert
 

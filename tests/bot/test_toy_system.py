@@ -2,7 +2,8 @@
 
 "Coin flip": a character flips as many coins as the ability's score and needs ``dc`` heads
 (one by default). Nothing in bot/services, bot/render or bot/cogs knows it: it is registered in
-the rule-system registry before the bot is built, and every command asks the registry.
+the rule-system registry before the bot is built, and every command asks the registry. How its
+rolls read (its message, its /history line, its inline line) is written in its adapter only.
 
 The database's CHECK on ``campaigns.system`` lists the systems a migration knows; a real fifth
 system would widen it in its migration. The toy widens it in this test's database only.
@@ -31,6 +32,7 @@ from bot.rules.systems import (
     Reading,
     Sheet,
     Tone,
+    View,
     register,
     unregister,
 )
@@ -117,16 +119,32 @@ class CoinFlip(Defaults):
 
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, CoinOutcome)
-        shown = " ".join("H" if c == HEADS else "T" for c in outcome.coins)
         result = f"{outcome.heads} heads of {outcome.need} needed"
         return Reading(
             outcome.coins,
             result,
             outcome.passed,
             Tone.SUCCESS if outcome.passed else Tone.FAILURE,
-            lines=(("Coins", shown),),
             word="Heads win" if outcome.passed else "Tails win",
         )
+
+    # How its rolls read everywhere, written here only: its message, its /history line and
+    # its line in an inline roll.
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        faces = " ".join("**H**" if c == HEADS else "T" for c in outcome.coins)
+        lines = [("Coins", faces), ("Needed", f"{outcome.need} heads")]
+        if view is View.HIDDEN:
+            lines.append(("Secret", "nobody else sees these coins until the GM reveals them"))
+        return tuple(lines)
+
+    def one_line(self, outcome: Any) -> str:
+        faces = " ".join("**H**" if c == HEADS else "T" for c in outcome.coins)
+        return f"coins {faces}, {outcome.need} needed → **{self.read(outcome).word}**"
+
+    def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
+        faces = "".join("H" if c == HEADS else "T" for c in outcome.coins)
+        return str(self.read(outcome).word), f"{title}: coins {faces}, {outcome.need} needed"
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if "coins" not in data or "need" not in data:
@@ -247,7 +265,8 @@ async def test_a_toy_system_plays_check_save_and_odds(table: Table) -> None:
     embed = check.response.embeds[0]
     assert embed.title == "Pip: NERVE flip"
     assert embed.description == "**2 heads of 2 needed**"
-    assert "Coins: H T H" in message_text(check.response)
+    fields = [(f.name, f.value) for f in embed.fields]
+    assert fields == [("Coins", "**H** T **H**"), ("Needed", "2 heads")]
     assert embed.footer.text is not None and embed.footer.text.startswith("Coin flip · roll #1")
 
     table.dice(TAILS, TAILS)
@@ -263,8 +282,8 @@ async def test_a_toy_system_plays_check_save_and_odds(table: Table) -> None:
 
     history = await table.bob.slash(table.table, "history")
     listed = message_text(history.response)
-    assert "dice **1**, **2**, **1** → **2 heads of 2 needed**" in listed
-    assert "dice **2**, **2** → **0 heads of 1 needed**" in listed
+    assert "coins **H** T **H**, 2 needed → **Heads win**" in listed
+    assert "coins T T, 1 needed → **Tails win**" in listed
 
 
 async def test_a_toy_group_save_and_roll_request(table: Table) -> None:
@@ -290,19 +309,40 @@ async def test_a_hidden_toy_roll_shows_nowhere_until_the_gm_reveals_it(table: Ta
     await _party(table)
     table.dice(HEADS, HEADS, HEADS)
     hidden = await table.alice.slash(table.table, "check", ability="NERVE", secret="gm")
-    public = [m for m in table.table.history() if "3 heads" in message_text(m)]
+    coins = "coins **H** **H** **H**, 1 needed → **Heads win**"
+    public = [
+        m
+        for m in table.table.history()
+        if "3 heads" in message_text(m) or "**H**" in message_text(m)
+    ]
     assert public == []
     before = message_text((await table.bob.slash(table.table, "history")).response)
-    assert "3 heads" not in before
+    assert "3 heads" not in before and "**H**" not in before
     gm_view = message_text((await table.gm.slash(table.table, "history")).response)
-    assert "3 heads of 1 needed" in gm_view
+    assert coins in gm_view
     assert hidden.response is not None
 
     number = int(before.split("#", 1)[1].split()[0].strip("*:·"))
     revealed = await table.gm.slash(table.table, "gm reveal", roll=number)
     assert revealed.response is not None
     after = message_text((await table.bob.slash(table.table, "history")).response)
-    assert "3 heads of 1 needed" in after
+    assert coins in after
+
+
+async def test_the_rollers_own_copy_of_a_hidden_toy_roll_is_the_toys_explanation(
+    table: Table,
+) -> None:
+    # The adapter is told whose copy it explains (View): the owner's copy of a hidden roll.
+    await _party(table)
+    table.dice(HEADS, TAILS, HEADS)
+    own = await table.alice.slash(table.table, "check", ability="NERVE", secret="self")
+    assert own.response is not None and own.ephemeral
+    mine = message_text(own.response)
+    assert "Coins: **H** T **H**" in mine and "Needed: 1 heads" in mine
+    assert "Secret: nobody else sees these coins until the GM reveals them" in mine
+    table.dice(HEADS, TAILS, HEADS)
+    public = await table.alice.slash(table.table, "check", ability="NERVE")
+    assert "Secret" not in message_text(public.response)
 
 
 async def test_a_toy_check_in_a_message_reads_in_the_systems_words(table: Table) -> None:
@@ -312,5 +352,5 @@ async def test_a_toy_check_in_a_message_reads_in_the_systems_words(table: Table)
     message = await table.alice.send(table.table, "Pip holds on [[check NERVE dc:2]]")
     table.dice(HEADS, TAILS, HEADS)
     answer = final_answer(await table.alice.context_menu(table.table, menu, message))
-    assert "2 heads of 2 needed" in answer.content
-    assert "NERVE flip" in answer.content
+    assert "Pip holds on **Heads win**" in answer.content
+    assert "NERVE flip: coins HTH, 2 needed" in answer.content

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
 from bot.db.models import RuleSystem
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
+from bot.rules.errors import RulesError
 from bot.rules.systems import (
     SYSTEMS,
     Feature,
@@ -176,3 +179,64 @@ def test_a_system_has_a_luck_roll_exactly_when_it_lists_the_feature(key: str) ->
     sheet = _Sheet(scores={a: low for a in system.abilities}, proficiencies={})
     plan = system.plan_luck(_Table(system.abilities), sheet)
     assert (plan is not None) == (Feature.LUCK in system.features)
+
+
+@pytest.mark.parametrize("key", [s.value for s in RuleSystem])
+def test_a_save_dc_from_a_character_is_computed_where_saves_take_against(key: str) -> None:
+    # d20 check ruling 6: a melee Weapon DC is 8 + STR modifier + proficiency bonus.
+    system = system_for(key)
+    table = _Table(system.abilities)
+    if "against" not in (system.save_options or ()):
+        with pytest.raises(RulesError, match="computes no DC from a character"):
+            system.save_dc(table, "melee")
+        return
+    with pytest.raises(RulesError, match="Unknown against “bow”: use melee, ranged or spell"):
+        system.save_dc(table, "bow")
+    dc, note = system.save_dc(table, " Melee ")(_Sheet(name="Orc", level=5, scores={"STR": 16}))
+    assert (dc, note) == (14, "Orc's melee Weapon DC 14 (8 + 3 STR + 3 proficiency)")
+
+
+BOT = Path(__file__).resolve().parents[2] / "bot"
+
+
+def _outcome_classes() -> set[str]:
+    """The name of every outcome class the rules define, and of every registered one."""
+    names = {kind.__name__ for system in SYSTEMS.values() for kind in system.outcome_types}
+    for path in (BOT / "rules").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Outcome"):
+                names.add(node.name)
+    return names
+
+
+def _names(node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Attribute):
+        yield node.attr
+    else:  # a tuple of types, or a union (A | B)
+        for child in ast.iter_child_nodes(node):
+            yield from _names(child)
+
+
+def test_only_the_rules_ask_what_type_an_outcome_is() -> None:
+    """Services, renderers and cogs ask an outcome's system how it reads, what it offers and
+    how it is stored (docs/rules/README.md); they never test its type."""
+    outcomes = _outcome_classes()
+    assert {"AttemptOutcome", "LuckOutcome", "SaveOutcome", "ContestOutcome"} <= outcomes
+    assert {"ThresholdOutcome", "CheckOutcome", "D20ContestOutcome"} <= outcomes
+    found = []
+    for path in sorted(BOT.rglob("*.py")):
+        if BOT / "rules" in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("isinstance", "issubclass")
+                and len(node.args) == 2
+            ):
+                asked = sorted(set(_names(node.args[1])) & outcomes)
+                if asked:
+                    found.append(f"{path.relative_to(BOT.parent)}:{node.lineno} {asked}")
+    assert found == []

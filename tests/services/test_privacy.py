@@ -335,6 +335,14 @@ def test_a_name_that_is_a_command_word_does_not_erase_every_command() -> None:
     assert kept == {"ability": "Check", "result": "Roll", "label": cm.TOMBSTONE}
 
 
+def test_a_character_named_after_a_rule_system_leaves_stored_rolls_decodable() -> None:
+    # A stored outcome names its system ("system": key), which decodes it: a character
+    # called "Threshold" erased from a row keeps the key as it was.
+    matcher = privacy._Matcher(ALICE, ["threshold"])
+    kept = privacy._tombstoned({"system": "threshold", "label": "threshold"}, None, True, matcher)
+    assert kept == {"system": "threshold", "label": cm.TOMBSTONE}
+
+
 async def test_a_nickname_or_character_named_after_someone_else_erases_nothing_of_theirs(
     db: Database, pd_campaign: CampaignView
 ) -> None:

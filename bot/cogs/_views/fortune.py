@@ -21,6 +21,7 @@ from bot.quoting import escape
 from bot.render.fair import rotation_text
 from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
+from bot.rules.systems.pen_and_dagger import fortune_roll, is_luck
 from bot.services import fortune_table
 from bot.services.checks import CheckResult
 from bot.services.store.ledger import RollView
@@ -136,18 +137,19 @@ def fortune_view(roll_id: int, outcome: object, fortune: int) -> discord.ui.View
     roll): keep or trade. Otherwise, while the roller holds a fortune die, a reroll if one
     could improve the result (ruling 6, ``can_reroll``). Nothing for other systems' rolls.
     """
-    if not isinstance(outcome, (pd.AttemptOutcome, pd.LuckOutcome)) or outcome.traded:
+    rolled = fortune_roll(outcome)
+    if rolled is None or rolled.traded:
         return None
     buttons: list[discord.ui.DynamicItem[discord.ui.Button[Any]]]
-    if outcome.natural_20:
-        if not outcome.trade_available:
+    if rolled.natural_20:
+        if not rolled.trade_available:
             return None  # at the maximum: keeping is the only (default) choice
-        luck = isinstance(outcome, pd.LuckOutcome)
+        luck = is_luck(rolled)
         buttons = [
             NaturalTwentyButton(roll_id, RollChoice.KEEP, luck=luck),
             NaturalTwentyButton(roll_id, RollChoice.TRADE, luck=luck),
         ]
-    elif fortune > 0 and pd.can_reroll(outcome)[0]:
+    elif fortune > 0 and pd.can_reroll(rolled)[0]:
         buttons = [RerollButton(roll_id)]
     else:
         return None

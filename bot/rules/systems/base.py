@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from bot.quoting import escape, quote
+from bot.rules.common import Advantage
 from bot.rules.errors import RulesError
 
 
@@ -60,13 +61,24 @@ class Feature(enum.StrEnum):
     CARRY_OVER = "carry-over"
 
 
+class View(enum.StrEnum):
+    """Whose copy of a roll an explanation is for: it changes only what a hidden roll offers."""
+
+    #: The public message (or a revealed roll): the roller's choices are offered.
+    LIVE = "live"
+    #: The roller's own copy of a hidden roll: its choices and carry-over wait for the reveal.
+    HIDDEN = "hidden"
+    #: The GM's copy of a hidden roll: the choice is the player's, so none is offered.
+    GM_COPY = "gm-copy"
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """An outcome as every view reads it, whatever its system.
 
     ``passed`` is None when the roll decides nothing by itself (a d20 check with no DC);
-    ``lines`` are (label, text) pairs explaining the roll, for a system whose renderer has no
-    richer breakdown of its own.
+    ``lines`` are (label, text) pairs explaining the roll, for a system that does not write its
+    own :meth:`System.explain` and :meth:`System.one_line`.
     """
 
     dice: tuple[int, ...]
@@ -271,6 +283,12 @@ class System(Protocol):
         """A luck-like roll, or None when the system has none."""
         ...
 
+    def save_dc(self, table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+        """A save's DC from a character's abilities (only where ``save_options`` has
+        "against"): ``against`` is checked now; the function returned computes the DC from the
+        source character's sheet, with how it was computed in words."""
+        ...
+
     def uses_carry_over(self, table: Table) -> bool:
         """Whether a check consumes a stored modifier of the ability (threshold ruling 4)."""
         ...
@@ -283,13 +301,24 @@ class System(Protocol):
         """How one of its outcomes reads."""
         ...
 
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        """(label, text) lines explaining one of its outcomes in its message (Discord markdown):
+        each die, kept and dropped, the modifiers by name, what the roll offers ``view``."""
+        ...
+
+    def one_line(self, outcome: Any) -> str:
+        """One of its stored outcomes in one line of /history, /verify and reveals (Discord
+        markdown): the dice, what they met, and the result word in bold at the end."""
+        ...
+
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         """One of its outcomes in a line of text (an inline roll, docs/in-character.md): the
         result in the system's words, and the dice with the modifiers by name."""
         ...
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
-        """Rebuild an outcome from its stored form, or None if the shape is not its own."""
+        """Rebuild one of its outcomes from its stored form (``to_jsonable``'s, with its key);
+        None if the shape is not one of its own (a row stored before the key, asked in turn)."""
         ...
 
     def group_verdict(
@@ -300,6 +329,10 @@ class System(Protocol):
 
     def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
         """One member's outcome of the group's one shared die (``group_shares_die``)."""
+        ...
+
+    def roll_shared_die(self, sheets: Sequence[Sheet], ability: str, rng: random.Random) -> int:
+        """The group's one shared die (``group_shares_die``), rolled for ``sheets``."""
         ...
 
     def roll_initiative(
@@ -323,6 +356,11 @@ class System(Protocol):
         rng: random.Random,
     ) -> tuple[Any, list[list[int]]]:
         """A contest (only with :attr:`Feature.CONTEST`): its outcome, and each member's dice."""
+        ...
+
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        """A contest's outcome (only with :attr:`Feature.CONTEST`): its result (Discord
+        markdown, the message's headline), its tone, and (label, text) lines of its rolls."""
         ...
 
     def score_text(self, value: int) -> str:
@@ -354,6 +392,16 @@ class Defaults:
         # Every system says how its own outcomes read: there is no sensible default.
         raise NotImplementedError(f"{type(self).__name__} must define read()")
 
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        return self.read(outcome).lines
+
+    def one_line(self, outcome: Any) -> str:
+        reading = self.read(outcome)
+        shown = " · ".join(f"{label}: {text}" for label, text in reading.lines)
+        if not shown:
+            shown = "dice " + ", ".join(f"**{d}**" for d in reading.dice)
+        return f"{shown} → **{reading.result}**"
+
     def summarize(self, outcome: Any, title: str) -> tuple[str, str]:
         reading = self.read(outcome)
         shown = "; ".join(f"{label}: {text}" for label, text in reading.lines)
@@ -361,6 +409,9 @@ class Defaults:
 
     def plan_luck(self, table: Table, sheet: Sheet) -> Plan | None:
         return None
+
+    def save_dc(self, table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+        raise RulesError("This system computes no DC from a character: give dc.")
 
     def uses_carry_over(self, table: Table) -> bool:
         return False
@@ -379,6 +430,9 @@ class Defaults:
     def shared_outcome(self, sheet: Sheet, ability: str, roll: int) -> Any:
         raise NotImplementedError("this system rolls a die per member")
 
+    def roll_shared_die(self, sheets: Sequence[Sheet], ability: str, rng: random.Random) -> int:
+        raise NotImplementedError("this system rolls a die per member")
+
     contest_sides: str | None = None
 
     def score_text(self, value: int) -> str:
@@ -392,6 +446,9 @@ class Defaults:
         rng: random.Random,
     ) -> tuple[Any, list[list[int]]]:
         raise RulesError("This system has no contest rule.")
+
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        raise NotImplementedError("this system has no contest rule")
 
     def roll_initiative(
         self, table: Table, sheets: Sequence[Sheet], rng: random.Random
@@ -526,16 +583,48 @@ def read(outcome: Any) -> Reading:
     last = _last_read
     if last is not None and last[0] is outcome:
         return last[1]
-    system = system_of(outcome)
-    if system is None:
-        raise TypeError(f"no registered system rolls {type(outcome).__name__}")
-    reading = system.read(outcome)
+    reading = _system(outcome).read(outcome)
     _last_read = (outcome, reading)
     return reading
 
 
+def explain(outcome: Any, view: View = View.LIVE) -> tuple[tuple[str, str], ...]:
+    """Any system's outcome explained in (label, text) lines, for ``view``'s copy."""
+    return _system(outcome).explain(outcome, view)
+
+
+def one_line(outcome: Any) -> str:
+    """Any system's outcome in one line, its result word last."""
+    return _system(outcome).one_line(outcome)
+
+
+def summarize(outcome: Any, title: str) -> tuple[str, str]:
+    """Any system's outcome in an inline post's words: the result, and the dice."""
+    return _system(outcome).summarize(outcome, title)
+
+
+def _system(outcome: Any) -> System:
+    system = system_of(outcome)
+    if system is None:
+        raise TypeError(f"no registered system rolls {type(outcome).__name__}")
+    return system
+
+
+#: The key of a stored outcome naming its system (``to_jsonable`` writes it).
+SYSTEM_FIELD = "system"
+
+
 def outcome_from_record(data: Mapping[str, Any]) -> Any | None:
-    """The outcome a stored row holds, rebuilt by the first system that knows its shape."""
+    """The outcome a stored row holds, rebuilt by its system's decoder (None: no system's).
+
+    Raises what the decoder raises on a malformed record of its system (KeyError, ValueError…).
+    """
+    key = data.get(SYSTEM_FIELD)
+    if key is not None:
+        system = _SYSTEMS.get(str(key))
+        return None if system is None else system.outcome_from_record(data)
+    # A row written before outcomes named their system: the first system that knows its
+    # shape rebuilds it (the ledger is append-only, so these rows are never rewritten).
     for system in _SYSTEMS.values():
         found = system.outcome_from_record(data)
         if found is not None:
@@ -619,3 +708,37 @@ def d20_line(dice: tuple[int, ...], kept: int, modifiers: tuple[tuple[str, int],
     faces = str(kept) if len(dice) <= 1 else f"{', '.join(map(str, dice))} → {kept}"
     terms = "".join(f" {signed(v)} {name}" for name, v in modifiers)
     return f"d20 {faces}{terms} = {number(kept + sum(v for _, v in modifiers))}"
+
+
+def kept_dice(dice: Sequence[int], kept: int, advantage: Advantage) -> str:
+    """`**17**, ~~4~~ (advantage)`: the kept d20 in bold, the other struck through."""
+    kept_at = list(dice).index(kept) if kept in dice else 0
+    parts = [f"**{f}**" if i == kept_at else f"~~{f}~~" for i, f in enumerate(dice)]
+    note = f" ({advantage.value})" if len(dice) > 1 and advantage is not Advantage.NONE else ""
+    return ", ".join(parts or [f"**{kept}**"]) + note
+
+
+def modifier_sum(kept: int, modifiers: Sequence[tuple[str, int]]) -> str:
+    """`12 +3 DEX = **15**`: the kept die, the modifiers by name, the total in bold."""
+    terms = "".join(f" {signed(v)} {name}" for name, v in modifiers)
+    return f"{kept}{terms} = **{number(kept + sum(v for _, v in modifiers))}**"
+
+
+def d20_sum(
+    dice: Sequence[int], kept: int, advantage: Advantage, modifiers: Sequence[tuple[str, int]]
+) -> str:
+    """`d20 10 +2 STR = **12**`, with the other die struck through when there are two."""
+    total = modifier_sum(kept, modifiers)
+    if len(dice) <= 1:
+        return f"d20 {total}"
+    return f"d20 {kept_dice(dice, kept, advantage)}: {total}"
+
+
+#: A hidden natural 20 in the GM's copy (docs/secret-rolls.md): the choice to trade it is the
+#: player's, and none is offered while the roll is hidden, so the GM copy never says "you may
+#: trade it".
+GM_NATURAL_20 = "{kept} while the roll is hidden: no trade for a fortune die before it is revealed"
+
+#: The roller's own copy of a hidden roll: its consequences wait for the reveal.
+HIDDEN_NATURAL_20 = "{what} when the roll is revealed (nothing is offered while it is hidden)"
+HIDDEN_CARRY_OVER = "{value} on the next {attribute} test, from when the roll is revealed"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -22,8 +22,12 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    View,
     d20_initiative,
     d20_line,
+    d20_sum,
+    kept_dice,
+    modifier_sum,
     number,
     refuse_options,
     score_of,
@@ -33,6 +37,9 @@ from bot.rules.systems.base import (
 from bot.words import LedgerKind
 
 SIX_ABILITIES: tuple[str, ...] = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+
+#: What a save's DC may be computed against (ruling 6): a Weapon DC or the spell save DC.
+AGAINST = ("melee", "ranged", "spell")
 
 
 def check_input(
@@ -91,6 +98,37 @@ def save_ability(table: Table, options: CheckOptions) -> str:
     return found
 
 
+def save_dc(table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+    """Ruling 6: the Weapon DC is 8 + STR (melee) or DEX (ranged) modifier + proficiency
+    bonus; the spell save DC 8 + Mana modifier + proficiency bonus, all of the source's."""
+    kind = against.strip().casefold()
+    if kind not in AGAINST:
+        raise RulesError(f"Unknown against {quote(against)}: use melee, ranged or spell.")
+    wanted = d20_check.NULL_SAVE_ABILITY if kind == "spell" else d20_check.WeaponKind(kind).ability
+
+    def compute(source: Sheet) -> tuple[int, str]:
+        ability = next((a for a in table.ability_names if a.casefold() == wanted.casefold()), None)
+        if ability is None:
+            raise RulesError(
+                f"A {'spell save' if kind == 'spell' else 'Weapon'} DC uses {wanted}, which this "
+                "campaign does not have: a GM can add it with /campaign set abilities."
+            )
+        modifier = d20_check.ability_modifier(score_of(source, ability))
+        bonus = d20_check.proficiency_bonus(source.level)
+        if kind == "spell":
+            dc = d20_check.spell_save_dc(modifier, bonus)
+            what = "spell save DC"
+        else:
+            dc = d20_check.weapon_dc(kind, modifier, bonus)
+            what = f"{kind} Weapon DC"
+        sign = "+" if modifier >= 0 else "−"
+        terms = f"8 {sign} {abs(modifier)} {ability} + {bonus} proficiency"
+        note = f"{source.name}'s {what} {dc} ({terms})"
+        return dc, note
+
+    return compute
+
+
 def d20_plan(
     key: str, kind: str, ability: str, title: str, check: d20_check.CheckInput, dc: int | None
 ) -> Plan:
@@ -103,6 +141,24 @@ def d20_plan(
         return {"Success": p, "Failure": 1 - p}
 
     return Plan(key, kind, ability, title, lambda rng: d20_check.roll_check(check, rng, dc), odds)
+
+
+def check_from_record(data: Mapping[str, Any]) -> d20_check.CheckOutcome:
+    """A :class:`~d20_check.CheckOutcome` from its ``to_jsonable`` form (check and save rows,
+    a contest's sides, a reroll's new roll); KeyError, TypeError or ValueError if malformed."""
+    result = data.get("result")
+    dc = data.get("dc")
+    return d20_check.CheckOutcome(
+        kind=d20_check.CheckKind(data["kind"]),
+        ability=str(data["ability"]),
+        dice=tuple(int(d) for d in data["dice"]),
+        kept=int(data["kept"]),
+        advantage=Advantage(data.get("advantage") or "none"),
+        modifiers=tuple((str(name), int(value)) for name, value in data["modifiers"]),
+        dc=None if dc is None else int(dc),
+        result=None if result is None else d20_check.CheckResult(result),
+        name=str(data.get("name") or ""),
+    )
 
 
 def group_verdict(passed: int, members: int) -> tuple[bool, str]:
@@ -203,6 +259,17 @@ class D20System(Defaults):
         outcome = d20_check.contest(first, second, rng)
         return outcome, [list(outcome.first.dice), list(outcome.second.dice)]
 
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        lines = []
+        for check in (outcome.first, outcome.second):
+            terms = "".join(f" {signed(v)} {n}" for n, v in check.modifiers)
+            dice = f"**{check.kept}**"
+            if len(check.dice) > 1:  # advantage or disadvantage: both dice, the kept one bold
+                dice = kept_dice(check.dice, check.kept, check.advantage)
+            lines.append((escape(check.name), f"d20 {dice}{terms} = **{number(check.total)}**"))
+        tone = Tone.NEUTRAL if outcome.winner is None else Tone.SUCCESS
+        return f"**{escape(outcome.result_text)}**", tone, tuple(lines)  # "<name> wins"
+
     def score_text(self, value: int) -> str:
         return f"{value} ({signed(d20_check.ability_modifier(value))})"
 
@@ -222,6 +289,9 @@ class D20System(Defaults):
             check = d20_check.helped_input(check, {options.helper: True})
             title += f", helped by {options.helper}"
         return d20_plan(self.key, LedgerKind.CHECK, ability, title, check, options.dc)
+
+    def save_dc(self, table: Table, against: str) -> Callable[[Sheet], tuple[int, str]]:
+        return save_dc(table, against)
 
     def plan_save(self, table: Table, sheet: Sheet, options: CheckOptions) -> Plan:
         ability = save_ability(table, options)
@@ -246,6 +316,21 @@ class D20System(Defaults):
         if options.dc_from:
             title += f" against {options.dc_from}"
         return d20_plan(self.key, LedgerKind.SAVE, ability, title, check, options.dc)
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        lines = [
+            ("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage)),
+            ("Total", modifier_sum(outcome.kept, outcome.modifiers)),
+        ]
+        if outcome.dc is not None:
+            lines.append(("DC", str(outcome.dc)))
+        return tuple(lines)
+
+    def one_line(self, outcome: Any) -> str:
+        line = d20_sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
+        if outcome.dc is None:
+            return f"{line} · no DC: the GM reads the total"
+        return f"{line} · DC {outcome.dc} → **{self.read(outcome).result}**"
 
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, d20_check.CheckOutcome)
@@ -285,19 +370,7 @@ class D20System(Defaults):
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("kept" in data and "modifiers" in data and "kind" in data):
             return None
-        result = data.get("result")
-        dc = data.get("dc")
-        return d20_check.CheckOutcome(
-            kind=d20_check.CheckKind(data["kind"]),
-            ability=str(data["ability"]),
-            dice=tuple(int(d) for d in data["dice"]),
-            kept=int(data["kept"]),
-            advantage=Advantage(data.get("advantage") or "none"),
-            modifiers=tuple((str(name), int(value)) for name, value in data["modifiers"]),
-            dc=None if dc is None else int(dc),
-            result=None if result is None else d20_check.CheckResult(result),
-            name=str(data.get("name") or ""),
-        )
+        return check_from_record(data)
 
 
 D20 = D20System()

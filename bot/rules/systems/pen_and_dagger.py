@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems.base import (
+    GM_NATURAL_20,
+    HIDDEN_NATURAL_20,
     CheckOptions,
     Defaults,
     Feature,
@@ -18,7 +20,9 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    View,
     initiative_score,
+    kept_dice,
     named,
     refuse_options,
     score_of,
@@ -38,6 +42,16 @@ _TONES = {
     pd.SuccessLevel.FAILURE: Tone.FAILURE,
     pd.SuccessLevel.CRITICAL_FAILURE: Tone.CRITICAL_FAILURE,
 }
+
+
+def fortune_roll(outcome: object) -> pd.AttemptOutcome | pd.LuckOutcome | None:
+    """``outcome`` if fortune dice act on it (an attempt or a luck roll), else None."""
+    return outcome if isinstance(outcome, (pd.AttemptOutcome, pd.LuckOutcome)) else None
+
+
+def is_luck(outcome: object) -> bool:
+    """Whether ``outcome`` is a luck roll (a traded natural 20 counts as a 10), not an attempt."""
+    return isinstance(outcome, pd.LuckOutcome)
 
 
 def trade_rule(outcome: _PdRoll, table: Table) -> _PdRoll:
@@ -80,6 +94,48 @@ def luck_from_record(data: Mapping[str, Any]) -> pd.LuckOutcome:
         traded=bool(data["traded"]),
         fortune_gained=int(data["fortune_gained"]),
     )
+
+
+def _attempt_lines(outcome: pd.AttemptOutcome, view: View) -> tuple[tuple[str, str], ...]:
+    lines: list[tuple[str, str]] = []
+    lines.append(("d20", kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)))
+    rank = outcome.base_rank.display_name
+    if outcome.adjustment:
+        rank += f" {signed(outcome.adjustment)} → {outcome.effective_rank.display_name}"
+    lines.append(("Rank", rank))
+    level = f"{outcome.table_level.display_name} on the Success Table"
+    if outcome.shifted_level != outcome.table_level:
+        why = "reliable" if outcome.shifted_level > outcome.table_level else "unreliable"
+        level += f", {why} → {outcome.shifted_level.display_name}"
+    elif outcome.reliable != outcome.unreliable:
+        why = "reliable" if outcome.reliable else "unreliable"
+        level += f" ({why}: no shift on a natural {outcome.kept})"
+    lines.append(("Level", level))
+    if outcome.traded:
+        lines.append(("Natural 20", "traded for a Normal Success and a fortune die"))
+    elif outcome.trade_available and view is View.GM_COPY:
+        lines.append(("Natural 20", GM_NATURAL_20.format(kept="A critical")))
+    elif outcome.trade_available and view is View.HIDDEN:
+        what = "You may trade it for a Normal Success and a fortune die"
+        lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
+    elif outcome.trade_available:
+        lines.append(("Natural 20", "you may trade it for a Normal Success and a fortune die"))
+    return tuple(lines)
+
+
+def _luck_lines(outcome: pd.LuckOutcome, view: View) -> tuple[tuple[str, str], ...]:
+    lines: list[tuple[str, str]] = []
+    lines.append(("d20", f"**{outcome.die}** (lucky on {pd.LUCKY_ON} or higher)"))
+    if outcome.traded:
+        lines.append(("Natural 20", "treated as a 10, and a fortune die gained"))
+    elif outcome.trade_available and view is View.GM_COPY:
+        lines.append(("Natural 20", GM_NATURAL_20.format(kept="Lucky")))
+    elif outcome.trade_available and view is View.HIDDEN:
+        what = "You may treat it as a 10 and gain a fortune die"
+        lines.append(("Natural 20", HIDDEN_NATURAL_20.format(what=what)))
+    elif outcome.trade_available:
+        lines.append(("Natural 20", "you may treat it as a 10 and gain a fortune die"))
+    return tuple(lines)
 
 
 @dataclass(frozen=True)
@@ -137,6 +193,23 @@ class PenAndDaggerSystem(Defaults):
         if outcome.trade_available:
             detail += " (natural 20: may be traded for a fortune die)"
         return outcome.level.display_name, detail
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        if isinstance(outcome, pd.LuckOutcome):
+            return _luck_lines(outcome, view)
+        return _attempt_lines(outcome, view)
+
+    def one_line(self, outcome: Any) -> str:
+        result = f"**{self.read(outcome).result}**"
+        if isinstance(outcome, pd.LuckOutcome):
+            if outcome.traded:
+                return f"d20 **{outcome.die}**, treated as a 10 → {result} (a fortune die gained)"
+            return f"d20 **{outcome.die}** (lucky on {pd.LUCKY_ON} or higher) → {result}"
+        dice = kept_dice(outcome.dice, outcome.kept, outcome.advantage_state)
+        line = f"d20 {dice} · Rank {outcome.effective_rank.display_name} → {result}"
+        if outcome.traded:
+            line += " (natural 20 traded for a fortune die)"
+        return line
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if "base_rank" in data:

@@ -9,6 +9,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from bot.quoting import escape
 from bot.rules import roll_under
 from bot.rules.systems.base import (
     CheckOptions,
@@ -19,6 +20,7 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    View,
     initiative_score,
     number,
     refuse_options,
@@ -77,6 +79,15 @@ class RollUnderSystem(Defaults):
         name = outcome.ability.name if outcome.ability else "score"
         total = f"{outcome.result.display} ({outcome.roll} vs {outcome.score})"
         return total, f"{title}: d20 {outcome.roll} against {name} {outcome.score} (pass on ≤)"
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        name = outcome.ability.name if outcome.ability else "score"
+        return (("d20", f"**{outcome.roll}** against {name} {outcome.score} (pass on ≤)"),)
+
+    def one_line(self, outcome: Any) -> str:
+        name = outcome.ability.name if outcome.ability else "score"
+        result = f"**{self.read(outcome).result}**"
+        return f"d20 **{outcome.roll}** against {name} {outcome.score} → {result}"
 
     def plan_check(
         self, table: Table, sheet: Sheet, options: CheckOptions, carry_over: int | None
@@ -170,6 +181,23 @@ class RollUnderSystem(Defaults):
                 dice[at[r.name]].append(r.roll)
         return outcome, dice
 
+    def explain_contest(self, outcome: Any) -> tuple[str, Tone, tuple[tuple[str, str], ...]]:
+        ranking = "\n".join(
+            f"{i}. {escape(name)}" for i, name in enumerate(outcome.ranking, start=1)
+        )
+        lines = []
+        for rnd in outcome.rounds:
+            label = f"Round {rnd.number}"
+            if rnd.is_tie_break:
+                label += f": tie-break for places {rnd.first_place}–{rnd.last_place}"
+            text = "\n".join(
+                f"{escape(r.name)}: {r.score} \N{MINUS SIGN} {r.roll} = **{number(r.total)}**"
+                for r in rnd.rolls
+            )
+            lines.append((label, text))
+        head = f"**{escape(outcome.winner)} wins**\n\n**Ranking**\n{ranking}"
+        return head, Tone.SUCCESS, tuple(lines)
+
     def group_verdict(
         self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
     ) -> tuple[bool | None, str]:
@@ -187,6 +215,11 @@ class RollUnderSystem(Defaults):
         return roll_under.SaveOutcome(
             score=score, roll=roll, result=result, ability=roll_under.Ability.parse(ability)
         )
+
+    def roll_shared_die(self, sheets: Sequence[Sheet], ability: str, rng: random.Random) -> int:
+        """Ruling 2: the d20 is rolled once for the whole group."""
+        scores = {sheet.name: sheet.scores[ability] for sheet in sheets}
+        return roll_under.group_save(scores, rng, ability=roll_under.Ability.parse(ability)).roll
 
     def outcome_from_record(self, data: Mapping[str, Any]) -> Any | None:
         if not ("score" in data and "roll" in data and "result" in data):

@@ -9,8 +9,10 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.rules import threshold
+from bot.rules.common import Advantage
 from bot.rules.errors import RulesError
 from bot.rules.systems.base import (
+    HIDDEN_CARRY_OVER,
     CheckOptions,
     Defaults,
     Feature,
@@ -19,8 +21,11 @@ from bot.rules.systems.base import (
     Sheet,
     Table,
     Tone,
+    View,
     d20_initiative,
     d20_line,
+    d20_sum,
+    modifier_sum,
     named,
     number,
     refuse_options,
@@ -188,6 +193,35 @@ class ThresholdSystem(Defaults):
         if options.crit_failure_at is not None:
             words.append(f"critical failure at {options.crit_failure_at} or less")
         return words
+
+    def explain(self, outcome: Any, view: View) -> tuple[tuple[str, str], ...]:
+        lines: list[tuple[str, str]] = []
+        lines.append(("d20", modifier_sum(outcome.roll, outcome.modifiers)))
+        if not outcome.threshold_hidden:
+            tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
+            lines.append(("Threshold", f"{outcome.threshold}{tier}"))
+        crit_at = []
+        if outcome.crit_success_at is not None:
+            crit_at.append(f"success at {outcome.crit_success_at}+")
+        if outcome.crit_failure_at is not None:
+            crit_at.append(f"failure at {outcome.crit_failure_at} or less")
+        if crit_at:
+            lines.append(("Critical", ", ".join(crit_at) + " (and natural 20 / 1)"))
+        if outcome.carry_over_next:
+            value = signed(outcome.carry_over_next)
+            text = f"{value} on the next {outcome.attribute} test"
+            if view is View.HIDDEN:
+                text = HIDDEN_CARRY_OVER.format(value=value, attribute=outcome.attribute)
+            lines.append(("Next test", text))
+        return tuple(lines)
+
+    def one_line(self, outcome: Any) -> str:
+        result = f"**{self.read(outcome).result}**"
+        line = d20_sum(outcome.dice, outcome.kept, Advantage.NONE, outcome.modifiers)
+        if outcome.threshold_hidden:
+            return f"{line} · Threshold hidden by the GM → {result}"
+        tier = f" ({outcome.difficulty.display})" if outcome.difficulty else ""
+        return f"{line} · Threshold {outcome.threshold}{tier} → {result}"
 
     def read(self, outcome: Any) -> Reading:
         assert isinstance(outcome, threshold.ThresholdOutcome)

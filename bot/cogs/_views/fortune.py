@@ -167,7 +167,7 @@ def fortune_view_for(
     """The view to attach to a check or luck result message (None when no button applies).
 
     ``character_fortune`` defaults to the dice the character held when rolling (a check does
-    not change them). None for a hidden roll: its choice waits for the reveal (issue 15; see
+    not change them). None for a hidden roll: its choice waits for the reveal (see
     :func:`reveal_view`).
     """
     if result.visibility is not Visibility.PUBLIC:
@@ -177,7 +177,7 @@ def fortune_view_for(
 
 
 async def reveal_view(db: Database, row: RollView) -> discord.ui.View | None:
-    """The buttons a just-revealed roll offers (issue 15): the choice it could not offer
+    """The buttons a just-revealed roll offers: the choice it could not offer
     while hidden, as a public roll would; only its roller can use them (the service checks)."""
     offer = await fortune_table.offer_after_reveal(db, row)
     if offer is None:

@@ -182,7 +182,7 @@ def message_text(message: Any) -> str:
 def final_answer(result: Any) -> Any:
     """The message that answers an interaction as the caller sees it at the end: the
     response, or, when a public "thinking…" response was removed to answer privately (an
-    error after a public deferral, bot/cogs/_respond.py), the private followup."""
+    error after a public deferral, bot/interaction.py), the private followup."""
     if result.response is not None:
         return result.response
     assert result.followups, f"no answer at all: {result!r}"

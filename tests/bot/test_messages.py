@@ -96,7 +96,9 @@ async def test_pen_and_dagger_refusals_name_the_campaigns_system(table: Table) -
         actor = table.gm if command == "abilities roll" else table.alice
         refused = await actor.slash(table.table, command, **options)
         assert answered_ephemeral(refused)
-        assert "Pen & Dagger rule; this campaign plays d20 check." in _shown(refused), command
+        shown = _shown(refused)
+        assert shown.startswith("This campaign plays d20 check; "), command
+        assert "is for Pen & Dagger" in shown and shown.endswith("Nothing changed."), command
 
 
 async def test_a_threshold_request_is_revealed_as_a_threshold(table: Table) -> None:

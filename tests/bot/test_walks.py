@@ -10,7 +10,7 @@ import discord
 import pytest
 from sqlalchemy import text
 
-from bot.cogs import _respond
+from bot import interaction
 from bot.services import walks
 from tests.bot.conftest import Table, message_text, start_campaign
 
@@ -74,7 +74,7 @@ async def test_a_long_check_edits_its_message_with_its_progress(
     await _rolls(table, 5)
     monkeypatch.setattr(walks, "PAGE", 2)
     monkeypatch.setattr(walks, "SHOWN_FROM", 4)
-    monkeypatch.setattr(_respond, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(interaction, "PROGRESS_EVERY_S", 0.0)
     shown: list[str | None] = []
     real = discord.Interaction.edit_original_response
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.db.engine import Database
+from bot.rules.systems.commands import NotInSystem
 from bot.services.context import Caller
 from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 from bot.services.store import characters as svc
@@ -105,7 +106,7 @@ async def test_threshold_modifiers_and_roll_under_scores(db: Database) -> None:
     assert (await svc.set_score(db, pc.id, "DEX", -3)).scores == {"DEX": -3}
     with pytest.raises(InvalidValue, match="no proficiencies"):
         await svc.set_proficiency(db, pc.id, "Stealth", rank="Adept")
-    with pytest.raises(InvalidValue, match="d20 check rule; this campaign plays Threshold"):
+    with pytest.raises(NotInSystem, match="campaign plays Threshold, which has no saving-throw"):
         await svc.set_save_proficiency(db, pc.id, "DEX")
     under = await setup_campaign(db, GUILD, CHANNEL + 1, "roll-under")
     pc2 = await svc.create_character(db, under.id, ALICE, "Bo")

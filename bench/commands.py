@@ -1031,9 +1031,7 @@ async def run_paired(
     for kind in kinds:
         print(f"{kind}: pairs", file=sys.stderr)
         try:
-            results[kind] = await with_database(
-                kind, lambda url: paired(url, per_command, labels)
-            )
+            results[kind] = await with_database(kind, lambda url: paired(url, per_command, labels))
         except OSError as exc:  # no PostgreSQL server
             print(f"{kind} skipped: {exc}", file=sys.stderr)
     return results

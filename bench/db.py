@@ -5,7 +5,7 @@ Run from the repo root: ``.venv/bin/python bench/db.py`` (``--rows``, ``--checks
 server) uses a throwaway database ``pbp_bench`` that is dropped afterwards. Prints a markdown
 table. Not a test: the numbers depend on the machine.
 
-A "check" is what the bot does per /check (``bot.services.checks._perform``): one
+A "check" is what the bot does per /check (``bot.services.rolling.checks._perform``): one
 transaction, opened as the bot opens it (``transaction(db)``, an ORM session), that reads the
 channel's campaign and the caller's active character (with scores and proficiencies), records
 the ledger row and updates the fortune counter atomically. The same transaction on a Core
@@ -29,7 +29,7 @@ from sqlalchemy.engine import make_url
 
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
-from bot.services._sql import core_transaction, transaction
+from bot.services.kit.sql import core_transaction, transaction
 from bot.services.store.campaigns import campaign_for_channel_in, setup_campaign
 from bot.services.store.characters import (
     create_character,
@@ -71,7 +71,7 @@ def _roll(campaign_id: int, character_id: int, name: str, channel_id: int, user_
 
 
 async def _check_in(session: Any, channel_id: int, user_id: int) -> None:
-    # The same building blocks as bot.services.checks._perform: the channel's campaign, the
+    # The same building blocks as bot.services.rolling.checks._perform: the channel's campaign, the
     # caller's active character (scores, proficiencies...), the ledger row; then a counter.
     campaign = await campaign_for_channel_in(session, GUILD, channel_id, None)
     character = await resolve_character_in(session, campaign.id, user_id, None)

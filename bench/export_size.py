@@ -17,10 +17,10 @@ import tempfile
 from bot.db.engine import create_database
 from bot.db.migrate import upgrade_to_head
 from bot.db.models import RuleSystem
-from bot.services import export
-from bot.services.context import Caller
-from bot.services.rolls import roll_dice
+from bot.services.kit.context import Caller
+from bot.services.rolling.rolls import roll_dice
 from bot.services.store.campaigns import setup_campaign
+from bot.services.trust import export
 
 GUILD, CHANNEL, GM_ROLE, GM = 1_000_000_000_000_001, 2_000_000_000_000_001, 3_000_000_000_001, 9
 DICE = "1000d10000"

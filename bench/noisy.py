@@ -12,7 +12,7 @@ The real bot (``create_bot``) answers in SimCord, as in bench/commands.py, whose
   refuses), ``/odds roll 60d20`` (answered after ~180,000 steps), ``/history limit:25``, a
   ``/post`` holding twenty ``[[check DEX dc:12]]`` (twenty rows) and ``/odds roll 1d200/1d200``
   (a division by a large die, ~166,000 steps);
-* **flood, budgets on**: the same with the default budgets (bot/services/budgets.py).
+* **flood, budgets on**: the same with the default budgets (bot/services/kit/budgets.py).
 
 Each of the nine players sends ``/roll 1d20+5``, ``/check ability:DEX dc:12`` or
 ``/roll 4d6kh3``, waits for the answer, thinks 100-300 ms (a far busier table than play by

@@ -31,12 +31,13 @@ from sqlalchemy import text
 
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem
-from bot.services import checks, privacy
-from bot.services._sql import transaction
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.kit.sql import transaction
+from bot.services.rolling import checks
 from bot.services.store.campaigns import setup_campaign
 from bot.services.store.characters import create_character, set_score
 from bot.services.store.ledger import NewRoll, Origin, record_rolls_in
+from bot.services.trust import privacy
 
 GUILD = 10**17
 PERSON, GM = 4 * 10**17 + 1, 4 * 10**17 + 9
@@ -118,7 +119,9 @@ async def fill_server(db: Database, campaigns: int) -> None:
                     " user_id, kind, request, dice, outcome, visibility, created_at, scope_id,"
                     " number, who, chain, format) VALUES (:cid, :name, :g, :ch, :u, 'roll',"
                     " '/roll dice:1d20 label:Dex', '[7]', '{\"total\": 7, \"label\": \"Dex\"}',"
-                    " 'public', '2026-01-01 00:00:00+00', :ch, :n, '" + "0" * 64 + "', '"
+                    " 'public', '2026-01-01 00:00:00+00', :ch, :n, '"
+                    + "0" * 64
+                    + "', '"
                     + "0" * 64
                     + "', 3)"
                 ),
@@ -174,9 +177,7 @@ async def measure(url: str | None, campaigns: int, rows: int) -> dict[str, str]:
             shows = [await timed(lambda: privacy.stored_data(db, PERSON)) for _ in range(5)]
             show_everywhere = statistics.median(s for s, _, _ in shows)
             show_stall = max(s for _, s, _ in shows)
-            shows = [
-                await timed(lambda: privacy.stored_data(db, PERSON, GUILD)) for _ in range(5)
-            ]
+            shows = [await timed(lambda: privacy.stored_data(db, PERSON, GUILD)) for _ in range(5)]
             show_here = statistics.median(s for s, _, _ in shows)
             erase, erase_stall, _ = await timed(lambda: privacy.erase_user(db, PERSON, GUILD))
         finally:

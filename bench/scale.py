@@ -54,9 +54,9 @@ from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.models import RuleSystem
 from bot.ops.heap import freeze_startup_heap
-from bot.services import export, imports
 from bot.services.store import characters as chars
 from bot.services.store.campaigns import CampaignView, setup_campaign
+from bot.services.trust import export, imports
 
 PROBE = 0.005
 #: A garbage collection this long is named in the cell (it runs inside some callback).

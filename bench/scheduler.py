@@ -40,8 +40,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.engine import Database, create_database
 from bot.db.migrate import upgrade_to_head
 from bot.db.models import bot_state
-from bot.services import scheduler
-from bot.services._sql import transaction
+from bot.services.kit.sql import transaction
+from bot.services.table import scheduler
 
 T0 = datetime(2026, 6, 1, tzinfo=UTC)
 BATCH = 500  # the clock cog's BATCH

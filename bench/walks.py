@@ -30,12 +30,14 @@ from _loop import fresh_database, timed
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem, Visibility
 from bot.ops.heap import freeze_startup_heap
-from bot.services import export, gamelog, stats, walks
-from bot.services._sql import transaction
-from bot.services.context import Caller
-from bot.services.errors import TooLarge
+from bot.services.kit import walks
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import TooLarge
+from bot.services.kit.sql import transaction
+from bot.services.rolling import stats
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.ledger import NewRoll, Origin, record_in, record_rolls_in
+from bot.services.trust import export, gamelog
 
 GUILD, CHANNEL, GM_ROLE = 10**17, 2 * 10**17, 3 * 10**17
 PLAYERS = [4 * 10**17 + n for n in range(6)]

@@ -21,8 +21,8 @@ from bot.dice.fair import FairDice
 from bot.ops import Operations
 from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
-from bot.services.budgets import Budgets, Rate
-from bot.services.clock import Clock
+from bot.services.kit.budgets import Budgets, Rate
+from bot.services.kit.clock import Clock
 from bot.services.store import bot_state
 from bot.tree import PbpTree
 
@@ -79,14 +79,14 @@ class PbpBot(commands.AutoShardedBot):
         super().__init__(**options)
         self.settings = settings
         self.rng = rng
-        #: The one source of "now" for deadlines, reminders and turns (bot/services/clock.py).
+        #: The one source of "now" for deadlines, reminders and turns (bot/services/kit/clock.py).
         self.clock: Clock = clock if clock is not None else DiscordClock()
         self.sync_commands = sync_commands
         #: Freeze the start-up heap once set up (bot/ops/heap.py): the running bot, not tests.
         self.freeze_heap = freeze_heap
         self._db: Database | None = None
         self._features: set[str] = set()  # feature modules whose setup ran on this bot
-        #: Budgets of expensive work, in this process's memory (bot/services/budgets.py).
+        #: Budgets of expensive work, in this process's memory (bot/services/kit/budgets.py).
         self.budgets = make_budgets(settings)
         #: Metrics, health, in-flight interactions and graceful shutdown (bot/ops).
         self.ops = ops if ops is not None else Operations()

@@ -90,7 +90,7 @@ class Settings(BaseSettings):
     #: Loopback unless the operator says otherwise: the endpoint has no authentication. In a
     #: container, 0.0.0.0, so the orchestrator's probe (from outside its network) reaches it.
     metrics_host: str = Field(default="127.0.0.1", min_length=1)
-    #: Budgets of expensive work (bot/services/budgets.py), in units of ~10 µs of the loop.
+    #: Budgets of expensive work (bot/services/kit/budgets.py), in units of ~10 µs of the loop.
     budgets_enabled: bool = True
     budget_user_burst: float = Field(default=5_000, gt=0)
     budget_user_per_second: float = Field(default=50, gt=0)

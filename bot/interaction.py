@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import discord
 
-from bot.services.walks import Progress
+from bot.services.kit.walks import Progress
 
 if TYPE_CHECKING:
     from bot.app import PbpBot

@@ -9,7 +9,7 @@ place, reading a hidden roll's public stub back for /verify, and /post's webhook
 happens in threads and forum posts as much as in channels, and posting there is its own
 permission (Send Messages in Threads).
 
-tests/bot/test_permissions.py plays every such path, in a channel, a thread and a forum post,
+tests/scenarios/test_permissions.py plays every such path, in a channel, a thread and a forum post,
 and checks that the permissions Discord checks for the bot's requests are exactly
 :data:`REQUIRED` and :data:`OPTIONAL`, and that each one is needed; the README's invite URL is
 :func:`invite_url`'s. docs/deploying.md says what happens without each one.

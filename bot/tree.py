@@ -19,7 +19,7 @@ from bot.errors import UserError
 from bot.interaction import Interaction, answer
 from bot.ops import note_error, ops_of
 from bot.rules.systems.commands import NotInSystem
-from bot.services.errors import DuplicateInteraction
+from bot.services.store.ledger import DuplicateInteraction
 
 log = logging.getLogger(__name__)
 

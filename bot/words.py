@@ -50,7 +50,7 @@ class Visibility(enum.StrEnum):
 
 
 class SecrecyCommand(enum.StrEnum):
-    """Rolling commands whose default visibility a campaign sets (bot/services/secrecy.py)."""
+    """Rolling commands whose default visibility a campaign sets (bot/services/trust/secrecy.py)."""
 
     ROLL = "roll"
     CHECK = "check"
@@ -91,7 +91,8 @@ class LedgerKind(enum.StrEnum):
     #: numbers of the rolls bound to it.
     POST = "post"
     POST_EDIT = "post-edit"
-    #: A sealed declaration (docs/rounds.md, bot/services/rounds.py): no dice, its text sealed.
+    #: A sealed declaration (docs/rounds.md, bot/services/table/rounds.py): no dice, its text
+    #: sealed.
     DECLARATION = "declaration"
     #: A change to a turn order (/turns); not a roll, so not offered by /history.
     TURN = "turn"
@@ -137,12 +138,12 @@ def fortune_maximum(double_fortune: bool) -> int:
 
 
 class JobKind(enum.StrEnum):
-    """What a game-clock job does (bot/services/scheduler.py); each has one handler."""
+    """What a game-clock job does (bot/services/table/scheduler.py); each has one handler."""
 
     REQUEST_DEADLINE = "request.deadline"
     REQUEST_REMIND = "request.remind"
     TURN_DEADLINE = "turn.deadline"
-    #: A sealed-declaration round reveals itself (bot/services/rounds.py).
+    #: A sealed-declaration round reveals itself (bot/services/table/rounds.py).
     ROUND_REVEAL = "round.reveal"
 
 

@@ -1,8 +1,9 @@
 """A chi-square goodness-of-fit assertion for the sampling tests of the rules engine.
 
 The p-value comes from the product's own chi-square survival function
-(:func:`bot.services.stats.chi_square_sf`, which /stats uses and tests/services/test_stats.py
-checks against known values), so there is one implementation of the incomplete gamma.
+(:func:`bot.services.rolling.stats.chi_square_sf`, which /stats uses and
+tests/services/test_stats.py checks against known values), so there is one implementation of the
+incomplete gamma.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from fractions import Fraction
 
-from bot.services.stats import chi_square_sf
+from bot.services.rolling.stats import chi_square_sf
 
 
 def assert_sample_fits(

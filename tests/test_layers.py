@@ -135,12 +135,16 @@ def _problem(imp: Import) -> str | None:
     if _reaches(m, ("bot.services",)) and _reaches(t, (*_ABOVE_SERVICES, "discord")):
         return "a service imports Discord or a layer above it"
     if _reaches(m, ("bot.render",)):
-        if _reaches(t, ("bot.db", "sqlalchemy", "bot.services._sql")) and not _allowed_name(m, t):
+        if _reaches(t, ("bot.db", "sqlalchemy", "bot.services.kit.sql")) and not _allowed_name(
+            m, t
+        ):
             return "a renderer reaches the database"
         if _reaches(t, ("bot.cogs", "bot.ops", "bot.app", "bot.play", "bot.tree")):
             return "a renderer imports a layer above it"
     if _reaches(m, ("bot.cogs",)):
-        if _reaches(t, ("bot.db", "sqlalchemy", "bot.services._sql")) and not _allowed_name(m, t):
+        if _reaches(t, ("bot.db", "sqlalchemy", "bot.services.kit.sql")) and not _allowed_name(
+            m, t
+        ):
             return "a cog reaches the database instead of asking a service"
         theirs = _feature(t)
         private = any(part.startswith("_") for part in t.split(".")[3:4])
@@ -200,11 +204,15 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
 @pytest.mark.parametrize(
     ("module", "target", "expected"),
     [
-        ("bot.rules.threshold", "bot.services.checks.plan", "the pure core imports the bot"),
+        (
+            "bot.rules.threshold",
+            "bot.services.rolling.checks.plan",
+            "the pure core imports the bot",
+        ),
         ("bot.dice.parser", "discord.Embed", "the pure core imports I/O"),
         ("bot.services.store.campaigns", "bot.ops.context.note", "a layer above it"),
         ("bot.services.x", "discord.Interaction", "a layer above it"),
-        ("bot.db.models", "bot.services.checks.X", "a layer above it"),
+        ("bot.db.models", "bot.services.rolling.checks.X", "a layer above it"),
         ("bot.render.checks", "bot.db.engine.Database", "reaches the database"),
         ("bot.render.checks", "sqlalchemy.select", "reaches the database"),
         ("bot.cogs.gm", "bot.cogs.fortune._buttons.reveal_view", "private module"),
@@ -213,7 +221,7 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
         ("bot.cogs.dice", "bot.app.create_bot", "only as a type"),
         ("bot.cogs.dice", "bot.ops.cli.dumps", "only as a type"),
         ("bot.tree", "bot.cogs._delivery.deliver", "below the cogs"),
-        ("bot.interaction", "bot.cogs._common.caller_from", "below the cogs"),
+        ("bot.interaction", "bot.cogs._caller.caller_from", "below the cogs"),
     ],
 )
 def test_the_rules_catch_upward_imports(module: str, target: str, expected: str) -> None:
@@ -230,7 +238,7 @@ def test_the_rules_catch_upward_imports(module: str, target: str, expected: str)
         ("bot.rules.threshold", "bot.quoting.quote"),
         ("bot.cogs.fortune", "bot.cogs.fortune._buttons.fortune_view"),
         ("bot.cogs.gm", "bot.cogs._views.fortune.reveal_view"),
-        ("bot.render.checks", "bot.services.checks.CheckResult"),
+        ("bot.render.checks", "bot.services.rolling.checks.CheckResult"),
         ("bot.ops.shutdown", "bot.app.PbpBot"),
     ],
 )
@@ -248,16 +256,16 @@ def test_the_rules_let_downward_imports_through(module: str, target: str) -> Non
 #: size limits) are free.
 SHARED_STORE = ("bot.services.store",)
 MODEL_OWNERS: dict[str, tuple[str, ...]] = {
-    "bot.db.delivery_models": ("bot.services.delivery",),
-    "bot.db.dialect_models": ("bot.services.dialects",),
-    "bot.db.fair_models": ("bot.services.fairness",),
-    "bot.db.fortune_models": ("bot.services.fortune_table",),
-    "bot.db.inline_models": ("bot.services.inline",),
-    "bot.db.macro_models": ("bot.services.macros",),
-    "bot.db.party_models": ("bot.services.requests", "bot.services.generation"),
-    "bot.db.post_models": ("bot.services.posts",),
-    "bot.db.preroll_models": ("bot.services.prerolls",),
-    "bot.db.round_models": ("bot.services.rounds",),
+    "bot.db.delivery_models": ("bot.services.table.delivery",),
+    "bot.db.dialect_models": ("bot.services.rolling.dialects",),
+    "bot.db.fair_models": ("bot.services.trust.fairness",),
+    "bot.db.fortune_models": ("bot.services.rolling.fortune_table",),
+    "bot.db.inline_models": ("bot.services.rolling.inline",),
+    "bot.db.macro_models": ("bot.services.rolling.macros",),
+    "bot.db.party_models": ("bot.services.table.requests", "bot.services.rolling.generation"),
+    "bot.db.post_models": ("bot.services.table.posts",),
+    "bot.db.preroll_models": ("bot.services.rolling.prerolls",),
+    "bot.db.round_models": ("bot.services.table.rounds",),
     "bot.db.models.campaigns": SHARED_STORE,
     "bot.db.models.characters": SHARED_STORE,
     "bot.db.models.character_scores": SHARED_STORE,
@@ -265,47 +273,50 @@ MODEL_OWNERS: dict[str, tuple[str, ...]] = {
     "bot.db.models.character_saves": SHARED_STORE,
     "bot.db.models.pending_modifiers": SHARED_STORE,
     # The log's erasure is privacy's own: store/ledger.py never deletes (test_ledger.py).
-    "bot.db.models.ledger": ("bot.services.store.ledger", "bot.services.privacy"),
-    "bot.db.models.ledger_names": ("bot.services.store.ledger", "bot.services.privacy"),
-    "bot.db.models.ledger_salts": ("bot.services.store.ledger", "bot.services.privacy"),
+    "bot.db.models.ledger": ("bot.services.store.ledger", "bot.services.trust.privacy"),
+    "bot.db.models.ledger_names": ("bot.services.store.ledger", "bot.services.trust.privacy"),
+    "bot.db.models.ledger_salts": ("bot.services.store.ledger", "bot.services.trust.privacy"),
     "bot.db.models.ledger_chains": ("bot.services.store.ledger",),
-    "bot.db.models.ledger_stubs": ("bot.services.secrecy",),
-    "bot.db.models.log_checkpoints": ("bot.services.gamelog",),
+    "bot.db.models.ledger_stubs": ("bot.services.trust.secrecy",),
+    "bot.db.models.log_checkpoints": ("bot.services.trust.gamelog",),
     "bot.db.models.bot_state": ("bot.services.store.bot_state",),
-    "bot.db.models.scheduled_jobs": ("bot.services.scheduler",),
-    "bot.db.models.notify_settings": ("bot.services.notify",),
-    "bot.db.models.turn_orders": ("bot.services.turns",),
+    "bot.db.models.scheduled_jobs": ("bot.services.table.scheduler",),
+    "bot.db.models.notify_settings": ("bot.services.table.notify",),
+    "bot.db.models.turn_orders": ("bot.services.table.turns",),
 }
 #: The schema itself: export walks every table that hangs off a campaign (whole campaigns move
 #: with their rows, feature tables added later included), ops moves a database.
-SCHEMA_READERS = ("bot.services.export", "bot.ops.move")
+SCHEMA_READERS = ("bot.services.trust.export", "bot.ops.move")
 
 #: Imports of another owner's tables that are still there, each with why. Keep this short; it
 #: only shrinks (a test below fails on an exception nobody needs).
 KNOWN_TABLE_IMPORTS: dict[tuple[str, str], str] = {
     # Export and import move whole campaigns; they read the campaigns row and write chain
     # heads directly (the rest of the schema through metadata).
-    ("bot.services.export", "bot.db.models.campaigns"): "moves whole campaigns",
-    ("bot.services.export", "bot.db.models.ledger_chains"): "moves whole campaigns",
-    ("bot.services.imports", "bot.db.models.campaigns"): "moves whole campaigns",
-    ("bot.services.imports", "bot.db.models.ledger_chains"): "moves whole campaigns",
+    ("bot.services.trust.export", "bot.db.models.campaigns"): "moves whole campaigns",
+    ("bot.services.trust.export", "bot.db.models.ledger_chains"): "moves whole campaigns",
+    ("bot.services.trust.imports", "bot.db.models.campaigns"): "moves whole campaigns",
+    ("bot.services.trust.imports", "bot.db.models.ledger_chains"): "moves whole campaigns",
     # /catchup reads other features' rows for one campaign; not yet moved behind their owners.
-    ("bot.services.catchup", "bot.db.fortune_models.fortune_choices"): "catch-up, not moved",
-    ("bot.services.catchup", "bot.db.models.characters"): "catch-up, not moved",
-    ("bot.services.catchup", "bot.db.models.pending_modifiers"): "catch-up, not moved",
-    ("bot.services.catchup", "bot.db.models.turn_orders"): "catch-up, not moved",
-    ("bot.services.catchup", "bot.db.party_models.roll_request_targets"): "catch-up, not moved",
-    ("bot.services.catchup", "bot.db.party_models.roll_requests"): "catch-up, not moved",
+    ("bot.services.table.catchup", "bot.db.fortune_models.fortune_choices"): "catch-up, not moved",
+    ("bot.services.table.catchup", "bot.db.models.characters"): "catch-up, not moved",
+    ("bot.services.table.catchup", "bot.db.models.pending_modifiers"): "catch-up, not moved",
+    ("bot.services.table.catchup", "bot.db.models.turn_orders"): "catch-up, not moved",
+    (
+        "bot.services.table.catchup",
+        "bot.db.party_models.roll_request_targets",
+    ): "catch-up, not moved",
+    ("bot.services.table.catchup", "bot.db.party_models.roll_requests"): "catch-up, not moved",
     # Features that read the characters table directly instead of through store/characters.
-    ("bot.services.posts", "bot.db.models.characters"): "a post's portrait, not moved",
-    ("bot.services.prerolls", "bot.db.models.characters"): "not moved",
-    ("bot.services.fairness", "bot.db.models.characters"): "not moved",
-    ("bot.services.fortune_table", "bot.db.models.characters"): "not moved",
-    ("bot.services.generation", "bot.db.models.character_scores"): "writes chosen scores",
+    ("bot.services.table.posts", "bot.db.models.characters"): "a post's portrait, not moved",
+    ("bot.services.rolling.prerolls", "bot.db.models.characters"): "not moved",
+    ("bot.services.trust.fairness", "bot.db.models.characters"): "not moved",
+    ("bot.services.rolling.fortune_table", "bot.db.models.characters"): "not moved",
+    ("bot.services.rolling.generation", "bot.db.models.character_scores"): "writes chosen scores",
     ("bot.services.store.pending", "bot.db.party_models.roll_request_targets"): "not moved",
-    ("bot.services.delivery", "bot.db.models.scheduled_jobs"): "reads the clock's jobs",
-    ("bot.services.authorship", "bot.db.post_models.posts"): "who wrote a post",
-    ("bot.services.exposure", "bot.db.models.campaigns"): "not moved",
+    ("bot.services.table.delivery", "bot.db.models.scheduled_jobs"): "reads the clock's jobs",
+    ("bot.services.trust.authorship", "bot.db.post_models.posts"): "who wrote a post",
+    ("bot.services.trust.exposure", "bot.db.models.campaigns"): "not moved",
 }
 
 
@@ -359,13 +370,13 @@ def test_every_model_module_is_mapped_and_every_known_import_still_happens() -> 
 @pytest.mark.parametrize(
     ("module", "target", "bad"),
     [
-        ("bot.services.privacy", "bot.db.post_models.posts", True),
-        ("bot.services.checks", "bot.db.models.turn_orders", True),
+        ("bot.services.trust.privacy", "bot.db.post_models.posts", True),
+        ("bot.services.rolling.checks", "bot.db.models.turn_orders", True),
         ("bot.cogs.posts._cog", "bot.db.post_models.post_versions", True),
-        ("bot.services.posts", "bot.db.post_models.posts", False),
+        ("bot.services.table.posts", "bot.db.post_models.posts", False),
         ("bot.services.store.characters", "bot.db.models.campaigns", False),
-        ("bot.services.checks", "bot.db.models.RuleSystem", False),
-        ("bot.services.posts", "bot.db.post_models.MAX_POST_TEXT", False),
+        ("bot.services.rolling.checks", "bot.db.models.RuleSystem", False),
+        ("bot.services.table.posts", "bot.db.post_models.MAX_POST_TEXT", False),
     ],
 )
 def test_the_owner_rule_catches_another_feature_s_tables(
@@ -385,3 +396,62 @@ def test_a_feature_is_one_module_unless_it_has_helpers() -> None:
         if len([f for f in d.glob("*.py") if f.name != "__init__.py"]) < 2
     ]
     assert lonely == []
+
+
+#: The areas of bot/services/, each importing only those before it (bot/services/__init__.py):
+#: the kit knows no tables, the store knows tables not people, trust decides who may see and
+#: do, rolling rolls, and the table plays across hours around the rolls.
+SERVICE_AREAS = ("kit", "store", "trust", "rolling", "table")
+
+
+def _area(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["bot", "services"] and len(parts) >= 3:
+        return parts[2]
+    return None
+
+
+def _area_problem(imp: Import) -> str | None:
+    mine, theirs = _area(imp.module), _area(imp.target)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    if mine not in SERVICE_AREAS:
+        return f"{imp.module} sits in no area of bot/services/"
+    if theirs not in SERVICE_AREAS:
+        return None if imp.target.count(".") == 2 else f"{imp.target} sits in no area"
+    if SERVICE_AREAS.index(theirs) > SERVICE_AREAS.index(mine):
+        return f"area {mine} imports area {theirs}, which sits above it"
+    return None
+
+
+def test_service_areas_import_only_the_areas_before_them() -> None:
+    """Typing-only imports count too: an area cycle hidden behind TYPE_CHECKING is still one."""
+    problems = [
+        f"{imp.module}:{imp.line} imports {imp.target}: {why}"
+        for path in _modules()
+        for imp in _imports(path)
+        if (why := _area_problem(imp)) is not None
+    ]
+    assert problems == []
+
+
+def test_every_service_module_sits_in_an_area() -> None:
+    services = BOT / "services"
+    loose = sorted(p.name for p in services.glob("*.py") if p.name != "__init__.py")
+    areas = sorted(p.name for p in services.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert (loose, areas) == ([], sorted(SERVICE_AREAS))
+
+
+@pytest.mark.parametrize(
+    ("module", "target", "bad"),
+    [
+        ("bot.services.kit.errors", "bot.services.store.ledger.Recorded", True),
+        ("bot.services.trust.gamelog", "bot.services.table.sheets.campaign_here", True),
+        ("bot.services.rolling.checks", "bot.services.table.turns", True),
+        ("bot.services.table.sheets", "bot.services.trust.access.campaign_here", False),
+        ("bot.services.rolling.checks", "bot.services.rolling.prerolls", False),
+        ("bot.services.store.ledger", "bot.services.kit.sql.transaction", False),
+    ],
+)
+def test_the_area_rule_catches_an_upward_import(module: str, target: str, bad: bool) -> None:
+    assert (_area_problem(Import(module, target, 1, typing_only=True)) is not None) is bad

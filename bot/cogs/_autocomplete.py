@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from discord import app_commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.interaction import Interaction
-from bot.services import sheets
+from bot.services.table import sheets
 
 Choices = list[app_commands.Choice[str]]
 

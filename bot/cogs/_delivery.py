@@ -25,7 +25,7 @@ from collections.abc import Iterable
 import discord
 
 from bot.cogs import _places as places
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._notices import send_to_gm
 from bot.cogs._views.fortune import fortune_view_for
 from bot.interaction import Interaction, answer, awaits_answer, defer, deferred_ephemeral
@@ -36,13 +36,13 @@ from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.fair import rotation_text
 from bot.render.secrecy import Delivery
-from bot.services import fairness, secrecy
-from bot.services.attacks import AttackResult
-from bot.services.checks import CheckResult
-from bot.services.errors import StorageUnavailable
-from bot.services.rolls import DiceRoll
-from bot.services.secrecy import GmTargets, RowAccess
+from bot.services.kit.errors import StorageUnavailable
+from bot.services.rolling.attacks import AttackResult
+from bot.services.rolling.checks import CheckResult
+from bot.services.rolling.rolls import DiceRoll
 from bot.services.store import campaigns
+from bot.services.trust import fairness, secrecy
+from bot.services.trust.secrecy import GmTargets, RowAccess
 from bot.words import Visibility
 
 log = logging.getLogger(__name__)

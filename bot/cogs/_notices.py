@@ -25,10 +25,10 @@ import discord
 from bot.cogs import _places as places
 from bot.cogs._places import Gap, Posted
 from bot.render import places as render
-from bot.services import delivery
-from bot.services.errors import StorageUnavailable
-from bot.services.secrecy import GmTargets
+from bot.services.kit.errors import StorageUnavailable
 from bot.services.store import campaigns
+from bot.services.table import delivery
+from bot.services.trust.secrecy import GmTargets
 
 if TYPE_CHECKING:
     from bot.app import PbpBot

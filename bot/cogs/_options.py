@@ -13,7 +13,7 @@ from typing import Any, Literal
 import discord
 from discord import AppCommandOptionType, app_commands
 
-from bot.services.checks import CheckOptions
+from bot.services.rolling.checks import CheckOptions
 from bot.words import LedgerKind, Visibility
 
 

@@ -1,5 +1,5 @@
 """Where the caller of an interaction can read, as the predicate services take
-(:data:`bot.services.context.ReadCheck`; the rule is in bot/services/scope.py).
+(:data:`bot.services.kit.context.ReadCheck`; the rule is in bot/services/trust/scope.py).
 
 A check that must ask Discord (a channel not cached, a private thread's members) defers the
 interaction first, privately: the commands that ask answer the caller alone, and a reveal,
@@ -18,7 +18,7 @@ import asyncio
 import discord
 
 from bot.interaction import Interaction, defer
-from bot.services.context import ReadCheck
+from bot.services.kit.context import ReadCheck
 
 Place = discord.abc.GuildChannel | discord.Thread
 

@@ -12,15 +12,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotation
 from bot.interaction import Interaction, answer, defer
 from bot.quoting import escape, quote
 from bot.render.groups import generation_embed
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems.base import signed
-from bot.services import generation as generations
-from bot.services.errors import InvalidValue, NotFound
+from bot.services.kit.errors import InvalidValue, NotFound
+from bot.services.rolling import generation as generations
 from bot.words import Visibility
 
 _MENTION = re.compile(r"<@!?(\d+)>")

@@ -9,14 +9,14 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_attack
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._options import ATTACK_HELP, AbilityName, Ac, Bonus, Magic, Name, Quality, Secret
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
-from bot.services import attacks
-from bot.services.attacks import AttackOptions, AttackResult
+from bot.services.rolling import attacks
+from bot.services.rolling.attacks import AttackOptions, AttackResult
 from bot.words import Visibility
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.interaction import Interaction
 from bot.render.catchup import catchup_text
-from bot.services import catchup
+from bot.services.table import catchup
 
 
 @app_commands.command(

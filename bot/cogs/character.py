@@ -10,15 +10,17 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._options import Ac, Magic, Quality
 from bot.cogs._views import ConfirmView
 from bot.interaction import Interaction, answer
 from bot.quoting import escape
 from bot.render.fortune import boon_text
 from bot.render.sheets import character_embed, character_list_text
-from bot.services import fortune_table, posts, sheets
+from bot.services.rolling import fortune_table
 from bot.services.store.characters import CharacterView
+from bot.services.table import posts, sheets
+from bot.services.trust import access
 
 Name = app_commands.Range[str, 1, 64]
 
@@ -28,7 +30,7 @@ class CharacterCog(commands.GroupCog, group_name="character"):
     """Characters: players edit their own, the GM edits any in the campaign."""
 
     async def _saved(self, interaction: Interaction, character: CharacterView, what: str) -> None:
-        campaign = await sheets.campaign_here(bot_of(interaction).db, caller_from(interaction))
+        campaign = await access.campaign_here(bot_of(interaction).db, caller_from(interaction))
         await answer(
             interaction,
             f"{what} for {escape(character.name)}.",

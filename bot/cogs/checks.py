@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_check
 from bot.cogs._options import (
     CHECK_OPTION_NAMES,
@@ -31,8 +31,8 @@ from bot.cogs._options import (
 )
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
-from bot.services import checks
-from bot.services.checks import CheckResult
+from bot.services.rolling import checks
+from bot.services.rolling.checks import CheckResult
 from bot.words import Visibility
 
 

@@ -1,6 +1,6 @@
 """The game clock's loop: runs due scheduled jobs and posts what they produced.
 
-A ``discord.ext.tasks`` loop over bot/services/scheduler.py; each feature posts its notices.
+A ``discord.ext.tasks`` loop over bot/services/table/scheduler.py; each feature posts its notices.
 
 The loop starts when the bot is ready (its first pass runs at once: a job that fell due while
 the bot was down runs then, once) and polls every ``SCHEDULER_POLL_SECONDS``. Jobs run in the
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, cast
 
 from discord.ext import commands, tasks
 
+from bot.cogs._clock_hooks import DELIVERERS
 from bot.cogs._notices import load_known_gaps
-from bot.cogs._shared import DELIVERERS
-from bot.services import delivery, scheduler
-from bot.services.errors import StorageUnavailable
+from bot.services.kit.errors import StorageUnavailable
+from bot.services.table import delivery, scheduler
 
 if TYPE_CHECKING:
     from bot.app import PbpBot

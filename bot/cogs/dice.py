@@ -8,12 +8,12 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_roll
 from bot.cogs._options import Secret
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
-from bot.services.rolls import roll_dice
+from bot.services.rolling.rolls import roll_dice
 from bot.words import Visibility
 
 

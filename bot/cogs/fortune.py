@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._delivery import announce_rotation
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._options import WordChoices
@@ -24,7 +24,8 @@ from bot.render.fortune import (
     spent_text,
     status_text,
 )
-from bot.services import fortune_table, sheets
+from bot.services.rolling import fortune_table
+from bot.services.table import sheets
 from bot.words import FortunePurpose, Visibility
 
 Name = app_commands.Range[str, 1, 64]

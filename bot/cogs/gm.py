@@ -12,7 +12,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotation, deliver, post_reveal
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._options import (
@@ -37,8 +37,9 @@ from bot.render.dice import roll_embed
 from bot.render.fair import rotation_text
 from bot.render.prerolls import applied_field
 from bot.render.secrecy import Delivery
-from bot.services import checks, prerolls, secrecy
-from bot.services.rolls import roll_dice
+from bot.services.rolling import checks, prerolls
+from bot.services.rolling.rolls import roll_dice
+from bot.services.trust import secrecy
 from bot.words import SecrecyCommand
 
 SECRET_HELP = "Who sees the result (default: the campaign's, normally blind: only the GM)"

@@ -10,12 +10,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotations
 from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name
 from bot.interaction import Interaction, answer
 from bot.render.groups import group_save_embed, group_save_file
-from bot.services import groups
+from bot.services.rolling import groups
 
 
 class GroupCheckCog(commands.Cog):

@@ -13,12 +13,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotation, announce_rotations
 from bot.cogs._options import Bonus, DifficultyChoice, Name
 from bot.interaction import Interaction, answer
 from bot.render.groups import contest_embed, group_save_embed, group_save_file
-from bot.services import groups
+from bot.services.rolling import groups
 from bot.words import Visibility
 
 RollMode = Literal["advantage", "disadvantage"]

@@ -14,11 +14,11 @@ from discord import app_commands
 from discord.enums import AppCommandType
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._views.noted import Noted
 from bot.interaction import Interaction, answer, update_message
 from bot.render.help import TOPIC_NAMES, CommandDoc, HelpTopic, help_pages
-from bot.services.errors import NoCampaign
+from bot.services.kit.errors import NoCampaign
 from bot.services.store.campaigns import campaign_for_channel
 from bot.tree import answer_error
 

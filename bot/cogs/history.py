@@ -15,7 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._delivery import StubUnreadable, post_reveal, published_commitment
 from bot.cogs._options import HistoryKind
 from bot.cogs._views.fortune import reveal_view
@@ -25,8 +25,9 @@ from bot.render.fair import fair_check_line, seed_check_text
 from bot.render.gamelog import log_check_embed, published_checkpoint
 from bot.render.history import stats_embed
 from bot.render.secrecy import verify_embed
-from bot.services import fairness, gamelog, secrecy, stats
-from bot.services.errors import InvalidValue
+from bot.services.kit.errors import InvalidValue
+from bot.services.rolling import stats
+from bot.services.trust import fairness, gamelog, secrecy
 
 
 async def _checkpoint_reads_back(client: discord.Client, checkpoint: gamelog.Checkpoint) -> bool:

@@ -13,13 +13,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._delivery import announce_rotations
 from bot.errors import UserError
 from bot.interaction import Interaction, answer
 from bot.quoting import escape
 from bot.render.inline import MESSAGE_LIMIT, as_written
-from bot.services import inline
+from bot.services.rolling import inline
 
 MENU_NAME = "Roll the dice in this message"
 

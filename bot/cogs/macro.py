@@ -8,13 +8,13 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotation, send_attack, send_check, send_roll
 from bot.interaction import Interaction, answer
 from bot.render.macros import deleted_text, list_embed, saved_text
-from bot.services import macros
-from bot.services.attacks import AttackResult
-from bot.services.rolls import DiceRoll
+from bot.services.rolling import macros
+from bot.services.rolling.attacks import AttackResult
+from bot.services.rolling.rolls import DiceRoll
 
 MacroName = app_commands.Range[str, 1, 32]
 RollText = app_commands.Range[str, 1, 1000]

@@ -10,12 +10,14 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._options import WordChoices
 from bot.dice.dialects import DIALECT_NAMES, DIALECTS, differences
 from bot.interaction import Interaction
 from bot.render.fair import player_seed_text
-from bot.services import dialects, fairness, notify
+from bot.services.rolling import dialects
+from bot.services.table import notify
+from bot.services.trust import fairness
 from bot.words import NotifyMode
 
 me_group = app_commands.Group(name="me", description="Your own settings")

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._options import (
     ATTACK_HELP,
     CHECK_OPTION_NAMES,
@@ -33,9 +33,9 @@ from bot.cogs._options import (
 )
 from bot.interaction import Interaction, answer
 from bot.render.odds import odds_embed
-from bot.services import attacks, dialects, odds
-from bot.services.attacks import AttackOptions
-from bot.services.odds import OddsReport
+from bot.services.rolling import attacks, dialects, odds
+from bot.services.rolling.attacks import AttackOptions
+from bot.services.rolling.odds import OddsReport
 
 PUBLIC = "Show the odds to the whole channel (default: only you)"
 

@@ -9,11 +9,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.interaction import Interaction, answer
 from bot.quoting import escape
 from bot.render.groups import party_embed
-from bot.services import party
+from bot.services.rolling import party
 
 Name = app_commands.Range[str, 1, 64]
 

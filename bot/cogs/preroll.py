@@ -11,11 +11,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotations
 from bot.interaction import Interaction, answer
 from bot.render.prerolls import sealed_embed, waiting_embed
-from bot.services import prerolls, secrecy
+from bot.services.rolling import prerolls
+from bot.services.trust import secrecy
 
 _QUIET = discord.AllowedMentions.none()
 

@@ -9,12 +9,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of
+from bot.cogs._caller import bot_of
 from bot.cogs._views import ConfirmView
 from bot.db.engine import Database
 from bot.interaction import Interaction
 from bot.render.privacy import DELETE_QUESTION, erased_text, stored_embed
-from bot.services import privacy
+from bot.services.trust import privacy
 
 
 def _names(user: discord.abc.User) -> list[str]:

@@ -20,12 +20,12 @@ from discord.ext import commands
 
 from bot.cogs import _autocomplete as ac
 from bot.cogs import _places as places
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
+from bot.cogs._clock_hooks import DELIVERERS, wake
 from bot.cogs._delivery import announce_rotations
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._notices import edit_notice, post_notice, send_to_gm
 from bot.cogs._options import DifficultyChoice, WordChoices
-from bot.cogs._shared import DELIVERERS, wake
 from bot.cogs._views.noted import Noted
 from bot.errors import UserError
 from bot.interaction import Interaction, answer, update_message
@@ -45,11 +45,11 @@ from bot.render.requests import (
     status_text,
     target_line,
 )
-from bot.services import requests
-from bot.services.clock import format_duration, parse_duration
-from bot.services.requests import Closed, Reminders, RequestView
-from bot.services.secrecy import GmTargets
+from bot.services.kit.clock import format_duration, parse_duration
 from bot.services.store.campaigns import CampaignView
+from bot.services.table import requests
+from bot.services.table.requests import Closed, Reminders, RequestView
+from bot.services.trust.secrecy import GmTargets
 from bot.tree import answer_error
 from bot.words import DefaultAction, NotifyMode
 

@@ -11,13 +11,14 @@ from typing import Literal
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from, request_text
+from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import deliver
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.render.rerolls import reroll_embed
 from bot.render.secrecy import Delivery
-from bot.services import rerolls, secrecy
+from bot.services.rolling import rerolls
+from bot.services.trust import secrecy
 from bot.words import Visibility
 
 

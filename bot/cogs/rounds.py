@@ -1,6 +1,6 @@
 """/declare and /gm round open | status | reveal | cancel: sealed declarations (docs/rounds.md).
 
-Sealed declarations: thin glue from the commands to bot/services/rounds.py.
+Sealed declarations: thin glue from the commands to bot/services/table/rounds.py.
 
 A declaration's text goes from the command's option straight into the service; nothing here
 shows, logs or quotes it. The channel sees each "has declared" stub (whose commitment /verify
@@ -16,10 +16,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
+from bot.cogs._clock_hooks import DELIVERERS, wake
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._notices import post_notice
-from bot.cogs._shared import DELIVERERS, wake
 from bot.interaction import Interaction, answer
 from bot.render.rounds import (
     cancelled_embed,
@@ -28,9 +28,10 @@ from bot.render.rounds import (
     reveal_embeds,
     status_embed,
 )
-from bot.services import rounds, secrecy
-from bot.services.clock import parse_duration
-from bot.services.rounds import MAX_DECLARATION, Revealed
+from bot.services.kit.clock import parse_duration
+from bot.services.table import rounds
+from bot.services.table.rounds import MAX_DECLARATION, Revealed
+from bot.services.trust import secrecy
 
 if TYPE_CHECKING:
     from bot.app import PbpBot

@@ -9,10 +9,10 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text, seed_shown_text
-from bot.services import fairness
+from bot.services.trust import fairness
 
 seed_group = app_commands.Group(
     name="seed", description="The dice's server seed here: its hash, and rotating it"

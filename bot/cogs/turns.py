@@ -15,16 +15,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
+from bot.cogs._clock_hooks import DELIVERERS, wake
 from bot.cogs._delivery import announce_rotation
 from bot.cogs._notices import post_notice
 from bot.cogs._options import WordChoices
-from bot.cogs._shared import DELIVERERS, wake
 from bot.interaction import Interaction
 from bot.render.turns import dm_text, event_text, order_embed, ping_mentions
-from bot.services import turns
-from bot.services.clock import parse_duration
-from bot.services.turns import TurnEvent
+from bot.services.kit.clock import parse_duration
+from bot.services.table import turns
+from bot.services.table.turns import TurnEvent
 from bot.words import NotifyMode, TurnOrderKind, Visibility
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.interaction import Interaction, answer
 from bot.render.authorship import authorship_text
-from bot.services import authorship
+from bot.services.trust import authorship
 
 MENU_NAME = "Who posted this?"
 

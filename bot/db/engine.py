@@ -75,7 +75,7 @@ class Database:
 # never uses it from both threads at once), same statements, same transactions.
 
 
-#: Execution option of a connection that only reads (bot/services/_sql.py ``reading``): on
+#: Execution option of a connection that only reads (bot/services/kit/sql.py ``reading``): on
 #: SQLite it opens no write transaction, so its statements run in aiosqlite's thread.
 READ_ONLY = "pbp_read_only"
 
@@ -384,7 +384,7 @@ def _sqlite_pool_options(url: URL) -> dict[str, Any]:
     second connection could only wait inside SQLite's busy handler, which sleeps in steps of
     up to 100 ms. With one connection, waiting transactions queue in asyncio (first come,
     first served) and start the moment the previous one commits. The wait is bounded like the
-    busy timeout; :func:`bot.services._sql.transaction` reports it as storage unavailable.
+    busy timeout; :func:`bot.services.kit.sql.transaction` reports it as storage unavailable.
     """
     dialect: Any = url.get_dialect()
     pool_class = dialect.get_pool_class(url)

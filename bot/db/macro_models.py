@@ -2,7 +2,7 @@
 `[[name]]`.
 
 A macro belongs to one character (and so to the character's player): deleting the character
-deletes its macros, and erasing a person's data (bot/services/privacy.py) deletes theirs.
+deletes its macros, and erasing a person's data (bot/services/trust/privacy.py) deletes theirs.
 """
 
 from __future__ import annotations

@@ -227,7 +227,7 @@ class Character(Base):
     name: Mapped[str] = mapped_column(String(64))
     #: ``name.casefold()``: names are unique per campaign, case-insensitively.
     name_key: Mapped[str] = mapped_column(String(64))
-    #: The name's confusables skeleton (bot/services/names.py): "Аyla" (Cyrillic А) and "Ayla"
+    #: The name's confusables skeleton (bot/services/kit/names.py): "Аyla" (Cyrillic А) and "Ayla"
     #: share one, so a campaign holds only one of them.
     name_skeleton: Mapped[str | None] = mapped_column(String(64))
     level: Mapped[int] = mapped_column(SmallInteger, default=1)
@@ -323,7 +323,7 @@ class LedgerRow(Base):
     ``interaction_id`` is unique, so one Discord interaction is never recorded twice; it is
     NULL for rows not tied to an interaction (for example made by a scheduled job). What a
     row is bound by (``number``, ``scope_id``, the place, ``created_at``, ``who``) never
-    changes; see bot/services/commitments.py.
+    changes; see bot/services/kit/commitments.py.
     """
 
     __tablename__ = "ledger"
@@ -372,7 +372,7 @@ class LedgerRow(Base):
     who: Mapped[str] = mapped_column(String(64))
     #: This row's link in its campaign's (or channel's) hash chain.
     chain: Mapped[str] = mapped_column(String(64))
-    #: 3: bound as bot/services/commitments.py says (each personal field salted, migration
+    #: 3: bound as bot/services/kit/commitments.py says (each personal field salted, migration
     #: 0008); 2: migration 0007's (one ``who`` salt, dice and outcome in clear); 1: a commitment
     #: made before migration 0007, which bound the ledger id (kept as ``number``) and
     #: ``legacy_campaign_id``.
@@ -388,7 +388,7 @@ class LedgerSalt(Base):
     formats 1 and 2: the ``who`` salt). After an erasure the row salt is gone; a field kept has
     its own ``salt`` here, a field erased (its value now the tombstone) only its ``digest``, and
     ``~entry`` holds the digest of an older row's log entry as it was before (see
-    bot/services/commitments.py).
+    bot/services/kit/commitments.py).
     """
 
     __tablename__ = "ledger_salts"
@@ -408,7 +408,7 @@ class LedgerName(Base):
     order's players, a score generation's players).
 
     Erasure finds the rows that name a person here, by id, never by searching text
-    (bot/services/privacy.py, docs/privacy.md); it deletes the person's rows of this table
+    (bot/services/trust/privacy.py, docs/privacy.md); it deletes the person's rows of this table
     with the rest. Written in the roll's own transaction (``NewRoll.named``); nothing the
     chain or a commitment binds.
     """
@@ -488,7 +488,7 @@ class BotState(Base):
 
 
 class ScheduledJob(Base):
-    """A durable job of the game clock (bot/services/scheduler.py): a request's deadline or
+    """A durable job of the game clock (bot/services/table/scheduler.py): a request's deadline or
     reminder, a turn's deadline. Created in the transaction of what it belongs to; run by
     whichever shard process claims it first, its effects and ``done`` in one transaction.
 

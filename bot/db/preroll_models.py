@@ -3,7 +3,7 @@
 Each sealed die is a hidden ledger row (kind ``preroll``) that nobody may see, its roller
 included, until the GM applies it to a check; this table says whose it is and whether it was
 used, and by which check's row. ``used_at`` is set once, by an atomic claim
-(bot/services/prerolls.py), so a die is used once.
+(bot/services/rolling/prerolls.py), so a die is used once.
 """
 
 from __future__ import annotations

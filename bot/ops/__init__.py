@@ -36,6 +36,7 @@ _MODAL = discord.InteractionType.modal_submit
 #: Our persistent buttons' custom ids start with their kind: ``pbp:req:12``, ``pbp:n20:7:keep``.
 _PERSISTENT_ID = re.compile(r"^(pbp:[a-z0-9]{1,16})(?::|$)")
 
+
 def component_name(custom_id: str) -> str:
     """The metric and log name of a clicked component: ``pbp:req`` for ``pbp:req:12``.
 

@@ -22,7 +22,7 @@ from bot.errors import UserError
 async def _export(args: argparse.Namespace, settings: Settings) -> None:
     """Stream the export to ``--out`` (gzip-compressed when its name ends in ``.gz``) or to
     stdout, a page of rows at a time: memory flat in the size of the log."""
-    from bot.services.export import GzipWriter, write_export
+    from bot.services.trust.export import GzipWriter, write_export
 
     db = create_database(settings.database_url)
     try:
@@ -50,8 +50,8 @@ async def _export(args: argparse.Namespace, settings: Settings) -> None:
 
 
 async def _import(args: argparse.Namespace, settings: Settings, path: Path, name: str) -> list[str]:
-    """Stream the file into the database, a page per transaction (bot/services/imports.py)."""
-    from bot.services.imports import import_file
+    """Stream the file into the database, a page per transaction (bot/services/trust/imports.py)."""
+    from bot.services.trust.imports import import_file
 
     db = create_database(settings.database_url)
     try:
@@ -66,7 +66,7 @@ async def _import(args: argparse.Namespace, settings: Settings, path: Path, name
 
 
 async def _erase(args: argparse.Namespace, settings: Settings) -> str:
-    from bot.services.privacy import erase_user
+    from bot.services.trust.privacy import erase_user
 
     if args.user_id <= 0:
         raise UserError("Give the user's Discord id (a positive number).")

@@ -1,5 +1,5 @@
 """Warn the operator, once per process, about campaigns whose set-up shows hidden results to
-every member (bot/services/exposure.py): checked for every server once the bot is ready,
+every member (bot/services/trust/exposure.py): checked for every server once the bot is ready,
 and for each server that becomes available later or that the bot joins. A log line;
 nothing is posted in Discord."""
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.services import exposure
+from bot.services.trust import exposure
 
 if TYPE_CHECKING:
     from bot.app import PbpBot

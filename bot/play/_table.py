@@ -36,7 +36,7 @@ from bot.play._parse import (
 )
 from bot.play._print import Shown, buttons, indent, render
 from bot.play._world import BOT_NAME, World
-from bot.services.clock import format_duration, parse_duration
+from bot.services.kit.clock import format_duration, parse_duration
 from bot.tree import user_message
 
 TABLE_HELP = """\

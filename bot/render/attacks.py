@@ -10,8 +10,8 @@ from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check
 from bot.rules.systems.base import kept_dice, modifier_sum
-from bot.services.attacks import AttackResult
-from bot.services.checks import SYSTEM_NAMES
+from bot.services.rolling.attacks import AttackResult
+from bot.services.rolling.checks import SYSTEM_NAMES
 from bot.words import Visibility
 
 _COLOURS = {

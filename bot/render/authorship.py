@@ -4,7 +4,7 @@ them (a mention resolves to the one account, whatever it is called)."""
 from __future__ import annotations
 
 from bot.quoting import escape
-from bot.services.authorship import Authorship
+from bot.services.trust.authorship import Authorship
 
 
 def authorship_text(found: Authorship) -> str:

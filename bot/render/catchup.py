@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.render import style
-from bot.services.catchup import NOW, CatchUp
+from bot.services.table.catchup import NOW, CatchUp
 
 #: At most this many items, and the message within Discord's limit with room for the count.
 MAX_ITEMS = 20

@@ -8,7 +8,7 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.rules.systems import Tone, View, explain, read
-from bot.services.checks import CheckResult, Outcome
+from bot.services.rolling.checks import CheckResult, Outcome
 from bot.words import Visibility
 
 #: A colour per tone (bot/rules/systems: each system says how its results feel).

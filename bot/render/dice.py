@@ -11,7 +11,7 @@ import discord
 from bot.dice import RollResult, reading_notes, render_markdown
 from bot.quoting import escape
 from bot.render import style
-from bot.services.rolls import DiceRoll
+from bot.services.rolling.rolls import DiceRoll
 
 
 def _verdict(result: RollResult) -> str:

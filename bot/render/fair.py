@@ -4,7 +4,7 @@ seeds, players' seeds and the answer of a recomputation."""
 from __future__ import annotations
 
 from bot.quoting import quote
-from bot.services.fairness import (
+from bot.services.trust.fairness import (
     MAX_PLAYER_SEED,
     FairCheck,
     PlayerSeedView,

@@ -8,8 +8,8 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.render.checks import breakdown, colour, result_text
-from bot.services.checks import SYSTEM_NAMES
-from bot.services.fortune_table import (
+from bot.services.rolling.checks import SYSTEM_NAMES
+from bot.services.rolling.fortune_table import (
     BoonResult,
     ChoiceResult,
     FortuneStatus,

@@ -7,7 +7,7 @@ import re
 import discord
 
 from bot.render import style
-from bot.services.gamelog import LogCheck
+from bot.services.trust.gamelog import LogCheck
 
 #: The fields a published check shows, read back by the next check (its checkpoint).
 HEAD_FIELD = "Head"

@@ -22,9 +22,9 @@ from bot.render.sheets import score_line
 from bot.rules import d20_check
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Feature
-from bot.services.checks import SYSTEM_NAMES
-from bot.services.generation import GenerationResult
-from bot.services.groups import ContestResult, GroupRollResult, RollSummary, Verdict
+from bot.services.rolling.checks import SYSTEM_NAMES
+from bot.services.rolling.generation import GenerationResult
+from bot.services.rolling.groups import ContestResult, GroupRollResult, RollSummary, Verdict
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView
 

@@ -16,7 +16,7 @@ from bot.dice.limits import MAX_SIDES
 from bot.render import style
 from bot.rules.systems import SYSTEMS
 from bot.rules.systems.base import per_system
-from bot.services.checks import SYSTEM_NAMES
+from bot.services.rolling.checks import SYSTEM_NAMES
 from bot.words import BOON_FORTUNE_MAX, FORTUNE_MAX
 
 #: Where pbp-dice's documentation is published: every link /help shows starts here.
@@ -409,7 +409,7 @@ class _Topic:
 
 
 #: Each topic's guidance and the commands it lists. Every command of the bot is listed by at
-#: least one topic (tests/bot/test_help.py): a new command needs a line here.
+#: least one topic (tests/scenarios/test_help.py): a new command needs a line here.
 _TOPICS: Mapping[HelpTopic, _Topic] = {
     HelpTopic.PLAYERS: _Topic(
         "Getting started: players",

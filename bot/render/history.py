@@ -7,8 +7,8 @@ import discord
 from bot.render import style
 from bot.render.outcomes import outcome_words
 from bot.render.secrecy import who
-from bot.services.history import Entry, HistoryPage
-from bot.services.stats import MIN_ROLLS, CampaignStats
+from bot.services.rolling.history import Entry, HistoryPage
+from bot.services.rolling.stats import MIN_ROLLS, CampaignStats
 from bot.words import Visibility
 
 

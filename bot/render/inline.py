@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from bot.quoting import clip_text, escape
 from bot.render import style
-from bot.services.inline import InlineRoll, InlineRolls
+from bot.services.rolling.inline import InlineRoll, InlineRolls
 
 # As bot/quoting.py: @everyone, @here, <@id>, <@&id>, <#id>.
 _MENTION = re.compile(r"@(everyone|here)|<(@[!&]?|#)(\d+)>")

@@ -6,7 +6,7 @@ import discord
 
 from bot.quoting import clip_text, escape
 from bot.render import style
-from bot.services.macros import MacroList, MacroView
+from bot.services.rolling.macros import MacroList, MacroView
 
 
 def macro_line(macro: MacroView) -> str:

@@ -8,7 +8,7 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.services.odds import OddsReport
+from bot.services.rolling.odds import OddsReport
 
 BAR_WIDTH = 20
 #: More distinct totals than this are grouped into ranges, so the chart fits an embed.

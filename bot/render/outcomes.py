@@ -2,7 +2,7 @@
 
 /gm reveal, /reveal, /verify, /history and /gm log all describe a roll from its ledger row,
 in the system's own words: this module is their one wording. The row's ``outcome`` is the rules
-outcome as :func:`bot.services.serialize.to_jsonable` stored it; it is rebuilt into the
+outcome as :func:`bot.services.kit.serialize.to_jsonable` stored it; it is rebuilt into the
 rules object by its system, which writes its line (``System.one_line``) ending with the
 words of the live result message ("Major Success", "Pass", "Critical Failure", "Success").
 
@@ -21,7 +21,7 @@ from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.rules.systems import one_line, outcome_from_record
 from bot.rules.systems.base import d20_sum
-from bot.services.checks import Outcome
+from bot.services.rolling.checks import Outcome
 from bot.services.store.ledger import RollView
 from bot.words import LedgerKind
 

@@ -17,8 +17,8 @@ import discord
 from bot.quoting import clip_text, escape
 from bot.render import style
 from bot.render.inline import as_written
-from bot.services.inline import InlineRolls
-from bot.services.posts import PostHistory
+from bot.services.rolling.inline import InlineRolls
+from bot.services.table.posts import PostHistory
 
 #: Discord's limits: a message's content, an embed's description, a webhook's name, an embed
 #: author's name.

@@ -7,7 +7,7 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.services.prerolls import MAX_SEALED, AppliedDie, Sealed, SealedDie, Waiting
+from bot.services.rolling.prerolls import MAX_SEALED, AppliedDie, Sealed, SealedDie, Waiting
 
 
 def _when(die: SealedDie) -> str:

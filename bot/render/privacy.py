@@ -12,7 +12,7 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.services.privacy import DOC_URL, Erased, ServerData, StoredData
+from bot.services.trust.privacy import DOC_URL, Erased, ServerData, StoredData
 from bot.words import NotifyMode
 
 #: What /privacy delete asks before anything changes.

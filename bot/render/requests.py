@@ -27,9 +27,9 @@ from bot.render.groups import (
     verdict_colour,
 )
 from bot.rules.systems import system_for
-from bot.services.checks import SYSTEM_NAMES
-from bot.services.groups import NOBODY_ROLLED
-from bot.services.requests import (
+from bot.services.rolling.checks import SYSTEM_NAMES
+from bot.services.rolling.groups import NOBODY_ROLLED
+from bot.services.table.requests import (
     DEFAULT_ACTION,
     FAILED_BY_DEFAULT,
     GM_CLOSE_ROLL,
@@ -37,7 +37,7 @@ from bot.services.requests import (
     RequestView,
     TargetView,
 )
-from bot.services.secrecy import GM_CHANNEL_HINT
+from bot.services.trust.secrecy import GM_CHANNEL_HINT
 from bot.words import DefaultAction
 
 

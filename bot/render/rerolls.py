@@ -9,7 +9,7 @@ from bot.quoting import escape
 from bot.render import style
 from bot.render.attacks import attack_embed
 from bot.render.checks import check_embed
-from bot.services.rerolls import RerollResult
+from bot.services.rolling.rerolls import RerollResult
 from bot.words import Visibility
 
 

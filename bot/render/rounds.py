@@ -13,7 +13,7 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.services.rounds import Declared, Revealed, RoundView, Status
+from bot.services.table.rounds import Declared, Revealed, RoundView, Status
 from bot.words import RoundState
 
 #: Discord allows ten embeds per message, and 6,000 characters across all of them.

@@ -10,10 +10,10 @@ import discord
 from bot.quoting import escape
 from bot.render import style
 from bot.render.outcomes import outcome_words
-from bot.services import commitments as cm
-from bot.services import secrecy
-from bot.services.secrecy import GM_CHANNEL_HINT, GmTargets, Verification
+from bot.services.kit import commitments as cm
 from bot.services.store.ledger import RollView
+from bot.services.trust import secrecy
+from bot.services.trust.secrecy import GM_CHANNEL_HINT, GmTargets, Verification
 from bot.words import LedgerKind, Visibility
 
 #: Who sees a hidden roll's result, in the stub's words.

@@ -8,11 +8,11 @@ from bot.quoting import escape
 from bot.render import style
 from bot.rules import d20_check
 from bot.rules.systems import Feature, system_for
-from bot.services.checks import SYSTEM_NAMES
-from bot.services.secrecy import SECRECY_COMMANDS, default_visibility
-from bot.services.sheets import CharacterSheet
+from bot.services.rolling.checks import SYSTEM_NAMES
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView
+from bot.services.table.sheets import CharacterSheet
+from bot.services.trust.secrecy import SECRECY_COMMANDS, default_visibility
 from bot.words import fortune_maximum
 
 

@@ -8,9 +8,9 @@ import discord
 
 from bot.quoting import escape
 from bot.render import style
-from bot.services.clock import format_duration
-from bot.services.commitments import TOMBSTONE_ID
-from bot.services.turns import TurnEvent, TurnsView
+from bot.services.kit.clock import format_duration
+from bot.services.kit.commitments import TOMBSTONE_ID
+from bot.services.table.turns import TurnEvent, TurnsView
 from bot.words import NotifyMode, TurnOrderKind
 
 ORDER_WORDS: dict[str, str] = {

@@ -16,5 +16,14 @@ atomically::
         await gain_fortune_in(session, character.id)
 
 User-fixable failures raise subclasses of :class:`bot.errors.UserError`
-(:mod:`bot.services.errors`).
+(:mod:`bot.services.kit.errors`).
+
+The modules sit in five areas, each importing only those listed before it (tests/test_layers.py
+holds this):
+
+- :mod:`.kit`: errors, who is calling, budgets, SQL helpers, walks, commitments, personal data;
+- :mod:`.store`: the shared tables (campaigns, characters, the ledger...), ids in, views out;
+- :mod:`.trust`: access, scope, hidden rolls, fair dice, the log, export, privacy;
+- :mod:`.rolling`: every use case that rolls, and the text of a roll;
+- :mod:`.table`: campaigns and characters at the table, the clock, turns, rounds, requests, posts.
 """

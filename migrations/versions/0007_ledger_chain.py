@@ -26,7 +26,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from bot.services import commitments as cm
+from bot.services.kit import commitments as cm
 
 revision: str = "0007_ledger_chain"
 down_revision: str | None = "0006_ids_never_reused"

@@ -7,7 +7,7 @@ Create Date: 2026-11-30
 ``ledger_salts`` holds each row's salt (``field = '*'``), moved out of ``ledger.who_salt``, so
 erasing a person deletes salts without touching the append-only ledger's bound columns; after an
 erasure it also keeps the salt of each field kept and the digest of each field erased (see
-bot/services/commitments.py, format 3).
+bot/services/kit/commitments.py, format 3).
 
 The append-only triggers are replaced: as before no DELETE, and no UPDATE but the reveal stamp
 (once) and the foreign keys a deletion nulls; and now also the tombstoning of personal data: the
@@ -31,7 +31,7 @@ down_revision: str | None = "0007_ledger_chain"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-#: What an erased text field holds and an erased roller id (bot/services/commitments.py; kept
+#: What an erased text field holds and an erased roller id (bot/services/kit/commitments.py; kept
 #: here as literals so this migration never changes with the code).
 TOMBSTONE = "[erased]"
 TOMBSTONE_ID = 0

@@ -4,7 +4,7 @@ Revision ID: 0019_trust
 Revises: 0018_person
 Create Date: 2026-12-01
 
-* ``characters.name_skeleton``: the name's confusables skeleton (bot/services/names.py), unique
+* ``characters.name_skeleton``: the name's confusables skeleton (bot/services/kit/names.py), unique
   per campaign. Existing characters get theirs here; of two that already read the same, the
   older keeps it and the newer is left NULL (never a clash, never renamed).
 * ``characters.ac``, ``armour_quality``, ``armour_magic``: a d20 check character's own Armour
@@ -37,7 +37,7 @@ def _big_id() -> sa.types.TypeEngine[int]:
 
 
 def _backfill_skeletons() -> None:
-    from bot.services.names import skeleton  # the migration uses the bot's own rule
+    from bot.services.kit.names import skeleton  # the migration uses the bot's own rule
 
     connection = op.get_bind()
     rows = connection.execute(

@@ -18,8 +18,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 import bot.db.engine as engine_module
 from bot.db.engine import READ_ONLY, Database, create_database
 from bot.db.models import campaigns, characters, ledger
-from bot.services._sql import core_transaction, transaction
-from bot.services.errors import StorageUnavailable
+from bot.services.kit.errors import StorageUnavailable
+from bot.services.kit.sql import core_transaction, transaction
 
 _CAMPAIGN = {
     "guild_id": 1,

@@ -23,11 +23,11 @@ from bot.db.engine import create_database
 from bot.db.migrate import downgrade_to, upgrade_to, upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.db.schema import metadata
-from bot.services import requests
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
 from bot.services.store import ledger
 from bot.services.store.campaigns import setup_campaign
 from bot.services.store.characters import create_character, set_score
+from bot.services.table import requests
 
 ROOT = Path(__file__).resolve().parents[2]
 BEFORE = "0005_secrecy"

@@ -16,10 +16,10 @@ from sqlalchemy import Connection, inspect, text
 from bot.db.engine import create_database
 from bot.db.migrate import _migrate, downgrade_to, upgrade_to_head
 from bot.db.schema import metadata
-from bot.services import commitments as cm
-from bot.services import gamelog, secrecy
-from bot.services.context import Caller
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
 from bot.services.store import campaigns
+from bot.services.trust import gamelog, secrecy
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {table.name for table in metadata.sorted_tables}

@@ -13,10 +13,11 @@ from sqlalchemy import select
 from bot.db.engine import create_database
 from bot.db.migrate import downgrade_to, upgrade_to_head
 from bot.db.models import RuleSystem, ledger_names
-from bot.services import attacks, checks, generation, groups, turns
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.rolling import attacks, checks, generation, groups
 from bot.services.store.campaigns import setup_campaign
 from bot.services.store.characters import create_character, party_add, set_score
+from bot.services.table import turns
 
 GUILD, CHANNEL, GM_ROLE = 11, 22, 33
 ALICE, BOB, GM = 101, 102, 109

@@ -15,10 +15,11 @@ from sqlalchemy import inspect, text
 
 from bot.db.engine import Database, create_database
 from bot.db.migrate import _migrate, downgrade_to, upgrade_to_head
-from bot.services import commitments as cm
-from bot.services import gamelog, privacy, rolls, secrecy
-from bot.services.context import Caller
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.rolling import rolls
 from bot.services.store import campaigns
+from bot.services.trust import gamelog, privacy, secrecy
 
 GUILD, CHANNEL = 1_100_000_000_000_011, 2_200_000_000_000_022
 SYBIL = 4_700_000_000_000_007

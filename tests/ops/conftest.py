@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tests.bot.conftest import rng, settings, simcord_bot, table
+from tests.scenarios.conftest import rng, settings, simcord_bot, table
 
 __all__ = ["rng", "settings", "simcord_bot", "table"]

@@ -228,9 +228,10 @@ def test_erase_user_erases_everywhere_and_the_log_still_verifies(tmp_path: Path)
 
     from bot.db.engine import create_database
     from bot.db.models import RuleSystem
-    from bot.services import gamelog, rolls
-    from bot.services.context import Caller
+    from bot.services.kit.context import Caller
+    from bot.services.rolling import rolls
     from bot.services.store import campaigns, characters
+    from bot.services.trust import gamelog
 
     path = tmp_path / "erase.sqlite3"
     url = f"sqlite+aiosqlite:///{path}"

@@ -12,22 +12,22 @@ from sqlalchemy import func, select, update
 
 from bot.db.engine import Database, create_database
 from bot.db.models import RuleSystem, Visibility, campaigns, characters, ledger
-from bot.services import commitments as cm
-from bot.services import gamelog, secrecy
-from bot.services.context import Caller
-from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed
-from bot.services.export import (
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NotAllowed
+from bot.services.store import campaigns as campaigns_svc
+from bot.services.store import characters as chars
+from bot.services.store import fortune, pending
+from bot.services.store.campaigns import setup_campaign
+from bot.services.store.ledger import NewRoll, Origin, record, stamp_revealed
+from bot.services.trust import gamelog, secrecy
+from bot.services.trust.export import (
     FORMAT_VERSION,
     export_campaigns,
     export_for_gm,
     import_campaigns,
     load,
 )
-from bot.services.store import campaigns as campaigns_svc
-from bot.services.store import characters as chars
-from bot.services.store import fortune, pending
-from bot.services.store.campaigns import setup_campaign
-from bot.services.store.ledger import NewRoll, Origin, record, stamp_revealed
 from bot.words import LedgerKind
 from tests.conftest import truncate_all
 

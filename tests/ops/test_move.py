@@ -26,11 +26,11 @@ from bot.db.schema import metadata
 from bot.errors import UserError
 from bot.ops.move import move
 from bot.play import PlayOptions
-from bot.services import gamelog, secrecy
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
 from bot.services.store import campaigns as campaigns_svc
 from bot.services.store.campaigns import setup_campaign
 from bot.services.store.ledger import NewRoll, Origin, record
+from bot.services.trust import gamelog, secrecy
 from bot.words import LedgerKind, RuleSystem
 from tests.conftest import reset_schema, truncate_all
 from tests.ops.test_export import CHANNEL, GUILD, _hidden_revealed, fill

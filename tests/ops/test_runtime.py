@@ -27,12 +27,12 @@ from bot.ops import RESTARTING, Operations
 from bot.ops.inflight import InFlight
 from bot.ops.server import OpsServer
 from bot.serve import serve
-from bot.services import fairness, sheets
-from bot.services import requests as request_service
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
 from bot.services.store import characters
 from bot.services.store.campaigns import campaign_for_channel
-from tests.bot.conftest import SEED, Table, make_character, message_text, start_campaign
+from bot.services.table import requests as request_service
+from bot.services.trust import access, fairness
+from tests.scenarios.conftest import SEED, Table, make_character, message_text, start_campaign
 
 
 async def _get(port: int, path: str) -> tuple[int, str]:
@@ -377,7 +377,7 @@ async def test_naming_the_campaign_in_the_logs_costs_no_query(table: Table) -> N
     caller = Caller(user_id=table.alice.id, channel_id=table.table.id, guild_id=table.guild.id)
     before = selects()
     # All that /campaign show needs: the campaign, and its dice seed's published hash.
-    campaign = await sheets.campaign_here(table.bot.db, caller)
+    campaign = await access.campaign_here(table.bot.db, caller)
     await fairness.show(table.bot.db, caller, campaign)
     by_service = selects() - before
     before = selects()

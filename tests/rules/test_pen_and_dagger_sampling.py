@@ -4,7 +4,7 @@ The alarm threshold is p < 1e-9, so a correct implementation practically never f
 rule that is wrong by even one face of the Success Table fails by hundreds of orders of
 magnitude (see ``test_chi_square_catches_a_one_face_error``). Seeds are fixed, so every run is
 the same. scipy is not available: the chi-square survival function is the product's own
-(:func:`bot.services.stats.chi_square_sf`, the regularized upper incomplete gamma), checked
+(:func:`bot.services.rolling.stats.chi_square_sf`, the regularized upper incomplete gamma), checked
 against known values below.
 """
 
@@ -29,7 +29,7 @@ from bot.rules.pen_and_dagger import (
     luck_odds,
     luck_roll,
 )
-from bot.services.stats import chi_square_sf as chi2_sf
+from bot.services.rolling.stats import chi_square_sf as chi2_sf
 
 K = TypeVar("K", bound=Hashable)
 

@@ -6,9 +6,9 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
-from bot.services import fairness
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import CharacterView, create_character
+from bot.services.trust import fairness
 from tests.services.helpers import ALICE, CHANNEL, GM_ROLE, GUILD, gm_caller
 
 

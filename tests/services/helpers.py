@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
 from bot.services.store.ledger import Origin
 
 GUILD = 1_000_000_000_000_001

@@ -13,10 +13,12 @@ import pytest
 from bot.db.engine import Database
 from bot.db.types import utcnow
 from bot.dice.fair import FairDice
-from bot.services import groups, requests, walks
+from bot.services.kit import walks
+from bot.services.rolling import groups
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import create_character, party_add, set_score
+from bot.services.table import requests
 from bot.words import RuleSystem
 from tests.services.helpers import CHANNEL, GM_ROLE, GUILD, gm_caller
 from tests.services.test_privacy_scale import ticking

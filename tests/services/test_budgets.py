@@ -19,8 +19,7 @@ from bot.db.engine import Database
 from bot.db.models import ledger
 from bot.dice import parse
 from bot.dice.odds import OddsMeter, exact_odds, odds_cost
-from bot.services import export, gamelog, history, odds, stats
-from bot.services.budgets import (
+from bot.services.kit.budgets import (
     HISTORY_ROW,
     LEDGER_ROW,
     MAX_ODDS_WORK,
@@ -30,9 +29,11 @@ from bot.services.budgets import (
     dice_work,
     odds_work,
 )
-from bot.services.context import Caller
-from bot.services.rolls import roll_dice
+from bot.services.kit.context import Caller
+from bot.services.rolling import history, odds, stats
+from bot.services.rolling.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
+from bot.services.trust import export, gamelog
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 

@@ -7,7 +7,7 @@ import pytest
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.errors import UserError
-from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 from bot.services.store import campaigns as svc
 from tests.services.helpers import CHANNEL, GM_ROLE, GUILD
 

@@ -6,8 +6,8 @@ import pytest
 
 from bot.db.engine import Database
 from bot.rules.systems.commands import NotInSystem
-from bot.services.context import Caller
-from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
 from bot.services.store import characters as svc
 from bot.services.store.campaigns import CampaignView, setup_campaign, update_settings
 from bot.services.store.characters import CharacterView, Proficiency
@@ -118,7 +118,7 @@ async def test_threshold_modifiers_and_roll_under_scores(db: Database) -> None:
 async def test_boon_raises_maximum_and_losing_it_caps(
     db: Database, pd_campaign: CampaignView, hero: CharacterView
 ) -> None:
-    from bot.services.fortune_table import set_boon
+    from bot.services.rolling.fortune_table import set_boon
     from bot.services.store.fortune import give_fortune
 
     given = await set_boon(db, gm_caller(), "Jade", True)

@@ -1,4 +1,4 @@
-"""The digests a verifier recomputes: the fast forms in bot/services/commitments.py give the
+"""The digests a verifier recomputes: the fast forms in bot/services/kit/commitments.py give the
 bytes the documented formulas give, for any value a roll can hold."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.services import commitments as cm
+from bot.services.kit import commitments as cm
 
 _SALT = st.binary(min_size=32, max_size=32).map(bytes.hex)
 _SCALAR = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()

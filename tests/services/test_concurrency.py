@@ -6,8 +6,8 @@ import asyncio
 import random
 
 from bot.db.engine import Database
-from bot.services.errors import FortuneAtMaximum, NoFortuneLeft
-from bot.services.fortune_table import set_boon
+from bot.services.kit.errors import FortuneAtMaximum, NoFortuneLeft
+from bot.services.rolling.fortune_table import set_boon
 from bot.services.store import fortune as svc
 from bot.services.store.characters import CharacterView, get_character_by_id
 from tests.services.helpers import gm_caller, origin

@@ -25,11 +25,13 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, ledger, ledger_names
 from bot.db.post_models import post_rolls, post_versions
 from bot.db.schema import metadata
-from bot.services import checks, gamelog, posts, privacy, rolls
-from bot.services import commitments as cm
-from bot.services.context import Caller
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.rolling import checks, rolls
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import create_character, set_proficiency, set_score
+from bot.services.table import posts
+from bot.services.trust import gamelog, privacy
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD
 

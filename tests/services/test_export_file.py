@@ -11,10 +11,10 @@ import re
 import pytest
 
 from bot.db.engine import Database
-from bot.services import export
-from bot.services.errors import InvalidValue, TooLarge
-from bot.services.rolls import roll_dice
+from bot.services.kit.errors import InvalidValue, TooLarge
+from bot.services.rolling.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
+from bot.services.trust import export
 from tests.services.helpers import CHANNEL, GUILD, gm_caller
 
 

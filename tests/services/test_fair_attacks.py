@@ -14,13 +14,14 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
-from bot.services import attacks, checks, export, fairness, fortune_table, rerolls, secrecy
-from bot.services.attacks import AttackOptions
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.rolling import attacks, checks, fortune_table, rerolls
+from bot.services.rolling.attacks import AttackOptions
 from bot.services.store import fortune
 from bot.services.store.campaigns import CampaignView, setup_campaign, update_settings
 from bot.services.store.characters import CharacterView, create_character, set_score
 from bot.services.store.ledger import find_number_in
+from bot.services.trust import export, fairness, secrecy
 from bot.words import Visibility
 from tests.dice.test_fair_docs import verifier
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, gm_caller, origin

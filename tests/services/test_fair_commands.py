@@ -16,11 +16,13 @@ from bot.db.engine import Database
 from bot.dice import fair
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
-from bot.services import export, fairness, generation, groups, prerolls, requests, turns
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.rolling import generation, groups, prerolls
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import CharacterView, create_character, party_add, set_score
 from bot.services.store.ledger import find_number_in, latest_rolls
+from bot.services.table import requests, turns
+from bot.services.trust import export, fairness
 from bot.words import RuleSystem
 from tests.dice.test_fair_docs import verifier
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller

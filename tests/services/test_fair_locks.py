@@ -15,12 +15,12 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, characters
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
-from bot.services import attacks, checks, rerolls
-from bot.services._sql import core_transaction, transaction
-from bot.services.attacks import AttackOptions
-from bot.services.context import Caller
-from bot.services.errors import StorageUnavailable
-from bot.services.rolls import roll_dice
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import StorageUnavailable
+from bot.services.kit.sql import core_transaction, transaction
+from bot.services.rolling import attacks, checks, rerolls
+from bot.services.rolling.attacks import AttackOptions
+from bot.services.rolling.rolls import roll_dice
 from bot.services.store.campaigns import setup_campaign, update_settings
 from bot.services.store.characters import create_character, set_armour, set_score
 from bot.services.store.ledger import latest_rolls

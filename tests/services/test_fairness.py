@@ -19,12 +19,12 @@ from bot.dice import fair
 from bot.dice import roll as dice_roll
 from bot.dice.fair import FairDice
 from bot.rules.systems.base import CheckOptions
-from bot.services import checks, export, fairness, groups, privacy, requests, secrecy
-from bot.services._sql import core_transaction
-from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NotAllowed
-from bot.services.inline import roll_text_in
-from bot.services.rolls import roll_dice
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import InvalidValue, NotAllowed
+from bot.services.kit.sql import core_transaction
+from bot.services.rolling import checks, groups
+from bot.services.rolling.inline import roll_text_in
+from bot.services.rolling.rolls import roll_dice
 from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import (
@@ -34,6 +34,8 @@ from bot.services.store.characters import (
     set_score,
 )
 from bot.services.store.ledger import find_number_in, latest_rolls
+from bot.services.table import requests
+from bot.services.trust import export, fairness, privacy, secrecy
 from bot.words import RuleSystem, Visibility
 from tests.dice.test_fair_docs import verifier
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller

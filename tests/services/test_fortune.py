@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bot.db.engine import Database
-from bot.services.errors import (
+from bot.services.kit.errors import (
     DuplicateInteraction,
     FortuneAtMaximum,
     InvalidValue,
     NoFortuneLeft,
     NotFound,
 )
-from bot.services.fortune_table import set_boon
+from bot.services.rolling.fortune_table import set_boon
 from bot.services.store import fortune as svc
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView, get_character_by_id

@@ -12,12 +12,13 @@ from sqlalchemy import func, select
 from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.rules import pen_and_dagger as pd
-from bot.services import checks, fortune_table, secrecy
-from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NoFortuneLeft, NotAllowed, NotFound
-from bot.services.serialize import to_jsonable
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import InvalidValue, NoFortuneLeft, NotAllowed, NotFound
+from bot.services.kit.serialize import to_jsonable
+from bot.services.rolling import checks, fortune_table
 from bot.services.store import fortune, ledger
 from bot.services.store.characters import CharacterView, get_character_by_id, set_score
+from bot.services.trust import secrecy
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
 

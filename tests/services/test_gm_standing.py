@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from bot.db.engine import Database
-from bot.services import sheets
-from bot.services.context import Caller
-from bot.services.errors import InvalidValue, NotAllowed
-from bot.services.export import export_campaigns, import_campaigns
-from bot.services.secrecy import GmTargets
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import InvalidValue, NotAllowed
 from bot.services.store import campaigns
 from bot.services.store.campaigns import MAX_KNOWN_GMS, CampaignView
+from bot.services.table import sheets
+from bot.services.trust import access
+from bot.services.trust.export import export_campaigns, import_campaigns
+from bot.services.trust.secrecy import GmTargets
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, gm_caller
 
 PLAYERS = 3_000_000_000_000_002
@@ -45,9 +46,9 @@ async def test_known_gms_are_added_once_capped_and_forgotten(
 async def test_a_gm_using_a_campaign_becomes_known_a_player_does_not(
     db: Database, pd_campaign: CampaignView
 ) -> None:
-    await sheets.campaign_here(db, player())
+    await access.campaign_here(db, player())
     assert await known(db, pd_campaign) == ()
-    await sheets.campaign_here(db, gm_caller())
+    await access.campaign_here(db, gm_caller())
     mod = Caller(user_id=MOD, channel_id=CHANNEL, guild_id=GUILD, manage_guild=True)
     await sheets.list_characters(db, mod)
     assert await known(db, pd_campaign) == (GM_USER, MOD)

@@ -16,13 +16,15 @@ from bot.db.engine import Database
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import RuleSystem, Visibility
 from bot.db.party_models import roll_request_targets
-from bot.services import checks, fortune_table, requests, secrecy
-from bot.services._sql import transaction
-from bot.services.context import Caller
-from bot.services.errors import NotFound
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import NotFound
+from bot.services.kit.sql import transaction
+from bot.services.rolling import checks, fortune_table
 from bot.services.store import ledger as ledger_svc
 from bot.services.store.campaigns import delete_campaign, setup_campaign
 from bot.services.store.characters import create_character, set_score
+from bot.services.table import requests
+from bot.services.trust import secrecy
 from tests.ledger_triggers import purge_newest_rolls
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin

@@ -15,11 +15,12 @@ from sqlalchemy import func, select
 
 from bot.db.engine import Database
 from bot.db.models import campaigns
-from bot.services import export, gamelog, imports, walks
-from bot.services.context import Caller
-from bot.services.errors import AlreadyExists, InvalidValue
+from bot.services.kit import walks
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import AlreadyExists, InvalidValue
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
+from bot.services.trust import export, gamelog, imports
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
 from tests.services.test_privacy_scale import pages_without_turns, ticking
 from tests.services.test_walks import _note_pages

@@ -6,9 +6,9 @@ import asyncio
 import random
 
 from bot.db.engine import Database
-from bot.services import inline
-from bot.services.context import Caller
-from bot.services.inline import InlineRollError
+from bot.services.kit.context import Caller
+from bot.services.rolling import inline
+from bot.services.rolling.inline import InlineRollError
 from bot.services.store.characters import CharacterView
 from tests.services.helpers import ALICE, CHANNEL, GUILD
 

@@ -14,11 +14,12 @@ from sqlalchemy import event, text
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.services import gamelog
-from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
+from bot.services.kit.errors import AlreadyRevealed, InvalidValue, NotFound
 from bot.services.store import ledger as svc
 from bot.services.store.campaigns import CampaignView, delete_campaign
 from bot.services.store.characters import CharacterView
+from bot.services.store.ledger import DuplicateInteraction
+from bot.services.trust import gamelog
 from bot.words import LedgerKind
 from tests.ledger_triggers import drop_triggers
 from tests.services.helpers import ALICE, BOB, origin
@@ -239,9 +240,7 @@ async def test_a_gap_in_the_chain_is_found_and_named(
 ) -> None:
     """Removing a row (possible only behind the database's triggers) breaks the next link."""
     for i in range(4):
-        await svc.record(
-            db, roll(pd_campaign.id, origin=svc.Origin(5, ALICE), request=f"r{i}")
-        )
+        await svc.record(db, roll(pd_campaign.id, origin=svc.Origin(5, ALICE), request=f"r{i}"))
     assert (await gamelog.check_campaign_log(db, pd_campaign)).intact
     await drop_triggers(db.engine)
     async with db.engine.begin() as connection:

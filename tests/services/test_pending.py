@@ -8,8 +8,8 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.services._sql import transaction
-from bot.services.errors import InvalidValue
+from bot.services.kit.errors import InvalidValue
+from bot.services.kit.sql import transaction
 from bot.services.store import ledger
 from bot.services.store import pending as svc
 from bot.services.store.campaigns import setup_campaign

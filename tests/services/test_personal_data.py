@@ -1,5 +1,5 @@
 """Every column that holds a person's id or their words is declared by a feature
-(bot/services/personal.py, docs/privacy.md "Declaring a feature's data").
+(bot/services/kit/personal.py, docs/privacy.md "Declaring a feature's data").
 
 The schema (bot/db metadata) is read, not a list: a table added later with a ``user_id``, a GM's
 id, a name or free text fails here, naming the table and column, until a feature's
@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import JSON, BigInteger, Column, MetaData, String, Table, Text
 
 from bot.db.schema import metadata
-from bot.services import personal
-from bot.services.personal import PersonalData
+from bot.services.kit import personal
+from bot.services.kit.personal import PersonalData
 
 #: Id columns by name: a user id, a list of them, a GM's, the person who opened something.
 ID_SUFFIXES = ("user_id", "user_ids", "player_ids", "opened_by", "author_id", "gm_id")

@@ -13,14 +13,15 @@ from sqlalchemy import select
 
 from bot.db.engine import Database
 from bot.db.preroll_models import prerolls as prerolls_table
-from bot.services import commitments as cm
-from bot.services import export, prerolls
-from bot.services.checks import CheckOptions
-from bot.services.context import Caller
-from bot.services.errors import InvalidValue
-from bot.services.privacy import erase_user
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import InvalidValue
+from bot.services.rolling import prerolls
+from bot.services.rolling.checks import CheckOptions
 from bot.services.store import ledger
 from bot.services.store.characters import CharacterView, set_score
+from bot.services.trust import export
+from bot.services.trust.privacy import erase_user
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, CHANNEL, GUILD, gm_caller
 

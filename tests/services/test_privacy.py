@@ -19,25 +19,15 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility, ledger
 from bot.db.party_models import roll_request_targets
 from bot.db.schema import metadata
-from bot.services import (
-    checks,
-    export,
-    fortune_table,
-    gamelog,
-    generation,
-    privacy,
-    requests,
-    rolls,
-    secrecy,
-)
-from bot.services import (
-    commitments as cm,
-)
-from bot.services.context import Caller
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.rolling import checks, fortune_table, generation, rolls
 from bot.services.store import campaigns as campaigns_svc
 from bot.services.store import fortune
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView, create_character, set_score
+from bot.services.table import requests
+from bot.services.trust import export, gamelog, privacy, secrecy
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD, origin
 
@@ -385,7 +375,8 @@ async def test_attack_damage_is_charged_to_the_work_budget(db: Database) -> None
     # must not get round the budget.
     from dataclasses import replace
 
-    from bot.services import attacks, budgets
+    from bot.services.kit import budgets
+    from bot.services.rolling import attacks
 
     campaign = await campaigns_svc.setup_campaign(
         db, GUILD, CHANNEL, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE]

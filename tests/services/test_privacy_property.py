@@ -19,7 +19,7 @@ them, in that server or everywhere, and compares every row of every table before
 - nothing holds the person's id afterwards, and the campaign's log still verifies.
 
 The plays are generated first (``derandomize``: the same every run) and played afterwards in
-one database, as tests/bot/test_fuzz.py does; a failure names the example's plays.
+one database, as tests/scenarios/test_fuzz.py does; a failure names the example's plays.
 """
 
 from __future__ import annotations
@@ -40,21 +40,9 @@ from bot.db.engine import Database
 from bot.db.models import RuleSystem
 from bot.db.schema import metadata
 from bot.errors import UserError
-from bot.services import (
-    attacks,
-    checks,
-    gamelog,
-    generation,
-    groups,
-    posts,
-    privacy,
-    requests,
-    rolls,
-    rounds,
-    turns,
-)
-from bot.services import commitments as cm
-from bot.services.context import Caller
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.rolling import attacks, checks, generation, groups, rolls
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import (
     create_character,
@@ -62,6 +50,8 @@ from bot.services.store.characters import (
     set_proficiency,
     set_score,
 )
+from bot.services.table import posts, requests, rounds, turns
+from bot.services.trust import gamelog, privacy
 
 EXAMPLES = 20
 #: Names anyone could pick, many of them words of everyone's commands or results.

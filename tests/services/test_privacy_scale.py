@@ -23,10 +23,12 @@ from sqlalchemy import event
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem
-from bot.services import checks, posts, privacy, rolls
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.rolling import checks, rolls
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import create_character, set_score
+from bot.services.table import posts
+from bot.services.trust import privacy
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GM_USER, GUILD
 

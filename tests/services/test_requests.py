@@ -11,12 +11,13 @@ import pytest
 
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
-from bot.services import requests, secrecy
-from bot.services._sql import transaction
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.kit.sql import transaction
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import create_character, set_score
+from bot.services.table import requests
+from bot.services.trust import secrecy
 from bot.words import LedgerKind
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD
 

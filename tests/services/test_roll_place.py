@@ -8,8 +8,8 @@ import random
 from sqlalchemy import text
 
 from bot.db.engine import Database, create_database
-from bot.services.context import Caller
-from bot.services.rolls import roll_dice
+from bot.services.kit.context import Caller
+from bot.services.rolling.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
 from bot.words import Visibility
 from tests.services.helpers import ALICE, CHANNEL, GUILD

@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database, create_database
 from bot.db.models import bot_state, scheduled_jobs
-from bot.services import scheduler
-from bot.services._sql import transaction
-from bot.services.clock import ManualClock, parse_duration
+from bot.services.kit.clock import ManualClock, parse_duration
+from bot.services.kit.sql import transaction
+from bot.services.table import scheduler
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 #: A guild id Discord places on shard 1 of 2: (id >> 22) % 2 == 1.

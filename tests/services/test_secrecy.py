@@ -18,13 +18,14 @@ from sqlalchemy.exc import DBAPIError
 
 from bot.db.engine import Database
 from bot.db.models import Visibility
-from bot.services import commitments as cm
-from bot.services import gamelog, secrecy
-from bot.services._sql import transaction
-from bot.services.context import Caller
-from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotAllowed
+from bot.services.kit import commitments as cm
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import AlreadyRevealed, InvalidValue, NotAllowed
+from bot.services.kit.sql import transaction
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
+from bot.services.store.ledger import DuplicateInteraction
+from bot.services.trust import gamelog, secrecy
 from tests.ledger_triggers import drop_triggers
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 

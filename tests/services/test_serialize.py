@@ -13,7 +13,7 @@ from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems import Reading, Tone, outcome_from_record, register, unregister
 from bot.rules.systems.base import SYSTEM_FIELD, Defaults
-from bot.services.serialize import to_jsonable
+from bot.services.kit.serialize import to_jsonable
 
 
 def _outcomes() -> list[tuple[Any, str]]:

@@ -12,12 +12,13 @@ import pytest
 from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility
 from bot.rules import roll_under
-from bot.services import groups, requests, stats
-from bot.services._sql import transaction
-from bot.services.context import Caller
+from bot.services.kit.context import Caller
+from bot.services.kit.sql import transaction
+from bot.services.rolling import groups, stats
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView, setup_campaign
 from bot.services.store.characters import create_character, party_add, set_score
+from bot.services.table import requests
 from tests.services.helpers import ALICE, BOB, CHANNEL, GM_ROLE, GUILD, origin
 
 CAROL = 4_000_000_000_000_003

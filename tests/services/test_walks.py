@@ -17,11 +17,13 @@ import pytest
 from sqlalchemy import text
 
 from bot.db.engine import Database
-from bot.services import export, gamelog, stats, walks
-from bot.services.context import Caller
-from bot.services.errors import TooLarge
+from bot.services.kit import walks
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import TooLarge
+from bot.services.rolling import stats
 from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
+from bot.services.trust import export, gamelog
 from tests.ledger_triggers import drop_triggers
 from tests.services.helpers import ALICE, CHANNEL, GUILD, gm_caller, origin
 from tests.services.test_privacy_scale import pages_without_turns, ticking

@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
 from bot.interaction import Interaction, answer, update_message
@@ -22,8 +22,8 @@ from bot.render.fair import rotation_text
 from bot.render.fortune import choice_embed, reroll_embed
 from bot.rules import pen_and_dagger as pd
 from bot.rules.systems.pen_and_dagger import fortune_roll, is_luck
-from bot.services import fortune_table
-from bot.services.checks import CheckResult
+from bot.services.rolling import fortune_table
+from bot.services.rolling.checks import CheckResult
 from bot.services.store.ledger import RollView
 from bot.tree import answer_error
 from bot.words import RollChoice, Visibility

@@ -6,15 +6,16 @@ from typing import Any
 
 import discord
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._views.noted import Noted
 from bot.db.engine import Database
 from bot.interaction import Interaction, answer, defer, update_message
 from bot.render import style
 from bot.render.history import history_embed
-from bot.services import delivery, history
-from bot.services.context import Caller
-from bot.services.history import HistoryFilter
+from bot.services.kit.context import Caller
+from bot.services.rolling import history
+from bot.services.rolling.history import HistoryFilter
+from bot.services.table import delivery
 from bot.tree import answer_error
 
 PAGE_TIMEOUT = 600.0

@@ -17,8 +17,8 @@ import discord
 from bot.cogs import _places as places
 from bot.permissions import OPTIONAL
 from bot.render.places import Capability, PlaceCheck
-from bot.services import delivery
 from bot.services.store.campaigns import CampaignView
+from bot.services.table import delivery
 
 Place = discord.abc.GuildChannel | discord.Thread
 

@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._options import DifficultyChoice, Secret, WordChoices
 from bot.cogs._views import ConfirmView
 from bot.cogs.campaign._check import check_places
@@ -21,10 +21,12 @@ from bot.render.fair import rotation_text, seed_line
 from bot.render.places import check_embed
 from bot.render.sheets import campaign_embed
 from bot.rules.systems import SYSTEMS
-from bot.services import dialects, fairness, posts, secrecy, sheets
-from bot.services import export as exports
-from bot.services.access import require_gm
+from bot.services.rolling import dialects
 from bot.services.store.campaigns import CampaignView
+from bot.services.table import posts, sheets
+from bot.services.trust import access, fairness, secrecy
+from bot.services.trust import export as exports
+from bot.services.trust.access import require_gm
 from bot.words import SecrecyCommand
 
 log = logging.getLogger(__name__)
@@ -221,7 +223,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     async def check(self, interaction: Interaction) -> None:
         bot = bot_of(interaction)
         caller = caller_from(interaction)
-        campaign = await sheets.campaign_here(bot.db, caller)
+        campaign = await access.campaign_here(bot.db, caller)
         require_gm(campaign, caller, "check the bot's permissions")
         await _send_check(interaction, campaign, followup=False)
 
@@ -229,7 +231,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
     @app_commands.guild_only()
     async def show(self, interaction: Interaction) -> None:
         db, caller = bot_of(interaction).db, caller_from(interaction)
-        campaign = await sheets.campaign_here(db, caller)
+        campaign = await access.campaign_here(db, caller)
         line = seed_line(await fairness.show(db, caller, campaign))
         await answer(interaction, line, embed=campaign_embed(campaign), ephemeral=True)
 
@@ -248,7 +250,7 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         self, interaction: Interaction, hours: app_commands.Range[int, 1, 8760] | None = None
     ) -> None:
         db, caller = bot_of(interaction).db, caller_from(interaction)
-        campaign = await sheets.campaign_here(db, caller)
+        campaign = await access.campaign_here(db, caller)
         seed = await fairness.set_period(db, caller, campaign, hours)
         said = f"every {hours} hours" if hours else "only by hand (and before it runs out)"
         await answer(interaction, f"The dice seed rotates {said}.\n{seed_line(seed)}")

@@ -1,4 +1,4 @@
-"""/post [text], /post-edit, /post-history: thin glue around bot/services/posts.py.
+"""/post [text], /post-edit, /post-history: thin glue around bot/services/table/posts.py.
 
 Discord lets a command either run or hold subcommands, not both, so `/post` itself posts and
 its companions are `/post-edit` and `/post-history`.
@@ -21,7 +21,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs._common import bot_of, caller_from
+from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._delivery import announce_rotations
 from bot.cogs._views.noted import Noted
 from bot.cogs.post._webhooks import Webhooks, hook_place
@@ -29,9 +29,9 @@ from bot.errors import UserError
 from bot.interaction import Interaction, answer, defer
 from bot.quoting import clip_text
 from bot.render import posts as view
-from bot.services import posts
-from bot.services.errors import InvalidValue, NotAllowed, NotFound
-from bot.services.inline import InlineRolls, find_rolls
+from bot.services.kit.errors import InvalidValue, NotAllowed, NotFound
+from bot.services.rolling.inline import InlineRolls, find_rolls
+from bot.services.table import posts
 from bot.tree import answer_error
 
 log = logging.getLogger(__name__)

@@ -28,7 +28,7 @@ together, group checks); every public name is re-exported here, so
 Pure code: every function that rolls takes a ``random.Random``; odds are exact ``Fraction``s.
 """
 
-from bot.rules.d20_check._common import MAX_ABS_BONUS, MAX_TARGET, MIN_TARGET
+from bot.rules.d20_check._d20 import MAX_ABS_BONUS, MAX_TARGET, MIN_TARGET
 from bot.rules.d20_check.attacks import (
     AttackInput,
     AttackOdds,

@@ -11,11 +11,11 @@ from bot.rules.common import (
     Advantage,
     kept_die_distribution,
 )
-from bot.rules.d20_check._common import MAX_TARGET, reroll_kept
-from bot.rules.d20_check._common import bonus as _bonus
-from bot.rules.d20_check._common import counts as _counts
-from bot.rules.d20_check._common import in_range as _in_range
-from bot.rules.d20_check._common import roll_kept as _roll_kept
+from bot.rules.d20_check._d20 import MAX_TARGET, reroll_kept
+from bot.rules.d20_check._d20 import bonus as _bonus
+from bot.rules.d20_check._d20 import counts as _counts
+from bot.rules.d20_check._d20 import in_range as _in_range
+from bot.rules.d20_check._d20 import roll_kept as _roll_kept
 from bot.rules.d20_check.checks import (
     ability_modifier,
     proficiency_bonus,

@@ -17,12 +17,12 @@ from bot.rules.common import (
     distribution,
     kept_die_distribution,
 )
-from bot.rules.d20_check._common import bonus as _bonus
-from bot.rules.d20_check._common import counts as _counts
-from bot.rules.d20_check._common import in_range as _in_range
-from bot.rules.d20_check._common import reroll_kept
-from bot.rules.d20_check._common import roll_kept as _roll_kept
-from bot.rules.d20_check._common import target as _target
+from bot.rules.d20_check._d20 import bonus as _bonus
+from bot.rules.d20_check._d20 import counts as _counts
+from bot.rules.d20_check._d20 import in_range as _in_range
+from bot.rules.d20_check._d20 import reroll_kept
+from bot.rules.d20_check._d20 import roll_kept as _roll_kept
+from bot.rules.d20_check._d20 import target as _target
 from bot.rules.errors import RulesError
 
 #: The six abilities when the campaign sets none (ruling 6).

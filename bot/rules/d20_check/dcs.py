@@ -6,7 +6,7 @@ import enum
 from collections.abc import Mapping
 
 from bot.quoting import quote
-from bot.rules.d20_check._common import bonus as _bonus
+from bot.rules.d20_check._d20 import bonus as _bonus
 from bot.rules.errors import RulesError
 
 # -------------------------------------------------------------------------- DCs from abilities

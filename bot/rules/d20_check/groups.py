@@ -11,7 +11,7 @@ from fractions import Fraction
 from bot.rules.common import (
     check_total,
 )
-from bot.rules.d20_check._common import target as _target
+from bot.rules.d20_check._d20 import target as _target
 from bot.rules.d20_check.checks import (
     CheckInput,
     CheckOutcome,

@@ -13,7 +13,7 @@ from bot.rules.common import (
     ONE_IN_20,
     roll_d20,
 )
-from bot.rules.d20_check._common import in_range as _in_range
+from bot.rules.d20_check._d20 import in_range as _in_range
 from bot.rules.d20_check.checks import (
     MAGIC_ITEM_SAVE_BONUS,
     MAX_MAGIC_BONUS,

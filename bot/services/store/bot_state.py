@@ -7,8 +7,8 @@ from sqlalchemy import select
 from bot.db.engine import Database
 from bot.db.models import bot_state
 from bot.db.types import utcnow
-from bot.services._sql import insert_for, transaction
-from bot.services.personal import PersonalData, declare
+from bot.services.kit.personal import PersonalData, declare
+from bot.services.kit.sql import insert_for, transaction
 
 
 async def get_value(db: Database, key: str) -> str | None:

@@ -19,10 +19,10 @@ from bot.quoting import quote
 from bot.rules.systems import System, UnknownSystem, system_for
 from bot.rules.systems.base import per_system
 from bot.rules.systems.d20 import SIX_ABILITIES as SIX_ABILITIES
-from bot.services import personal
-from bot.services._sql import Executor, core_transaction, insert_for, transaction
-from bot.services.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
-from bot.services.personal import Person, PersonalData, Shown, declare, holds_id, in_scope
+from bot.services.kit import personal
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
+from bot.services.kit.personal import Person, PersonalData, Shown, declare, holds_id, in_scope
+from bot.services.kit.sql import Executor, core_transaction, insert_for, transaction
 from bot.words import RuleSystem, SecrecyCommand, Visibility
 
 #: Ability names each system starts with (the registry's, by key).
@@ -81,7 +81,7 @@ class CampaignView:
     tiers: Tiers
     ability_names: tuple[str, ...]
     created_at: datetime
-    #: Default visibility per rolling command (only those a GM set; see services/secrecy.py).
+    #: Default visibility per rolling command (only those a GM set; see services/trust/secrecy.py).
     secrecy_defaults: Mapping[str, str] = field(default_factory=dict)
     #: The snowflake its rolls are numbered under (its first channel; bot/db/models.py).
     ledger_scope: int = 0
@@ -336,7 +336,7 @@ async def campaign_for_channel_in(
 
 
 #: Campaigns this process read, by id: (revision, view). A roll checks the revision inside a
-#: statement it runs anyway (bot/services/fairness.py ``here_in``), so a change made by any
+#: statement it runs anyway (bot/services/trust/fairness.py ``here_in``), so a change made by any
 #: process (settings, GMs, a move, an end) is seen at once.
 _REMEMBERED: dict[int, tuple[int, CampaignView]] = {}
 _REMEMBER_AT_MOST = 4096
@@ -451,7 +451,7 @@ async def delete_campaign(db: Database, campaign_id: int) -> None:
             raise NotFound("That campaign no longer exists.")
 
 
-# --- what a campaign keeps about a person (bot/services/personal.py) ------------------------
+# --- what a campaign keeps about a person (bot/services/kit/personal.py) ------------------------
 
 
 def campaign_ids_in(guild_id: int | None) -> Select[Any]:

@@ -49,11 +49,11 @@ from bot.quoting import escape, quote
 from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.rules.systems.commands import require as require_rule
-from bot.services import personal
-from bot.services._sql import Executor, insert_for, transaction
-from bot.services.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
-from bot.services.names import check_name, skeleton
-from bot.services.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
+from bot.services.kit import personal
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.kit.names import check_name, skeleton
+from bot.services.kit.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
+from bot.services.kit.sql import Executor, insert_for, transaction
 from bot.services.store.campaigns import CampaignView, get_campaign_in
 from bot.words import fortune_maximum
 
@@ -333,7 +333,7 @@ async def create_character(
     New characters get the campaign's fortune-boon default and no fortune dice, and join the
     party when the campaign says so (``party_auto_join``). The name may not read as another
     character's of the campaign, nor as ``reserved`` (the bot's names): see
-    bot/services/names.py.
+    bot/services/kit/names.py.
     """
     name = _clean_name(name, reserved)
     name_skeleton = skeleton(name)
@@ -606,7 +606,7 @@ async def lower_ac_in(session: Executor, character_id: int, amount: int) -> None
     """Add ``amount`` to the character's AC loss, atomically (never past the column's range).
 
     A negative ``amount`` gives AC back: a reroll whose critical took less than the roll it
-    replaced (bot/services/rerolls.py); the loss never goes below 0."""
+    replaced (bot/services/rolling/rerolls.py); the loss never goes below 0."""
     added = _C.c.ac_loss + amount
     await session.execute(
         update(_C)
@@ -727,7 +727,7 @@ async def party_add_all(db: Database, campaign_id: int) -> list[str]:
         return [str(r.name) for r in sorted(joined, key=lambda r: r.id)]
 
 
-# --- what a character keeps about its player (bot/services/personal.py) ---------------------
+# --- what a character keeps about its player (bot/services/kit/personal.py) ---------------------
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import characters
-from bot.services._sql import Executor, transaction
-from bot.services.errors import (
+from bot.services.kit.errors import (
     FortuneAtMaximum,
     InvalidValue,
     NoFortuneLeft,
     NotFound,
 )
+from bot.services.kit.sql import Executor, transaction
 from bot.services.store.ledger import NewRoll, Origin, record_in
 from bot.words import (
     BOON_FORTUNE_MAX,

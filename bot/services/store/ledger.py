@@ -6,13 +6,13 @@ triggers refuse anything else (migrations 0007 and 0008). Rows survive the
 deletion of their campaign or character (the foreign keys become NULL; ``character_name``,
 guild, channel and user stay). ``interaction_id`` is unique: recording the same Discord
 interaction twice stores one row, and the second caller gets
-:class:`~bot.services.errors.DuplicateInteraction`, which rolls its transaction back.
+:class:`DuplicateInteraction`, which rolls its transaction back.
 
 Every roll is recorded through :func:`record_in` (one row: any visibility, deduplicated by its
 interaction) or its batch form :func:`record_rolls_in` (a group roll's public member rows);
 both give each row the next public number of its scope, seal a hidden row with its
 salt and commitment, and link it into its campaign's (or channel's) hash chain; the byte
-formats are in :mod:`bot.services.commitments`. There is no other way to append a row.
+formats are in :mod:`bot.services.kit.commitments`. There is no other way to append a row.
 """
 
 from __future__ import annotations
@@ -51,14 +51,14 @@ from sqlalchemy.orm import Session
 from bot.db.engine import Database
 from bot.db.models import ledger, ledger_chains, ledger_names, ledger_salts
 from bot.db.types import utcnow
-from bot.services import commitments as cm
-from bot.services import walks
-from bot.services._sql import Executor, dialect_name, run_hot_sync, transaction
-from bot.services.errors import AlreadyRevealed, DuplicateInteraction, InvalidValue, NotFound
+from bot.services.kit import commitments as cm
+from bot.services.kit import walks
+from bot.services.kit.errors import AlreadyRevealed, InvalidValue, NotFound
+from bot.services.kit.sql import Executor, dialect_name, run_hot_sync, transaction
 from bot.words import LedgerKind, Visibility
 
 if TYPE_CHECKING:
-    from bot.services.context import Caller
+    from bot.services.kit.context import Caller
 
 _L = ledger
 
@@ -145,7 +145,7 @@ class Recorded:
     """A row as appended: its id (internal: buttons and foreign keys), its public ``number``
     (what stubs and results print), its chain link, and a hidden row's commitment.
 
-    ``duplicate`` only on the existing row a :class:`~bot.services.errors.DuplicateInteraction`
+    ``duplicate`` only on the existing row a :class:`DuplicateInteraction`
     carries (the interaction had been recorded already).
     """
 
@@ -154,6 +154,20 @@ class Recorded:
     number: int = 0
     chain: str = ""
     commitment: str | None = None
+
+
+class DuplicateInteraction(Exception):
+    """The interaction was already recorded (another shard or a retry got there first).
+
+    :func:`record_in` raises it inside the caller's transaction, so the
+    transaction's side effects roll back; the player is pointed to the roll (bot/tree.py).
+    ``roll_id`` is the public number the existing row printed, ``existing`` that row.
+    """
+
+    def __init__(self, roll_id: int, existing: Recorded | None = None) -> None:
+        super().__init__(f"interaction already recorded as ledger row {roll_id}")
+        self.roll_id = roll_id
+        self.existing = existing
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,14 +202,14 @@ class RollView:
 
     @property
     def identity(self) -> cm.Identity:
-        """What names this row forever (bot/services/commitments.py)."""
+        """What names this row forever (bot/services/kit/commitments.py)."""
         return cm.Identity(
             self.number, self.scope_id, self.guild_id, self.channel_id, self.created_at
         )
 
     def entry(self) -> bytes:
         """This row as its chain binds it (format 3: with its field digests, so its salts must
-        have been read; :class:`~bot.services.commitments.Unsalted` otherwise)."""
+        have been read; :class:`~bot.services.kit.commitments.Unsalted` otherwise)."""
         hidden = self.visibility is not Visibility.PUBLIC
         if self.format < cm.FORMAT:
             return cm.entry_encoding(
@@ -476,7 +490,7 @@ async def record_in(session: Executor, roll: NewRoll) -> Recorded:
     updated afterwards but for the reveal stamp).
 
     A duplicate interaction (INSERT ... ON CONFLICT DO NOTHING wrote nothing) raises
-    :class:`~bot.services.errors.DuplicateInteraction` with the existing row, so everything
+    :class:`DuplicateInteraction` with the existing row, so everything
     the caller's transaction changed rolls back with it (a number reserved for it stays
     unused: a gap, never a reuse).
     """
@@ -959,7 +973,7 @@ ERASABLE = frozenset({"user_id", "character_name", "request", "dice", "outcome"}
 async def tombstone_in(session: Executor, changes: Sequence[tuple[int, dict[str, Any]]]) -> None:
     """In a caller's transaction: replace rows' personal data with the tombstone (row id →
     new values), the second and last kind of change a ledger row can get
-    (bot/services/privacy.py decides what). One executemany per set of columns changed."""
+    (bot/services/trust/privacy.py decides what). One executemany per set of columns changed."""
     by_columns: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for roll_id, values in changes:
         if not values or not set(values) <= ERASABLE:
@@ -986,7 +1000,7 @@ async def hidden_unrevealed_since_in(
 ) -> bool:
     """Whether a hidden roll made since ``since`` in a campaign (or, ``scope_id``, outside
     campaigns in that place) is still unrevealed: the dice seed's hidden-roll key must stay
-    secret then (bot/services/fairness.py)."""
+    secret then (bot/services/trust/fairness.py)."""
     place = (
         _L.c.campaign_id == campaign_id
         if campaign_id is not None
@@ -1005,7 +1019,7 @@ async def hidden_unrevealed_since_in(
     return found is not None
 
 
-# --- reads for checking fair dice (bot/services/fairness.py) --------------------------------
+# --- reads for checking fair dice (bot/services/trust/fairness.py) --------------------------------
 
 
 async def outcomes_of_rollers_in(

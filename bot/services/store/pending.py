@@ -11,7 +11,7 @@ using it would have shown it), so the +2 / -2 is still owed; counting it from th
 ruling 4's "next test" without ever changing a roll already shown, and the GM can clear it.
 
 Rows stored before that rule, and the blind rows of a hidden-DC roll request (their die is
-shown to everyone, only pass/fail is hidden: bot/services/groups.py), still store theirs at
+shown to everyone, only pass/fail is hidden: bot/services/rolling/groups.py), still store theirs at
 once with its ``source_roll_id``: such a carry-over *waits* (not applied, and shown only to
 viewers who may see the source roll) until its source is revealed. A modifier without a source
 roll counts as public.
@@ -33,8 +33,8 @@ from bot.db.models import pending_modifiers
 from bot.db.party_models import roll_request_targets
 from bot.db.types import utcnow
 from bot.rules import threshold
-from bot.services._sql import Executor, insert_for, transaction
-from bot.services.errors import InvalidValue
+from bot.services.kit.errors import InvalidValue
+from bot.services.kit.sql import Executor, insert_for, transaction
 from bot.services.store import characters, ledger
 from bot.words import LedgerKind, Visibility
 
@@ -302,10 +302,11 @@ def _counted(attack: ledger.RollView, reroll: ledger.RollView | None, unseen: in
 
 async def ac_loss_on_reveal_in(session: Executor, row: ledger.RollView) -> int:
     """In the reveal's transaction: store the AC a hidden critical hit took from its target
-    (d20 check rule 7; bot/services/attacks.py records it in the row and stores it at once only
+    (d20 check rule 7; bot/services/rolling/attacks.py records it in the row and stores it at
+    once only
     for a public attack). Returns the change stored (0 for any other row; below 0: AC given back).
 
-    A rerolled attack (``/reroll``, bot/services/rerolls.py) counts as its reroll once the
+    A rerolled attack (``/reroll``, bot/services/rolling/rerolls.py) counts as its reroll once the
     reroll is seen, as its original while only that is: each reveal stores the difference it
     makes, so revealing the two in either order ends with the reroll's loss.
     """

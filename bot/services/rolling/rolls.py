@@ -1,0 +1,183 @@
+"""The generic dice roller behind /roll: any channel, no campaign needed, always recorded."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from dataclasses import dataclass
+
+from bot.db.engine import Database
+from bot.dice import RollResult, parse_many, roll_many
+from bot.dice.batch import Batch
+from bot.dice.dialects import DEFAULT_DIALECT
+from bot.services.kit import budgets
+from bot.services.kit.context import Caller
+from bot.services.kit.errors import NoCampaign
+from bot.services.kit.sql import Executor, core_transaction
+from bot.services.store import ledger
+from bot.services.store.campaigns import (
+    CampaignView,
+    campaign_at_revision_in,
+    campaign_for_channel_in,
+)
+from bot.services.trust import fairness, secrecy
+from bot.words import LedgerKind, SecrecyCommand, Visibility
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRoll:
+    """A recorded generic roll."""
+
+    roll_id: int
+    results: tuple[RollResult, ...]  # one per roll: repeats (6#4d6) and rolls separated by ;
+    label: str | None
+    visibility: Visibility = Visibility.PUBLIC
+    #: SHA-256 commitment of a hidden roll (shown on its public stub).
+    commitment: str | None = None
+    campaign: CampaignView | None = None
+    #: The public number printed as ``#N`` and the row's chain link (docs/secret-rolls.md).
+    number: int = 0
+    chain: str = ""
+    #: Canonical notation of everything rolled, e.g. ``6#4d6kh3`` or ``1d20+5; 2d6``.
+    notation: str = ""
+    #: The seed rotation this roll set off (its old seed revealed), to announce.
+    rotation: fairness.Rotation | None = None
+
+    @property
+    def result(self) -> RollResult:
+        """The first (usually only) roll."""
+        return self.results[0]
+
+    @property
+    def gm_targets(self) -> secrecy.GmTargets:
+        """Where the GM copy of a hidden roll goes."""
+        return secrecy.GmTargets.of(self.campaign)
+
+
+async def roll_dice(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    expression: str,
+    *,
+    label: str | None = None,
+    request: str,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = SecrecyCommand.ROLL,
+    dialect: str | None = None,
+) -> DiceRoll:
+    """Parse (limits checked before any die), roll and record one command's rolls.
+
+    Several rolls (``6#4d6kh3``, ``1d20+5; 2d6``) are one ledger row: every term keeps the
+    index of its roll, and the outcome lists each total.
+
+    In a campaign's channel the row is filed under that campaign, so /history finds it.
+    ``visibility`` None means the campaign's default for ``command`` ("roll" or "gm-roll");
+    hidden rolls are recorded with their commitment (services/trust/secrecy.py).
+    """
+    async with core_transaction(db) as session:
+        # One statement: the place's campaign and dice dialects, and with fair dice the draw
+        # (a DiceError or OverBudget below rolls it back: nothing changes).
+        here = await fairness.here_in(session, caller, draw=fairness.chosen_source(rng))
+        if dialect is None:  # the player's, else the campaign's (bot/services/rolling/dialects.py)
+            dialect = here.own_dialect or here.campaign_dialect or DEFAULT_DIALECT
+        batch = parse_many(expression, dialect)
+        budgets.charge(caller, budgets.dice_work(batch))
+        return await roll_batch_in(
+            session,
+            rng,
+            caller,
+            batch,
+            label=label,
+            request=request,
+            visibility=visibility,
+            command=command,
+            here=here,
+        )
+
+
+async def roll_batch_in(
+    session: Executor,
+    rng: random.Random,
+    caller: Caller,
+    batch: Batch,
+    *,
+    label: str | None = None,
+    request: str,
+    visibility: Visibility | str | None = Visibility.PUBLIC,
+    command: str = SecrecyCommand.ROLL,
+    here: fairness.Here | None = None,
+) -> DiceRoll:
+    """:func:`roll_dice` in the caller's transaction, for a batch already parsed and charged
+    (the inline rolls of a post: bot/services/rolling/inline.py). ``here``: what
+    :func:`fairness.here_in` found in this transaction (the campaign, the draw taken)."""
+    label = " ".join(label.split()) if label else None
+    campaign: CampaignView | None = None
+    if here is not None:
+        if here.campaign_id is not None:
+            campaign = await campaign_at_revision_in(session, here.campaign_id, here.revision)
+    elif caller.guild_id is not None:
+        with contextlib.suppress(NoCampaign):
+            campaign = await campaign_for_channel_in(
+                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
+            )
+    if command == SecrecyCommand.GM_ROLL:
+        secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
+    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    draw = None
+    if fairness.chosen_source(rng):
+        if here is not None and here.taken is not None:
+            draw = await fairness.draw_here_in(session, caller, here, chosen)
+        else:
+            campaign_id = campaign.id if campaign else None
+            draw = await fairness.draw_in(session, caller, campaign_id, chosen)
+        rng = draw.rng
+    results = roll_many(batch, rng)
+    if len(results) == 1:
+        result = results[0]
+        record = result.to_record()
+        dice = record["terms"]
+        outcome: dict[str, object] = {
+            "total": result.total,
+            "label": label,
+            "expression": result.expression,
+        }
+        if result.compared is not None:
+            outcome["passed"] = result.passed
+    else:
+        dice = [
+            {**term, "roll": index}
+            for index, rolled in enumerate(results)
+            for term in rolled.to_record()["terms"]
+        ]
+        outcome = {
+            "totals": [r.total for r in results],
+            "label": label,
+            "expression": batch.text,
+        }
+    if draw is not None:
+        outcome["fair"] = draw.record()
+    recorded = await ledger.record_in(
+        session,
+        ledger.NewRoll(
+            origin=ledger.Origin.of(caller),
+            kind=LedgerKind.ROLL,
+            request=request,
+            dice=dice,
+            outcome=outcome,
+            visibility=chosen,
+            campaign_id=campaign.id if campaign else None,
+        ),
+    )
+    return DiceRoll(
+        recorded.id,
+        results,
+        label,
+        chosen,
+        recorded.commitment,
+        campaign,
+        recorded.number,
+        recorded.chain,
+        batch.text,
+        draw.rotation if draw is not None else None,
+    )

@@ -1,0 +1,165 @@
+"""Small edges: expired buttons and forms answered privately, ``allowed_mentions`` on every
+message the bot sends or edits, server-only commands not offered in DMs, and the whole
+campaign in the party in one step."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from typing import Any
+
+import discord
+import pytest
+
+import bot.cogs
+from bot.cogs._views.noted import Noted
+from tests.scenarios.conftest import (
+    Table,
+    final_answer,
+    make_character,
+    message_text,
+    start_campaign,
+)
+from tests.scenarios.places import open_thread
+from tests.scenarios.test_permissions import every_permission, session
+from tests.scenarios.test_posts import setup_table
+
+_MESSAGE_ROUTES = re.compile(
+    r"^(POST|PATCH) (/channels/\d+/messages(/\d+)?|/webhooks/\d+/[^/]+(/messages/[^/]+)?)$"
+)
+
+
+def _bodies(table: Table) -> list[tuple[str, dict[str, Any]]]:
+    """Every message body the bot sent or edited: channel posts and edits, webhook posts
+    and edits, and interaction callbacks that carry a message."""
+    found = []
+    for request in table.env.http_requests:
+        name = f"{request.method} {request.path}"
+        body = request.json if isinstance(request.json, dict) else None
+        if body is None:
+            continue
+        if request.path.startswith("/interactions/"):
+            if body.get("type") in (4, 7) and isinstance(body.get("data"), dict):
+                found.append((name, body["data"]))
+        elif _MESSAGE_ROUTES.match(name):
+            found.append((name, body))
+    return found
+
+
+@pytest.mark.usefixtures("discord_thread_rules")
+async def test_every_message_the_bot_sends_or_edits_carries_allowed_mentions(
+    table: Table,
+) -> None:
+    await session(table, every_permission())  # GM copies, reveals, requests, clock, /post
+    # A roll request in a thread, answered and closed by its deadline: edits in place.
+    scene = open_thread(table, table.table, "Edits")
+    await table.gm.slash(
+        scene, "gm request roll", ability="DEX", characters="Ayla, Bram", dc=10, deadline="1h"
+    )
+    request = [m for m in scene.history() if m.components][-1]
+    table.dice(12)
+    await table.alice.click(request, label="Roll")
+    await table.gm.slash(scene, "gm request extend", by="1h")
+    await table.env.advance_time(3 * 3600)
+    bodies = _bodies(table)
+    assert len(bodies) > 20
+    missing = [name for name, body in bodies if "allowed_mentions" not in body]
+    assert missing == [], missing
+
+
+async def test_an_expired_button_is_answered_privately_with_what_to_do(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"DEX": 14})
+    asked = await table.alice.slash(table.table, "character delete", name="Ayla")
+    prompt = final_answer(asked)
+    assert prompt.components, message_text(prompt)
+    await table.env.advance_time(3600)  # the confirmation's time runs out
+    late = await table.alice.click(prompt, label=prompt.components[0]["components"][0]["label"])
+    assert late.response is not None and late.response.ephemeral
+    assert "This button has expired" in late.response.content
+    unhandled = {"command": "view", "outcome": "unhandled"}
+    assert table.bot.ops.metrics.sample("pbp_commands_total", unhandled) == 1
+
+
+def _leaves(command: Any) -> list[Any]:
+    children = getattr(command, "commands", None)
+    if not children:
+        return [command]
+    return [leaf for child in children for leaf in _leaves(child)]
+
+
+async def test_commands_that_need_a_server_are_not_offered_in_dms(table: Table) -> None:
+    offered = {name.split()[0] for name in table.env.create_user("dana").available_commands()}
+    server_only = {
+        command.name
+        for command in table.bot.tree.get_commands()
+        if all(getattr(leaf, "guild_only", False) for leaf in _leaves(command))
+        or getattr(command, "guild_only", False)
+    }
+    assert {"campaign", "character", "party", "gm", "turns"} <= server_only
+    assert offered & server_only == set(), offered & server_only
+    # What is offered works there: a roll, the help, one's own settings and data.
+    assert {"roll", "help", "me", "privacy"} <= offered
+
+
+async def test_the_gm_adds_every_character_to_the_party_in_one_step(table: Table) -> None:
+    await start_campaign(table, "d20-check")
+    # New campaigns: new characters join the party at once.
+    await make_character(table, table.alice, "Ayla", {"DEX": 14})
+    shown = final_answer(await table.gm.slash(table.table, "party show"))
+    assert "Ayla" in message_text(shown)
+    done = await table.gm.slash(table.table, "campaign set party-auto-join", on=False)
+    assert "Setting saved" in final_answer(done).content
+    await make_character(table, table.bob, "Bram", {"DEX": 12})
+    await make_character(table, table.carol, "Cyn", {"DEX": 10})
+    asked = await table.gm.slash(table.table, "gm request roll", ability="DEX")
+    assert "Ayla" in message_text(final_answer(asked)) and "Bram" not in message_text(
+        final_answer(asked)
+    )
+    refused = final_answer(await table.bob.slash(table.table, "party add-all"))
+    assert refused.ephemeral and "Only the campaign's GM" in refused.content
+    joined = final_answer(await table.gm.slash(table.table, "party add-all"))
+    assert not joined.ephemeral and joined.content == "**Bram**, **Cyn** join the party."
+    party = message_text(final_answer(await table.gm.slash(table.table, "party show")))
+    assert all(name in party for name in ("Ayla", "Bram", "Cyn"))
+    again = final_answer(await table.gm.slash(table.table, "party add-all"))
+    assert again.ephemeral and "already" in again.content
+
+
+def _bot_classes(base: type) -> list[type]:
+    found, todo = [], list(base.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        if cls.__module__.startswith("bot."):
+            found.append(cls)
+    return found
+
+
+def test_every_view_form_and_persistent_button_notes_what_it_takes() -> None:
+    """The stale cog answers any click no view noted: a view that forgot to note would be
+    answered "expired" whenever its own answer took a moment."""
+    for module in pkgutil.walk_packages(bot.cogs.__path__, "bot.cogs."):
+        importlib.import_module(module.name)
+    kinds = (discord.ui.View, discord.ui.Modal, discord.ui.DynamicItem)
+    classes = {cls for kind in kinds for cls in _bot_classes(kind)}
+    assert len(classes) >= 7  # confirm, pagers, post form and button, three persistent ones
+    assert [cls.__qualname__ for cls in classes if not issubclass(cls, Noted)] == []
+    assert [cls.__qualname__ for cls in classes if "interaction_check" in vars(cls)] == []
+
+
+async def test_a_form_sent_after_it_expired_gives_the_player_their_text(table: Table) -> None:
+    await setup_table(table)
+    shown = await table.alice.slash(table.table, "post")
+    assert shown.modal is not None
+    field = shown.modal["components"][0]["components"][0]
+    await table.env.advance_time(2 * 3600)  # the form's half hour runs out while they write
+    text = "Ayla waits by the gate, *watching* the road."
+    late = await table.alice.submit_modal(shown, {field["custom_id"]: text})
+    assert late.response is not None and late.response.ephemeral
+    assert "This form expired" in late.response.content
+    (attached,) = late.response.attachments
+    assert attached.filename == "your-text.txt"
+    assert (await attached.read()).decode() == text
+    assert not [m for m in table.table.history() if m.webhook_id is not None]  # nothing posted

@@ -9,6 +9,10 @@ A scripted face serves either way the code rolls: the rules' ``randint(a, b)`` (
 in ``a..b``), or the dice engine's ``randbytes`` draws, where the engine turns each 8-byte
 little-endian word ``x`` into the face ``x % sides + 1`` (docs/dice.md, "Randomness"), so the
 word ``face - 1`` forces ``face`` on any die with at least that many sides.
+
+``WorldRandom(seed)`` keeps the two apart, for differential tests whose worlds roll different
+numbers of dice: ``faces`` script only ``randint`` d20s, ``byte_faces`` only single dice of
+the engine, so an extra die in one world never eats another world's scripted d20.
 """
 
 from __future__ import annotations
@@ -58,3 +62,19 @@ class ScriptedRandom(random.Random):
         chunk = [self.faces.popleft() for _ in range(words)]
         self.used += words
         return b"".join((face - 1).to_bytes(8, "little") for face in chunk)
+
+
+class WorldRandom(ScriptedRandom):
+    """Seeded; the next d20s (``randint``, from ``faces``) and the next single dice of /roll
+    (``randbytes``, from ``byte_faces``; see bot/dice/roller.py) are scripted apart."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed=seed)
+        #: Faces of the engine's next single dice (8-byte draws), apart from ``faces``.
+        self.byte_faces: deque[int] = deque()
+
+    def randbytes(self, n: int) -> bytes:
+        if self.byte_faces and n == 8:
+            self.used += 1
+            return (self.byte_faces.popleft() - 1).to_bytes(8, "little")
+        return random.Random.randbytes(self, n)

@@ -8,19 +8,16 @@ even after the newest rows are deleted again, on SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 
 from bot.db.engine import create_database
-from bot.db.migrate import downgrade_to, upgrade_to, upgrade_to_head
+from bot.db.migrate import upgrade_to, upgrade_to_head
 from bot.db.models import RuleSystem
 from bot.db.schema import metadata
 from bot.services.kit.context import Caller
@@ -30,7 +27,6 @@ from bot.services.store.characters import create_character, set_score
 from bot.services.table import requests
 
 ROOT = Path(__file__).resolve().parents[2]
-BEFORE = "0005_secrecy"
 REVISION = "0006_ids_never_reused"
 #: The tables whose ids buttons, messages and commands show.
 NEVER_REUSED = {
@@ -61,22 +57,6 @@ def _migration() -> ModuleType:
 
 #: The 0005 tables, frozen in the migration: rows are written as a 0005 bot wrote them.
 OLD = {t.name: t for t in _migration()._schema(autoincrement=False)}
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url_at_0005(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database at 0005; on PostgreSQL the shared test database, at head afterwards."""
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'at-0005.sqlite3'}"
-        asyncio.run(upgrade_to(url, BEFORE))
-        yield url
-        return
-    url = str(request.getfixturevalue("pg_migrated"))
-    asyncio.run(downgrade_to(url, "base"))
-    asyncio.run(upgrade_to(url, BEFORE))
-    yield url
-    asyncio.run(downgrade_to(url, "base"))
-    asyncio.run(upgrade_to_head(url))
 
 
 class Seen:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import Connection, inspect, text
@@ -23,18 +20,6 @@ from bot.services.trust import gamelog, secrecy
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = {table.name for table in metadata.sorted_tables}
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database URL; on PostgreSQL the shared test database, at head afterwards."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'empty.sqlite3'}"
-        return
-    url = str(request.getfixturevalue("pg_migrated"))
-    asyncio.run(downgrade_to(url, "base"))
-    yield url
-    asyncio.run(upgrade_to_head(url))
 
 
 def _diff(connection: Connection) -> list[object]:

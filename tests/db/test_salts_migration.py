@@ -3,14 +3,10 @@ keep verifying, and erasing a player who rolled before it leaves the log intact.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
-import pytest
 from sqlalchemy import inspect, text
 
 from bot.db.engine import Database, create_database
@@ -24,19 +20,6 @@ from bot.services.trust import gamelog, privacy, secrecy
 GUILD, CHANNEL = 1_100_000_000_000_011, 2_200_000_000_000_022
 SYBIL = 4_700_000_000_000_007
 OTHER = 4_900_000_000_000_009
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database URL; on PostgreSQL the shared test database, at head afterwards."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'old.sqlite3'}"
-        return
-    url = str(request.getfixturevalue("pg_migrated"))
-    asyncio.run(downgrade_to(url, "base"))
-    yield url
-    asyncio.run(downgrade_to(url, "base"))
-    asyncio.run(upgrade_to_head(url))
 
 
 async def _format_1_rolls_before_0007(database: Database) -> None:

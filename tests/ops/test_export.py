@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select, update
 
-from bot.db.engine import Database, create_database
+from bot.db.engine import Database
 from bot.db.models import RuleSystem, Visibility, campaigns, characters, ledger
 from bot.services.kit import commitments as cm
 from bot.services.kit.context import Caller
@@ -29,7 +28,6 @@ from bot.services.trust.export import (
     load,
 )
 from bot.words import LedgerKind
-from tests.conftest import truncate_all
 
 GUILD = 1_100_000_000_000_001
 CHANNEL = 2_100_000_000_000_001
@@ -39,25 +37,6 @@ ALICE = 4_100_000_000_000_001
 BOB = 4_100_000_000_000_002
 #: Discord's upload limit for a server without boosts (what /campaign export passes).
 LIMIT = 25 * 2**20
-
-
-@pytest.fixture
-async def sqlite_db(database_url: str) -> AsyncIterator[Database]:
-    database = create_database(database_url)
-    try:
-        yield database
-    finally:
-        await database.dispose()
-
-
-@pytest.fixture
-async def pg_db(pg_migrated: str) -> AsyncIterator[Database]:
-    database = create_database(pg_migrated)
-    await truncate_all(database)
-    try:
-        yield database
-    finally:
-        await database.dispose()
 
 
 async def ledger_rows_by_number(db: Database) -> dict[int, dict[str, Any]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.ops.metrics import Metrics
-from tests.scenarios.conftest import Table, start_campaign
+from tests.fixtures.table import Table, start_campaign
 
 BOT = Path(__file__).resolve().parents[2] / "bot"
 

@@ -13,15 +13,12 @@ import asyncio
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from sqlalchemy import text
 
 from bot.db.engine import create_database
-from bot.db.migrate import MIGRATIONS_DIR, upgrade_to_head
-from tests.conftest import reset_schema
+from bot.db.migrate import MIGRATIONS_DIR
 
 from .test_cli import _env
 
@@ -68,28 +65,13 @@ def _head() -> str:
     return head
 
 
-@pytest.fixture
-def empty_pg(pg_migrated: str) -> Iterator[str]:
-    """The PostgreSQL test database with nothing in it; at head again afterwards."""
-    asyncio.run(reset_schema(pg_migrated))
-    yield pg_migrated
-    asyncio.run(upgrade_to_head(pg_migrated))
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'data' / 'pbp-dice.sqlite3'}"
-    return str(request.getfixturevalue("empty_pg"))
-
-
 def test_processes_started_at_once_on_an_empty_database_all_migrate_and_carry_on(
-    empty_url: str, tmp_path: Path
+    unmigrated_url: str, tmp_path: Path
 ) -> None:
-    done = _finish(_start(empty_url, tmp_path))
+    done = _finish(_start(unmigrated_url, tmp_path))
     assert [status for status, _ in done] == [0] * PROCESSES, [err for _, err in done]
     assert not any("Traceback" in err or "Cannot open" in err for _, err in done)
-    assert asyncio.run(_head_of(empty_url)) == _head()
+    assert asyncio.run(_head_of(unmigrated_url)) == _head()
     # Each step ran once, by whichever process came first; the others found nothing to do.
     ran = [err.count("Running upgrade") for _, err in done]
     assert sorted(ran)[:-1] == [0] * (PROCESSES - 1) and max(ran) > 0

@@ -32,7 +32,7 @@ from bot.services.store.campaigns import setup_campaign
 from bot.services.store.ledger import NewRoll, Origin, record
 from bot.services.trust import gamelog, secrecy
 from bot.words import LedgerKind, RuleSystem
-from tests.conftest import reset_schema, truncate_all
+from tests.fixtures.databases import truncate_all
 from tests.ops.test_export import CHANNEL, GUILD, _hidden_revealed, fill
 
 from .test_cli import _env
@@ -119,32 +119,21 @@ async def _verdicts(db: Database, rolls: list[dict[str, Any]]) -> list[tuple[Any
     return found
 
 
-@pytest.fixture(params=["postgresql", "sqlite"])
-def empty_target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty database to move into: PostgreSQL's test database with no rows, or a new
-    SQLite file (nothing in it: the move migrates it)."""
-    if request.param == "sqlite":
-        return f"sqlite+aiosqlite:///{tmp_path / 'new' / 'pbp-dice.sqlite3'}"
-    url = str(request.getfixturevalue("pg_migrated"))
-    asyncio.run(reset_schema(url))  # not even migrated: the move must do it
-    return url
-
-
 async def test_a_move_keeps_every_row_and_id_and_every_roll_still_verifies(
-    tmp_path: Path, empty_target: str
+    tmp_path: Path, unmigrated_url: str
 ) -> None:
     source = await _source(tmp_path)
     before = await _rows(source)
     assert len(before["ledger"]) >= 10 and before["posts"] and before["post_versions"]
     assert sum(1 for rows in before.values() if rows) >= 12  # most tables hold rows
-    moved = await move(source, empty_target)
+    moved = await move(source, unmigrated_url)
     assert moved.total == sum(len(rows) for rows in before.values())
 
-    after = await _rows(empty_target)
+    after = await _rows(unmigrated_url)
     assert after == before  # every table, row for row, ids included
 
     rolls = [row for row in before["ledger"] if row["channel_id"] is not None]
-    old, new = create_database(source), create_database(empty_target)
+    old, new = create_database(source), create_database(unmigrated_url)
     try:
         verdicts = await _verdicts(new, rolls)
         assert verdicts == await _verdicts(old, rolls)
@@ -168,19 +157,19 @@ async def test_a_move_keeps_every_row_and_id_and_every_roll_still_verifies(
 
 
 async def test_a_target_that_holds_data_is_refused_and_left_as_it_was(
-    tmp_path: Path, empty_target: str
+    tmp_path: Path, unmigrated_url: str
 ) -> None:
     source = await _source(tmp_path)
-    db = create_database(empty_target)
+    db = create_database(unmigrated_url)
     try:
-        await move(source, empty_target)
+        await move(source, unmigrated_url)
         if db.dialect == "postgresql":  # keep a single row, to show one row is enough
             await truncate_all(db)
             await setup_campaign(db, GUILD + 1, CHANNEL, RuleSystem.THRESHOLD)
-        held = await _rows(empty_target)
+        held = await _rows(unmigrated_url)
         with pytest.raises(UserError, match=r"already holds data: .*campaigns \(\d+\)"):
-            await move(source, empty_target)
-        assert await _rows(empty_target) == held
+            await move(source, unmigrated_url)
+        assert await _rows(unmigrated_url) == held
     finally:
         await db.dispose()
 
@@ -192,9 +181,9 @@ async def test_a_move_into_the_same_database_is_refused(tmp_path: Path) -> None:
         await move(source, same)
 
 
-def test_the_command_moves_sqlite_and_says_what_it_did(tmp_path: Path, empty_target: str) -> None:
+def test_the_command_moves_sqlite_and_says_what_it_did(tmp_path: Path, unmigrated_url: str) -> None:
     source = asyncio.run(_source(tmp_path))
-    command = [sys.executable, "-m", "bot", "move", "--to", empty_target]
+    command = [sys.executable, "-m", "bot", "move", "--to", unmigrated_url]
     done = subprocess.run(
         command, cwd=tmp_path, env=_env(DATABASE_URL=source), capture_output=True, text=True
     )

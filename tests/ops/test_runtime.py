@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import gc
 import gzip
-import io
 import json
-import logging
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import aiohttp
@@ -21,8 +18,6 @@ from bot import app
 from bot.app import create_bot
 from bot.config import Settings
 from bot.db.models import campaigns, ledger
-from bot.log_context import QUIET_DRIVERS, install_log_context
-from bot.logs import setup_logging
 from bot.ops import RESTARTING, Operations
 from bot.ops.inflight import InFlight
 from bot.ops.server import OpsServer
@@ -32,7 +27,7 @@ from bot.services.store import characters
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.table import requests as request_service
 from bot.services.trust import access, fairness
-from tests.scenarios.conftest import SEED, Table, make_character, message_text, start_campaign
+from tests.fixtures.table import SEED, Table, make_character, message_text, start_campaign
 
 
 async def _get(port: int, path: str) -> tuple[int, str]:
@@ -169,27 +164,6 @@ async def test_in_flight_wait_is_bounded_and_ends_when_the_last_one_finishes() -
     assert not await in_flight.wait_idle(0.01)
     in_flight.exit()
     assert await in_flight.wait_idle(0.01)
-
-
-@pytest.fixture
-def json_logs() -> Iterator[Any]:
-    """What `python -m bot` sets up with LOG_FORMAT=json and LOG_LEVEL=DEBUG, into a buffer."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    drivers = {name: logging.getLogger(name).level for name in QUIET_DRIVERS}
-    setup_logging("DEBUG", "json")
-    install_log_context()
-    buffer = io.StringIO()
-    for handler in root.handlers:
-        assert isinstance(handler, logging.StreamHandler)
-        handler.setStream(buffer)
-    try:
-        yield buffer.getvalue
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        for name, driver_level in drivers.items():
-            logging.getLogger(name).setLevel(driver_level)
 
 
 @pytest.mark.parametrize("token", ["fake-token-123"])

@@ -139,19 +139,6 @@ CASES: list[tuple[dict[str, str], str]] = [
 ]
 
 
-@pytest.fixture
-def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No setting from the machine or a .env: only what a case sets."""
-    for name in Settings.model_fields:
-        monkeypatch.delenv(name.upper(), raising=False)
-    monkeypatch.chdir(tmp_path)
-    # The process's logging is the subprocess tests' business; keep pytest's own here.
-    monkeypatch.setattr(bot.logs, "setup_logging", lambda *args: None)
-    monkeypatch.setattr(bot.log_context, "install_log_context", lambda: None)
-    monkeypatch.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path / 'pbp.sqlite3'}")
-    return tmp_path
-
-
 def _start(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
     capsys.readouterr()
     with pytest.raises(SystemExit) as stopped:
@@ -161,7 +148,7 @@ def _start(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[st
 
 @pytest.mark.parametrize(("env", "line"), CASES, ids=["+".join(env) for env, _ in CASES])
 def test_a_bad_setting_is_one_line_and_exit_status_1(
-    clean: Path,
+    clean_env: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     env: dict[str, str],
@@ -172,7 +159,7 @@ def test_a_bad_setting_is_one_line_and_exit_status_1(
     status, said = _start(capsys, "migrate")
     assert (status, said) == (1, [line])
     assert "hunter2" not in line and "abc.def" not in line  # no secret repeated
-    assert not (clean / "pbp.sqlite3").exists()  # nothing was touched
+    assert not (clean_env / "pbp.sqlite3").exists()  # nothing was touched
 
 
 def test_every_setting_has_a_case_here() -> None:
@@ -181,7 +168,7 @@ def test_every_setting_has_a_case_here() -> None:
 
 
 def test_several_bad_settings_are_one_line_each(
-    clean: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("METRICS_PORT", "0")
     monkeypatch.setenv("LOG_FORMAT", "yaml")
@@ -192,7 +179,7 @@ def test_several_bad_settings_are_one_line_each(
 
 
 def test_a_missing_driver_says_what_to_install(
-    clean: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(bot.config, "_installed", lambda module: module != "asyncpg")
     monkeypatch.setenv("DATABASE_URL", "postgresql+asyncpg://bot:hunter2@db/pbp")
@@ -206,20 +193,21 @@ def test_a_missing_driver_says_what_to_install(
 
 
 def test_a_sqlite_file_under_a_file_is_named(
-    clean: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (clean / "data").write_text("not a folder")
+    (clean_env / "data").write_text("not a folder")
     monkeypatch.setenv("DATABASE_URL", "sqlite+aiosqlite:///./data/pbp-dice.sqlite3")
     status, said = _start(capsys, "migrate")
     assert status == 1
     assert said == [
-        f"DATABASE_URL=sqlite+aiosqlite:///./data/pbp-dice.sqlite3: {clean / 'data'} is a file, "
+        "DATABASE_URL=sqlite+aiosqlite:///./data/pbp-dice.sqlite3: "
+        f"{clean_env / 'data'} is a file, "
         "not a folder; point the URL at a file in a folder."
     ]
 
 
 def test_without_a_token_run_says_where_to_put_it_and_exits_1(
-    clean: Path, capsys: pytest.CaptureFixture[str]
+    clean_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
     assert entry.main(["run"]) == 1
@@ -228,7 +216,7 @@ def test_without_a_token_run_says_where_to_put_it_and_exits_1(
 
 
 def test_run_shards_overrides_an_empty_shard_ids_from_the_environment(
-    clean: Path, monkeypatch: pytest.MonkeyPatch
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the systemd template relies on: `pbp-dice run --shards %i` wins over `SHARD_IDS=`
     (empty) in the EnvironmentFile, which systemd would otherwise let override the unit."""
@@ -246,7 +234,7 @@ def test_run_shards_overrides_an_empty_shard_ids_from_the_environment(
 
 
 def test_a_bad_shards_option_is_named_as_typed(
-    clean: Path, capsys: pytest.CaptureFixture[str]
+    clean_env: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
     assert entry.main(["run", "--shards", "one"]) == 1

@@ -23,19 +23,13 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-#: The image the Dockerfile builds on here; python:3.11-slim on a machine that has it.
-BASE = os.environ.get("PBP_CONTAINER_BASE", "pbp-dice-base:bookworm")
-IMAGE = "pbp-dice:smoke"
-#: Where Debian keeps CAs added locally (a TLS-intercepting proxy's): the build needs them to
-#: reach PyPI through such a proxy, and hands them to its build stage only.
-LOCAL_CAS = Path("/usr/local/share/ca-certificates")
+from tests.fixtures.packaging import BASE, LOCAL_CAS, ROOT, docker
+
 #: compose.yaml's stop_grace_period, and the --stop-timeout docs/deploying.md gives docker run.
 STOP_TIMEOUT = 30
 #: Where discord.com leads: a server that takes the connection and never answers.
@@ -46,65 +40,6 @@ SILENT_DISCORD = (
 STARTING = {"status": "starting", "migrated": True, "logged_in": False, "in_flight": 0}
 
 pytestmark = pytest.mark.container
-
-
-def docker(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout)
-
-
-def _why_not() -> str | None:
-    if shutil.which("docker") is None:
-        return "no docker command on this machine"
-    try:
-        info = docker("info", "--format", "{{.ServerVersion}}", timeout=30)
-    except subprocess.TimeoutExpired:
-        return "`docker info` did not answer in 30 s"
-    if info.returncode != 0:
-        said = (info.stderr.strip().splitlines() or ["no answer"])[-1]
-        return f"no Docker daemon running (`docker info`: {said})"
-    if docker("image", "inspect", BASE).returncode != 0:
-        return (
-            f"base image {BASE} is not on this machine: make it with "
-            "`sh deploy/container/base-image.sh`, or set PBP_CONTAINER_BASE to a local image"
-        )
-    return None
-
-
-@pytest.fixture(scope="module")
-def image() -> str:
-    """The image, built once per module with the command docs/deploying.md gives."""
-    why = _why_not()
-    if why:
-        pytest.skip(why)
-    cas = "".join(p.read_text(encoding="ascii") for p in sorted(LOCAL_CAS.glob("**/*.crt")))
-    extra = ["--build-arg", f"EXTRA_CA_CERTS={cas}"] if cas else []
-    built = docker(
-        "build",
-        "--force-rm",
-        "--build-arg",
-        f"BASE={BASE}",
-        *extra,
-        "-t",
-        IMAGE,
-        str(ROOT),
-        timeout=1800,
-    )
-    assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
-    return IMAGE
-
-
-@pytest.fixture
-def names() -> Iterator[str]:
-    """A prefix for this test's containers, volume and network, all removed afterwards."""
-    prefix = f"pbp-smoke-{uuid.uuid4().hex[:8]}"
-    yield prefix
-    listed = docker("ps", "-aq", "--filter", f"name={prefix}").stdout.split()
-    if listed:
-        docker("rm", "-f", *listed)
-    for volume in docker("volume", "ls", "-q", "--filter", f"name={prefix}").stdout.split():
-        docker("volume", "rm", volume)
-    if docker("network", "inspect", f"{prefix}-net").returncode == 0:
-        docker("network", "rm", f"{prefix}-net")
 
 
 def _in_volume(image: str, volume: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,7 @@ import bot.__main__ as entry
 import bot.log_context
 import bot.logs
 from bot.config import DEFAULT_DATABASE_URL, Settings
-from tests.packaging.conftest import Installed
+from tests.fixtures.packaging import Installed
 
 ROOT = Path(__file__).resolve().parents[2]
 UNITS = ROOT / "deploy" / "systemd"
@@ -127,10 +127,10 @@ def _dockerfile() -> str:
 
 
 def test_the_image_installs_the_wheel_with_the_wheel_tests_commands() -> None:
-    """Its steps are the ones tests/packaging/conftest.py runs on this machine: build the
+    """Its steps are the ones tests/fixtures/packaging.py runs on this machine: build the
     wheel with uv, a new venv, install WHEEL[postgres] into it; nothing else installs code."""
     text = _dockerfile()
-    conftest = (ROOT / "tests" / "packaging" / "conftest.py").read_text(encoding="utf-8")
+    conftest = (ROOT / "tests" / "fixtures" / "packaging.py").read_text(encoding="utf-8")
     for step in ('"build"', '"venv"', '"pip", "install"', "[postgres]"):
         assert step in conftest
     assert re.search(r"^RUN uv build --out-dir /dist /src$", text, re.M)

@@ -9,36 +9,22 @@ steps are these same commands (tests/packaging/test_deploy_files.py checks they 
 from __future__ import annotations
 
 import ast
-import asyncio
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
 from email.parser import Parser
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
-import pytest
 from packaging.requirements import Requirement
 
-from bot.db.migrate import upgrade_to_head
-from tests.conftest import reset_schema
-from tests.packaging.conftest import Installed
+from tests.fixtures.packaging import Installed
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBCOMMANDS = ("run", "play", "migrate", "export", "import", "erase-user", "move")
-
-
-@pytest.fixture
-def elsewhere(tmp_path: Path) -> Path:
-    """A working directory with nothing of the checkout in it."""
-    folder = tmp_path / "somewhere-else"
-    folder.mkdir()
-    assert ROOT not in folder.parents
-    return folder
 
 
 def _env(**values: str) -> dict[str, str]:
@@ -132,29 +118,17 @@ def test_every_subcommand_answers_help(installed: Installed, elsewhere: Path) ->
         assert out.startswith(f"usage: pbp-dice {command}")
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database: a SQLite file in a folder that does not exist yet, or the PostgreSQL
-    test database with nothing in it (at head again afterwards)."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'var' / 'pbp-dice.sqlite3'}"
-        return
-    url = str(request.getfixturevalue("pg_migrated"))
-    asyncio.run(reset_schema(url))
-    yield url
-    asyncio.run(upgrade_to_head(url))
-
-
 def test_the_installed_command_migrates_any_database_from_any_directory(
-    installed: Installed, elsewhere: Path, database: str, tmp_path: Path
+    installed: Installed, elsewhere: Path, unmigrated_url: str, tmp_path: Path
 ) -> None:
+    database = unmigrated_url  # a SQLite file in a folder that does not exist yet, or PostgreSQL
     done = run(installed, elsewhere, "migrate", DATABASE_URL=database)
     assert done.returncode == 0, done.stderr
     assert "Running upgrade" in done.stderr and "database is at the latest schema" in done.stderr
     again = run(installed, elsewhere, "migrate", DATABASE_URL=database)
     assert again.returncode == 0 and "Running upgrade" not in again.stderr
     if database.startswith("sqlite"):
-        with sqlite3.connect(tmp_path / "var" / "pbp-dice.sqlite3") as conn:
+        with sqlite3.connect(tmp_path / "new" / "pbp-dice.sqlite3") as conn:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         assert {"campaigns", "ledger", "alembic_version"} <= tables
     assert not (elsewhere / "migrations").exists()

@@ -18,7 +18,7 @@ from bot.play._parse import (
     parse_line,
     resolve,
 )
-from tests.play.conftest import FakeDirectory
+from tests.fixtures.play import FakeDirectory
 
 
 def test_a_named_line_runs_a_slash_command_as_that_person() -> None:

@@ -12,7 +12,7 @@ import pytest
 from bot.services.kit.errors import InvalidValue
 from bot.services.store import characters
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

@@ -16,7 +16,7 @@ from bot.render.odds import percent
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.store.characters import get_character
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_secrecy import _setup as secrecy_setup
 from tests.scenarios.test_secrecy import seen_by, shows, shows_any
 

@@ -19,15 +19,13 @@ from simcord.builders import ChannelHandle
 from bot.services.kit.context import Caller
 from bot.services.store import characters
 from bot.services.trust import access
+from tests.fixtures.table import SEED, Table, final_answer, message_text, start_campaign
 from tests.scenarios import test_secrecy_differential as differential
-from tests.scenarios.conftest import SEED, Table, final_answer, message_text, start_campaign
 from tests.scenarios.test_discord_limits import limit_problems
 from tests.scripted import ScriptedRandom
 
 SIZES = (6, 21, 100)
 pytestmark = pytest.mark.usefixtures("discord_thread_rules")
-#: A new, empty migrated database per call (the secrecy differential tests' fixture).
-fresh_database = differential.fresh_database
 
 
 async def big_party(
@@ -217,7 +215,7 @@ async def invite_world(table: Table, kind: str) -> tuple[ChannelHandle, ChannelH
     """A d20-check campaign set up in its home, playing in a place of ``kind``, the bot
     holding exactly the invite's permissions there and in the GM channel."""
     from bot.permissions import bot_permissions
-    from tests.scenarios.places import open_forum_post, open_thread, restrict_bot
+    from tests.fixtures.places import open_forum_post, open_thread, restrict_bot
 
     restrict_bot(table, table.gm_channel, bot_permissions())
     if kind == "forum post":
@@ -246,7 +244,7 @@ async def player_sees(url: str, last_die: int) -> list[str]:
     """A fresh world with a hidden-DC request of 30: everyone rolls 10 but the last, who rolls
     ``last_die``; what a player (not the GM) sees of it: the message, their own note, the full
     list, with the last die's digits blanked (the dice are shown; pass/fail is not)."""
-    async with differential._server(url, ScriptedRandom(seed=SEED)) as world:  # type: ignore[arg-type]
+    async with differential._server(url, ScriptedRandom(seed=SEED)) as world:
         await start_campaign(world, "d20-check")
         party = await big_party(world, 30, {"DEX": 10})
         await world.gm.slash(world.table, "gm request roll", ability="DEX", hidden_dc=11)

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from bot.db.models import ledger
 from bot.dice import parse
 from bot.services.kit.budgets import dice_work
-from tests.scenarios.conftest import Table, message_text
+from tests.fixtures.table import Table, message_text
 
 BIG = "1000d20kh500"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def test_roll_under_campaign_from_setup_to_recorded_save(table: Table) -> None:

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from simcord.actors import MemberActor
 
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import SEED, Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_secrecy import _latest
 from tests.scripted import ScriptedRandom
-
-
-@pytest.fixture
-def rng() -> ScriptedRandom:
-    return ScriptedRandom(seed=SEED)
 
 
 async def test_critical_leaves_plus_2_used_once_on_the_same_attribute(

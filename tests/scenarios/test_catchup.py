@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.scenarios.conftest import Table, make_character, start_campaign
+from tests.fixtures.table import Table, make_character, start_campaign
 
 
 async def test_catchup_for_a_player_and_the_gm_after_a_hidden_roll(table: Table) -> None:

@@ -13,7 +13,7 @@ from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.models import ledger, scheduled_jobs
 from bot.db.party_models import roll_request_targets, roll_requests
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     SEED,
     ScriptedRandom,
     Table,

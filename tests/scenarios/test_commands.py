@@ -10,7 +10,7 @@ from bot.services.rolling import checks
 from bot.services.store import characters, ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.table import sheets
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def test_setup_needs_manage_server_and_one_campaign_per_channel(table: Table) -> None:

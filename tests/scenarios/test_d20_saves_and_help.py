@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def _rows(table: Table) -> list[ledger.RollView]:

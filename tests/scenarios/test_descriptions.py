@@ -11,7 +11,7 @@ from typing import Any
 
 import discord
 
-from tests.scenarios.conftest import Table
+from tests.fixtures.table import Table
 
 PLACEHOLDERS = {"…", "...", "-"}
 # Discord: 1 to 100 characters for a command's or option's description.

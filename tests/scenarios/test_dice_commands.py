@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from bot.services.store import ledger
-from tests.scenarios.conftest import Table, message_text
+from tests.fixtures.table import Table, message_text
 from tests.scenarios.test_secrecy import _latest, _setup, seen_by
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.services.trust import privacy
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_inline_rolls import roll_inline, rows
 
 

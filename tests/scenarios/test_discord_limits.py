@@ -17,7 +17,7 @@ import pytest
 from discord import app_commands
 
 from bot.tree import user_message
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 #: Discord's limits (https://discord.com/developers/docs/resources/message).
 CONTENT, TITLE, DESCRIPTION, FIELD_NAME, FIELD_VALUE, FOOTER, AUTHOR = (

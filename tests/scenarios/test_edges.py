@@ -14,14 +14,14 @@ import pytest
 
 import bot.cogs
 from bot.cogs._views.noted import Noted
-from tests.scenarios.conftest import (
+from tests.fixtures.places import open_thread
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,
     message_text,
     start_campaign,
 )
-from tests.scenarios.places import open_thread
 from tests.scenarios.test_permissions import every_permission, session
 from tests.scenarios.test_posts import setup_table
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import discord
 
-from tests.scenarios.conftest import Table, final_answer, start_campaign
+from tests.fixtures.table import Table, final_answer, start_campaign
 
 BOLD = "**Bold**"
 NAME = f"{BOLD} ~~gone~~ Ayla"

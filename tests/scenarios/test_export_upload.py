@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import simcord.interactions
 
-from tests.scenarios.conftest import Table, start_campaign
+from tests.fixtures.table import Table, start_campaign
 
 
 def _limit_uploads(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:

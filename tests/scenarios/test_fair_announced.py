@@ -8,7 +8,6 @@ before) and the new hash, and that the next roll draws from the seed with that h
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 from typing import Any
 
@@ -16,9 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.db.models import ledger
-from bot.dice.fair import FairDice
-from bot.services.trust import fairness
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,
@@ -29,21 +26,12 @@ from tests.scenarios.test_clock import _first_request_message
 from tests.scenarios.test_posts import allow_webhooks
 from tests.scenarios.test_secrecy import _latest
 
+#: Production's dice, and every seed due once a roll drew from it: the command's rolls rotate it.
+pytestmark = [pytest.mark.fair_dice, pytest.mark.usefixtures("seeds_last_one_roll")]
+
 HOUR = 3600.0
 _REVEALED = re.compile(r"Dice seed \d+ is revealed: `([0-9a-f]{64})`")
 _PUBLISHED = re.compile(r"Dice seed \d+: SHA-256 `([0-9a-f]{64})`")
-
-
-@pytest.fixture
-def rng() -> random.Random:
-    """Production's dice: these tests check what players would see."""
-    return FairDice()
-
-
-@pytest.fixture(autouse=True)
-def seeds_last_one_roll(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every seed is due once a roll drew from it: the command's rolls rotate it."""
-    monkeypatch.setattr(fairness, "MAX_USES", 1)
 
 
 async def _published(table: Table) -> str:

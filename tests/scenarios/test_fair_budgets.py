@@ -5,7 +5,7 @@ die is rolled."""
 from __future__ import annotations
 
 from bot.services.kit.budgets import ROLL_ROW, Budgets, Rate
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

@@ -5,14 +5,13 @@ setup and in /campaign show, /me seed, /campaign seed rotate revealing the seed 
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 
 import pytest
 
-from bot.dice.fair import FairDice, player_key, scoped_key
+from bot.dice.fair import player_key, scoped_key
 from bot.services.trust import fairness
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,
@@ -21,11 +20,8 @@ from tests.scenarios.conftest import (
 )
 from tests.scenarios.test_secrecy import _latest
 
-
-@pytest.fixture
-def rng() -> random.Random:
-    """Production's dice, not a scripted source: these tests check what players would."""
-    return FairDice()
+#: Production's dice, not a scripted source: these tests check what players would.
+pytestmark = pytest.mark.fair_dice
 
 
 def _hash(text: str) -> str:

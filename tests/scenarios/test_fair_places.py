@@ -6,7 +6,6 @@ owns the place (a member with Manage Channels; in a DM its person), and checked 
 from __future__ import annotations
 
 import hashlib
-import random
 import re
 from typing import Any
 
@@ -15,14 +14,10 @@ import pytest
 from sqlalchemy import select
 
 from bot.db.models import ledger
-from bot.dice.fair import FairDice
-from tests.scenarios.conftest import Table, final_answer, message_text, start_campaign
+from tests.fixtures.table import Table, final_answer, message_text, start_campaign
 
-
-@pytest.fixture
-def rng() -> random.Random:
-    """Production's dice: these tests check what players would."""
-    return FairDice()
+#: Production's dice: these tests check what players would see.
+pytestmark = pytest.mark.fair_dice
 
 
 def _hash(text: str) -> str:

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import copy
 import logging
-import random
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -23,20 +21,19 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from bot import tree as bot_tree
-from bot.app import PbpBot, create_bot
-from bot.config import Settings
-from bot.db import engine as db_engine
 from bot.db.models import ledger as ledger_table
 from bot.services.store.ledger import DuplicateInteraction
 from bot.tree import user_message
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
-    close_after_simcord,
     make_character,
     message_text,
     start_campaign,
 )
 from tests.scenarios.test_secrecy import _latest, _setup, seen_by
+
+#: A write lock held elsewhere fails after 0.2 s (set before the bot is built).
+pytestmark = pytest.mark.usefixtures("short_busy_timeout")
 
 UNAVAILABLE = "nothing was recorded"
 
@@ -147,22 +144,6 @@ async def test_a_roll_whose_answer_was_lost_is_pointed_to_when_delivered_again(
     assert f"already recorded as roll #{row_id}" in answer.json["data"]["content"]
     assert answer.json["data"]["flags"] & 64  # ephemeral: for the roller only
     _ = table.env.errors  # the replay's DuplicateInteraction: expected
-
-
-@pytest.fixture
-def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A write lock held elsewhere fails after 0.2 s instead of 30 s (the bot is built after)."""
-    monkeypatch.setattr(db_engine, "SQLITE_BUSY_TIMEOUT_MS", 200)
-    yield
-
-
-@pytest.fixture
-async def simcord_bot(
-    short_busy_timeout: None, settings: Settings, rng: random.Random
-) -> AsyncIterator[PbpBot]:
-    bot = create_bot(settings, rng=rng)
-    yield bot
-    await close_after_simcord(bot)
 
 
 @pytest.mark.parametrize("clean_db_url", ["sqlite"], indirect=True)

@@ -6,51 +6,12 @@ connections to it off and on; the SQLite counterpart is in test_faults.py.
 
 from __future__ import annotations
 
-import asyncio
-import os
-from collections.abc import Iterator
-
 import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.db.migrate import upgrade_to_head
-from tests.scenarios.conftest import Table, make_character, start_campaign
+from tests.fixtures.table import Table, make_character, start_campaign
 from tests.scenarios.test_faults import UNAVAILABLE, ledger_count
-
-
-@pytest.fixture
-def pg_fault_url(pg_url: str) -> Iterator[str]:
-    """A throwaway PostgreSQL database of this test, migrated, dropped afterwards.
-
-    Its own database, because the test switches connections to it off and on.
-    """
-    name = f"pbp_faults_{os.getpid()}"
-    admin = make_url(pg_url).set(database="postgres")
-
-    async def admin_sql(*statements: str) -> None:
-        conn = await asyncpg.connect(admin.set(drivername="postgresql").render_as_string(False))
-        try:
-            for statement in statements:
-                await conn.execute(statement)
-        finally:
-            await conn.close()
-
-    asyncio.run(
-        admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"')
-    )
-    url = make_url(pg_url).set(database=name).render_as_string(False)
-    asyncio.run(upgrade_to_head(url))
-    try:
-        yield url
-    finally:
-        asyncio.run(admin_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
-@pytest.fixture
-def clean_db_url(pg_fault_url: str) -> str:
-    """The bot of this module runs on the throwaway database."""
-    return pg_fault_url
 
 
 async def _set_connections(url: str, allowed: bool) -> None:
@@ -71,13 +32,15 @@ async def _set_connections(url: str, allowed: bool) -> None:
         await conn.close()
 
 
+@pytest.mark.parametrize("clean_db_url", ["own postgresql"], indirect=True)
 async def test_postgresql_going_away_answers_unavailable_then_recovers(
-    table: Table, pg_fault_url: str
+    table: Table, pg_throwaway_url: str
 ) -> None:
     await start_campaign(table, "d20-check")
     await make_character(table, table.alice, "Ayla", {"DEX": 14})
     before = await ledger_count(table)
-    await _set_connections(pg_fault_url, allowed=False)  # the server drops the bot's connection
+    # The server drops the bot's connection.
+    await _set_connections(pg_throwaway_url, allowed=False)
     try:
         for command, options in (
             ("roll", {"dice": "1d20"}),
@@ -88,7 +51,7 @@ async def test_postgresql_going_away_answers_unavailable_then_recovers(
             assert result.ephemeral and result.response is not None
             assert UNAVAILABLE in result.response.content
     finally:
-        await _set_connections(pg_fault_url, allowed=True)
+        await _set_connections(pg_throwaway_url, allowed=True)
     assert await ledger_count(table) == before
     again = await table.alice.slash(table.table, "check", ability="DEX")
     assert again.response is not None and not again.ephemeral

@@ -16,7 +16,7 @@ from typing import Any
 from simcord.actors import MemberActor
 from simcord.enums import ChannelType
 
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     answering_violations,
@@ -185,7 +185,7 @@ async def test_every_command_answers_before_it_asks_discord(table: Table) -> Non
 
 
 def test_the_suite_wide_check_sees_both_mistakes() -> None:
-    """Every bot test ends with :func:`answering_violations` (tests/scenarios/conftest.py);
+    """Every bot test ends with :func:`answering_violations` (tests/fixtures/table.py);
     here it is shown both mistakes (REST before the first response, a followup for a deferral)
     as SimCord records them, and one correct answer."""
     wrong = [

@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import pytest
 from sqlalchemy import func, select
 
 from bot.db.fortune_models import fortune_choices
 from bot.db.models import characters, ledger
 from bot.rules import pen_and_dagger as pd
-from tests.scenarios.conftest import SEED, Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_secrecy import _latest
 from tests.scripted import ScriptedRandom
 
@@ -23,11 +22,6 @@ KEEP = "Keep the critical"
 TRADE = "Take a Normal success + a fortune die"
 TRADE_LUCK = "Take a 10 (lucky) + a fortune die"
 REROLL = "Spend a fortune die: reroll"
-
-
-@pytest.fixture
-def rng() -> ScriptedRandom:
-    return ScriptedRandom(seed=SEED)
 
 
 def labels(message: Any) -> list[str]:

@@ -43,7 +43,7 @@ from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.tree import user_message
 from tests.dice.test_limits import ADVERSARIAL
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

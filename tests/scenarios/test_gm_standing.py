@@ -19,7 +19,7 @@ from bot.services.kit.errors import NoCampaign
 from bot.services.store import characters, ledger
 from bot.services.store.campaigns import CampaignView, campaign_for_channel
 from bot.services.trust.export import export_campaigns, import_campaigns
-from tests.scenarios.conftest import Table, make_character, message_text
+from tests.fixtures.table import Table, make_character, message_text
 
 _NOISE = re.compile(r"[0-9a-f]{64}|<[@#&]!?\d+>|#\d+")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.db.models import LedgerRow
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def _party(table: Table, system: str, scores: list[dict[str, int]]) -> None:

@@ -4,22 +4,16 @@ each take one statement whatever the party's size, so a party of 20 costs what 6
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from bot.dice.fair import FairDice
 from bot.services.kit.context import Caller
 from bot.services.store import characters
 from bot.services.trust import access
-from tests.scenarios.conftest import Table, final_answer, message_text, start_campaign
+from tests.fixtures.table import Table, final_answer, message_text, start_campaign
 from tests.scenarios.test_roll_statements import _sqlite_only, seen_by_sqlite
 
-
-@pytest.fixture
-def rng() -> random.Random:
-    """Production's dice: the members' draws are part of the statements."""
-    return FairDice()
+#: Production's dice: the members' draws are part of the statements.
+pytestmark = pytest.mark.fair_dice
 
 
 async def _join(table: Table, first: int, last: int, scores: dict[str, int]) -> None:

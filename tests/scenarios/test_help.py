@@ -16,7 +16,7 @@ from discord.enums import AppCommandType
 from bot.cogs.help import command_docs
 from bot.render.help import DOCS_URL, TOPIC_NAMES, HelpTopic, help_pages, topic_commands
 from bot.rules.systems import SYSTEMS
-from tests.scenarios.conftest import Table, message_text, start_campaign
+from tests.fixtures.table import Table, message_text, start_campaign
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

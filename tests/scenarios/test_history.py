@@ -15,8 +15,7 @@ from bot.db.models import Visibility
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.trust import secrecy
-from tests.ledger_triggers import drop_triggers
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,
@@ -24,6 +23,7 @@ from tests.scenarios.conftest import (
     message_text,
     start_campaign,
 )
+from tests.ledger_triggers import drop_triggers
 from tests.scenarios.test_fortune import REROLL, TRADE
 from tests.scenarios.test_secrecy import _NOISE, _latest, _setup
 

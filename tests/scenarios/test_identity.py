@@ -9,7 +9,7 @@ import pytest
 from bot.cogs.whoposted import MENU_NAME as WHO
 from bot.services.kit.errors import InvalidValue
 from bot.services.kit.names import check_name, hidden_characters, skeleton
-from tests.scenarios.conftest import Table, embed_text, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, embed_text, make_character, message_text, start_campaign
 from tests.scenarios.test_posts import setup_table
 
 message_text_of = embed_text

@@ -16,8 +16,8 @@ from bot.db.fortune_models import fortune_choices
 from bot.db.models import ledger
 from bot.services.store import characters
 from bot.services.store.campaigns import campaign_for_channel
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.ledger_triggers import purge_newest_rolls
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
 
 KEEP = "Keep the critical"
 TRADE = "Take a Normal success + a fortune die"

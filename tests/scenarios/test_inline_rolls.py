@@ -17,7 +17,7 @@ from bot.services.kit.budgets import Budgets, OverBudget, Rate
 from bot.services.kit.context import Caller
 from bot.services.kit.sql import core_transaction, transaction
 from bot.services.rolling.inline import InlineRollError, InlineRolls, find_rolls, roll_text_in
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from bot.db.macro_models import macros
 from bot.db.models import ledger
 from bot.services.kit.sql import transaction
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     embed_text,

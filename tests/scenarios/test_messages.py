@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

@@ -12,7 +12,7 @@ from fractions import Fraction
 from bot.dice import exact_odds
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 def shown(p: Fraction) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

@@ -15,7 +15,7 @@ import pytest
 
 from bot.services.store import ledger
 from bot.services.store.ledger import RollView
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_secrecy import _latest, private_gm_channel
 
 #: What differs between two rolls' stubs whatever their dice: ids, digests, times, mentions.

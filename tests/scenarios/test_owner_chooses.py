@@ -4,7 +4,7 @@ credited to the character and to who rolled it, in words (Pen & Dagger rulings 5
 from __future__ import annotations
 
 from bot.cogs._views.fortune import TRADE_LABEL
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,

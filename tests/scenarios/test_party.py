@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 import bot
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def test_party_membership_and_permissions(table: Table) -> None:

@@ -18,8 +18,7 @@ import pytest
 from simcord.builders import ChannelHandle
 
 from bot.permissions import OPTIONAL, REQUIRED, bot_permissions
-from tests.scenarios.conftest import Table, final_answer, message_text
-from tests.scenarios.places import (
+from tests.fixtures.places import (
     KINDS,
     archive,
     bot_id,
@@ -27,6 +26,7 @@ from tests.scenarios.places import (
     open_thread,
     restrict_bot,
 )
+from tests.fixtures.table import Table, final_answer, message_text
 
 HOUR = 3600.0
 PERMISSIONS = (*REQUIRED, *OPTIONAL)

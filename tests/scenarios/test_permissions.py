@@ -25,8 +25,8 @@ from simcord.backend.models import Overwrite
 from simcord.enums import OverwriteType
 
 from bot.permissions import OPTIONAL, REQUIRED, SCOPES, bot_permissions, invite_url
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
-from tests.scenarios.places import open_thread
+from tests.fixtures.places import open_thread
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 pytestmark = pytest.mark.usefixtures("discord_thread_rules")
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -6,7 +6,7 @@ campaign set up in a forum), a thread Discord archived after a quiet day, and a 
 after the campaign. The bot posts on its own there when the game clock runs: a turn passing
 at its deadline, a roll request's reminder and its verdict at the deadline, a round revealed
 at its deadline. Discord's thread rules SimCord lacks are added by
-:func:`tests.scenarios.places.discord_thread_rules`.
+:func:`tests.fixtures.places.discord_thread_rules`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from sqlalchemy import select
 
 from bot.db.models import scheduled_jobs
 from bot.permissions import bot_permissions
-from tests.scenarios.conftest import Table, final_answer, message_text
-from tests.scenarios.places import (
+from tests.fixtures.places import (
     KINDS,
     archive,
     bot_id,
@@ -31,6 +30,7 @@ from tests.scenarios.places import (
     open_thread,
     restrict_bot,
 )
+from tests.fixtures.table import Table, final_answer, message_text
 
 HOUR = 3600.0
 pytestmark = pytest.mark.usefixtures("discord_thread_rules")

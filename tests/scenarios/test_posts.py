@@ -19,7 +19,7 @@ from bot.services.kit.context import Caller
 from bot.services.kit.sql import transaction
 from bot.services.store.ledger import DuplicateInteraction
 from bot.services.table import posts as post_service
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_permissions import every_permission, restrict_bot
 
 PORTRAIT = "https://example.org/portraits/ayla.png"

@@ -11,7 +11,7 @@ import pytest
 from bot.services.rolling.prerolls import MAX_SEALED
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,

@@ -12,16 +12,16 @@ from typing import Any
 import pytest
 
 from tests.scenarios import test_secrecy_differential as diff
+from tests.scripted import WorldRandom
 
 #: The same fixture: a new migrated database per world, so every world numbers alike.
-fresh_database = diff.fresh_database
 FACES = [5, 20, 1]
 SCORE = {"pen-and-dagger": 12, "d20-check": 14}
 
 
 async def play(url: str, system: str, face: int) -> tuple[list[tuple[str, Any]], Any]:
     """One world: what every member observes while the die is sealed, then the applied check."""
-    rng = diff.WorldRandom(diff.SEED)
+    rng = WorldRandom(diff.SEED)
     observed: list[tuple[str, Any]] = []
     async with diff._server(url, rng) as table:
         gm_channel = diff._private_gm_channel(table)

@@ -14,7 +14,7 @@ from bot.cogs.privacy import erase_view
 from bot.db.schema import metadata
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.trust import gamelog, privacy
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 class _Click:

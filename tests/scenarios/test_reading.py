@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from tests.scenarios.conftest import Table, final_answer, make_character, message_text
-from tests.scenarios.places import open_thread
+from tests.fixtures.places import open_thread
+from tests.fixtures.table import Table, final_answer, make_character, message_text
 from tests.scenarios.test_posts import setup_table, stored
 
 

@@ -10,7 +10,7 @@ from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.party_models import roll_request_targets, roll_requests
 from bot.services.store import ledger
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     SEED,
     ScriptedRandom,
     Table,

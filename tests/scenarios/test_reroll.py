@@ -10,7 +10,7 @@ from bot.services.kit.errors import InvalidValue
 from bot.services.rolling import rerolls
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def _rows(table: Table) -> list[ledger.RollView]:

@@ -24,7 +24,7 @@ from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.store.characters import get_character
 from bot.services.trust import secrecy
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,

@@ -17,9 +17,9 @@ from bot.services.store.campaigns import campaign_for_channel
 from bot.services.store.characters import get_character
 from bot.services.store.ledger import latest_rolls
 from tests.scenarios import test_secrecy_differential as diff
+from tests.scripted import WorldRandom
 
 #: The same fixture: a new migrated database per world, so every world numbers alike.
-fresh_database = diff.fresh_database
 
 #: (the attack's two d20s with advantage, the new face of its first die): Brannoc attacks at
 #: +5 against Bram's AC 16, crit rules on; a Critical Hit's d8 shows 5 (5 + 3 = 8 lost AC).
@@ -38,7 +38,7 @@ REVEALED_LOSS = {
 
 async def play(url: str, mode: str, world: str) -> tuple[list[tuple[str, Any]], int]:
     """One world: what the non-entitled members observe; then Bram's AC loss once revealed."""
-    rng = diff.WorldRandom(diff.SEED)
+    rng = WorldRandom(diff.SEED)
     observed: list[tuple[str, Any]] = []
     async with diff._server(url, rng) as table:
         gm_channel = diff._private_gm_channel(table)

@@ -4,7 +4,6 @@ SQLite sees them, BEGIN and COMMIT included, with production's provably fair dic
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -12,15 +11,11 @@ from typing import Any
 import pytest
 
 from bot.db.engine import Database
-from bot.dice.fair import FairDice
-from tests.scenarios.conftest import Table, start_campaign
+from tests.fixtures.table import Table, start_campaign
 from tests.scenarios.test_secrecy import _latest
 
-
-@pytest.fixture
-def rng() -> random.Random:
-    """Production's dice: their draw is part of the roll's statements."""
-    return FairDice()
+#: Production's dice: their draw is part of the roll's statements.
+pytestmark = pytest.mark.fair_dice
 
 
 @asynccontextmanager

@@ -13,7 +13,7 @@ from bot.config import Settings
 from bot.db.models import ledger
 from bot.db.round_models import round_declarations
 from bot.services.trust import privacy
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     SEED,
     ScriptedRandom,
     Table,

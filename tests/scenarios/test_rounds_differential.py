@@ -19,15 +19,14 @@ import pytest
 
 from tests.scenarios.test_secrecy_differential import (
     SEED,
-    WorldRandom,
     _first_difference,
     _plain,
     _private_gm_channel,
     _readable,
     _result,
     _server,
-    fresh_database,  # noqa: F401  (a fixture)
 )
+from tests.scripted import WorldRandom
 
 #: What differs between the worlds: the first declaration, then its replacement.
 WORLDS = [
@@ -119,7 +118,7 @@ async def play(
 
 
 async def test_a_declaration_changes_nothing_anyone_observes_until_the_reveal(
-    fresh_database: Callable[[], Awaitable[str]],  # noqa: F811
+    fresh_database: Callable[[], Awaitable[str]],
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="bot")

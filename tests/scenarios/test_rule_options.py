@@ -8,7 +8,7 @@ from fractions import Fraction
 from bot.render.odds import percent
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel, delete_campaign
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_fortune import labels
 
 

@@ -11,7 +11,7 @@ import pytest
 from bot.app import extension_names
 from bot.dice import roll
 from bot.services.store import ledger
-from tests.scenarios.conftest import SEED, Table, message_text
+from tests.fixtures.table import SEED, Table, message_text
 
 
 def test_every_feature_package_is_loaded() -> None:

@@ -15,7 +15,7 @@ from sqlalchemy import update
 from bot.app import create_bot
 from bot.db.models import campaigns
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import SEED, Table, start_campaign
+from tests.fixtures.table import SEED, Table, start_campaign
 from tests.scripted import ScriptedRandom
 
 LOGGER = "bot.ops.exposure"

@@ -23,7 +23,7 @@ from bot.db.models import campaigns, characters, ledger
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.store.ledger import NewRoll, Origin, get_roll, record
 from bot.words import LedgerKind
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,

@@ -15,7 +15,7 @@ from simcord.backend.errors import SetupError
 from bot.db.models import Visibility
 from bot.services.store import ledger
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 MODES = ["public", "gm", "blind", "self"]
 _NOISE = re.compile(r"[0-9a-f]{64}|<[@#&]!?\d+>|#\d+|roll:\d+|campaign #\d+|character #\d+")

@@ -20,15 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import itertools
 import json
-import random
 import re
-import shutil
-from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import discord
@@ -39,11 +34,10 @@ from simcord.env import Env
 
 from bot.app import create_bot
 from bot.config import Settings
-from bot.db.engine import create_database
 from bot.tree import user_message
-from tests.conftest import sqlite_url, truncate_all
-from tests.scenarios.conftest import SEED, Table
+from tests.fixtures.table import SEED, Table, lay_out
 from tests.scenarios.test_fortune import KEEP, REROLL, TRADE
+from tests.scripted import ScriptedRandom, WorldRandom
 
 SYSTEMS = ["pen-and-dagger", "roll-under", "threshold", "d20-check"]
 MODES = ["gm", "blind", "self"]
@@ -52,28 +46,6 @@ SCORES = {"pen-and-dagger": 12, "roll-under": 14, "threshold": 2, "d20-check": 1
 ABILITY = {"pen-and-dagger": "DEX", "roll-under": "AGI", "threshold": "DEX", "d20-check": "DEX"}
 #: An ordinary face: no critical, no fumble, a failed luck roll (a reroll is possible).
 PLAIN = 5
-
-
-class WorldRandom(random.Random):
-    """Seeded; the next d20s (``randint``) and the next dice of /roll (``randbytes``, see
-    bot/dice/roller.py) can be scripted."""
-
-    def __init__(self, seed: int) -> None:
-        super().__init__(seed)
-        self.faces: deque[int] = deque()
-        self.byte_faces: deque[int] = deque()
-
-    def randint(self, a: int, b: int) -> int:
-        if self.faces:
-            face = self.faces.popleft()
-            assert a <= face <= b
-            return face
-        return super().randint(a, b)
-
-    def randbytes(self, n: int) -> bytes:
-        if self.byte_faces and n == 8:
-            return (self.byte_faces.popleft() - 1).to_bytes(8, "little")
-        return super().randbytes(n)
 
 
 @dataclass(frozen=True)
@@ -190,24 +162,14 @@ async def _readable(table: Table, gm_channel: Any, member: MemberActor) -> list[
 
 
 @contextlib.asynccontextmanager
-async def _server(url: str, rng: WorldRandom) -> AsyncIterator[Table]:
+async def _server(url: str, rng: ScriptedRandom) -> AsyncIterator[Table]:
     """A fresh bot on ``url`` in a fresh SimCord server laid out as the ``table`` fixture."""
     settings = Settings(_env_file=None, database_url=url, shard_count=1)  # type: ignore[call-arg]
     bot = create_bot(settings, rng=rng)
     env = Env(bot)
     await env.start()
     try:
-        owner = env.create_user("admin")
-        guild = env.create_guild("Play by Post", owner=owner)
-        admin = guild.add_member(owner)
-        channel = guild.create_text_channel("table")
-        gm_channel = guild.create_text_channel("gm")
-        gm_role = guild.create_role("GM", permissions=discord.Permissions.none())
-        gm = guild.add_member(env.create_user("gm"), roles=[gm_role])
-        alice = guild.add_member(env.create_user("alice"))
-        bob = guild.add_member(env.create_user("bob"))
-        carol = guild.add_member(env.create_user("carol"))
-        yield Table(env, guild, admin, channel, gm_channel, gm_role, gm, alice, bob, carol)
+        yield lay_out(env)
     finally:
         await env.shutdown()
         await bot.close_database()
@@ -343,29 +305,6 @@ async def play(
 
 
 # --- the tests ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def fresh_database(
-    clean_db_url: str, sqlite_template: Path, tmp_path: Path
-) -> Callable[[], Awaitable[str]]:
-    """A new, empty migrated database per call: a SQLite copy, or PostgreSQL emptied with
-    its sequences restarted (so every world numbers its rows alike)."""
-    numbers = itertools.count()
-
-    async def make() -> str:
-        if clean_db_url.startswith("sqlite"):
-            path = tmp_path / f"world-{next(numbers)}.sqlite3"
-            shutil.copyfile(sqlite_template, path)
-            return sqlite_url(path)
-        database = create_database(clean_db_url)
-        try:
-            await truncate_all(database)
-        finally:
-            await database.dispose()
-        return clean_db_url
-
-    return make
 
 
 def _where(a: Any, b: Any, path: str = "") -> str | None:

@@ -18,14 +18,14 @@ from bot.rules.systems import SYSTEMS, system_for
 from bot.rules.systems.commands import COMMANDS, RULES, has, refusal, systems_with
 from bot.services.store import characters, ledger
 from bot.services.store.campaigns import campaign_for_channel
-from tests.scenarios.command_tree import DUMP
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     answered_ephemeral,
     final_answer,
     message_text,
     start_campaign,
 )
+from tests.scenarios.command_tree import DUMP
 
 #: Each command's options, enough to get past everything but the system.
 OPTIONS: dict[str, dict[str, Any]] = {

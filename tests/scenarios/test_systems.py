@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.services.store import ledger
-from tests.scenarios.conftest import Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 
 
 async def _last_row(table: Table) -> ledger.RollView:

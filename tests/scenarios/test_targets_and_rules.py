@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bot.services.store.campaigns import campaign_for_channel
 from bot.services.store.characters import get_character
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,

@@ -6,13 +6,13 @@ the rule-system registry before the bot is built, and every command asks the reg
 rolls read (its message, its /history line, its inline line) is written in its adapter only.
 
 The database's CHECK on ``campaigns.system`` lists the systems a migration knows; a real fifth
-system would widen it in its migration. The toy widens it in this test's database only.
+system would widen it in its migration. The toy widens it in this test's database only
+(``pytest.mark.rule_systems``, tests/fixtures/systems.py).
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
@@ -20,10 +20,7 @@ from typing import Any
 
 import pytest
 from discord import app_commands
-from sqlalchemy import text
 
-from bot.config import Settings
-from bot.db.engine import create_database
 from bot.rules.errors import RulesError
 from bot.rules.systems import (
     SYSTEMS,
@@ -33,15 +30,12 @@ from bot.rules.systems import (
     Sheet,
     Tone,
     View,
-    register,
-    unregister,
 )
 from bot.rules.systems import (
     Table as Campaign,
 )
 from bot.rules.systems.base import Defaults, refuse_options, score_of
-from tests.conftest import truncate_all
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     Table,
     final_answer,
     make_character,
@@ -51,8 +45,6 @@ from tests.scenarios.conftest import (
 
 KEY = "coin-flip"
 HEADS, TAILS = 1, 2  # what rng.randint(1, 2) shows, so tests script coins with table.dice
-_BUILT_IN_CHECK = "system IN ('pen-and-dagger', 'roll-under', 'threshold', 'd20-check')"
-_TOY_CHECK = _BUILT_IN_CHECK.replace("'d20-check')", f"'d20-check', '{KEY}')")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,60 +150,8 @@ class CoinFlip(Defaults):
         return ok, f"{'Heads' if ok else 'Tails'} carry the party: {len(passed)} of {members}"
 
 
-def _widen(url: str, check: str) -> None:
-    """Let ``campaigns.system`` hold the toy's key (or restore the built-in CHECK)."""
-    if url.startswith("sqlite"):
-        path = url.split("///", 1)[1]
-        connection = sqlite3.connect(path)
-        try:
-            (sql,) = connection.execute(
-                "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'campaigns'"
-            ).fetchone()
-            assert _BUILT_IN_CHECK in sql, sql
-            version = connection.execute("PRAGMA schema_version").fetchone()[0]
-            connection.execute("PRAGMA writable_schema = ON")
-            connection.execute(
-                "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'campaigns'",
-                (sql.replace(_BUILT_IN_CHECK, check),),
-            )
-            connection.execute(f"PRAGMA schema_version = {version + 1}")
-            connection.execute("PRAGMA writable_schema = OFF")
-            connection.commit()
-            assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        finally:
-            connection.close()
-        return
-    import asyncio
-
-    async def alter() -> None:
-        database = create_database(url)
-        try:
-            await truncate_all(database)
-            async with database.engine.begin() as connection:
-                await connection.execute(
-                    text(
-                        "ALTER TABLE campaigns DROP CONSTRAINT ck_campaigns_system, "
-                        f"ADD CONSTRAINT ck_campaigns_system CHECK ({check})"
-                    )
-                )
-        finally:
-            await database.dispose()
-
-    asyncio.run(alter())
-
-
-@pytest.fixture(autouse=True)
-def coin_flip(settings: Settings) -> Iterator[None]:
-    """The toy registered (before the bot is built) and its key allowed in the database."""
-    url = settings.database_url
-    _widen(url, _TOY_CHECK)
-    register(CoinFlip())
-    try:
-        yield
-    finally:
-        unregister(KEY)
-        if not url.startswith("sqlite"):
-            _widen(url, _BUILT_IN_CHECK)  # the PostgreSQL database outlives this test
+#: Registered before the bot is built, its key allowed in the database, for every test here.
+pytestmark = pytest.mark.rule_systems(CoinFlip())
 
 
 def _request_message(table: Table) -> Any:

@@ -11,7 +11,7 @@ from sqlalchemy import select, update
 from bot.app import PbpBot, create_bot
 from bot.config import Settings
 from bot.db.models import ledger, scheduled_jobs
-from tests.scenarios.conftest import (
+from tests.fixtures.table import (
     SEED,
     ScriptedRandom,
     Table,

@@ -12,7 +12,7 @@ from sqlalchemy import text
 
 from bot import interaction
 from bot.services.kit import walks
-from tests.scenarios.conftest import Table, message_text, start_campaign
+from tests.fixtures.table import Table, message_text, start_campaign
 
 
 async def _rolls(table: Table, count: int) -> None:

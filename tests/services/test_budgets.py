@@ -14,7 +14,6 @@ from dataclasses import replace
 import pytest
 from sqlalchemy import func, select
 
-from bot.config import Settings
 from bot.db.engine import Database
 from bot.db.models import ledger
 from bot.dice import parse
@@ -25,7 +24,6 @@ from bot.services.kit.budgets import (
     MAX_ODDS_WORK,
     Budgets,
     OverBudget,
-    Rate,
     dice_work,
     odds_work,
 )
@@ -34,41 +32,12 @@ from bot.services.rolling import history, odds, stats
 from bot.services.rolling.rolls import roll_dice
 from bot.services.store.campaigns import CampaignView
 from bot.services.trust import export, gamelog
+from tests.fixtures.budgets import SERVER, USER, FakeClocks
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, gm_caller
 
-#: The defaults an operator gets (bot/config.py), so "ordinary play never meets it" is about them.
-_DEFAULTS = Settings.model_fields
-USER = Rate(_DEFAULTS["budget_user_burst"].default, _DEFAULTS["budget_user_per_second"].default)
-SERVER = Rate(_DEFAULTS["budget_guild_burst"].default, _DEFAULTS["budget_guild_per_second"].default)
 BIG = "1000d20kh500"
 OTHER_GUILD = GUILD + 1
-
-
-class FakeClocks:
-    """A monotonic clock and a wall clock that move together, only when told."""
-
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def wall(self) -> float:
-        return 1_800_000_000.0 + self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-@pytest.fixture
-def clocks() -> FakeClocks:
-    return FakeClocks()
-
-
-@pytest.fixture
-def budgets(clocks: FakeClocks) -> Budgets:
-    return Budgets(USER, SERVER, clock=clocks.monotonic, wall=clocks.wall)
 
 
 _interactions = itertools.count(7_000_000_000_000_000)

@@ -52,11 +52,6 @@ def caller(user_id: int) -> Caller:
     )
 
 
-@pytest.fixture
-async def d20(db: Database) -> CampaignView:
-    return await setup_campaign(db, GUILD, CHANNEL, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])
-
-
 async def rows_of(db: Database, user_id: int) -> list[dict[str, Any]]:
     async with db.sessionmaker() as session:
         stmt = select(ledger).where(ledger.c.user_id == user_id).order_by(ledger.c.id)
@@ -76,12 +71,12 @@ async def every_value(db: Database) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("name", ["Dex", "True", "Blind", "Stealth", "Check", "Alice"])
 async def test_a_name_everyone_types_erases_nobody_elses_commands(
-    db: Database, d20: CampaignView, name: str
+    db: Database, d20_campaign: CampaignView, name: str
 ) -> None:
     # Bob names his character after a word of everyone's commands, or after Alice; Alice
     # rolls with that word in her command, her label and her note; Bob erases his data.
-    ayla = await create_character(db, d20.id, ALICE, AYLA)
-    bob = await create_character(db, d20.id, BOB, name)
+    ayla = await create_character(db, d20_campaign.id, ALICE, AYLA)
+    bob = await create_character(db, d20_campaign.id, BOB, name)
     for hero in (ayla, bob):
         await set_score(db, hero.id, "DEX", 14)
     await set_proficiency(db, ayla.id, "Stealth", degree=1)
@@ -108,14 +103,14 @@ async def test_a_name_everyone_types_erases_nobody_elses_commands(
     await privacy.erase_user(db, BOB, GUILD, names=["Bob"])
 
     assert await rows_of(db, ALICE) == alice_rows
-    assert (await gamelog.check_campaign_log(db, d20)).intact
+    assert (await gamelog.check_campaign_log(db, d20_campaign)).intact
 
 
 async def test_a_bound_copy_in_another_players_post_names_nobody_after_erasure(
-    db: Database, d20: CampaignView
+    db: Database, d20_campaign: CampaignView
 ) -> None:
-    ayla = await create_character(db, d20.id, ALICE, AYLA)
-    zeph = await create_character(db, d20.id, BOB, ZEPH)
+    ayla = await create_character(db, d20_campaign.id, ALICE, AYLA)
+    zeph = await create_character(db, d20_campaign.id, BOB, ZEPH)
     for hero in (ayla, zeph):
         await set_score(db, hero.id, "DEX", 14)
     words = f"Ayla waves to {ZEPH} and picks the lock: "
@@ -160,7 +155,7 @@ async def test_a_bound_copy_in_another_players_post_names_nobody_after_erasure(
     assert leftovers == []
     digest = hashlib.sha256(text_.encode()).hexdigest()
     assert [v for _, v in await every_value(db) if digest in v] == []
-    assert (await gamelog.check_campaign_log(db, d20)).intact
+    assert (await gamelog.check_campaign_log(db, d20_campaign)).intact
     # Alice can still edit her post (its rolls kept as they are).
     edited = await posts.edit_post(
         db, caller(ALICE), post.id, f"Later: [[{cm.TOMBSTONE}]] then [[1d6]]!"
@@ -169,9 +164,9 @@ async def test_a_bound_copy_in_another_players_post_names_nobody_after_erasure(
 
 
 async def test_no_unsalted_digest_of_an_erased_post_is_left(
-    db: Database, d20: CampaignView
+    db: Database, d20_campaign: CampaignView
 ) -> None:
-    await create_character(db, d20.id, BOB, ZEPH)
+    await create_character(db, d20_campaign.id, BOB, ZEPH)
     text_ = "Zephyrine slips away into the night, the letter in her sleeve."
     post = await posts.create_post(db, caller(BOB), text_, ScriptedRandom(then=11))
     edit = "Zephyrine slips away, the letter burnt."
@@ -185,7 +180,7 @@ async def test_no_unsalted_digest_of_an_erased_post_is_left(
     for words in (text_, edit):
         digest = hashlib.sha256(words.encode()).hexdigest()
         assert [t for t, v in await every_value(db) if digest in v] == []
-    assert (await gamelog.check_campaign_log(db, d20)).intact
+    assert (await gamelog.check_campaign_log(db, d20_campaign)).intact
 
 
 async def test_sqlite_forgets_erased_text_in_its_files(database_url: str, tmp_path: Path) -> None:
@@ -221,10 +216,10 @@ async def test_sqlite_forgets_erased_text_in_its_files(database_url: str, tmp_pa
 
 
 async def test_show_counts_the_rolls_of_others_that_name_them(
-    db: Database, d20: CampaignView
+    db: Database, d20_campaign: CampaignView
 ) -> None:
-    await create_character(db, d20.id, ALICE, AYLA)
-    zeph = await create_character(db, d20.id, BOB, ZEPH)
+    await create_character(db, d20_campaign.id, ALICE, AYLA)
+    zeph = await create_character(db, d20_campaign.id, BOB, ZEPH)
     await set_score(db, zeph.id, "DEX", 12)
     await checks.perform_gm_check(
         db,

@@ -17,7 +17,7 @@ from bot.services.kit.errors import InvalidValue, NoFortuneLeft, NotAllowed, Not
 from bot.services.kit.serialize import to_jsonable
 from bot.services.rolling import checks, fortune_table
 from bot.services.store import fortune, ledger
-from bot.services.store.characters import CharacterView, get_character_by_id, set_score
+from bot.services.store.characters import CharacterView, get_character_by_id
 from bot.services.trust import secrecy
 from tests.scripted import ScriptedRandom
 from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
@@ -37,11 +37,6 @@ async def roll(db: Database, *faces: int) -> checks.CheckResult:
         checks.CheckOptions(ability="DEX"),
         "/check ability:DEX",
     )
-
-
-@pytest.fixture
-async def angus(db: Database, hero: CharacterView) -> CharacterView:
-    return await set_score(db, hero.id, "DEX", 12)
 
 
 async def choices(db: Database) -> int:

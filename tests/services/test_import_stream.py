@@ -18,47 +18,14 @@ from bot.db.models import campaigns
 from bot.services.kit import walks
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import AlreadyExists, InvalidValue
-from bot.services.store import ledger
 from bot.services.store.campaigns import CampaignView
 from bot.services.trust import export, gamelog, imports
-from tests.services.helpers import ALICE, BOB, CHANNEL, GUILD, origin
+from tests.fixtures.campaigns import ROLLS, play_rolls
+from tests.services.helpers import ALICE, CHANNEL, GUILD
 from tests.services.test_privacy_scale import pages_without_turns, ticking
 from tests.services.test_walks import _note_pages
 
-ROLLS = 23
 ELSEWHERE = CHANNEL + 40
-
-
-async def _played(db: Database, campaign: CampaignView) -> None:
-    for i in range(ROLLS):
-        await ledger.record(
-            db,
-            ledger.NewRoll(
-                origin=origin(ALICE if i % 2 else BOB),
-                kind="check",
-                request=f"/check ability:STR label:try {i}",
-                dice=[1 + i % 20],
-                outcome={"kept": 1 + i % 20},
-                visibility=ledger.Visibility.SELF if i % 5 == 0 else ledger.Visibility.PUBLIC,
-                campaign_id=campaign.id,
-            ),
-        )
-
-
-async def _export_to(db: Database, path: Path) -> None:
-    with path.open("wb") as out:
-        writer = export.GzipWriter(out)
-        await export.write_export(db, writer.write, guild_id=GUILD)
-        await writer.close()
-
-
-@pytest.fixture
-async def exported(db: Database, pd_campaign: CampaignView, tmp_path: Path) -> Path:
-    """The played campaign, exported to a ``.json.gz`` file as the operator's command does."""
-    await _played(db, pd_campaign)
-    path = tmp_path / "campaign.json.gz"
-    await _export_to(db, path)
-    return path
 
 
 async def _count(db: Database, table: Any) -> int:
@@ -168,7 +135,7 @@ async def test_an_older_format_file_still_imports(
     db: Database, pd_campaign: CampaignView, tmp_path: Path
 ) -> None:
     """Format 2 (salts in the ledger rows) is read whole, as before."""
-    await _played(db, pd_campaign)
+    await play_rolls(db, pd_campaign)
     data = await export.export_campaigns(db, campaign_id=pd_campaign.id)
     salts = data["campaigns"][0]["tables"].pop("ledger_salts")
     by_row = {s["ledger_id"]: s["salt"] for s in salts}

@@ -10,12 +10,11 @@ import random
 import pytest
 
 from bot.db.engine import Database
-from bot.db.models import RuleSystem, Visibility
+from bot.db.models import Visibility
 from bot.services.kit.context import Caller
 from bot.services.kit.sql import transaction
 from bot.services.store import ledger
-from bot.services.store.campaigns import CampaignView, setup_campaign
-from bot.services.store.characters import create_character, set_score
+from bot.services.store.campaigns import CampaignView
 from bot.services.table import requests
 from bot.services.trust import secrecy
 from bot.words import LedgerKind
@@ -37,18 +36,8 @@ def _caller(user_id: int) -> Caller:
     )
 
 
-@pytest.fixture
-async def d20_campaign(db: Database) -> CampaignView:
-    """A d20-check campaign where Alice plays Ann and Bob plays Bo, both with DEX 14."""
-    campaign = await setup_campaign(db, GUILD, CHANNEL, RuleSystem.D20_CHECK, gm_role_ids=[GM_ROLE])
-    for user, name in ((ALICE, "Ann"), (BOB, "Bo")):
-        character = await create_character(db, campaign.id, user, name)
-        await set_score(db, character.id, "DEX", 14)
-    return campaign
-
-
 async def test_requests_answered_at_the_same_time_each_complete_exactly_once(
-    db: Database, d20_campaign: CampaignView
+    db: Database, d20_pair: CampaignView
 ) -> None:
     # Two players click the last two open buttons of a request at the same moment: the one
     # who commits second must see the other's answer and complete the request (the review's
@@ -74,12 +63,12 @@ async def test_requests_answered_at_the_same_time_each_complete_exactly_once(
         after = await requests.load(db, request.id)
         assert after.complete and not after.waiting
         assert after.verdict is not None
-    groups = await ledger.latest_rolls(db, d20_campaign.id, kinds=[LedgerKind.GROUP], limit=100)
+    groups = await ledger.latest_rolls(db, d20_pair.id, kinds=[LedgerKind.GROUP], limit=100)
     assert sorted(row.request for row in groups) == sorted(f"roll request #{r.id}" for r in made)
 
 
 async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
-    db: Database, d20_campaign: CampaignView
+    db: Database, d20_pair: CampaignView
 ) -> None:
     made = await requests.create(
         db, _caller(GM), "DEX", "/gm request roll", characters_text="Ann, Bo", hidden_dc=15
@@ -88,7 +77,7 @@ async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
     await requests.answer(db, rng, _caller(ALICE), made.id, "Roll button")
     done = await requests.answer(db, rng, _caller(BOB), made.id, "Roll button")
     assert done.completed_now
-    rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    rows = await ledger.latest_rolls(db, d20_pair.id, limit=10)
     async with transaction(db) as session:
         rows = await ledger.with_salts_in(session, rows)
     assert len(rows) == 3  # Ann's check, Bo's check, the group result
@@ -110,7 +99,7 @@ async def test_hidden_dc_rows_carry_a_commitment_that_verifies_after_the_reveal(
 
 
 async def test_a_reveal_that_fails_midway_leaves_the_request_and_every_row_hidden(
-    db: Database, d20_campaign: CampaignView, monkeypatch: pytest.MonkeyPatch
+    db: Database, d20_pair: CampaignView, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made = await requests.create(
         db, _caller(GM), "DEX", "/gm request roll", characters_text="Ann, Bo", hidden_dc=15
@@ -135,9 +124,9 @@ async def test_a_reveal_that_fails_midway_leaves_the_request_and_every_row_hidde
     monkeypatch.undo()
     assert stamped  # it did fail midway, after stamping one row
     assert (await requests.load(db, made.id)).hidden
-    rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    rows = await ledger.latest_rolls(db, d20_pair.id, limit=10)
     assert [r.revealed_at for r in rows] == [None, None, None]
     # Nothing half-done blocks the retry.
     await requests.reveal(db, _caller(GM), made.id)
-    rows = await ledger.latest_rolls(db, d20_campaign.id, limit=10)
+    rows = await ledger.latest_rolls(db, d20_pair.id, limit=10)
     assert all(r.revealed_at is not None for r in rows)

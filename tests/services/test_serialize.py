@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +11,7 @@ import pytest
 
 from bot.rules import d20_check, roll_under, threshold
 from bot.rules import pen_and_dagger as pd
-from bot.rules.systems import Reading, Tone, outcome_from_record, register, unregister
+from bot.rules.systems import Reading, Tone, outcome_from_record
 from bot.rules.systems.base import SYSTEM_FIELD, Defaults
 from bot.services.kit.serialize import to_jsonable
 
@@ -72,16 +72,8 @@ class Cards(Defaults):
         return Draw(int(data["score"]), int(data["roll"]), str(data["result"]))
 
 
-@pytest.fixture
-def cards() -> Iterator[None]:
-    register(Cards())  # type: ignore[arg-type]  # only what decoding needs
-    try:
-        yield
-    finally:
-        unregister("cards")
-
-
-@pytest.mark.usefixtures("cards")
+@pytest.mark.rule_systems(Cards())
+@pytest.mark.usefixtures("rule_systems")
 def test_a_new_system_may_store_any_shape_its_key_decides() -> None:
     # Told apart by shape, roll-under (registered first) would claim this row.
     draw = Draw(score=5, roll=9, result="queen")

@@ -1,4 +1,7 @@
-"""Every limit's message, and an adversarial corpus that must only ever raise DiceError."""
+"""Every limit's message, and an adversarial corpus that must only ever raise DiceError.
+
+Tests bot/dice/limits.py and bot/dice/errors.py.
+"""
 
 from __future__ import annotations
 

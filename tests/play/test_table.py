@@ -1,4 +1,7 @@
-"""The table end to end: the real bot in SimCord, driven line by line as a script is."""
+"""The table end to end: the real bot in SimCord, driven line by line as a script is.
+
+Tests bot/play/_table.py.
+"""
 
 from __future__ import annotations
 

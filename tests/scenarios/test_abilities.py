@@ -1,4 +1,7 @@
-"""/abilities roll | assign: Pen & Dagger ruling 8, every die attributed to its roller."""
+"""/abilities roll | assign: Pen & Dagger ruling 8, every die attributed to its roller.
+
+Tests bot/cogs/abilities.py.
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 The numbers are the rule text's: a critical is "a natural roll of 20 plus modifiers that is
 still able to hit"; quality saves are DC 10 with +1 Adept, +2 Master, +3 Grand Master; magic
 items save against DC 10 minus their bonus and add +3.
+
+Tests bot/cogs/attack.py, bot/services/rolling/attacks.py and bot/render/attacks.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""/catchup: since my last action, only what I may see, newest first, clipped."""
+"""/catchup: since my last action, only what I may see, newest first, clipped.
+
+Tests bot/cogs/catchup.py, bot/services/table/catchup.py and bot/render/catchup.py.
+"""
 
 from __future__ import annotations
 

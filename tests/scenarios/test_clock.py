@@ -1,5 +1,8 @@
 """The game clock in SimCord's virtual time: deadlines with their defaults, reminders, and
-jobs that fell due while the bot was stopped. Time moves only by ``env.advance_time``."""
+jobs that fell due while the bot was stopped. Time moves only by ``env.advance_time``.
+
+Tests bot/cogs/clock.py and bot/services/kit/clock.py.
+"""
 
 from __future__ import annotations
 

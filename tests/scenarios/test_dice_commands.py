@@ -1,6 +1,9 @@
 """/roll with several rolls at once (docs/dice.md, "Several rolls at once"): a line and a total
 per roll, one ledger row, hidden rolls still hidden, refusals in the player's words with nothing
-recorded."""
+recorded.
+
+Tests bot/cogs/dice.py and bot/render/dice.py.
+"""
 
 from __future__ import annotations
 

@@ -4,16 +4,11 @@ campaign in the party in one step."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from typing import Any
 
-import discord
 import pytest
 
-import bot.cogs
-from bot.cogs._views.noted import Noted
 from tests.fixtures.places import open_thread
 from tests.fixtures.table import (
     Table,
@@ -23,7 +18,6 @@ from tests.fixtures.table import (
     start_campaign,
 )
 from tests.scenarios.test_permissions import every_permission, session
-from tests.scenarios.test_posts import setup_table
 
 _MESSAGE_ROUTES = re.compile(
     r"^(POST|PATCH) (/channels/\d+/messages(/\d+)?|/webhooks/\d+/[^/]+(/messages/[^/]+)?)$"
@@ -66,20 +60,6 @@ async def test_every_message_the_bot_sends_or_edits_carries_allowed_mentions(
     assert len(bodies) > 20
     missing = [name for name, body in bodies if "allowed_mentions" not in body]
     assert missing == [], missing
-
-
-async def test_an_expired_button_is_answered_privately_with_what_to_do(table: Table) -> None:
-    await start_campaign(table, "d20-check")
-    await make_character(table, table.alice, "Ayla", {"DEX": 14})
-    asked = await table.alice.slash(table.table, "character delete", name="Ayla")
-    prompt = final_answer(asked)
-    assert prompt.components, message_text(prompt)
-    await table.env.advance_time(3600)  # the confirmation's time runs out
-    late = await table.alice.click(prompt, label=prompt.components[0]["components"][0]["label"])
-    assert late.response is not None and late.response.ephemeral
-    assert "This button has expired" in late.response.content
-    unhandled = {"command": "view", "outcome": "unhandled"}
-    assert table.bot.ops.metrics.sample("pbp_commands_total", unhandled) == 1
 
 
 def _leaves(command: Any) -> list[Any]:
@@ -135,31 +115,3 @@ def _bot_classes(base: type) -> list[type]:
         if cls.__module__.startswith("bot."):
             found.append(cls)
     return found
-
-
-def test_every_view_form_and_persistent_button_notes_what_it_takes() -> None:
-    """The stale cog answers any click no view noted: a view that forgot to note would be
-    answered "expired" whenever its own answer took a moment."""
-    for module in pkgutil.walk_packages(bot.cogs.__path__, "bot.cogs."):
-        importlib.import_module(module.name)
-    kinds = (discord.ui.View, discord.ui.Modal, discord.ui.DynamicItem)
-    classes = {cls for kind in kinds for cls in _bot_classes(kind)}
-    assert len(classes) >= 7  # confirm, pagers, post form and button, three persistent ones
-    assert [cls.__qualname__ for cls in classes if not issubclass(cls, Noted)] == []
-    assert [cls.__qualname__ for cls in classes if "interaction_check" in vars(cls)] == []
-
-
-async def test_a_form_sent_after_it_expired_gives_the_player_their_text(table: Table) -> None:
-    await setup_table(table)
-    shown = await table.alice.slash(table.table, "post")
-    assert shown.modal is not None
-    field = shown.modal["components"][0]["components"][0]
-    await table.env.advance_time(2 * 3600)  # the form's half hour runs out while they write
-    text = "Ayla waits by the gate, *watching* the road."
-    late = await table.alice.submit_modal(shown, {field["custom_id"]: text})
-    assert late.response is not None and late.response.ephemeral
-    assert "This form expired" in late.response.content
-    (attached,) = late.response.attachments
-    assert attached.filename == "your-text.txt"
-    assert (await attached.read()).decode() == text
-    assert not [m for m in table.table.history() if m.webhook_id is not None]  # nothing posted

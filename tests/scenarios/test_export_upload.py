@@ -61,3 +61,23 @@ async def test_over_the_servers_limit_it_answers_with_the_size_and_the_cli(
     text = result.response.content
     assert "more than the 8 KB Discord lets this server receive" in text
     assert "pbp-dice export --guild" in text and "--campaign 1" in text
+
+
+async def test_campaign_export_gives_the_gm_the_file_privately_and_refuses_players(
+    table: Table,
+) -> None:
+    await start_campaign(table, "roll-under")
+    await table.alice.slash(table.table, "character create", name="Sybilla")
+    result = await table.gm.slash(table.table, "campaign export")
+    # Deferred ("thinking"), then the file: Discord shows it in place of the placeholder.
+    [message] = [m for m in (result.response, *result.followups) if m is not None and m.attachments]
+    assert message.ephemeral
+    [attachment] = message.attachments
+    data = json.loads(gzip.decompress(await attachment.read()))
+    tables = data["campaigns"][0]["tables"]
+    assert data["format"] == "pbp-dice-export"
+    assert [c["name"] for c in tables["characters"]] == ["Sybilla"]
+    refused = await table.alice.slash(table.table, "campaign export")
+    texts = [m.content for m in (refused.response, *refused.followups) if m is not None]
+    assert any("Only the campaign's GM" in t for t in texts)
+    assert not any(m.attachments for m in (refused.response, *refused.followups) if m is not None)

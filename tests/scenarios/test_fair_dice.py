@@ -1,6 +1,9 @@
 """Provably fair dice through the real commands (docs/fair-dice.md): the hash published at
 setup and in /campaign show, /me seed, /campaign seed rotate revealing the seed to the table,
-/verify roll recomputing the faces and /verify seed checking the revealed seed."""
+/verify roll recomputing the faces and /verify seed checking the revealed seed.
+
+Tests bot/render/fair.py.
+"""
 
 from __future__ import annotations
 

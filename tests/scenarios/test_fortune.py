@@ -2,6 +2,8 @@
 
 The d20 is scripted: the bot is built with a random source whose ``randint`` returns the faces
 a test queues (``roll_d20`` is ``rng.randint(1, 20)``), then falls back to the seeded source.
+
+Tests bot/cogs/fortune.py, bot/cogs/_views/fortune.py and bot/render/fortune.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""/groupsave and /contest in each system, through the real commands."""
+"""/groupsave and /contest in each system, through the real commands.
+
+Tests bot/cogs/groups.py, bot/services/rolling/groups.py and bot/render/groups.py.
+"""
 
 from __future__ import annotations
 

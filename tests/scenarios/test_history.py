@@ -1,4 +1,8 @@
-"""/gm reveal, /verify (matching, then after tampering), /history redaction and paging."""
+"""/gm reveal, /verify (matching, then after tampering), /history redaction and paging.
+
+Tests bot/cogs/history.py, bot/cogs/_views/history.py, bot/services/rolling/history.py and
+bot/render/history.py.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Inline rolls (docs/in-character.md): every `[[…]]` in a text rolled as its slash command would
 roll it, recorded in the caller's transaction, all or nothing; and the message context-menu
-command."""
+command.
+
+Tests bot/cogs/inline.py.
+"""
 
 from __future__ import annotations
 

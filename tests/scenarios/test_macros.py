@@ -1,5 +1,8 @@
 """Saved rolls (docs/in-character.md): /macro save | run | list | delete, per character, checked
-when saved with the offline table's hints, run exactly as the command they stand for."""
+when saved with the offline table's hints, run exactly as the command they stand for.
+
+Tests bot/cogs/macro.py, bot/services/rolling/macros.py and bot/render/macros.py.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 Expected numbers come from each system's own odds function called here directly, and are
 formatted independently (exact decimal, half up) from the bot's renderer.
+
+Tests bot/cogs/odds.py, bot/services/rolling/odds.py and bot/render/odds.py.
 """
 
 from __future__ import annotations

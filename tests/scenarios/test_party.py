@@ -1,4 +1,7 @@
-"""/party add | remove | show: the GM adds anyone, a player only their own character."""
+"""/party add | remove | show: the GM adds anyone, a player only their own character.
+
+Tests bot/cogs/party.py and bot/services/rolling/party.py.
+"""
 
 from __future__ import annotations
 

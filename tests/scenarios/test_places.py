@@ -7,6 +7,8 @@ after the campaign. The bot posts on its own there when the game clock runs: a t
 at its deadline, a roll request's reminder and its verdict at the deadline, a round revealed
 at its deadline. Discord's thread rules SimCord lacks are added by
 :func:`tests.fixtures.places.discord_thread_rules`.
+
+Tests bot/cogs/_places.py and bot/render/places.py.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from typing import Any
 import discord
 import pytest
 from simcord.builders import ChannelHandle
-from simcord.enums import ChannelType
 from sqlalchemy import select
 
 from bot.db.models import scheduled_jobs
@@ -138,42 +139,6 @@ async def _gm_notes(table: Table) -> list[str]:
     ]
 
 
-async def test_a_refused_notice_is_kept_shown_in_catchup_and_gm_log_and_told_to_the_gm_once(
-    table: Table,
-) -> None:
-    without = bot_permissions()
-    without.send_messages_in_threads = False
-    place = await world(table, "public thread", without)
-    await table.gm.slash(place, "turns start", characters="Ann, Bo", deadline="1h")
-    await table.env.advance_time(2.5 * HOUR)  # two turns pass by themselves, both refused
-    assert not any("Time is up" in message_text(m) for m in place.history())
-    notes = await _gm_notes(table)
-    assert len(notes) == 1, notes  # once, not per notice
-    assert f"<#{place.id}>" in notes[0] and "**Send Messages in Threads**" in notes[0]
-    assert (
-        f"give {table.bot.user.name} **Send Messages in Threads** in <#{table.table.id}>"
-        in (notes[0])
-    )
-    async with table.bot.db.engine.connect() as conn:
-        states = list((await conn.execute(select(scheduled_jobs.c.delivery))).scalars())
-    assert states.count("undelivered") == 2, states
-
-    shown = final_answer(await table.bob.slash(place, "catchup"))
-    assert shown.ephemeral
-    assert "Not posted: the notice that time is up in turn order #1" in shown.content
-    assert "Send Messages in Threads" in shown.content
-    log = final_answer(await table.gm.slash(table.table, "gm log"))
-    assert "Not posted" in message_text(log) and f"<#{place.id}>" in message_text(log)
-
-    # Fixed: the next notice gets through; broken again later: the GM is told again.
-    restrict_bot(table, table.table, bot_permissions())
-    await table.env.advance_time(HOUR)
-    assert any("Time is up" in message_text(m) for m in place.history())
-    restrict_bot(table, table.table, without)
-    await table.env.advance_time(HOUR)
-    assert len(await _gm_notes(table)) == 2
-
-
 async def test_a_locked_thread_is_reported_not_skipped(table: Table) -> None:
     place = await world(table, "public thread")
     await table.gm.slash(place, "turns start", characters="Ann, Bo", deadline="1h")
@@ -216,67 +181,7 @@ async def test_transient_failures_are_retried_with_backoff_then_kept(table: Tabl
     assert len(tries) >= 3 + 4  # 3 for the first notice, 4 (1 + 3 retries) for the second
 
 
-async def test_the_gm_copy_reaches_the_gm_by_dm_when_the_gm_channel_refuses(table: Table) -> None:
-    without = bot_permissions()
-    without.send_messages = False
-    await world(table, "channel")
-    restrict_bot(table, table.gm_channel, without)
-    for _ in range(3):
-        await table.alice.slash(table.table, "roll", dice="1d20", secret="blind")
-    # The server owner set the campaign up: a known GM, who gets the copies by DM instead.
-    backend = table.env.backend
-    dm_id = backend.dm_channels.get(table.admin.id)
-    assert dm_id is not None
-    texts = [m.content or "" for m in backend.messages[dm_id].values()]
-    assert sum("Hidden roll by" in t for t in texts) == 3  # every copy, by DM
-    notes = [t for t in texts if "I could not post" in t]
-    assert len(notes) == 1 and "**Send Messages**" in notes[0], notes  # why, once
-    assert f"<#{table.gm_channel.id}>" in notes[0]
-    log = final_answer(await table.gm.slash(table.table, "gm log"))
-    assert "GM channel (sent by DM instead)" in message_text(log)
-
-
 def _field(embed: Any, place: ChannelHandle) -> str:
     found = [f.value for f in embed.fields if (f.value or "").startswith(f"<#{place.id}>\n")]
     assert len(found) == 1, [f.value for f in embed.fields]
     return str(found[0])
-
-
-async def test_campaign_check_lists_each_place_what_fails_there_and_the_fix(table: Table) -> None:
-    without = bot_permissions()
-    without.send_messages_in_threads = False
-    await world(table, "channel", without)
-    scene = open_thread(table, table.table, "The ambush")
-    whisper = table.env.backend.create_thread(
-        table.table.id, "Whispers", table.alice.id, type=ChannelType.PRIVATE_THREAD
-    )  # a private thread the bot was never added to
-    result = await table.gm.slash(scene, "campaign check")
-    shown = final_answer(result)
-    assert shown.ephemeral
-    embed = shown.embeds[0]
-    name = table.bot.user.name
-    here = _field(embed, scene)
-    assert "❌ post clock notices, verdicts and reveals: lacks **Send Messages in Threads**" in here
-    assert f"Fix: give {name} **Send Messages in Threads** in <#{table.table.id}>" in here
-    home = _field(embed, table.table)
-    assert "❌ post them in its threads: lacks **Send Messages in Threads**" in home
-    gm = _field(embed, table.gm_channel)
-    assert "✅ see it; post GM copies of hidden rolls; show them as embeds" in gm
-    private = next(f.value for f in embed.fields if (f.value or "").startswith(f"<#{whisper.id}>"))
-    assert f"is a private thread I am not in. Fix: add {name} to the thread" in private
-    # A player may not run it.
-    refused = final_answer(await table.bob.slash(scene, "campaign check"))
-    assert refused.ephemeral and "Only the campaign's GM" in refused.content
-
-
-async def test_campaign_setup_ends_with_the_check_for_the_gm(table: Table) -> None:
-    without = bot_permissions()
-    without.embed_links = False
-    restrict_bot(table, table.table, without)
-    done = await table.admin.slash(
-        table.table, "campaign setup", system="d20-check", gm_channel=table.gm_channel
-    )
-    checks = [m for m in done.followups if m.embeds and m.ephemeral]
-    assert len(checks) == 1, done
-    field = _field(checks[0].embeds[0], table.table)
-    assert "❌ show them as embeds: lacks **Embed Links**" in field

@@ -1,6 +1,9 @@
 """Sealed pre-rolls (docs/prerolls.md): a player seals d20s nobody sees; the GM applies the
 oldest to a check (`/gm check ... preroll:next`), which shows when it was sealed, and /verify
-proves it."""
+proves it.
+
+Tests bot/cogs/preroll.py and bot/render/prerolls.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""/privacy show and /privacy delete through SimCord, on SQLite and PostgreSQL."""
+"""/privacy show and /privacy delete through SimCord, on SQLite and PostgreSQL.
+
+Tests bot/render/privacy.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""GM roll requests: one message, a persistent Roll button, each requested player once."""
+"""GM roll requests: one message, a persistent Roll button, each requested player once.
+
+Tests bot/cogs/requests.py and bot/render/requests.py.
+"""
 
 from __future__ import annotations
 

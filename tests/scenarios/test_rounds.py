@@ -1,6 +1,9 @@
 """Sealed declarations (docs/rounds.md) in SimCord: a round of three players revealed together and
 each verified, replacing a declaration, refusals, a deadline reveal through the scheduler,
-cancelling, escaping and clipping of what players write."""
+cancelling, escaping and clipping of what players write.
+
+Tests bot/cogs/rounds.py, bot/services/table/rounds.py and bot/render/rounds.py.
+"""
 
 from __future__ import annotations
 

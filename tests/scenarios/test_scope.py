@@ -8,6 +8,8 @@ rolls are the campaign's and share its numbers). bob reads #table only; the GM r
 Manage Threads; the server owner (admin) has every permission. (A roll in a private channel
 outside any campaign is numbered in that channel, so it is only ever looked up from inside it,
 ledger v2: the threads are where a campaign's numbers reach places some members cannot read.)
+
+Tests bot/cogs/_scope.py and bot/services/trust/scope.py.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Every rolling command in every visibility mode: the channel, the roller, a third player and
-the GM each see exactly what they are entitled to. Then the GM-delivery fallbacks."""
+the GM each see exactly what they are entitled to. Then the GM-delivery fallbacks.
+
+Tests bot/render/secrecy.py.
+"""
 
 from __future__ import annotations
 
@@ -124,79 +127,3 @@ async def test_each_viewer_sees_what_the_mode_allows(table: Table, command: str,
         # The stub in the channel names the roll and carries the full commitment.
         public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
         assert f"#{row.id}" in public and str(row.commitment) in public
-
-
-async def test_players_cannot_use_gm_rolls(table: Table) -> None:
-    await _setup(table, "d20-check")
-    refused = await table.alice.slash(table.table, "gm check", character="Ayla", ability="DEX")
-    assert refused.ephemeral and refused.response is not None
-    assert "Only the campaign's GM" in refused.response.content
-    refused = await table.alice.slash(table.table, "gm roll", dice="1d20")
-    assert refused.response is not None and "Only the campaign's GM" in refused.response.content
-
-
-async def test_gm_check_defaults_to_blind_and_campaign_defaults_apply(table: Table) -> None:
-    gm_channel = await _setup(table, "d20-check")
-    table.dice(17)
-    await table.gm.slash(table.table, "gm check", character="Ayla", ability="DEX")
-    assert (await _latest(table)).visibility is Visibility.BLIND
-    assert not shows_any(seen_by(table, table.alice, gm_channel), ["17", "27"])
-    changed = await table.gm.slash(table.table, "campaign set secrecy", command="check", mode="gm")
-    assert changed.response is not None and "/check gm" in message_text(changed.response)
-    table.dice(18)
-    await table.alice.slash(table.table, "check", ability="DEX")
-    assert (await _latest(table)).visibility is Visibility.GM
-    assert not shows_any(seen_by(table, table.bob, gm_channel), ["18", "28"])
-
-
-async def test_without_gm_channel_the_copy_goes_by_dm_to_the_gm_of_setup(table: Table) -> None:
-    await _setup(table, "d20-check")
-    await table.gm.slash(table.table, "campaign set gm-channel")  # unset
-    await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="blind")
-    total = str((await _latest(table)).outcome["total"])
-    dm = "\n".join(message_text(m) for m in table.admin.user.dm_channel.history())
-    assert total in dm and "Hidden roll by" in dm
-    alice_view = "\n".join(message_text(m) for m in table.table.history(viewer=table.alice))
-    assert total not in _NOISE.sub(" ", alice_view)
-    assert "sent to the GM" in alice_view
-
-
-async def test_when_no_gm_can_be_reached_the_roller_is_told_how_to_fix_it(table: Table) -> None:
-    await _setup(table, "d20-check")
-    await table.gm.slash(table.table, "campaign set gm-channel")  # unset
-    table.env.inject_error(
-        "POST",
-        "/users/@me/channels",
-        status=403,
-        code=50007,
-        message="Cannot send messages to this user",
-        times=None,
-    )
-    table.env.inject_error(
-        "POST",
-        "/channels/*/messages",
-        status=403,
-        code=50007,
-        message="Cannot send messages to this user",
-        times=None,
-    )
-    result = await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="gm")
-    row = await _latest(table)
-    assert row.visibility is Visibility.GM  # recorded once, all the same
-    notes = "\n".join(message_text(m) for m in result.followups)
-    assert "could not be delivered" in notes and "/campaign set gm-channel" in notes
-    bob_view = _NOISE.sub(
-        " ", "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
-    )
-    assert str(row.outcome["total"]) not in bob_view
-
-
-async def test_a_gms_own_blind_check_is_shown_to_the_gm(table: Table) -> None:
-    gm_channel = await _setup(table, "d20-check")
-    await make_character(table, table.gm, "Gus", {"DEX": 30})
-    table.dice(17)
-    result = await table.gm.slash(table.table, "check", ability="DEX", secret="blind")
-    answers = "\n".join(message_text(m) for m in result.followups)
-    assert shows(_NOISE.sub(" ", answers), ["17", "27"]), answers
-    assert "you will learn the result" not in answers
-    assert not shows_any(seen_by(table, table.bob, gm_channel), ["17", "27"])

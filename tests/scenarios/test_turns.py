@@ -1,5 +1,8 @@
 """/turns in SimCord's virtual time: initiative with every die, pings, holds, per-turn
-deadlines through a whole round, one order per channel, restarts, the ledger."""
+deadlines through a whole round, one order per channel, restarts, the ledger.
+
+Tests bot/cogs/turns.py, bot/services/table/turns.py and bot/render/turns.py.
+"""
 
 from __future__ import annotations
 

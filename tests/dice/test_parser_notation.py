@@ -2,6 +2,8 @@
 
 Each case forces the faces (tests/dice/forced.py) and states the total a player of the bot
 the spelling comes from expects, worked out by hand from that bot's documentation.
+
+Tests bot/dice/parser.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Group ability-score generation and assignment (ruling 8)."""
+"""Group ability-score generation and assignment (ruling 8).
+
+Tests bot/rules/pen_and_dagger/abilities.py.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Safe defaults for a hosted bot, through the real bot in SimCord: start-up warns once about a
 set-up that shows hidden results to every member (a GM channel everyone can read, a GM role
-everyone holds), and says nothing about a private one."""
+everyone holds), and says nothing about a private one.
+
+Tests bot/services/trust/exposure.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""One full scenario per rule system, from /campaign setup to a recorded roll, exact dice."""
+"""One full scenario per rule system, from /campaign setup to a recorded roll, exact dice.
+
+Tests bot/cogs/checks.py.
+"""
 
 from __future__ import annotations
 
@@ -171,44 +174,34 @@ async def test_d20_advantage_and_disadvantage_cancel(table: Table) -> None:
     assert "**7**, ~~18~~ (disadvantage)" in message_text(dis.response)
 
 
-async def test_the_gm_rolls_a_players_attempt_with_every_option_the_player_has(
-    table: Table,
-) -> None:
-    # Ruling 9: the GM rolls with the player's stored rank; reliability is part of an attempt.
-    await start_campaign(table, "pen-and-dagger")
-    await make_character(table, table.alice, "Angus", {"WIS": 14})  # Adept
-    table.dice(12)  # Adept 12: Normal; reliable -> Major
-    result = await table.gm.slash(
-        table.table, "gm check", character="Angus", ability="WIS", reliable=True, secret="public"
-    )
-    assert result.response is not None
-    text = message_text(result.response)
-    assert "Angus: WIS attempt" in text and "**Major Success**" in text
-
-
-async def test_odds_and_gm_checks_take_the_helper_like_check(table: Table) -> None:
+async def test_options_the_system_does_not_have_are_refused_naming_it(table: Table) -> None:
     await start_campaign(table, "d20-check")
-    await make_character(table, table.alice, "Keegan", {"DEX": 10})
-    await make_character(table, table.bob, "Brannoc", {"DEX": 10})
-    odds = await table.alice.slash(
-        table.table, "odds check", ability="DEX", dc=11, helper="brannoc"
+    await make_character(table, table.alice, "Keegan", {"DEX": 14})
+    for options, words in (
+        ({"rank_bonus": 1}, "d20 check, where /check has no rank_bonus"),
+        ({"reliable": True}, "has no reliable"),
+        ({"difficulty": "hard"}, "has no difficulty"),
+    ):
+        result = await table.alice.slash(table.table, "check", ability="DEX", **options)
+        assert result.ephemeral and result.response is not None
+        assert words in result.response.content
+    luck = await table.alice.slash(table.table, "luck")
+    assert luck.ephemeral and luck.response is not None
+    assert "/luck is for Pen & Dagger (luck rolls)" in luck.response.content
+    assert await ledger.latest_rolls(table.bot.db, 1) == []
+
+
+async def test_missing_scores_and_characters_are_explained(table: Table) -> None:
+    await start_campaign(table, "pen-and-dagger")
+    none_yet = await table.alice.slash(table.table, "check", ability="DEX")
+    assert none_yet.ephemeral and none_yet.response is not None
+    assert "no active character" in none_yet.response.content
+    await table.alice.slash(table.table, "character create", name="Angus")
+    no_score = await table.alice.slash(table.table, "check", ability="DEX")
+    assert no_score.response is not None
+    assert no_score.response.content == (
+        "Angus has no DEX score yet: set it with /character set ability:DEX value:<number>."
     )
-    assert odds.response is not None
-    # Working together: advantage; P(max of two d20 >= 11) = 1 - (10/20)^2 = 3/4.
-    assert "exactly 3/4" in message_text(odds.response)
-    unknown = await table.alice.slash(table.table, "odds check", ability="DEX", helper="Nobody")
-    assert unknown.response is not None and "No character named “Nobody”" in message_text(
-        unknown.response
-    )
-    table.dice(4, 15)
-    helped = await table.gm.slash(
-        table.table,
-        "gm check",
-        character="Keegan",
-        ability="DEX",
-        helper="Brannoc",
-        secret="public",
-    )
-    assert helped.response is not None
-    text = message_text(helped.response)
-    assert "helped by Brannoc" in text and "~~4~~, **15** (advantage)" in text
+    save = await table.alice.slash(table.table, "save", ability="DEX")
+    assert save.response is not None
+    assert "/save is for Roll-under and d20 check (saving throws)" in save.response.content

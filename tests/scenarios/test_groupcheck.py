@@ -1,5 +1,8 @@
 """Group checks with a skill (d20 check "Group Checks"): "the characters who are skilled at a
-particular task help cover those who aren't" — /groupcheck and /gm request roll proficiency:."""
+particular task help cover those who aren't" — /groupcheck and /gm request roll proficiency:.
+
+Tests bot/cogs/groupcheck.py.
+"""
 
 from __future__ import annotations
 

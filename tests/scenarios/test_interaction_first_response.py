@@ -6,6 +6,8 @@ attempts (``env.http_requests``) in order, the interaction callback among them, 
 counts what the bot asked of Discord before it answered. After a deferral the answer is the
 original response edited (PATCH .../messages/@original), never a first followup (POST to the
 webhook), which Discord documents as deprecated.
+
+Tests bot/interaction.py.
 """
 
 from __future__ import annotations

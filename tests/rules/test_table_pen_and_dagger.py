@@ -1,5 +1,7 @@
 """The Success Table and the Ability Scores table, cell by cell, transcribed from the rule text
 (shared/rules/pen-and-dagger.txt) independently of the implementation's representation.
+
+Tests bot/rules/pen_and_dagger/table.py.
 """
 
 from __future__ import annotations

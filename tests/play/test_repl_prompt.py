@@ -1,5 +1,8 @@
 """The interactive prompt (`make play`) as a person uses it: Ctrl-C drops the line being
-typed, Ctrl-D and `quit` leave with status 0 even after a refused line."""
+typed, Ctrl-D and `quit` leave with status 0 even after a refused line.
+
+Tests bot/play/_repl.py.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """Provably fair dice outside campaigns (docs/fair-dice.md): a channel without a campaign and
 a DM with the bot have their own seed, shown before use with /seed show, rotated by whoever
 owns the place (a member with Manage Channels; in a DM its person), and checked with /verify;
-/verify roll says where a visible roll was drawn, and nothing about a hidden one."""
+/verify roll says where a visible roll was drawn, and nothing about a hidden one.
+
+Tests bot/cogs/seed.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Rendering: Avrae-like markdown, readable plain text, and a hard length cap."""
+"""Rendering: Avrae-like markdown, readable plain text, and a hard length cap.
+
+Tests bot/dice/stringify.py.
+"""
 
 from __future__ import annotations
 

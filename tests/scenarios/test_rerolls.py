@@ -1,4 +1,7 @@
-"""/reroll (d20 check): "you can reroll only one of the dice. You choose which one." """
+"""/reroll (d20 check): "you can reroll only one of the dice. You choose which one."
+
+Tests bot/cogs/reroll.py, bot/services/rolling/rerolls.py and bot/render/rerolls.py.
+"""
 
 from __future__ import annotations
 

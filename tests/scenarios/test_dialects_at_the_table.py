@@ -1,6 +1,9 @@
 """Dice dialects at the table (docs/dice.md, "Dialects"): a player's /me dice choice, the
 campaign default its GM sets, the answer naming the dialect when it changed a reading, and
-the same reading in /roll, `[[…]]` inline rolls and macros."""
+the same reading in /roll, `[[…]]` inline rolls and macros.
+
+Tests bot/services/rolling/dialects.py.
+"""
 
 from __future__ import annotations
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cogs.whoposted import MENU_NAME as WHO
 from bot.services.kit.errors import InvalidValue
 from bot.services.kit.names import check_name, hidden_characters, skeleton
 from tests.fixtures.table import Table, embed_text, make_character, message_text, start_campaign
-from tests.scenarios.test_posts import setup_table
 
 message_text_of = embed_text
 
@@ -87,35 +85,6 @@ async def test_a_character_cannot_take_the_bots_name(table: Table) -> None:
 
 
 # --------------------------------------------------------------------------- who posted this
-
-
-async def test_anyone_can_ask_who_posted_a_webhook_post(table: Table) -> None:
-    await setup_table(table)
-    await table.alice.slash(table.table, "post", text="I lean on the bar.")
-    (message,) = [m for m in table.table.history() if m.webhook_id is not None]
-    assert message.author.name == "Ayla"  # Discord shows the character, not the member
-    asked = await table.bob.context_menu(table.table, WHO, message)
-    assert asked.ephemeral and asked.response is not None
-    text = asked.response.content
-    assert f"<@{table.alice.id}>" in text and "**Ayla**" in text, text
-
-
-async def test_who_posted_names_the_player_of_an_embed_post_too(table: Table) -> None:
-    await setup_table(table, webhooks=False)
-    await table.alice.slash(table.table, "post", text="I lean on the bar.")
-    (message,) = [
-        m for m in table.table.history() if m.embeds and "bar" in str(m.embeds[0].description)
-    ]
-    asked = await table.carol.context_menu(table.table, WHO, message)
-    assert asked.response is not None and f"<@{table.alice.id}>" in asked.response.content
-
-
-async def test_who_posted_on_any_other_message_says_it_cannot_tell(table: Table) -> None:
-    await setup_table(table)
-    message = await table.bob.send(table.table, "Just me talking")
-    asked = await table.alice.context_menu(table.table, WHO, message)
-    assert asked.ephemeral and asked.response is not None
-    assert "not a post" in asked.response.content
 
 
 # --------------------------------------------------------------------------- declarations

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,8 +28,15 @@ BOT = ROOT / "bot"
 TESTS = ROOT / "tests"
 HOME = TESTS / "fixtures"
 
-#: Modules with no test file of their own, each with its reason. Keep this short.
-EXEMPT: dict[str, str] = {}
+#: Modules with no test file of their own (a pattern may name several), each with its reason.
+#: Keep this short.
+EXEMPT: dict[str, str] = {
+    "bot/db/*_models.py": "a feature's table definitions, data only: tests/db/test_migrations.py "
+    "holds them equal to the migrations, the feature's tests exercise their constraints",
+    "bot/db/schema.py": "imports every table module so the metadata is whole; nothing else",
+    "bot/services/kit/context.py": "the caller as a frozen dataclass, no behaviour; every "
+    "service test builds one",
+}
 
 
 def _modules() -> list[Path]:
@@ -71,7 +79,7 @@ def test_every_bot_module_has_a_test_file_named_after_it_that_tests_it() -> None
     files = {path: path.read_text(encoding="utf-8") for path in _test_files()}
     missing: list[str] = []
     for module in _modules():
-        if _named(module) in EXEMPT:
+        if _exempt(module):
             continue
         prefix = _prefix(module)
         named = [path for path in files if path.name.startswith(prefix)]
@@ -83,13 +91,19 @@ def test_every_bot_module_has_a_test_file_named_after_it_that_tests_it() -> None
     assert missing == [], "\n".join(missing)
 
 
-def test_every_exemption_names_a_module_that_exists_and_has_no_test_file() -> None:
+def _exempt(module: Path) -> bool:
+    return any(fnmatch(_named(module), pattern) for pattern in EXEMPT)
+
+
+def test_every_exemption_names_modules_that_exist_and_have_no_test_file() -> None:
     files = [path.name for path in _test_files()]
     stale = []
-    for named in EXEMPT:
-        path = ROOT / named
-        if not path.exists() or any(name.startswith(_prefix(path)) for name in files):
-            stale.append(named)
+    for pattern in EXEMPT:
+        modules = [m for m in _modules() if fnmatch(_named(m), pattern)]
+        if not modules or any(
+            name.startswith(_prefix(module)) for module in modules for name in files
+        ):
+            stale.append(pattern)
     assert stale == []
 
 

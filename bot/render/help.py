@@ -341,7 +341,7 @@ _FAIR = (
     "**Server seed.** Each campaign (and each channel outside one, and your DM with the bot) "
     "has a secret seed; its SHA-256 is shown before any die comes from it (at "
     "`/campaign setup`, in `/campaign show` and `/seed show`, at each rotation). `/seed rotate` "
-    "reveals the seed and starts a new one: in a campaign its GM (also "
+    "starts a new seed and publishes the old one: in a campaign its GM (also "
     "`/campaign seed rotate`), in a channel without one a member with Manage Channels, in a DM "
     "you. `/campaign seed period hours:24` rotates a campaign's on its own. The first roll of "
     "a place whose seed nobody asked for reveals that seed right after it.\n\n"

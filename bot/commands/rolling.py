@@ -15,9 +15,9 @@ From it come:
 - the campaign's default visibility of each rolling command (``secrecy_defaults``).
 
 Which rule systems take an option is each system's own word (``System.check_options`` and
-``save_options``; a command of one rule, such as /attack, is ``bot.rules.systems.commands``'),
-read here by :meth:`RollingCommand.systems_for`, so a system adapter adds an option to its set
-and nothing else changes.
+``save_options``; the rule a command of some systems needs, such as /attack's, is
+``bot.rules.systems.commands``), read here by :meth:`RollingCommand.systems_for`: /help and
+docs/commands.md say which systems take an option without a second list of them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""/gm roll, /gm check, /gm reveal, /gm log: the GM's hidden rolls and the full ledger.
+"""/gm roll, /gm check, /gm log: the GM's hidden rolls and the full ledger.
 
-The GM's rolls for players (default blind), revealing a hidden roll, and the full log.
+The GM's rolls for players (default blind) and the full log; /gm reveal, the old name of
+/reveal, until the release bot/render/renamed.py names.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bot.cogs._options import (
     check_options,
     option_help,
 )
+from bot.cogs._renamed import ran_as_old_name
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
 from bot.interaction import Interaction, answer, defer
@@ -36,6 +38,7 @@ from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.fair import rotation_text
 from bot.render.prerolls import applied_field
+from bot.render.renamed import old_description
 from bot.render.secrecy import Delivery
 from bot.services.rolling import checks, prerolls
 from bot.services.rolling.rolls import roll_dice
@@ -170,13 +173,18 @@ async def gm_check(
     await announce_rotation(interaction, result.rotation, result.visibility)
 
 
-@gm_group.command(name="reveal", description="Show a hidden roll to everyone, with its salt")
+@gm_group.command(
+    name="reveal",
+    description=old_description("gm reveal", "Show a hidden roll to everyone, with its salt"),
+)
 @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
 async def gm_reveal(interaction: Interaction, roll: app_commands.Range[int, 1, None]) -> None:
-    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/_views/history.py: SCOPED)
-    db = bot_of(interaction).db
-    found = await secrecy.reveal(db, caller_from(interaction), roll)
-    await post_reveal(interaction, found, await reveal_view(db, found.row))
+    """The old name of /reveal (bot/render/renamed.py): the same service, the same answer."""
+    async with ran_as_old_name(interaction, "gm reveal"):
+        await defer(interaction, ephemeral=False)  # as /reveal (_views/history.py: SCOPED)
+        db = bot_of(interaction).db
+        found = await secrecy.reveal(db, caller_from(interaction), roll)
+        await post_reveal(interaction, found, await reveal_view(db, found.row))
 
 
 @gm_group.command(name="log", description="Every roll of this campaign, hidden ones included (GM)")

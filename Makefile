@@ -9,7 +9,7 @@ ARGS ?=
 .PHONY: install test test-lowest lint typecheck run play migrate clean
 
 $(STAMP): pyproject.toml setup.py
-	$(PY) -m venv $(VENV)
+	$(PY) -m venv --clear $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)

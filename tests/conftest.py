@@ -15,6 +15,7 @@ pytest_plugins = [
     "tests.fixtures.table",
     "tests.fixtures.places",
     "tests.fixtures.campaigns",
+    "tests.fixtures.commands",
     "tests.fixtures.budgets",
     "tests.fixtures.dice",
     "tests.fixtures.play",

@@ -7,65 +7,18 @@ kind of drift is caught and named by command and option.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
-from discord import app_commands
 
-from bot.cogs.help import command_docs
 from bot.commands import ROLLING, Complete, Kind, Option, RollingCommand, Rolls, Where
 from bot.commands.rolling import NAME
-from bot.render.help import HelpTopic, help_pages
-from bot.rules.systems import SYSTEMS
 from tests.commands.drift import grammar_problems, help_problems, tree_problems
-from tests.scenarios.command_tree import built_bot, built_tree
+from tests.fixtures.commands import Built
 
 Table = dict[str, RollingCommand]
-
-
-@dataclass(frozen=True)
-class Built:
-    """What the bot shows of its commands: the synced payload, the callbacks, /help's text."""
-
-    payload: list[dict[str, Any]]
-    callbacks: dict[str, app_commands.Command[Any, ..., Any]]
-    topics: str
-    systems: dict[str, str]
-
-
-def _text(embed: Any) -> str:
-    return "\n".join([embed.description or "", *(f.value or "" for f in embed.fields)])
-
-
-async def _build() -> Built:
-    bot = await built_bot()
-    callbacks = {
-        c.qualified_name: c for c in bot.tree.walk_commands() if isinstance(c, app_commands.Command)
-    }
-    docs = command_docs(bot.tree)
-    topics = "\n".join(
-        _text(page)
-        for topic in HelpTopic
-        if topic is not HelpTopic.SYSTEM
-        for page in help_pages(topic, None, docs)
-    )
-    systems = {
-        key: "\n".join(
-            f.value or ""
-            for f in help_pages(HelpTopic.SYSTEM, key, docs)[0].fields
-            if f.name == "Options of your rolls here"
-        )
-        for key in SYSTEMS
-    }
-    return Built(await built_tree(bot), callbacks, topics, systems)
-
-
-@pytest.fixture(scope="module")
-def built() -> Built:
-    return asyncio.run(_build())
 
 
 def problems(table: Table, built: Built) -> list[str]:

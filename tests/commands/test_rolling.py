@@ -1,4 +1,7 @@
-"""The rolling commands' table holds together with the rule systems and the roll options."""
+"""The rolling commands' table holds together with the rule systems and the roll options.
+
+Tests bot/commands/rolling.py.
+"""
 
 from __future__ import annotations
 

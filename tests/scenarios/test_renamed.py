@@ -3,6 +3,8 @@
 Each old name still does what it did, and its answer and description name the new one; /help
 lists the new names and shows each old one only as renamed; the pages never teach an old
 name; and the table cannot outlive the release it names.
+
+Tests bot/cogs/_renamed.py.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from bot.cogs.help import command_docs
 from bot.render.help import HelpTopic, help_pages, topic_commands
 from bot.render.renamed import RENAMED
 from bot.services.store import ledger
-from tests.scenarios.conftest import Table, final_answer, message_text
+from tests.fixtures.table import Table, final_answer, message_text
 from tests.scenarios.test_secrecy import _latest, _setup
 
 ROOT = Path(__file__).resolve().parents[2]

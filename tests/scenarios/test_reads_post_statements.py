@@ -1,21 +1,25 @@
 """How much SQLite is asked for one ``/post`` through the real bot, with production's provably
 fair dice: every `[[…]]` is prepared before any is rolled, and the post's campaign, its author
 and each helper are read once for all of them, so a post with five inline checks reads what a
-post with one reads; only each roll's own writes (its draw, its row) grow with them."""
+post with one reads; only each roll's own writes (its draw, its row) grow with them.
+
+Tests bot/services/rolling/reads.py.
+"""
 
 from __future__ import annotations
 
-import random
 import re
 
 import pytest
 from sqlalchemy import func, select
 
 from bot.db.post_models import post_rolls
-from bot.dice.fair import FairDice
 from bot.services.kit.sql import transaction
-from tests.scenarios.conftest import Table, make_character, start_campaign
+from tests.fixtures.table import Table, make_character, start_campaign
 from tests.scenarios.test_roll_statements import _sqlite_only, seen_by_sqlite
+
+#: Production's dice: each roll's draw is part of its statements.
+pytestmark = pytest.mark.fair_dice
 
 ONE = "Ayla braces [[check STR helper:Bram]]."
 FIVE = (
@@ -23,12 +27,6 @@ FIVE = (
     "[[check WIS helper:Bram adv]], dodges [[save DEX dc:13]] and heaves [[check STR bonus:1]]."
 )
 _WRITE = re.compile(r"^\s*(WITH\b.*?\)\s*)?(INSERT|UPDATE|DELETE|REPLACE)\b", re.I | re.S)
-
-
-@pytest.fixture
-def rng() -> random.Random:
-    """Production's dice: each roll's draw is part of its statements."""
-    return FairDice()
 
 
 def _reads(seen: list[str]) -> list[str]:

@@ -44,7 +44,7 @@ async def _played(url: str, tmp_path: Path) -> None:
     """What the offline table leaves after `examples/in-character.txt`, in ``url``."""
 
     @contextlib.contextmanager
-    def into(_options: PlayOptions) -> Iterator[str]:
+    def into() -> Iterator[str]:
         yield url
 
     script = ROOT / "examples" / "in-character.txt"

@@ -1,7 +1,9 @@
 """/help's texts: each topic as one or more embeds (pages), written for the player.
 
 A topic is short hand-written guidance followed by its commands, whose descriptions come from
-the command tree itself (:class:`CommandDoc`), so /help cannot drift from the commands.
+the command tree itself (:class:`CommandDoc`), so /help cannot drift from the commands; a
+rolling command's line, with its options, and what each system's rolls take come from the
+rolling commands' table (bot/commands/rolling.py), as the slash commands' options do.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 import discord
 
+from bot.commands import ROLLING, RollingCommand, Rolls, Who
 from bot.dice.limits import MAX_SIDES
 from bot.render import style
 from bot.render.renamed import renamed_lines
@@ -75,6 +78,29 @@ class CommandDoc:
             where = "a message" if self.menu == "message" else "a member"
             return f"**Apps → {self.name}**: right-click (or long-press) {where}"
         return f"`/{self.name}`: {self.description}"
+
+
+def rolling_line(command: RollingCommand) -> str:
+    """A rolling command's line in its topic: what it does, then its options in order."""
+    options = ", ".join(
+        f"`{option.name}`" + (" (required)" if option.required else "")
+        for option in command.options
+    )
+    return f"`/{command.name}`: {command.help}; options: {options}"
+
+
+def system_options_line(command: RollingCommand, system: str) -> str:
+    """The options ``command`` takes in ``system``'s campaigns, for /help system."""
+    taken = [
+        f"`{option.name}`"
+        for option in command.options
+        if system in {s.key for s in command.systems_for(option)}
+    ]
+    return f"`/{command.name}`: {', '.join(taken) or 'no options'}"
+
+
+#: The player's own rolls whose options /help system lists for the campaign's system.
+_SYSTEM_ROLLS = (Rolls.CHECK, Rolls.SAVE, Rolls.LUCK, Rolls.ATTACK)
 
 
 _OVERVIEW = (
@@ -624,7 +650,11 @@ def _topic_pages(spec: _Topic, commands: Mapping[str, CommandDoc]) -> list[disco
     """The guidance pages, then the topic's commands as fields, on the last page while they
     fit and on pages of their own after it."""
     pages = [_embed(title, text) for title, text in spec.pages]
-    listed = [commands[name].line() for name in spec.commands if name in commands]
+    listed = [
+        rolling_line(ROLLING[name]) if name in ROLLING else commands[name].line()
+        for name in spec.commands
+        if name in commands
+    ]
     fields = [
         ("Commands" if number == 0 else "Commands (continued)", value)
         for number, value in enumerate(_fields(listed))
@@ -652,6 +682,15 @@ def _system_pages(system: str | None) -> list[discord.Embed]:
         )
         others = ", ".join(SYSTEM_NAMES[s] for s in SYSTEMS if s != system)
         embed.set_footer(text=f"The bot also knows {others}.")
+        rolls = [
+            system_options_line(command, system)
+            for command in ROLLING.values()
+            if command.who is Who.PLAYER
+            and command.rolls in _SYSTEM_ROLLS
+            and command.spelling is not None
+            and system in {s.key for s in command.systems()}
+        ]
+        style.add_field(embed, "Options of your rolls here", "\n".join(rolls))
         return [embed]
     embed = _embed(
         "Rule systems",

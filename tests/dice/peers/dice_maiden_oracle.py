@@ -65,7 +65,9 @@ _ESSENCE20 = ((1, 2), (1, 4), (1, 6), (1, 8), (1, 10), (1, 12), (2, 8), (3, 6))
 
 
 def _face(rng: random.Random, sides: int) -> int:
-    return rng.randint(-1, 1) if sides == 0 else rng.randint(1, sides)
+    # randint(1, sides) is 1 + _randbelow(sides): the same draws, without randint's argument
+    # checks, which were a third of the peers corpus's time (millions of dice).
+    return rng._randbelow(3) - 1 if sides == 0 else rng._randbelow(sides) + 1
 
 
 def _dice(count: int, sides: int, rng: random.Random) -> int:

@@ -38,10 +38,12 @@ from bot.services.store.campaigns import (
     CampaignView,
     campaign_at_revision_in,
     campaign_for_channel_in,
+    place_params,
 )
 from bot.services.store.characters import (
     CharacterView,
     character_by_name_in,
+    placed_character_in,
     resolve_character_in,
 )
 from bot.services.trust import fairness, secrecy
@@ -215,16 +217,18 @@ async def _context_in(
 ) -> tuple[CampaignView, CharacterView]:
     if caller.guild_id is None:
         raise NoCampaign()
+    found: CharacterView | None = None
     if here is not None:  # the campaign as the draw's statement found it
         if here.campaign_id is None:
             raise NoCampaign()
         campaign = await campaign_at_revision_in(session, here.campaign_id, here.revision)
-    else:
-        campaign = await campaign_for_channel_in(
-            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-        )
+    else:  # the campaign and the character in one statement
+        place = place_params(caller.guild_id, caller.channel_id, caller.parent_channel_id)
+        campaign, found = await placed_character_in(session, place, caller.user_id, character_name)
     if as_gm:
         require_gm(campaign, caller, "roll for a player's character")
+    if found is not None and (as_gm or found.user_id == caller.user_id):
+        return campaign, found
     character = await resolve_character_in(
         session, campaign.id, caller.user_id, character_name, any_owner=as_gm
     )

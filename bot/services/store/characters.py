@@ -50,11 +50,11 @@ from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.rules.systems.commands import require as require_rule
 from bot.services.kit import personal
-from bot.services.kit.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.kit.names import check_name, skeleton
 from bot.services.kit.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
 from bot.services.kit.sql import Executor, insert_for, transaction
-from bot.services.store.campaigns import CampaignView, get_campaign_in
+from bot.services.store.campaigns import CampaignView, campaign_at_revision_in, get_campaign_in
 from bot.words import fortune_maximum
 
 _C = characters
@@ -266,6 +266,79 @@ _OF_CAMPAIGN = _characters_stmt(_C.c.campaign_id == bindparam("campaign"))
 _OF_USER = _characters_stmt(
     _C.c.campaign_id == bindparam("campaign"), _C.c.user_id == bindparam("user")
 )
+
+
+# A character and the campaign it is read in, found by the caller's place, in ONE statement:
+# the campaign's id and revision come as a ``part = 'h'`` row (its id in the id column, its
+# revision in the number column), so a command that reads its place's campaign and a
+# character of it pays one statement, and the campaign comes from memory while its revision
+# is one this process read (bot/services/store/campaigns.py ``campaign_at_revision_in``).
+_PLACE_ID = (
+    select(campaigns.c.id)
+    .where(
+        campaigns.c.guild_id == bindparam("guild"),
+        campaigns.c.channel_id.in_([bindparam("channel"), bindparam("parent")]),
+    )
+    .order_by(case((campaigns.c.channel_id == bindparam("channel"), 0), else_=1))
+    .limit(1)
+    .scalar_subquery()
+)
+
+
+def _placed_stmt(*where: ColumnElement[bool]) -> Any:
+    """:func:`_characters_stmt` of the place's campaign (``where`` besides), and its 'h' row."""
+    found = _characters_stmt(_C.c.campaign_id == _PLACE_ID, *where)
+    place = select(
+        *(
+            campaigns.c.id.label("id") if c.name == "id" else null().cast(c.type).label(c.name)
+            for c in _C.c
+        ),
+        literal_column("'h'"),
+        null().cast(String(64)),
+        campaigns.c.revision,
+        null().cast(String(12)),
+    ).where(campaigns.c.id == _PLACE_ID)
+    return union_all(*found.selects, place)
+
+
+_PLACED_ACTIVE = _placed_stmt(_C.c.user_id == bindparam("user"), _C.c.is_active)
+_PLACED_BY_NAME = _placed_stmt(_C.c.name_key == bindparam("key"))
+_PLACED_PARTY = _placed_stmt(_C.c.in_party)
+
+
+async def _placed_in(
+    session: Executor, stmt: Any, place: dict[str, Any], **params: Any
+) -> tuple[CampaignView, list[CharacterView]]:
+    rows = (await session.execute(stmt, place | params)).all()
+    here = next((row for row in rows if row[_PART] == "h"), None)
+    if here is None:
+        raise NoCampaign()
+    campaign = await campaign_at_revision_in(session, int(here[_ID]), int(here[_PART + 2]))
+    return campaign, _assemble([row for row in rows if row[_PART] != "h"])
+
+
+async def placed_character_in(
+    session: Executor, place: dict[str, Any], user_id: int, name: str | None = None
+) -> tuple[CampaignView, CharacterView | None]:
+    """In a caller's transaction: the campaign of the place (``place``: as
+    ``campaigns.place_params`` gives it; :class:`NoCampaign` if none), and the character
+    called ``name`` in it, else ``user_id``'s active one, or None (not found: reading it
+    again with :func:`resolve_character_in` says why)."""
+    if name is None:
+        campaign, found = await _placed_in(session, _PLACED_ACTIVE, place, user=user_id)
+    else:
+        key = " ".join(name.split()).casefold()
+        campaign, found = await _placed_in(session, _PLACED_BY_NAME, place, key=key)
+    return campaign, found[0] if found else None
+
+
+async def placed_party_in(
+    session: Executor, place: dict[str, Any]
+) -> tuple[CampaignView, list[CharacterView]]:
+    """In a caller's transaction: the campaign of the place (``place``: as
+    ``campaigns.place_params`` gives it; :class:`NoCampaign` if none) and its party, oldest
+    member first, in one statement."""
+    return await _placed_in(session, _PLACED_PARTY, place)
 
 
 async def load_character_in(session: Executor, character_id: int) -> CharacterView:

@@ -273,31 +273,35 @@ _OF_USER = _characters_stmt(
 # revision in the number column), so a command that reads its place's campaign and a
 # character of it pays one statement, and the campaign comes from memory while its revision
 # is one this process read (bot/services/store/campaigns.py ``campaign_at_revision_in``).
-_PLACE_ID = (
-    select(campaigns.c.id)
+# The place is found once (a materialised CTE), not once per branch of the union.
+_HERE = (
+    select(campaigns.c.id.label("campaign_id"), campaigns.c.revision)
     .where(
         campaigns.c.guild_id == bindparam("guild"),
         campaigns.c.channel_id.in_([bindparam("channel"), bindparam("parent")]),
     )
     .order_by(case((campaigns.c.channel_id == bindparam("channel"), 0), else_=1))
     .limit(1)
-    .scalar_subquery()
+    .cte("here")
+    .prefix_with("MATERIALIZED")
 )
 
 
 def _placed_stmt(*where: ColumnElement[bool]) -> Any:
     """:func:`_characters_stmt` of the place's campaign (``where`` besides), and its 'h' row."""
-    found = _characters_stmt(_C.c.campaign_id == _PLACE_ID, *where)
+    found = _characters_stmt(
+        _C.c.campaign_id == select(_HERE.c.campaign_id).scalar_subquery(), *where
+    )
     place = select(
         *(
-            campaigns.c.id.label("id") if c.name == "id" else null().cast(c.type).label(c.name)
+            _HERE.c.campaign_id.label("id") if c.name == "id" else null().cast(c.type).label(c.name)
             for c in _C.c
         ),
         literal_column("'h'"),
         null().cast(String(64)),
-        campaigns.c.revision,
+        _HERE.c.revision,
         null().cast(String(12)),
-    ).where(campaigns.c.id == _PLACE_ID)
+    )
     return union_all(*found.selects, place)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import re
 import secrets
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -356,7 +357,7 @@ def _sealed(
     # Format 3 (migration 0008): one random row salt, kept in ledger_salts; every personal field is
     # hashed with a salt derived from it, so an erasure can drop one field and keep the rest.
     row_salt = row_salt or secrets.token_hex(cm.SALT_BYTES)
-    digest_of = cm.Salts(row_salt).digest_of
+    digest_of = cm.row_digests(row_salt)
     # As the JSON column gives them back, so /verify and /verify log recompute the same bytes
     # (one round trip for both).
     dice, outcome = cm.normalised([roll.dice, roll.outcome])
@@ -536,14 +537,9 @@ def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
             # group's row names every member).
             connection = sync if isinstance(sync, Connection) else sync.connection()
             columns = tuple(names[0])
-            processors = _bind_processors(ledger_names, columns, connection.dialect)
-            flat = [
-                row[name] if convert is None else convert(row[name])
-                for row in names
-                for name, convert in zip(columns, processors, strict=True)
-            ]
+            flat = _flat_values(ledger_names, columns, names, connection.dialect)
             sql = _sqlite_values(ledger_names, len(names), columns, False)
-            connection.exec_driver_sql(sql, tuple(flat))
+            connection.exec_driver_sql(sql, flat)
         elif names:
             sync.execute(_INSERT_NAMES, names)
         return Recorded(new_id, False, number, chain, commitment)
@@ -582,6 +578,34 @@ def _bind_processors(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[
     return tuple(table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names)
 
 
+@functools.lru_cache(maxsize=64)
+def _row_reader(
+    table: Any, names: tuple[str, ...], dialect: Any
+) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[tuple[int, Any], ...]]:
+    """A row's values in the order of ``names`` (one C call), and the positions that need a
+    conversion for the driver with it."""
+    processors = _bind_processors(table, names, dialect)
+    read = operator.itemgetter(*names) if len(names) > 1 else lambda row: (row[names[0]],)
+    return read, tuple((i, p) for i, p in enumerate(processors) if p is not None)
+
+
+def _flat_values(
+    table: Any, names: tuple[str, ...], rows: Sequence[dict[str, Any]], dialect: Any
+) -> tuple[Any, ...]:
+    """Every row's values for a multi-row INSERT of ``names``, each through its column's
+    conversion: one flat tuple for the driver's placeholders."""
+    read, converted = _row_reader(table, names, dialect)
+    if not converted:
+        return tuple(value for row in rows for value in read(row))
+    flat: list[Any] = []
+    for row in rows:
+        values = list(read(row))
+        for i, convert in converted:
+            values[i] = convert(values[i])
+        flat += values
+    return tuple(flat)
+
+
 async def _sqlite_insert_in(
     session: Executor, table: Any, rows: Sequence[dict[str, Any]], *, returning: bool = False
 ) -> Sequence[Any]:
@@ -594,13 +618,9 @@ async def _sqlite_insert_in(
     held the event loop for tens of milliseconds."""
     connection = session if isinstance(session, AsyncConnection) else await session.connection()
     names = tuple(rows[0])
-    processors = _bind_processors(table, names, connection.dialect)
-    flat: list[Any] = []
-    for row in rows:
-        for name, convert in zip(names, processors, strict=True):
-            flat.append(row[name] if convert is None else convert(row[name]))
+    flat = _flat_values(table, names, rows, connection.dialect)
     sql = _sqlite_values(table, len(rows), names, returning)
-    found = await connection.exec_driver_sql(sql, tuple(flat))
+    found = await connection.exec_driver_sql(sql, flat)
     return found.all() if returning else ()
 
 

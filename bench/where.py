@@ -98,24 +98,30 @@ def by_area(stats: pstats.Stats) -> dict[str, float]:
     memo: dict[Any, dict[str, float]] = {}
 
     def shares(func: Any, depth: int, seen: frozenset[Any]) -> dict[str, float]:
-        """How one second of ``func``'s own time splits over areas (via its callers)."""
+        """How one second of ``func``'s own time splits over areas (via its callers); empty
+        when every caller is already on the path (a recursion of the standard library, such
+        as ``deepcopy`` and ``_deepcopy_dict``: the callers outside the cycle decide)."""
         area = area_of(func)
         if area is not None:
             return {area: 1.0}
         if func in memo:
             return memo[func]
-        callers = raw[func][4]
-        weights = {c: v[2] for c, v in callers.items() if c not in seen}
-        total = sum(weights.values())
-        if not weights or total <= 0 or depth > 30:
-            return {"stdlib (uncalled)": 1.0}
         split: dict[str, float] = defaultdict(float)
-        for caller, weight in weights.items():
-            for area, share in shares(caller, depth + 1, seen | {func}).items():
-                split[area] += share * weight / total
+        total = 0.0
+        if depth <= 30:
+            for caller, stats in raw[func][4].items():
+                if caller in seen or stats[2] <= 0:
+                    continue
+                found = shares(caller, depth + 1, seen | {func})
+                if found:
+                    total += stats[2]
+                    for name, share in found.items():
+                        split[name] += share * stats[2]
+        result = {name: value / total for name, value in split.items()} if total else {}
         if depth == 0:
-            memo[func] = split
-        return split
+            memo[func] = result or {"stdlib (no caller)": 1.0}
+            return memo[func]
+        return result
 
     for func, (_cc, _nc, tt, _ct, _callers) in raw.items():
         for area, share in shares(func, 0, frozenset()).items():

@@ -5,6 +5,8 @@ inside functions and under ``TYPE_CHECKING``, is checked against the rules of it
 
 - ``bot/rules``, ``bot/dice``: pure; nothing from ``bot`` but themselves and ``bot.errors``,
   no Discord, no database, no network.
+- ``bot/commands`` (the rolling commands' table): pure data above the rules; nothing from
+  ``bot`` but the rules, the dice, the word lists, the errors and itself; no I/O.
 - ``bot/db``: nothing from the layers that use it (services, cogs, render, ops, app…).
 - ``bot/services``: no Discord and nothing from cogs, render, ops or the app.
 - ``bot/render``: no database (no ``bot.db``, no SQLAlchemy, nothing async), no cogs, ops or app.
@@ -29,7 +31,25 @@ import pytest
 BOT = Path(__file__).resolve().parent.parent / "bot"
 
 #: Layers whose modules nobody below them may import.
-_ABOVE_DB = ("bot.services", "bot.cogs", "bot.render", "bot.ops", "bot.app", "bot.play")
+_ABOVE_DB = (
+    "bot.commands",
+    "bot.services",
+    "bot.cogs",
+    "bot.render",
+    "bot.ops",
+    "bot.app",
+    "bot.play",
+)
+#: What the command table may import of the bot: the pure core and the word lists.
+_BELOW_COMMANDS = (
+    "bot.commands",
+    "bot.rules",
+    "bot.dice",
+    "bot.words",
+    "bot.errors",
+    "bot.quoting",
+)
+_IO = ("discord", "sqlalchemy", "aiohttp", "aiosqlite", "asyncpg")
 _ABOVE_SERVICES = (
     "bot.cogs",
     "bot.render",
@@ -126,10 +146,15 @@ def _feature(module: str) -> str | None:
 def _problem(imp: Import) -> str | None:
     m, t = imp.module, imp.target
     if _reaches(m, ("bot.rules", "bot.dice")):
-        if _reaches(t, ("discord", "sqlalchemy", "aiohttp", "aiosqlite", "asyncpg")):
+        if _reaches(t, _IO):
             return "the pure core imports I/O"
         if t.startswith("bot.") and not _reaches(t, ("bot.rules", "bot.dice", "bot.errors")):
             return None if _allowed_name(m, t) else "the pure core imports the bot"
+    if _reaches(m, ("bot.commands",)):
+        if _reaches(t, _IO):
+            return "the command table imports I/O"
+        if t.startswith("bot.") and not _reaches(t, _BELOW_COMMANDS):
+            return "the command table imports a layer above it"
     if _reaches(m, ("bot.db",)) and _reaches(t, (*_ABOVE_DB, "bot.tree", "discord")):
         return "the database layer imports a layer above it"
     if _reaches(m, ("bot.services",)) and _reaches(t, (*_ABOVE_SERVICES, "discord")):
@@ -222,6 +247,10 @@ def _reaches_any(name: str, targets: set[str]) -> bool:
         ("bot.cogs.dice", "bot.ops.cli.dumps", "only as a type"),
         ("bot.tree", "bot.cogs._delivery.deliver", "below the cogs"),
         ("bot.interaction", "bot.cogs._caller.caller_from", "below the cogs"),
+        ("bot.commands.rolling", "discord.app_commands", "the command table imports I/O"),
+        ("bot.commands.rolling", "bot.services.rolling.attacks.AttackOptions", "layer above"),
+        ("bot.rules.systems.commands", "bot.commands.ROLLING", "the pure core imports the bot"),
+        ("bot.db.models", "bot.commands.ROLLING", "a layer above it"),
     ],
 )
 def test_the_rules_catch_upward_imports(module: str, target: str, expected: str) -> None:
@@ -240,6 +269,10 @@ def test_the_rules_catch_upward_imports(module: str, target: str, expected: str)
         ("bot.cogs.gm", "bot.cogs._views.fortune.reveal_view"),
         ("bot.render.checks", "bot.services.rolling.checks.CheckResult"),
         ("bot.ops.shutdown", "bot.app.PbpBot"),
+        ("bot.commands.rolling", "bot.rules.systems.commands.COMMANDS"),
+        ("bot.commands.rolling", "bot.words.Visibility"),
+        ("bot.services.rolling.roll_text", "bot.commands.ROLLING"),
+        ("bot.render.help", "bot.commands.ROLLING"),
     ],
 )
 def test_the_rules_let_downward_imports_through(module: str, target: str) -> None:

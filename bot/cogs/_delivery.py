@@ -12,15 +12,17 @@ channel is the reliable way. The roll is recorded before any of this, exactly on
 
 How a recorded roll answers its interaction, shared by its command and /macro run.
 
-One function per result type, so a saved roll (a macro) answers with the very embed its command
-would, and no cog imports another feature's private module.
+One function per result type, and :func:`answer_for` choosing among them by the result, so a
+saved roll (a macro) answers with the very embed its command would, and no cog imports another
+feature's private module.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 
 import discord
 
@@ -285,3 +287,20 @@ async def announce_rotations(
     are seen in the place."""
     for rotation in rotations:
         await answer(interaction, rotation_text(rotation))
+
+
+#: How each kind of recorded roll answers: the one place a result's type decides it.
+_ANSWERS: dict[type, Callable[[Interaction, Any], Awaitable[None]]] = {
+    DiceRoll: send_roll,
+    CheckResult: send_check,
+    AttackResult: send_attack,
+}
+
+
+async def answer_for(
+    interaction: Interaction, result: DiceRoll | CheckResult | AttackResult
+) -> None:
+    """Answer with a recorded roll as its command does, whichever command made it (a saved
+    roll's), then announce the seed rotation it set off."""
+    await _ANSWERS[type(result)](interaction, result)
+    await announce_rotation(interaction, result.rotation, result.visibility)

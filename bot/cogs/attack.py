@@ -8,15 +8,26 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs import _autocomplete as ac
 from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_attack
 from bot.cogs._gm import ensure_gm_group, gm_group
-from bot.cogs._options import ATTACK_HELP, AbilityName, Ac, Bonus, Magic, Name, Quality, Secret
+from bot.cogs._options import (
+    AbilityName,
+    Ac,
+    Bonus,
+    Dice,
+    Magic,
+    Name,
+    Quality,
+    Secret,
+    attack_options,
+    declared,
+)
+from bot.commands import ROLLING
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.services.rolling import attacks
-from bot.services.rolling.attacks import AttackOptions, AttackResult
+from bot.services.rolling.attacks import AttackResult
 from bot.words import Visibility
 
 
@@ -27,16 +38,14 @@ async def announce_rotation(interaction: Interaction, result: AttackResult) -> N
         await answer(interaction, rotation_text(result.rotation))
 
 
-Dice = app_commands.Range[str, 1, 200]
+ATTACK, GM_ATTACK = ROLLING["attack"], ROLLING["gm attack"]
 
 
 class AttackCog(commands.Cog):
     """d20 check attack rolls."""
 
-    @app_commands.command(name="attack", description="d20 check: an attack roll against an AC")
-    @app_commands.describe(**ATTACK_HELP)
-    @app_commands.autocomplete(ability=ac.ability, target=ac.any_character)
-    @app_commands.guild_only()
+    @app_commands.command(name=ATTACK.leaf, description=ATTACK.help)
+    @declared(ATTACK)
     async def attack(
         self,
         interaction: Interaction,
@@ -54,21 +63,8 @@ class AttackCog(commands.Cog):
         armour_magic: Magic | None = None,
         secret: Secret | None = None,
     ) -> None:
+        options = attack_options(ATTACK, locals())
         bot = bot_of(interaction)
-        options = AttackOptions(
-            ac=ac,
-            ability=ability,
-            proficiency=proficiency,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            bonus=bonus,
-            damage=damage,
-            weapon_quality=weapon_quality,
-            magic_bonus=magic_bonus,
-            target=target,
-            armour_quality=armour_quality,
-            armour_magic=armour_magic,
-        )
         result = await attacks.perform_attack(
             bot.db,
             bot.rng,
@@ -81,17 +77,8 @@ class AttackCog(commands.Cog):
         await announce_rotation(interaction, result)
 
 
-@gm_group.command(
-    name="attack", description="d20 check: attack for a character or a monster, hidden by default"
-)
-@app_commands.describe(
-    **{k: v for k, v in ATTACK_HELP.items() if k != "secret"},
-    character="A player's character attacks with their stored scores",
-    attacker_bonus="Or a monster: its attack bonus from the stat block (proficiency included)",
-    monster="The monster's name, shown on the result",
-    secret="Who sees the result (default: the campaign's, normally blind: only the GM)",
-)
-@app_commands.autocomplete(character=ac.any_character, ability=ac.ability, target=ac.any_character)
+@gm_group.command(name=GM_ATTACK.leaf, description=GM_ATTACK.help)
+@declared(GM_ATTACK)
 async def gm_attack(
     interaction: Interaction,
     ac: Ac | None = None,
@@ -111,22 +98,8 @@ async def gm_attack(
     armour_magic: Magic | None = None,
     secret: Secret | None = None,
 ) -> None:
+    options = attack_options(GM_ATTACK, locals())
     bot = bot_of(interaction)
-    options = AttackOptions(
-        ac=ac,
-        ability=ability,
-        proficiency=proficiency,
-        advantage=advantage,
-        disadvantage=disadvantage,
-        bonus=bonus,
-        damage=damage,
-        weapon_quality=weapon_quality,
-        magic_bonus=magic_bonus,
-        target=target,
-        armour_quality=armour_quality,
-        armour_magic=armour_magic,
-        attacker_bonus=attacker_bonus,
-    )
     result = await attacks.perform_gm_attack(
         bot.db,
         bot.rng,

@@ -8,13 +8,9 @@ from __future__ import annotations
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs import _autocomplete as ac
 from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_check
 from bot.cogs._options import (
-    CHECK_OPTION_NAMES,
-    SAVE_HELP,
-    SECRET_HELP,
     AbilityName,
     Against,
     Bonus,
@@ -26,14 +22,16 @@ from bot.cogs._options import (
     School,
     Secret,
     check_options,
-    option_help,
-    save_options,
+    declared,
 )
+from bot.commands import ROLLING
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.services.rolling import checks
 from bot.services.rolling.checks import CheckResult
 from bot.words import Visibility
+
+CHECK, SAVE, LUCK = ROLLING["check"], ROLLING["save"], ROLLING["luck"]
 
 
 class ChecksCog(commands.Cog):
@@ -46,14 +44,8 @@ class ChecksCog(commands.Cog):
         if result.rotation is not None and result.visibility is not Visibility.SELF:
             await answer(interaction, rotation_text(result.rotation))
 
-    @app_commands.command(
-        name="check", description="Roll your active character's check in this campaign's system"
-    )
-    @app_commands.describe(**option_help(*CHECK_OPTION_NAMES, "secret"))
-    @app_commands.autocomplete(
-        ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
-    )
-    @app_commands.guild_only()
+    @app_commands.command(name=CHECK.leaf, description=CHECK.help)
+    @declared(CHECK)
     async def check(
         self,
         interaction: Interaction,
@@ -73,23 +65,8 @@ class ChecksCog(commands.Cog):
         crit_failure_at: CritAt | None = None,
         secret: Secret | None = None,
     ) -> None:
+        options = check_options(CHECK, locals())
         bot = bot_of(interaction)
-        options = check_options(
-            ability,
-            proficiency=proficiency,
-            dc=dc,
-            difficulty=difficulty,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            bonus=bonus,
-            rank_bonus=rank_bonus,
-            reliable=reliable,
-            unreliable=unreliable,
-            helper=helper,
-            helper_needs_proficiency=helper_needs_proficiency,
-            crit_success_at=crit_success_at,
-            crit_failure_at=crit_failure_at,
-        )
         result = await checks.perform_check(
             bot.db,
             bot.rng,
@@ -100,11 +77,8 @@ class ChecksCog(commands.Cog):
         )
         await self._send(interaction, result)
 
-    @app_commands.command(name="save", description="Roll a saving throw (d20 check, roll-under)")
-    @app_commands.describe(**SAVE_HELP, secret=SECRET_HELP)
-    @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
-    @app_commands.rename(source="from")
-    @app_commands.guild_only()
+    @app_commands.command(name=SAVE.leaf, description=SAVE.help)
+    @declared(SAVE)
     async def save(
         self,
         interaction: Interaction,
@@ -118,17 +92,8 @@ class ChecksCog(commands.Cog):
         school: School | None = None,
         secret: Secret | None = None,
     ) -> None:
+        options = check_options(SAVE, locals())
         bot = bot_of(interaction)
-        options = save_options(
-            ability,
-            dc=dc,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            bonus=bonus,
-            against=against,
-            source=source,
-            school=school,
-        )
         result = await checks.perform_save(
             bot.db,
             bot.rng,
@@ -139,9 +104,8 @@ class ChecksCog(commands.Cog):
         )
         await self._send(interaction, result)
 
-    @app_commands.command(name="luck", description="Pen & Dagger: a luck roll (lucky on 10+)")
-    @app_commands.describe(secret=SECRET_HELP)
-    @app_commands.guild_only()
+    @app_commands.command(name=LUCK.leaf, description=LUCK.help)
+    @declared(LUCK)
     async def luck(self, interaction: Interaction, secret: Secret | None = None) -> None:
         bot = bot_of(interaction)
         result = await checks.perform_luck(

@@ -10,27 +10,26 @@ from discord.ext import commands
 
 from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import send_roll
-from bot.cogs._options import Secret
+from bot.cogs._options import Label, Notation, Secret, declared
+from bot.commands import ROLLING
 from bot.interaction import Interaction, answer
 from bot.render.fair import rotation_text
 from bot.services.rolling.rolls import roll_dice
 from bot.words import Visibility
 
+ROLL = ROLLING["roll"]
+
 
 class DiceCog(commands.Cog):
     """The generic roller."""
 
-    @app_commands.command(name="roll", description="Roll dice, e.g. 4d6kh3, 1d20+5, 2d20kl1 [fire]")
-    @app_commands.describe(
-        dice="Dice notation, e.g. 1d20+5, 4d6kh3, adv+3, 8d6 [fire]; all of it: /help topic:dice",
-        label="What the roll is for (shown as the title)",
-        secret="Who sees the result: public, gm (GM and you), blind (GM only), self (you only)",
-    )
+    @app_commands.command(name=ROLL.leaf, description=ROLL.help)
+    @declared(ROLL)
     async def roll(
         self,
         interaction: Interaction,
-        dice: app_commands.Range[str, 1, 1000],
-        label: app_commands.Range[str, 1, 100] | None = None,
+        dice: Notation,
+        label: Label | None = None,
         secret: Secret | None = None,
     ) -> None:
         bot = bot_of(interaction)

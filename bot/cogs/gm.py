@@ -1,11 +1,10 @@
-"""/gm roll, /gm check, /gm reveal, /gm log: the GM's hidden rolls and the full ledger.
+"""/gm roll, /gm check, /gm log: the GM's hidden rolls and the full ledger.
 
-The GM's rolls for players (default blind), revealing a hidden roll, and the full log.
+The GM's rolls for players (default blind) and the full log; /gm reveal, the old name of
+/reveal, until the release bot/render/renamed.py names.
 """
 
 from __future__ import annotations
-
-from typing import Literal
 
 import discord
 from discord import app_commands
@@ -16,49 +15,50 @@ from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotation, deliver, post_reveal
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._options import (
-    CHECK_OPTION_NAMES,
     AbilityName,
     Bonus,
     CritAt,
     Dc,
     DifficultyChoice,
     HistoryKind,
+    Label,
     Name,
+    Next,
+    Notation,
     RankBonus,
     Secret,
     check_options,
-    option_help,
+    declared,
 )
+from bot.cogs._renamed import ran_as_old_name
 from bot.cogs._views.fortune import reveal_view
 from bot.cogs._views.history import send_history
+from bot.commands import ROLLING
 from bot.interaction import Interaction, answer, defer
 from bot.render.checks import check_embed
 from bot.render.dice import roll_embed
 from bot.render.fair import rotation_text
 from bot.render.prerolls import applied_field
+from bot.render.renamed import old_description
 from bot.render.secrecy import Delivery
 from bot.services.rolling import checks, prerolls
 from bot.services.rolling.rolls import roll_dice
 from bot.services.trust import secrecy
 from bot.words import SecrecyCommand
 
-SECRET_HELP = "Who sees the result (default: the campaign's, normally blind: only the GM)"
+GM_ROLL, GM_CHECK = ROLLING["gm roll"], ROLLING["gm check"]
 
 
 class GmRollsCog(commands.Cog):
     """Holds nothing: the commands live on the shared /gm group (bot/cogs/_gm.py)."""
 
 
-@gm_group.command(name="roll", description="Roll dice as the GM, hidden by default")
-@app_commands.describe(
-    dice="Dice notation, e.g. 1d20+5, 4d6kh3, adv+3; all of it: /help topic:dice",
-    label="What the roll is for",
-    secret=SECRET_HELP,
-)
+@gm_group.command(name=GM_ROLL.leaf, description=GM_ROLL.help)
+@declared(GM_ROLL)
 async def gm_roll(
     interaction: Interaction,
-    dice: app_commands.Range[str, 1, 1000],
-    label: app_commands.Range[str, 1, 100] | None = None,
+    dice: Notation,
+    label: Label | None = None,
     secret: Secret | None = None,
 ) -> None:
     bot = bot_of(interaction)
@@ -82,21 +82,8 @@ async def gm_roll(
         await answer(interaction, rotation_text(rolled.rotation))
 
 
-@gm_group.command(
-    name="check", description="Roll a check for a player's character, hidden by default"
-)
-@app_commands.describe(
-    **option_help(
-        *CHECK_OPTION_NAMES,
-        "secret",
-        character="Whose character (their stored scores and proficiencies are used)",
-        proficiency="A proficiency on that character's sheet",
-        helper="d20 check: a character working with them (they roll with advantage)",
-        secret=SECRET_HELP,
-        preroll="next: use their oldest sealed d20s (/preroll) instead of fresh ones, publicly",
-    )
-)
-@app_commands.autocomplete(character=ac.any_character, ability=ac.ability, helper=ac.any_character)
+@gm_group.command(name=GM_CHECK.leaf, description=GM_CHECK.help)
+@declared(GM_CHECK)
 async def gm_check(
     interaction: Interaction,
     character: Name,
@@ -115,25 +102,10 @@ async def gm_check(
     crit_success_at: CritAt | None = None,
     crit_failure_at: CritAt | None = None,
     secret: Secret | None = None,
-    preroll: Literal["next"] | None = None,
+    preroll: Next | None = None,
 ) -> None:
+    options = check_options(GM_CHECK, locals())
     bot = bot_of(interaction)
-    options = check_options(
-        ability,
-        proficiency=proficiency,
-        dc=dc,
-        difficulty=difficulty,
-        advantage=advantage,
-        disadvantage=disadvantage,
-        bonus=bonus,
-        rank_bonus=rank_bonus,
-        reliable=reliable,
-        unreliable=unreliable,
-        helper=helper,
-        helper_needs_proficiency=helper_needs_proficiency,
-        crit_success_at=crit_success_at,
-        crit_failure_at=crit_failure_at,
-    )
     if preroll is not None:  # the character's sealed d20s (docs/prerolls.md), shown as sealed
         used = await prerolls.perform_gm_check(
             bot.db,
@@ -170,13 +142,18 @@ async def gm_check(
     await announce_rotation(interaction, result.rotation, result.visibility)
 
 
-@gm_group.command(name="reveal", description="Show a hidden roll to everyone, with its salt")
+@gm_group.command(
+    name="reveal",
+    description=old_description("gm reveal", "Show a hidden roll to everyone, with its salt"),
+)
 @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
 async def gm_reveal(interaction: Interaction, roll: app_commands.Range[int, 1, None]) -> None:
-    await defer(interaction, ephemeral=False)  # as /reveal (bot/cogs/_views/history.py: SCOPED)
-    db = bot_of(interaction).db
-    found = await secrecy.reveal(db, caller_from(interaction), roll)
-    await post_reveal(interaction, found, await reveal_view(db, found.row))
+    """The old name of /reveal (bot/render/renamed.py): the same service, the same answer."""
+    async with ran_as_old_name(interaction, "gm reveal"):
+        await defer(interaction, ephemeral=False)  # as /reveal (_views/history.py: SCOPED)
+        db = bot_of(interaction).db
+        found = await secrecy.reveal(db, caller_from(interaction), roll)
+        await post_reveal(interaction, found, await reveal_view(db, found.row))
 
 
 @gm_group.command(name="log", description="Every roll of this campaign, hidden ones included (GM)")

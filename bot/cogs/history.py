@@ -1,11 +1,12 @@
-"""/history, /verify, /stats: the ledger as players may see it.
+"""/history, /verify, /stats: the ledger as players may see it; /reveal: a hidden roll shown.
 
-/history [player] [character] [kind] [limit], /verify roll:<number> | log:True, /stats [player].
+/history [player] [character] [kind] [limit], /verify roll:<number> | log:True, /stats [player],
+/reveal roll:<number>.
 
-Every answer is ephemeral: it is shaped by what the caller may see (hidden rolls as stubs,
-nothing from channels or threads they cannot read), so it must not be shown to anyone else;
-except the game log's check, the same for everyone, posted for the channel as the checkpoint
-the next check walks on from.
+Every answer but a reveal's is ephemeral: it is shaped by what the caller may see (hidden
+rolls as stubs, nothing from channels or threads they cannot read), so it must not be shown
+to anyone else; except the game log's check, the same for everyone, posted for the channel as
+the checkpoint the next check walks on from.
 """
 
 from __future__ import annotations
@@ -152,13 +153,19 @@ class HistoryCog(commands.Cog):
         embed.add_field(name="Fair dice", value=fair_check_line(fair_check), inline=False)
         await answer(interaction, embed=embed, ephemeral=True)
 
-    @app_commands.command(name="reveal", description="Show your own secret:self roll to the table")
+    @app_commands.command(
+        name="reveal",
+        description=(
+            "Show a hidden roll to the table: your own self roll, or as GM a gm or blind one"
+        ),
+    )
     @app_commands.describe(roll="The roll's number, e.g. 42 for #42")
     async def reveal(
         self, interaction: Interaction, roll: app_commands.Range[int, 1, None]
     ) -> None:
-        """A "self" roll (docs/secret-rolls.md): only the roller has seen it, so only the roller
-        reveals it; gm and blind rolls are the GM's to reveal (/gm reveal)."""
+        """The one command that reveals a hidden roll (docs/secret-rolls.md): a self roll only
+        its roller has seen, so only the roller reveals it; a gm or blind roll, the GM. The
+        service decides who may."""
         await defer(interaction, ephemeral=False)  # see SCOPED; a reveal is for the table
         db = bot_of(interaction).db
         found = await secrecy.reveal(db, caller_from(interaction), roll)

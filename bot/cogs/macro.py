@@ -9,12 +9,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs._caller import bot_of, caller_from, request_text
-from bot.cogs._delivery import announce_rotation, send_attack, send_check, send_roll
+from bot.cogs._delivery import answer_for
 from bot.interaction import Interaction, answer
 from bot.render.macros import deleted_text, list_embed, saved_text
 from bot.services.rolling import macros
-from bot.services.rolling.attacks import AttackResult
-from bot.services.rolling.rolls import DiceRoll
 
 MacroName = app_commands.Range[str, 1, 32]
 RollText = app_commands.Range[str, 1, 1000]
@@ -63,13 +61,7 @@ class MacroCog(commands.GroupCog, group_name="macro"):
             request_text(interaction),
             extra=extra,
         )
-        if isinstance(result, DiceRoll):
-            await send_roll(interaction, result)
-        elif isinstance(result, AttackResult):
-            await send_attack(interaction, result)
-        else:
-            await send_check(interaction, result)
-        await announce_rotation(interaction, result.rotation, result.visibility)
+        await answer_for(interaction, result)
 
     @app_commands.command(name="list", description="Your active character's saved rolls")
     @app_commands.guild_only()

@@ -9,35 +9,34 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs import _autocomplete as ac
 from bot.cogs._caller import bot_of, caller_from
 from bot.cogs._options import (
-    ATTACK_HELP,
-    CHECK_OPTION_NAMES,
-    SAVE_HELP,
     AbilityName,
     Ac,
     Against,
+    AtLeast,
     Bonus,
     CritAt,
     Dc,
     DifficultyChoice,
     Magic,
     Name,
+    Notation,
     Quality,
     RankBonus,
     School,
+    attack_options,
     check_options,
-    option_help,
-    save_options,
+    declared,
 )
+from bot.commands import ROLLING
 from bot.interaction import Interaction, answer
 from bot.render.odds import odds_embed
 from bot.services.rolling import attacks, dialects, odds
-from bot.services.rolling.attacks import AttackOptions
 from bot.services.rolling.odds import OddsReport
 
-PUBLIC = "Show the odds to the whole channel (default: only you)"
+CHECK, SAVE, LUCK = ROLLING["odds check"], ROLLING["odds save"], ROLLING["odds luck"]
+ATTACK, ROLL = ROLLING["odds attack"], ROLLING["odds roll"]
 
 
 async def _answer(interaction: Interaction, report: OddsReport, public: bool) -> None:
@@ -52,12 +51,8 @@ async def _answer(interaction: Interaction, report: OddsReport, public: bool) ->
 class OddsCog(commands.GroupCog, group_name="odds"):
     """Exact odds from the rules engine, for the caller's active character."""
 
-    @app_commands.command(name="check", description="Odds of a /check with these options")
-    @app_commands.describe(**option_help(*CHECK_OPTION_NAMES, public=PUBLIC))
-    @app_commands.autocomplete(
-        ability=ac.ability, proficiency=ac.proficiency, helper=ac.any_character
-    )
-    @app_commands.guild_only()
+    @app_commands.command(name=CHECK.leaf, description=CHECK.help)
+    @declared(CHECK)
     async def check(
         self,
         interaction: Interaction,
@@ -77,32 +72,12 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         crit_failure_at: CritAt | None = None,
         public: bool = False,
     ) -> None:
-        options = check_options(
-            ability,
-            proficiency=proficiency,
-            dc=dc,
-            difficulty=difficulty,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            bonus=bonus,
-            rank_bonus=rank_bonus,
-            reliable=reliable,
-            unreliable=unreliable,
-            helper=helper,
-            helper_needs_proficiency=helper_needs_proficiency,
-            crit_success_at=crit_success_at,
-            crit_failure_at=crit_failure_at,
-        )
+        options = check_options(CHECK, locals())
         report = await odds.check_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
 
-    @app_commands.command(
-        name="save", description="Odds of a /save with these options (d20 check, roll-under)"
-    )
-    @app_commands.describe(**SAVE_HELP, public=PUBLIC)
-    @app_commands.autocomplete(ability=ac.ability, source=ac.any_character)
-    @app_commands.rename(source="from")
-    @app_commands.guild_only()
+    @app_commands.command(name=SAVE.leaf, description=SAVE.help)
+    @declared(SAVE)
     async def save(
         self,
         interaction: Interaction,
@@ -116,34 +91,18 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         school: School | None = None,
         public: bool = False,
     ) -> None:
-        options = save_options(
-            ability,
-            dc=dc,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            bonus=bonus,
-            against=against,
-            source=source,
-            school=school,
-        )
+        options = check_options(SAVE, locals())
         report = await odds.save_odds(bot_of(interaction).db, caller_from(interaction), options)
         await _answer(interaction, report, public)
 
-    @app_commands.command(name="luck", description="Odds of a Pen & Dagger luck roll")
-    @app_commands.describe(public=PUBLIC)
-    @app_commands.guild_only()
+    @app_commands.command(name=LUCK.leaf, description=LUCK.help)
+    @declared(LUCK)
     async def luck(self, interaction: Interaction, public: bool = False) -> None:
         report = await odds.luck_odds(bot_of(interaction).db, caller_from(interaction))
         await _answer(interaction, report, public)
 
-    @app_commands.command(
-        name="attack", description="d20 check: odds of an /attack: hit, critical, fumble"
-    )
-    @app_commands.describe(
-        **{k: v for k, v in ATTACK_HELP.items() if k not in ("damage", "secret")}, public=PUBLIC
-    )
-    @app_commands.autocomplete(ability=ac.ability, target=ac.any_character)
-    @app_commands.guild_only()
+    @app_commands.command(name=ATTACK.leaf, description=ATTACK.help)
+    @declared(ATTACK)
     async def attack(
         self,
         interaction: Interaction,
@@ -160,34 +119,18 @@ class OddsCog(commands.GroupCog, group_name="odds"):
         armour_magic: Magic | None = None,
         public: bool = False,
     ) -> None:
-        options = AttackOptions(
-            ac=ac,
-            ability=ability,
-            proficiency=proficiency,
-            advantage=advantage,
-            disadvantage=disadvantage,
-            bonus=bonus,
-            weapon_quality=weapon_quality,
-            magic_bonus=magic_bonus,
-            target=target,
-            armour_quality=armour_quality,
-            armour_magic=armour_magic,
-        )
+        options = attack_options(ATTACK, locals())
         found = await attacks.attack_odds(bot_of(interaction).db, caller_from(interaction), options)
         report = OddsReport(found.title, attacks.odds_rows(found), found.odds.hit, "Chance to hit")
         await _answer(interaction, report, public)
 
-    @app_commands.command(name="roll", description="Odds of a /roll expression's total")
-    @app_commands.describe(
-        dice="Dice notation, as for /roll: 1d20+5, 4d6kh3; all of it: /help topic:dice",
-        at_least="Also give the chance of a total of at least this",
-        public=PUBLIC,
-    )
+    @app_commands.command(name=ROLL.leaf, description=ROLL.help)
+    @declared(ROLL)
     async def roll(
         self,
         interaction: Interaction,
-        dice: app_commands.Range[str, 1, 1000],
-        at_least: app_commands.Range[int, -100000, 100000] | None = None,
+        dice: Notation,
+        at_least: AtLeast | None = None,
         public: bool = False,
     ) -> None:
         caller = caller_from(interaction)

@@ -1,6 +1,7 @@
-"""/preroll and /prerolls: sealed d20s a player rolls in advance (docs/prerolls.md).
+"""/preroll and /preroll-list: sealed d20s a player rolls in advance (docs/prerolls.md).
 
-/preroll seals d20s for the caller's active character; /prerolls lists those waiting.
+/preroll seals d20s for the caller's active character; /preroll-list lists those waiting
+(/prerolls, its old name, until the release bot/render/renamed.py names).
 
 The GM applies them with ``/gm check ... preroll:next`` (bot/cogs/gm.py).
 """
@@ -13,12 +14,15 @@ from discord.ext import commands
 
 from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotations
+from bot.cogs._renamed import ran_as_old_name
 from bot.interaction import Interaction, answer
 from bot.render.prerolls import sealed_embed, waiting_embed
+from bot.render.renamed import old_description
 from bot.services.rolling import prerolls
 from bot.services.trust import secrecy
 
 _QUIET = discord.AllowedMentions.none()
+_LIST = "The sealed pre-rolls waiting in this campaign"
 
 
 class PrerollCog(commands.Cog):
@@ -49,13 +53,23 @@ class PrerollCog(commands.Cog):
         # blinded, so its face stays sealed).
         await announce_rotations(interaction, sealed.rotations)
 
-    @app_commands.command(
-        name="prerolls", description="The sealed pre-rolls waiting in this campaign"
-    )
+    @app_commands.command(name="preroll-list", description=_LIST)
     @app_commands.guild_only()
     async def list_prerolls(self, interaction: Interaction) -> None:
-        _, found = await prerolls.waiting(bot_of(interaction).db, caller_from(interaction))
-        await answer(interaction, embed=waiting_embed(found), ephemeral=True)
+        await _list(interaction)
+
+    @app_commands.command(name="prerolls", description=old_description("prerolls", _LIST))
+    @app_commands.guild_only()
+    async def list_prerolls_old_name(self, interaction: Interaction) -> None:
+        """One letter from /preroll, which seals: the old name of /preroll-list."""
+        async with ran_as_old_name(interaction, "prerolls"):
+            await _list(interaction)
+
+
+async def _list(interaction: Interaction) -> None:
+    """Only to the caller: the list names every character's sealed dice, never a face."""
+    _, found = await prerolls.waiting(bot_of(interaction).db, caller_from(interaction))
+    await answer(interaction, embed=waiting_embed(found), ephemeral=True)
 
 
 async def setup(bot: commands.Bot) -> None:

@@ -29,7 +29,10 @@ async def seed_show(interaction: Interaction) -> None:
 
 @seed_group.command(
     name="rotate",
-    description="Reveal this place's dice seed and start a new one (GM; Manage Channels)",
+    description=(
+        "Start a new dice seed here; the old one is published to recheck its rolls "
+        "(GM; Manage Channels)"
+    ),
 )
 async def seed_rotate(interaction: Interaction) -> None:
     """Public: the revealed seed lets anyone recompute the rolls drawn from it."""

@@ -22,8 +22,7 @@ from bot.db.types import stamped_by
 from bot.play._parse import complete
 from bot.play._world import DEFAULT_GM, DEFAULT_PLAYERS, World, build_world
 
-#: The interactive table's own database: never the real bot's (data/pbp-dice.sqlite3).
-PLAY_DATABASE = Path("data") / "play.sqlite3"
+#: What was typed at the prompt, for the arrow keys next time.
 HISTORY_FILE = Path("data") / ".play_history"
 
 
@@ -39,20 +38,15 @@ class PlayOptions:
 
 
 @contextlib.contextmanager
-def _database(options: PlayOptions) -> Iterator[str]:
-    """A SQLite URL of the table's own: a temporary file for a script, data/ otherwise.
+def _database() -> Iterator[str]:
+    """A SQLite URL of this table's own, in a temporary folder removed when it ends.
 
-    The simulated server is new every session (SimCord's ids restart), so the interactive
-    database starts empty each time as well.
+    The simulated server is new every session (SimCord's ids restart), so its database starts
+    empty too; a folder of its own per session means two tables (two terminals, or tests on
+    parallel workers) never open, or delete, each other's file.
     """
-    if options.script is not None:
-        with tempfile.TemporaryDirectory(prefix="pbp-play-") as folder:
-            yield f"sqlite+aiosqlite:///{Path(folder) / 'play.sqlite3'}"
-        return
-    PLAY_DATABASE.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-journal", "-wal", "-shm"):
-        Path(f"{PLAY_DATABASE}{suffix}").unlink(missing_ok=True)
-    yield f"sqlite+aiosqlite:///./{PLAY_DATABASE.as_posix()}"
+    with tempfile.TemporaryDirectory(prefix="pbp-play-") as folder:
+        yield f"sqlite+aiosqlite:///{Path(folder) / 'play.sqlite3'}"
 
 
 async def play(
@@ -70,7 +64,7 @@ async def play(
     from bot.db.migrate import upgrade_to_head
     from bot.play._table import Session
 
-    with _database(options) as url:
+    with _database() as url:
         await upgrade_to_head(url)
         # Everything explicit, so nothing from .env or the environment (a real token, a real
         # database) is picked up by the offline table.

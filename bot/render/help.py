@@ -1,7 +1,9 @@
 """/help's texts: each topic as one or more embeds (pages), written for the player.
 
 A topic is short hand-written guidance followed by its commands, whose descriptions come from
-the command tree itself (:class:`CommandDoc`), so /help cannot drift from the commands.
+the command tree itself (:class:`CommandDoc`), so /help cannot drift from the commands; a
+rolling command's line, with its options, and what each system's rolls take come from the
+rolling commands' table (bot/commands/rolling.py), as the slash commands' options do.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from dataclasses import dataclass
 
 import discord
 
+from bot.commands import ROLLING, RollingCommand, Rolls, Who
 from bot.dice.limits import MAX_SIDES
 from bot.render import style
+from bot.render.renamed import renamed_lines
 from bot.rules.systems import SYSTEMS
 from bot.rules.systems.base import per_system
 from bot.services.rolling.checks import SYSTEM_NAMES
@@ -76,6 +80,29 @@ class CommandDoc:
         return f"`/{self.name}`: {self.description}"
 
 
+def rolling_line(command: RollingCommand) -> str:
+    """A rolling command's line in its topic: what it does, then its options in order."""
+    options = ", ".join(
+        f"`{option.name}`" + (" (required)" if option.required else "")
+        for option in command.options
+    )
+    return f"`/{command.name}`: {command.help}; options: {options}"
+
+
+def system_options_line(command: RollingCommand, system: str) -> str:
+    """The options ``command`` takes in ``system``'s campaigns, for /help system."""
+    taken = [
+        f"`{option.name}`"
+        for option in command.options
+        if system in {s.key for s in command.systems_for(option)}
+    ]
+    return f"`/{command.name}`: {', '.join(taken) or 'no options'}"
+
+
+#: The player's own rolls whose options /help system lists for the campaign's system.
+_SYSTEM_ROLLS = (Rolls.CHECK, Rolls.SAVE, Rolls.LUCK, Rolls.ATTACK)
+
+
 _OVERVIEW = (
     "pbp-dice rolls dice for play-by-post games and keeps every roll in a ledger nobody can "
     "change. Pick a topic:\n"
@@ -121,7 +148,7 @@ _GM_QUICK_START = (
     "is shown to the table.\n\n"
     "**4. A hidden roll.** `/gm check character:Ann ability:WIS` or `/gm roll dice:1d20+3 "
     "label:Ambush` is blind by default: the result goes to your GM channel, the table sees a "
-    "stub with the roll's number, say #2: `/gm reveal roll:2` shows it to everyone.\n\n"
+    "stub with the roll's number, say #2: `/reveal roll:2` shows it to everyone.\n\n"
     "**5. A request with a deadline.** `/gm request roll ability:DEX characters:Ann, Bo dc:12 "
     "deadline:24h default:roll remind:12h`: each player clicks **Roll** when next online; "
     "one reminder after 12 hours, and at 24 hours the bot rolls for whoever has not. "
@@ -224,8 +251,8 @@ _SECRET = (
     "A **stub** names the roll by its number (`#42`) and shows its **commitment**, a SHA-256 "
     "fingerprint of the result and a secret salt. It never shows a die or a total, and "
     "nothing anyone else can see changes until the roll is revealed.\n\n"
-    "**Reveal.** `/gm reveal roll:42` (GMs) shows the full result with its salt; a `self` roll "
-    "only its roller can reveal: `/reveal roll:42`.\n\n"
+    "**Reveal.** `/reveal roll:42` shows the full result with its salt: a GM reveals `gm` and "
+    "`blind` rolls, and a `self` roll only its roller can reveal.\n\n"
     "**Verify.** `/verify roll:42` recomputes the fingerprint of a revealed roll and compares "
     "it with the one in the stub as Discord still shows it. `/verify log:True` checks that no "
     "roll of the campaign was changed, removed or reordered since it was made.\n\n"
@@ -252,7 +279,7 @@ _SEALED_PREROLLS = (
     "**pre-roll** settles it.\n\n"
     "• `/preroll count:3` seals three d20s for your active character: the channel sees one "
     "commitment per die, nobody (you and the GM included) sees a die.\n"
-    "• `/prerolls` lists the sealed dice still waiting, per character.\n"
+    "• `/preroll-list` lists the sealed dice still waiting, per character.\n"
     "• `/gm check character:Wren ability:DEX preroll:next` (GM) rolls the check with Wren's "
     "oldest sealed d20 (two with advantage), publicly, showing when each die was sealed.\n\n"
     "`/verify roll:<number>` then proves the die was fixed before the GM chose the check. At "
@@ -340,7 +367,7 @@ _FAIR = (
     "**Server seed.** Each campaign (and each channel outside one, and your DM with the bot) "
     "has a secret seed; its SHA-256 is shown before any die comes from it (at "
     "`/campaign setup`, in `/campaign show` and `/seed show`, at each rotation). `/seed rotate` "
-    "reveals the seed and starts a new one: in a campaign its GM (also "
+    "starts a new seed and publishes the old one: in a campaign its GM (also "
     "`/campaign seed rotate`), in a channel without one a member with Manage Channels, in a DM "
     "you. `/campaign seed period hours:24` rotates a campaign's on its own. The first roll of "
     "a place whose seed nobody asked for reveals that seed right after it.\n\n"
@@ -472,7 +499,7 @@ _TOPICS: Mapping[HelpTopic, _Topic] = {
             "gm check",
             "gm roll",
             "gm attack",
-            "gm reveal",
+            "reveal",
             "gm log",
             "gm clear-modifier",
             "gm request roll",
@@ -538,7 +565,6 @@ _TOPICS: Mapping[HelpTopic, _Topic] = {
         (
             "gm roll",
             "gm check",
-            "gm reveal",
             "reveal",
             "verify",
             "campaign set secrecy",
@@ -549,7 +575,7 @@ _TOPICS: Mapping[HelpTopic, _Topic] = {
             "gm round reveal",
             "gm round cancel",
             "preroll",
-            "prerolls",
+            "preroll-list",
         ),
     ),
     HelpTopic.DICE: _Topic(
@@ -624,9 +650,18 @@ def _topic_pages(spec: _Topic, commands: Mapping[str, CommandDoc]) -> list[disco
     """The guidance pages, then the topic's commands as fields, on the last page while they
     fit and on pages of their own after it."""
     pages = [_embed(title, text) for title, text in spec.pages]
-    listed = [commands[name].line() for name in spec.commands if name in commands]
-    for number, value in enumerate(_fields(listed)):
-        name = "Commands" if number == 0 else "Commands (continued)"
+    listed = [
+        rolling_line(ROLLING[name]) if name in ROLLING else commands[name].line()
+        for name in spec.commands
+        if name in commands
+    ]
+    fields = [
+        ("Commands" if number == 0 else "Commands (continued)", value)
+        for number, value in enumerate(_fields(listed))
+    ]
+    # An old name is not listed as a command, only beside the name that replaced it.
+    fields += [("Renamed", value) for value in _fields(renamed_lines(spec.commands))]
+    for name, value in fields:
         page = pages[-1]
         if len(page) + len(name) + len(value) > _PAGE_BUDGET or len(page.fields) >= 5:
             page = _embed(f"{spec.title}: commands", _COMMANDS_NOTE)
@@ -647,6 +682,15 @@ def _system_pages(system: str | None) -> list[discord.Embed]:
         )
         others = ", ".join(SYSTEM_NAMES[s] for s in SYSTEMS if s != system)
         embed.set_footer(text=f"The bot also knows {others}.")
+        rolls = [
+            system_options_line(command, system)
+            for command in ROLLING.values()
+            if command.who is Who.PLAYER
+            and command.rolls in _SYSTEM_ROLLS
+            and command.spelling is not None
+            and system in {s.key for s in command.systems()}
+        ]
+        style.add_field(embed, "Options of your rolls here", "\n".join(rolls))
         return [embed]
     embed = _embed(
         "Rule systems",

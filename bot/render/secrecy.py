@@ -39,7 +39,7 @@ def stub_embed(
     )
     if commitment:
         style.add_field(embed, "Commitment (SHA-256)", f"`{commitment}`")
-    style.set_footer(embed, f"roll #{roll_id} · after /gm reveal, check it with /verify")
+    style.set_footer(embed, f"roll #{roll_id} · after /reveal, check it with /verify")
     return embed
 
 
@@ -206,9 +206,8 @@ def _revealer(row: RollView) -> str:
 
 
 def _reveal_command(row: RollView) -> str:
-    """A self roll is revealed by its roller (/reveal), gm and blind by the GM.
-
-    With the public number, which is what the commands look up.
+    """How a roll is revealed: /reveal (by its roller for a self roll, the GM for gm and
+    blind), with the public number, which is what it looks up.
     """
     if row.kind == LedgerKind.PREROLL:
         return "/gm check ... preroll:next"
@@ -216,8 +215,7 @@ def _reveal_command(row: RollView) -> str:
         # A sealed declaration is revealed with its round, all at once (one replaced
         # or of a cancelled round stays sealed for good).
         return "/gm round reveal; one replaced, or of a cancelled round, stays sealed for good"
-    command = "/reveal" if row.visibility is Visibility.SELF else "/gm reveal"
-    return f"{command} roll:{row.number}"
+    return f"/reveal roll:{row.number}"
 
 
 def _still_hidden(row: RollView) -> str:

@@ -31,6 +31,10 @@ def _files() -> list[Path]:
             relative = path.relative_to(ROOT).as_posix()
             if not path.is_file() or path.suffix not in SUFFIXES or "__pycache__" in relative:
                 continue
+            # Hidden folders hold what tools made (bench/dice.py's throwaway virtualenv of a
+            # peer's library), not our prose.
+            if any(part.startswith(".") for part in path.relative_to(ROOT).parts):
+                continue
             if any(relative == e or relative.startswith(e + "/") for e in EXCLUDED):
                 continue
             found.append(path)

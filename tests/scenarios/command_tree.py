@@ -14,20 +14,26 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bot.app import create_bot
+from bot.app import PbpBot, create_bot
 from bot.config import Settings
 
 DUMP = Path(__file__).resolve().parent / "command_tree.json"
 
 
-async def built_tree() -> list[dict[str, Any]]:
-    """Every top-level command's sync payload, sorted by type and name (no database, no
-    Discord: the cogs are loaded into a bot that never starts)."""
+async def built_bot() -> PbpBot:
+    """The bot with every feature loaded (no database, no Discord: it never starts)."""
     settings = Settings(  # type: ignore[call-arg]
         _env_file=None, database_url="sqlite+aiosqlite:///:memory:", shard_count=1
     )
     bot = create_bot(settings)
     await bot.load_features()
+    return bot
+
+
+async def built_tree(bot: PbpBot | None = None) -> list[dict[str, Any]]:
+    """Every top-level command's sync payload, sorted by type and name, of ``bot`` (one
+    :func:`built_bot` makes when None)."""
+    bot = bot or await built_bot()
     payload = [command.to_dict(bot.tree) for command in bot.tree.get_commands()]
     payload.sort(key=lambda c: (int(c.get("type") or 1), str(c["name"])))
     # Round-trip through JSON so the built tree compares equal to the stored one.

@@ -298,3 +298,21 @@ async def test_a_text_refused_while_rolling_gives_its_work_back(table: Table) ->
             )
     assert budgets.level(who.user_id, who.guild_id) == full
     assert await rows(table) == []
+
+
+async def test_an_inline_attack_on_a_named_target_uses_its_sheets_ac(table: Table) -> None:
+    # As /attack target:Bram does (docs/rules/d20-check.md, "Attacks"): no ac: needed when
+    # the target's sheet holds one; without one the roll is refused, naming what is missing.
+    await start_campaign(table, "d20-check")
+    await make_character(table, table.alice, "Ayla", {"STR": 14})
+    await make_character(table, table.bob, "Bram", {"DEX": 12})
+    with pytest.raises(InlineRollError, match="Armour Class"):
+        await roll_inline(table, table.alice, "[[attack target:Bram]]")
+    assert await rows(table) == []
+    done = await table.bob.slash(table.table, "character armour", ac=17)
+    assert done.response is not None and "Armour saved" in done.response.content
+    table.dice(11)
+    rolled = await roll_inline(table, table.alice, "I swing [[attack target:Bram]]")
+    (row,) = await rows(table)
+    assert row.outcome["ac_given"] == 17 and row.outcome["ac_from_sheet"] is True
+    assert rolled.rolls[0].total.endswith("vs AC 17)")

@@ -6,7 +6,6 @@ import pytest
 
 from bot.db.engine import Database
 from bot.services.kit.errors import (
-    DuplicateInteraction,
     FortuneAtMaximum,
     InvalidValue,
     NoFortuneLeft,
@@ -16,7 +15,7 @@ from bot.services.rolling.fortune_table import set_boon
 from bot.services.store import fortune as svc
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import CharacterView, get_character_by_id
-from bot.services.store.ledger import latest_rolls
+from bot.services.store.ledger import DuplicateInteraction, latest_rolls
 from bot.words import FortunePurpose
 from tests.services.helpers import gm_caller, origin
 

@@ -235,7 +235,12 @@ class CampaignCog(commands.GroupCog, group_name="campaign"):
         line = seed_line(await fairness.show(db, caller, campaign))
         await answer(interaction, line, embed=campaign_embed(campaign), ephemeral=True)
 
-    @seed.command(name="rotate", description="GM: reveal the dice seed and start a new one")
+    @seed.command(
+        name="rotate",
+        description=(
+            "GM: start a new dice seed; the old one is published so its rolls can be rechecked"
+        ),
+    )
     @app_commands.guild_only()
     async def seed_rotate(self, interaction: Interaction) -> None:
         """Public: the revealed seed lets anyone recompute the rolls drawn from it."""

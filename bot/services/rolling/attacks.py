@@ -30,17 +30,13 @@ from bot.rules.systems.base import signed
 from bot.rules.systems.commands import require as require_rule
 from bot.services.kit import budgets
 from bot.services.kit.context import Caller
-from bot.services.kit.errors import InvalidValue, NoCampaign
+from bot.services.kit.errors import InvalidValue
 from bot.services.kit.serialize import to_jsonable
 from bot.services.kit.sql import Executor, core_transaction, transaction
+from bot.services.rolling.reads import Reads
 from bot.services.store import characters, ledger
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.store.characters import (
-    MAX_AC_LOSS,
-    CharacterView,
-    character_by_name_in,
-    resolve_character_in,
-)
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import MAX_AC_LOSS, CharacterView, character_by_name_in
 from bot.services.trust import fairness, secrecy
 from bot.services.trust.access import require_gm
 from bot.words import LedgerKind, SecrecyCommand, Visibility
@@ -366,12 +362,9 @@ async def _attacker_in(
     options: AttackOptions,
     character_name: str | None,
     as_gm: bool,
+    reads: Reads,
 ) -> tuple[CampaignView, CharacterView | None]:
-    if caller.guild_id is None:
-        raise NoCampaign()
-    campaign = await campaign_for_channel_in(
-        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-    )
+    campaign = await reads.campaign_in(session)
     _require_d20(campaign)
     if as_gm:
         require_gm(campaign, caller, "attack for a character or a monster")
@@ -382,79 +375,106 @@ async def _attacker_in(
             )
         if character_name is None:
             return campaign, None
-    attacker = await resolve_character_in(
-        session, campaign.id, caller.user_id, character_name, any_owner=as_gm
-    )
+    attacker = await reads.character_in(session, character_name, any_owner=as_gm)
     return campaign, attacker
 
 
-async def _perform(
-    db: Database,
-    rng: random.Random,
-    caller: Caller,
-    options: AttackOptions,
-    request: str,
-    *,
-    visibility: Visibility | str | None,
-    command: str,
-    character_name: str | None = None,
-    monster_name: str | None = None,
-    as_gm: bool = False,
-) -> AttackResult:
-    expression = damage_expression(options.damage)  # a bad expression changes nothing
-    # The roll and its row, and the damage's worst case twice (the GM's crit-damage option
-    # rolls every die again); an OverBudget here changes nothing either.
-    budgets.charge(caller, attack_work(options))
-    async with core_transaction(db) as session:
-        return await _perform_in(
-            session,
-            rng,
-            caller,
-            options,
-            request,
-            expression,
-            visibility=visibility,
-            command=command,
-            character_name=character_name,
-            monster_name=monster_name,
-            as_gm=as_gm,
-        )
+# --- two phases: prepared (read and checked, no dice), then rolled and recorded ---------------
 
 
-async def _perform_in(
+@dataclass(frozen=True, slots=True)
+class PreparedAttack:
+    """An attack read and checked, no die rolled: the campaign and attacker as read, the
+    options as given and the damage parsed. Its target is read when it is rolled (after the
+    draw, and after an earlier roll of the same text lowered its AC).
+    :func:`roll_prepared_in` rolls it."""
+
+    campaign: CampaignView
+    #: None: the GM's unnamed monster (``options.attacker_bonus``).
+    attacker: CharacterView | None
+    #: Who attacks, as shown: the character, the GM's monster's name, or "Monster".
+    name: str
+    options: AttackOptions
+    expression: Any
+    #: The command whose campaign default a visibility of None means.
+    command: str
+    as_gm: bool = False
+    #: The place as the statement that took this roll's fair draw found it (:class:`Reads`).
+    here: fairness.Here | None = None
+
+    @property
+    def work(self) -> int:
+        """What it takes from the budgets, before any die (:func:`attack_work`)."""
+        return _work(self.expression)
+
+
+async def prepare_in(
     session: Executor,
-    rng: random.Random,
     caller: Caller,
     options: AttackOptions,
-    request: str,
-    expression: Any,
     *,
-    visibility: Visibility | str | None,
-    command: str,
+    reads: Reads | None = None,
     character_name: str | None = None,
     monster_name: str | None = None,
     as_gm: bool = False,
+) -> PreparedAttack:
+    """/attack read and checked for the caller's active character; with ``as_gm`` (/gm
+    attack) for the campaign's character ``character_name`` or an unnamed monster."""
+    if options.attacker_bonus is not None and not as_gm:
+        raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
+    expression = damage_expression(options.damage)  # a bad expression changes nothing
+    reads = reads or Reads(caller)
+    campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm, reads)
+    # What the roll refuses whatever its target (the system, the crit options, the attacker's
+    # score); the AC too, unless a target is named whose sheet may hold it.
+    stated = (
+        options if options.ac is not None or not options.target else replace(options, ac=MIN_AC)
+    )
+    attack_input(campaign, attacker, stated)
+    name = attacker.name if attacker is not None else (monster_name or "Monster")
+    command = SecrecyCommand.GM_CHECK if as_gm else SecrecyCommand.CHECK
+    return PreparedAttack(
+        campaign, attacker, name, options, expression, command, as_gm, reads.take_draw()
+    )
+
+
+async def roll_prepared_in(
+    session: Executor,
+    prepared: PreparedAttack,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    *,
+    visibility: Visibility | str | None = None,
 ) -> AttackResult:
-    campaign, attacker = await _attacker_in(session, caller, options, character_name, as_gm)
-    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    """Roll a prepared attack and record it, with the AC a named target loses, in the
+    caller's transaction. ``visibility`` None means the campaign's default for the command
+    (an attack is a d20 roll: /check's, or /gm check's)."""
+    campaign, attacker = prepared.campaign, prepared.attacker
+    chosen = secrecy.resolve_visibility(visibility, campaign, prepared.command)
     draw = None
     if fairness.chosen_source(rng):
         # Provably fair dice (docs/fair-dice.md). The draw comes first: every command takes
         # the seed's row, then the ledger chain's, then a character's (the target's lost AC),
         # so two commands never hold one lock each while waiting for the other's.
-        draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+        if prepared.here is not None:
+            draw = await fairness.draw_here_in(session, caller, prepared.here, chosen)
+        else:
+            draw = await fairness.draw_in(session, caller, campaign.id, chosen)
         rng = draw.rng
     target = None
-    if options.target:
-        target = await character_by_name_in(session, campaign.id, options.target)
-    options, may_change, from_sheet = against_target(options, target, caller.user_id, as_gm)
+    if prepared.options.target:
+        target = await character_by_name_in(session, campaign.id, prepared.options.target)
+    options, may_change, from_sheet = against_target(
+        prepared.options, target, caller.user_id, prepared.as_gm
+    )
     ac_loss = target.ac_loss if target is not None else 0
     attack, title = attack_input(campaign, attacker, options, ac_loss=ac_loss)
     outcome = d20_check.roll_attack(attack, rng)
-    damage = roll_damage(expression, outcome, rng, double=campaign.crit_double_dice)
+    damage = roll_damage(prepared.expression, outcome, rng, double=campaign.crit_double_dice)
     lost = damage.total if damage is not None and outcome.lowers_target_ac else 0
     lost = min(lost, MAX_AC_LOSS - ac_loss)
-    name = attacker.name if attacker is not None else (monster_name or "Monster")
+    name = prepared.name
     record = {
         "attack": to_jsonable(outcome),
         "ac_given": options.ac,
@@ -517,6 +537,36 @@ async def _perform_in(
     )
 
 
+async def _perform(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    options: AttackOptions,
+    request: str,
+    *,
+    visibility: Visibility | str | None,
+    character_name: str | None = None,
+    monster_name: str | None = None,
+    as_gm: bool = False,
+) -> AttackResult:
+    # The roll and its row, and the damage's worst case twice (the GM's crit-damage option
+    # rolls every die again); a bad expression or an OverBudget here changes nothing.
+    budgets.charge(caller, attack_work(options))
+    async with core_transaction(db) as session:
+        prepared = await prepare_in(
+            session,
+            caller,
+            options,
+            reads=Reads.for_one(caller, rng),
+            character_name=character_name,
+            monster_name=monster_name,
+            as_gm=as_gm,
+        )
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
+        )
+
+
 async def perform_attack(
     db: Database,
     rng: random.Random,
@@ -532,9 +582,7 @@ async def perform_attack(
     """
     if options.attacker_bonus is not None:
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
-    return await _perform(
-        db, rng, caller, options, request, visibility=visibility, command=SecrecyCommand.CHECK
-    )
+    return await _perform(db, rng, caller, options, request, visibility=visibility)
 
 
 async def perform_gm_attack(
@@ -557,7 +605,6 @@ async def perform_gm_attack(
         options,
         request,
         visibility=visibility,
-        command=SecrecyCommand.GM_CHECK,
         character_name=character_name,
         monster_name=" ".join(monster_name.split()) if monster_name else None,
         as_gm=True,
@@ -578,7 +625,8 @@ async def attack_odds(db: Database, caller: Caller, options: AttackOptions) -> A
     if options.attacker_bonus is not None:
         raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
     async with transaction(db) as session:
-        campaign, attacker = await _attacker_in(session, caller, options, None, False)
+        reads = Reads(caller)
+        campaign, attacker = await _attacker_in(session, caller, options, None, False, reads)
         target = None
         if options.target:
             target = await character_by_name_in(session, campaign.id, options.target)
@@ -607,35 +655,12 @@ def odds_rows(report: AttackOddsReport) -> tuple[tuple[str, Fraction], ...]:
     return tuple(rows)
 
 
-def attack_work(options: AttackOptions) -> int:
-    """What an attack charges the budgets (as :func:`perform_attack`): the roll recorded and
-    its damage's worst case, twice; refuses a bad damage expression before anything changes."""
-    expression = damage_expression(options.damage)
+def _work(expression: Any) -> int:
     dice = 0 if expression is None else 2 * budgets.dice_work(expression)
     return budgets.ROLL_ROW + dice
 
 
-async def attack_in(
-    session: Executor,
-    rng: random.Random,
-    caller: Caller,
-    options: AttackOptions,
-    request: str,
-    *,
-    visibility: Visibility | str | None = None,
-) -> AttackResult:
-    """:func:`perform_attack` in the caller's transaction, its work charged already
-    (:func:`attack_work`): the inline rolls of a post (bot/services/rolling/inline.py)."""
-    if options.attacker_bonus is not None:
-        raise InvalidValue("attacker_bonus is for a GM's monster (/gm attack).")
-    expression = damage_expression(options.damage)
-    return await _perform_in(
-        session,
-        rng,
-        caller,
-        options,
-        request,
-        expression,
-        visibility=visibility,
-        command=SecrecyCommand.CHECK,
-    )
+def attack_work(options: AttackOptions) -> int:
+    """What an attack charges the budgets (as :func:`perform_attack`): the roll recorded and
+    its damage's worst case, twice; refuses a bad damage expression before anything changes."""
+    return _work(damage_expression(options.damage))

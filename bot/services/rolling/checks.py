@@ -4,6 +4,11 @@ A check reads the campaign and the character, asks the rules engine for the outc
 records the ledger row together with its side effects (a threshold carry-over used and a new
 one stored) in the same transaction, so a roll is never half-recorded.
 
+Each command is two phases (:func:`prepare_check_in` and its kin, then
+:func:`roll_prepared_in`): the reads and the plan, no dice, then the roll and its records.
+The commands here run both in one transaction; a post's inline rolls prepare all of theirs
+before rolling any (bot/services/rolling/inline.py).
+
 A hidden roll (gm, blind, self) changes nothing others can observe until it is revealed:
 the carry-over it earns is stored by its reveal (:func:`pending.on_reveal_in`).
 It does use, at once, an active carry-over already pending for the ability: that is the same
@@ -29,23 +34,14 @@ from bot.rules.systems.commands import NotInSystem
 from bot.rules.systems.commands import require as require_rule
 from bot.services.kit import budgets
 from bot.services.kit.context import Caller
-from bot.services.kit.errors import InvalidValue, NoCampaign
+from bot.services.kit.errors import InvalidValue
 from bot.services.kit.serialize import to_jsonable
 from bot.services.kit.sql import Executor, core_transaction, transaction
+from bot.services.rolling.reads import Reads
 from bot.services.store import ledger, pending
 from bot.services.store.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
-from bot.services.store.campaigns import (
-    CampaignView,
-    campaign_at_revision_in,
-    campaign_for_channel_in,
-    place_params,
-)
-from bot.services.store.characters import (
-    CharacterView,
-    character_by_name_in,
-    placed_character_in,
-    resolve_character_in,
-)
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView
 from bot.services.trust import fairness, secrecy
 from bot.services.trust.access import require_gm
 from bot.words import SecrecyCommand, Visibility
@@ -116,27 +112,21 @@ async def with_helper(db: Database, caller: Caller, options: CheckOptions) -> Ch
     if not options.helper or caller.guild_id is None:
         return options  # no transaction on the hot path
     async with transaction(db) as session:
-        return await with_helper_in(session, caller, options)
-
-
-async def with_helper_in(session: Executor, caller: Caller, options: CheckOptions) -> CheckOptions:
-    """:func:`with_helper` in the caller's transaction."""
-    return (await _helper_in(session, caller, options))[0]
+        reads = Reads(caller)
+        campaign = await reads.campaign_in(session)
+        return (await _helper_in(session, campaign, options, reads))[0]
 
 
 async def _helper_in(
-    session: Executor, caller: Caller, options: CheckOptions
+    session: Executor, campaign: CampaignView, options: CheckOptions, reads: Reads
 ) -> tuple[CheckOptions, CharacterView | None]:
-    """:func:`with_helper_in`, and the helper's character (its player is named by the roll's
-    row: docs/privacy.md)."""
-    if not options.helper or caller.guild_id is None:
+    """:func:`with_helper`'s options, and the helper's character (its player is named by the
+    roll's row: docs/privacy.md)."""
+    if not options.helper:
         return options, None
-    campaign = await campaign_for_channel_in(
-        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-    )
     if "helper" not in campaign.rules.check_options:
         return options, None  # plan_check refuses the option, naming the system
-    found = await character_by_name_in(session, campaign.id, options.helper)
+    found = await reads.named_in(session, options.helper)
     if options.helper_needs_proficiency:
         # "A character can only provide help if the task is one that he or she could attempt
         # alone": the engine's helped_input takes who could; here that is who has the skill.
@@ -170,20 +160,16 @@ async def with_dc_source(db: Database, caller: Caller, options: CheckOptions) ->
     if options.against is None and options.source is None:
         return options  # no transaction on the hot path
     async with transaction(db) as session:
-        return await with_dc_source_in(session, caller, options)
+        reads = Reads(caller)
+        return await _dc_source_in(session, await reads.campaign_in(session), options, reads)
 
 
-async def with_dc_source_in(
-    session: Executor, caller: Caller, options: CheckOptions
+async def _dc_source_in(
+    session: Executor, campaign: CampaignView, options: CheckOptions, reads: Reads
 ) -> CheckOptions:
     """:func:`with_dc_source` in the caller's transaction."""
     if options.against is None and options.source is None:
         return options
-    if caller.guild_id is None:
-        raise NoCampaign()
-    campaign = await campaign_for_channel_in(
-        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-    )
     if "against" not in (campaign.rules.save_options or ()):
         return options  # plan_save refuses the options, naming the system
     if options.against is None or options.source is None:
@@ -193,8 +179,7 @@ async def with_dc_source_in(
     if options.dc is not None:
         raise InvalidValue("Give either dc or against and from (which compute it), not both.")
     compute = campaign.rules.save_dc(campaign, options.against)
-    source = await character_by_name_in(session, campaign.id, options.source)
-    dc, note = compute(source)
+    dc, note = compute(await reads.named_in(session, options.source))
     return replace(options, dc=dc, dc_from=note, against=None, source=None)
 
 
@@ -207,73 +192,140 @@ def plan_luck(campaign: CampaignView, character: CharacterView) -> CheckPlan:
     return plan
 
 
-async def _context_in(
+# --- two phases: prepared (read and planned, no dice), then rolled and recorded ---------------
+
+Planner = Callable[[CampaignView, CharacterView, int | None], CheckPlan]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCheck:
+    """A check, save or luck roll read and planned, no die rolled: the campaign and character
+    as read, the options as completed (a helper's name as stored, a save's DC from its source)
+    and the plan, which refused whatever the system or the sheet does not allow.
+    :func:`roll_prepared_in` rolls it."""
+
+    campaign: CampaignView
+    character: CharacterView
+    plan: CheckPlan
+    #: The plan again with a carry-over the roll consumes (threshold ruling 4).
+    planner: Planner
+    #: The command whose campaign default a visibility of None means.
+    command: str
+    helper: CharacterView | None = None
+    #: The place as the statement that took this roll's fair draw found it (:class:`Reads`).
+    here: fairness.Here | None = None
+
+    @property
+    def work(self) -> int:
+        """What it takes from the budgets, before any die: its recorded row."""
+        return budgets.ROLL_ROW
+
+
+def _prepared(
+    campaign: CampaignView,
+    character: CharacterView,
+    planner: Planner,
+    command: str,
+    reads: Reads,
+    helper: CharacterView | None = None,
+) -> PreparedCheck:
+    plan = planner(campaign, character, None)  # a bad option refuses here, before any die
+    return PreparedCheck(campaign, character, plan, planner, command, helper, reads.take_draw())
+
+
+async def prepare_check_in(
     session: Executor,
     caller: Caller,
-    character_name: str | None,
+    options: CheckOptions,
     *,
+    reads: Reads | None = None,
+    character_name: str | None = None,
     as_gm: bool = False,
-    here: fairness.Here | None = None,
-) -> tuple[CampaignView, CharacterView]:
-    if caller.guild_id is None:
-        raise NoCampaign()
-    found: CharacterView | None = None
-    if here is not None:  # the campaign as the draw's statement found it
-        if here.campaign_id is None:
-            raise NoCampaign()
-        campaign = await campaign_at_revision_in(session, here.campaign_id, here.revision)
-    else:  # the campaign and the character in one statement
-        place = place_params(caller.guild_id, caller.channel_id, caller.parent_channel_id)
-        campaign, found = await placed_character_in(session, place, caller.user_id, character_name)
+) -> PreparedCheck:
+    """/check read and planned for the caller's active character; with ``as_gm`` (/gm check)
+    for the campaign's character ``character_name``, whoever plays it."""
+    reads = reads or Reads(caller)
+    campaign = await reads.campaign_with_character_in(session, character_name, any_owner=as_gm)
     if as_gm:
         require_gm(campaign, caller, "roll for a player's character")
-    if found is not None and (as_gm or found.user_id == caller.user_id):
-        return campaign, found
-    character = await resolve_character_in(
-        session, campaign.id, caller.user_id, character_name, any_owner=as_gm
+    character = await reads.character_in(session, character_name, any_owner=as_gm)
+    options, helper = await _helper_in(session, campaign, options, reads)
+    return _prepared(
+        campaign,
+        character,
+        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
+        SecrecyCommand.GM_CHECK if as_gm else SecrecyCommand.CHECK,
+        reads,
+        helper,
     )
-    return campaign, character
 
 
-async def _perform_in(
+async def prepare_save_in(
+    session: Executor, caller: Caller, options: CheckOptions, *, reads: Reads | None = None
+) -> PreparedCheck:
+    """/save read and planned for the caller's active character (its DC from a source)."""
+    reads = reads or Reads(caller)
+    campaign = await reads.campaign_with_character_in(session)
+    character = await reads.character_in(session)
+    options = await _dc_source_in(session, campaign, options, reads)
+    return _prepared(
+        campaign,
+        character,
+        lambda c, ch, _carry: plan_save(c, ch, options),
+        SecrecyCommand.SAVE,
+        reads,
+    )
+
+
+async def prepare_luck_in(
+    session: Executor, caller: Caller, *, reads: Reads | None = None
+) -> PreparedCheck:
+    """/luck read and planned for the caller's active character."""
+    reads = reads or Reads(caller)
+    campaign = await reads.campaign_with_character_in(session)
+    character = await reads.character_in(session)
+    return _prepared(
+        campaign, character, lambda c, ch, _carry: plan_luck(c, ch), SecrecyCommand.LUCK, reads
+    )
+
+
+async def roll_prepared_in(
     session: Executor,
+    prepared: PreparedCheck,
     rng: random.Random,
     caller: Caller,
     request: str,
-    planner: Callable[[CampaignView, CharacterView, int | None], CheckPlan],
     *,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = SecrecyCommand.CHECK,
-    character_name: str | None = None,
-    as_gm: bool = False,
     sealed: SealedDraw | None = None,
-    helper: CharacterView | None = None,
 ) -> CheckResult:
-    here = None
-    if sealed is None and fairness.chosen_source(rng):
-        # Provably fair d20s: the draw and the place's campaign in one statement (a refusal
-        # below rolls the draw back with everything else).
-        here = await fairness.here_in(session, caller, draw=True)
-    campaign, character = await _context_in(session, caller, character_name, as_gm=as_gm, here=here)
+    """Roll a prepared check and record it, with its side effects, in the caller's
+    transaction. ``visibility`` None means the campaign's default for the command;
+    ``sealed``: with the character's sealed pre-rolls (bot/services/rolling/prerolls.py)."""
+    campaign, character = prepared.campaign, prepared.character
     system = campaign.rules
-    chosen = secrecy.resolve_visibility(visibility, campaign, command)
-    carry_over: int | None = None
-    if system.uses_carry_over(campaign):
-        # Plan first so a bad option refuses before anything changes, then consume the
-        # carry-over atomically (DELETE ... RETURNING): a modifier is used once, ruling 4.
-        ability = planner(campaign, character, 0).ability
-        carry_over = await pending.consume_pending_in(session, character.id, ability)
-    plan = planner(campaign, character, carry_over)
+    chosen = secrecy.resolve_visibility(visibility, campaign, prepared.command)
     draw = None
+    if sealed is None and fairness.chosen_source(rng):
+        # Provably fair d20s (docs/fair-dice.md), drawn first: every command takes the seed's
+        # row, then the others' (a refusal below rolls the draw back with everything else).
+        if prepared.here is not None:
+            draw = await fairness.draw_here_in(session, caller, prepared.here, chosen)
+        else:
+            draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+        rng = draw.rng
+    plan = prepared.plan
+    if system.uses_carry_over(campaign):
+        # Consumed atomically (DELETE ... RETURNING): a modifier is used once, ruling 4.
+        carry_over = await pending.consume_pending_in(session, character.id, plan.ability)
+        plan = prepared.planner(campaign, character, carry_over)
     if sealed is not None:  # the character's sealed d20s (services/rolling/prerolls.py)
         rng = await sealed.rng_in(session, character, plan)
-    elif here is not None:  # provably fair d20s (docs/fair-dice.md)
-        draw = await fairness.draw_here_in(session, caller, here, chosen)
-        rng = draw.rng
     outcome = plan.roll(rng)
     stored = to_jsonable(outcome) if sealed is None else sealed.bind(outcome)
     if draw is not None:
         stored = {**stored, "fair": draw.record(fairness.D20_DRAWS)}
+    helper = prepared.helper
     recorded = await ledger.record_in(
         session,
         ledger.NewRoll(
@@ -318,6 +370,9 @@ def _dice_of(outcome: Outcome) -> tuple[int, ...]:
     return read(outcome).dice
 
 
+# --- the commands, each one transaction: prepared, then rolled -------------------------------
+
+
 async def perform_check(
     db: Database,
     rng: random.Random,
@@ -333,7 +388,12 @@ async def perform_check(
     """
     budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
     async with core_transaction(db) as session:
-        return await check_in(session, rng, caller, options, request, visibility=visibility)
+        prepared = await prepare_check_in(
+            session, caller, options, reads=Reads.for_one(caller, rng)
+        )
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
+        )
 
 
 async def perform_gm_check(
@@ -345,23 +405,20 @@ async def perform_gm_check(
     request: str,
     *,
     visibility: Visibility | str | None = None,
-    sealed: SealedDraw | None = None,
 ) -> CheckResult:
-    """GM only: roll a check with a player's character's stored stats (default blind);
-    ``sealed``: with the character's sealed pre-rolls (bot/services/rolling/prerolls.py)."""
+    """GM only: roll a check with a player's character's stored stats (default blind)."""
     budgets.charge(caller, budgets.ROLL_ROW)
     async with core_transaction(db) as session:
-        return await check_in(
+        prepared = await prepare_check_in(
             session,
-            rng,
             caller,
             options,
-            request,
-            visibility=visibility,
-            command=SecrecyCommand.GM_CHECK,
+            reads=Reads.for_one(caller, rng),
             character_name=character_name,
             as_gm=True,
-            sealed=sealed,
+        )
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
         )
 
 
@@ -377,7 +434,10 @@ async def perform_save(
     """Roll a saving throw for the caller's active character and record it."""
     budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
     async with core_transaction(db) as session:
-        return await save_in(session, rng, caller, options, request, visibility=visibility)
+        prepared = await prepare_save_in(session, caller, options, reads=Reads.for_one(caller, rng))
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
+        )
 
 
 async def perform_luck(
@@ -391,79 +451,7 @@ async def perform_luck(
     """Roll a Pen & Dagger luck roll for the caller's active character and record it."""
     budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
     async with core_transaction(db) as session:
-        return await luck_in(session, rng, caller, request, visibility=visibility)
-
-
-# The rolls in a caller's transaction: the commands above open one, and the inline rolls of a
-# post (bot/services/rolling/inline.py) are several commands recorded together, all or none.
-async def check_in(
-    session: Executor,
-    rng: random.Random,
-    caller: Caller,
-    options: CheckOptions,
-    request: str,
-    *,
-    visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = SecrecyCommand.CHECK,
-    character_name: str | None = None,
-    as_gm: bool = False,
-    sealed: SealedDraw | None = None,
-) -> CheckResult:
-    """:func:`perform_check` in the caller's transaction (and :func:`perform_gm_check`'s,
-    with ``as_gm``, a ``character_name`` and perhaps ``sealed`` pre-rolls)."""
-    options, helper = await _helper_in(session, caller, options)
-    return await _perform_in(
-        session,
-        rng,
-        caller,
-        request,
-        lambda c, ch, carry: plan_check(c, ch, options, carry_over=carry),
-        visibility=visibility,
-        command=command,
-        character_name=character_name,
-        as_gm=as_gm,
-        sealed=sealed,
-        helper=helper,
-    )
-
-
-async def save_in(
-    session: Executor,
-    rng: random.Random,
-    caller: Caller,
-    options: CheckOptions,
-    request: str,
-    *,
-    visibility: Visibility | str | None = Visibility.PUBLIC,
-) -> CheckResult:
-    """:func:`perform_save` in the caller's transaction."""
-    options = await with_dc_source_in(session, caller, options)
-    return await _perform_in(
-        session,
-        rng,
-        caller,
-        request,
-        lambda c, ch, _carry: plan_save(c, ch, options),
-        visibility=visibility,
-        command=SecrecyCommand.SAVE,
-    )
-
-
-async def luck_in(
-    session: Executor,
-    rng: random.Random,
-    caller: Caller,
-    request: str,
-    *,
-    visibility: Visibility | str | None = Visibility.PUBLIC,
-) -> CheckResult:
-    """:func:`perform_luck` in the caller's transaction."""
-    return await _perform_in(
-        session,
-        rng,
-        caller,
-        request,
-        lambda c, ch, _carry: plan_luck(c, ch),
-        visibility=visibility,
-        command=SecrecyCommand.LUCK,
-    )
+        prepared = await prepare_luck_in(session, caller, reads=Reads.for_one(caller, rng))
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
+        )

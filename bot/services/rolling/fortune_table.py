@@ -206,7 +206,8 @@ async def _load_roll(session: AsyncSession, caller: Caller, roll_id: int) -> _Ro
     if row.visibility is not Visibility.PUBLIC and row.revealed_at is None:
         raise InvalidValue(
             f"Roll #{row.number} is still hidden: its fortune choice is offered when it is "
-            "revealed (/reveal for a self roll, /gm reveal for the others). Nothing changed."
+            "revealed (/reveal: by its roller for a self roll, by the GM for the others). "
+            "Nothing changed."
         )
     outcome = outcome_from_record(row.kind, row.outcome)
     if outcome is None or Feature.FORTUNE not in campaign.rules.features:

@@ -2,11 +2,13 @@
 
 `[[1d20+5]]`, `[[roll 2d6+3 [fire]]]`, `[[check DEX Stealth adv]]`, `[[save WIS]]`,
 `[[attack longsword ac:15]]`, `[[luck]]` or a saved roll's name (`[[sneak]]`): the grammar is
-bot/services/rolling/roll_text.py. Each is rolled by the same service function as its command (the
-caller's active character in the channel's campaign, the campaign system's rules) and recorded
-in the ledger, public, in the CALLER's transaction: a post and its rolls are one transaction,
-so a bad roll anywhere leaves nothing recorded. Every roll is read and checked before any die
-is rolled, and each takes its work from the budgets as its command would, before any die.
+bot/services/rolling/roll_text.py. Each runs its command's entry (bot/services/rolling/commands.py),
+the two phases of its slash command (the caller's active character in the channel's campaign,
+the campaign system's rules), and is recorded in the ledger, public, in the CALLER's
+transaction: a post and its rolls are one transaction, so a bad roll anywhere leaves nothing
+recorded. Every roll is prepared before any die is rolled (the campaign, the character and each
+helper read once for the whole text), and each takes its work from the budgets as its command
+would, before any die.
 """
 
 from __future__ import annotations
@@ -14,31 +16,25 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sqlalchemy import select, update
 
 from bot.db.engine import Database
 from bot.db.inline_models import rolled_messages
 from bot.db.types import utcnow
-from bot.dice import DiceError, RollResult, parse_many, reading_notes, render_plain
+from bot.dice import DiceError
 from bot.errors import UserError
 from bot.quoting import quote
-from bot.rules.systems import summarize
-from bot.rules.systems.base import d20_line, number
 from bot.services.kit import budgets, personal
 from bot.services.kit import commitments as cm
 from bot.services.kit.context import Caller
-from bot.services.kit.errors import NoCampaign
 from bot.services.kit.personal import Person, PersonalData, declare
 from bot.services.kit.sql import Executor, core_transaction, insert_for
-from bot.services.rolling import attacks, checks, dialects, macros, rolls
-from bot.services.rolling.attacks import AttackResult
-from bot.services.rolling.checks import CheckResult
-from bot.services.rolling.roll_text import Command, RollText, RollTextError, parse_roll_text
-from bot.services.rolling.rolls import DiceRoll
+from bot.services.rolling import commands, macros
+from bot.services.rolling.reads import Reads
+from bot.services.rolling.roll_text import RollTextError, parse_roll_text
 from bot.services.store import ledger
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.store.characters import CharacterView, active_character_in
 from bot.services.trust import fairness
 from bot.words import Visibility
 
@@ -101,9 +97,8 @@ def find_rolls(text: str) -> list[InlineSpan]:
 @dataclass(frozen=True, slots=True)
 class _Planned:
     span: InlineSpan
-    parsed: RollText
+    ready: commands.Ready[Any, commands.Result]
     macro: str | None
-    work: int
 
 
 def _name(index: int, span: InlineSpan) -> str:
@@ -118,98 +113,69 @@ def _refusal(index: int, span: InlineSpan, exc: Exception) -> InlineRollError:
 
 
 async def _plan(
-    session: Executor, caller: Caller, index: int, span: InlineSpan, context: _Context
+    session: Executor, caller: Caller, index: int, span: InlineSpan, reads: Reads
 ) -> _Planned:
     """Read and check one `[[…]]` (a macro's stored text with any extra words appended): its
-    grammar, its notation, and its rules with the character's stats bound (the services'
-    own planners, which roll no dice), so a bad roll refuses before any is recorded."""
+    grammar, then its command's own first phase (the campaign, the character and any helper
+    read once for the whole text, the options completed, the rules planned, no dice), so a
+    bad roll refuses before any is recorded."""
     macro: str | None = None
     text = span.source
     try:
         word, _, extra = text.partition(" ")
         if text and not macros.is_command_text(text):
-            found = await macros.find_macro_in(session, caller, word)
+            found = await macros.find_macro_in(session, caller, word, reads=reads)
             macro = found.name
             text = f"{found.roll} {extra}".strip()
-        parsed = parse_roll_text(text)
-        # Every roll is a recorded row besides its dice: twenty in one text are twenty rows
-        # (budgets.ROLL_ROW), a check, a save or a luck roll included.
-        work = budgets.ROLL_ROW
-        if parsed.command is Command.ROLL:
-            dialect = await dialects.resolve_in(session, caller)
-            work += budgets.dice_work(parse_many(parsed.dice or "", dialect))
-        else:
-            parsed = await _check_rules(session, caller, parsed, context)
-            if parsed.attack is not None:
-                work = attacks.attack_work(parsed.attack)
+        ready = await commands.prepare_in(session, caller, parse_roll_text(text), reads)
     except (RollTextError, DiceError, UserError) as exc:
         raise _refusal(index, span, exc) from None
-    return _Planned(span, parsed, macro, work)
+    return _Planned(span, ready, macro)
 
 
-@dataclass(slots=True)
-class _Context:
-    """The caller's campaign and active character, read once for all the rolls of a text."""
+@dataclass(frozen=True, slots=True)
+class PreparedText:
+    """Every `[[…]]` of a text read, checked and planned, none rolled yet."""
 
-    found: tuple[CampaignView, CharacterView] | None = None
-
-
-async def _check_rules(
-    session: Executor, caller: Caller, parsed: RollText, context: _Context
-) -> RollText:
-    """Refuse what the command's service would refuse (no dice rolled); returns the options
-    as the service completes them (a helper's name as stored, a save's DC from its source)."""
-    if context.found is None:
-        if caller.guild_id is None:
-            raise NoCampaign()
-        campaign = await campaign_for_channel_in(
-            session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-        )
-        context.found = (campaign, await active_character_in(session, campaign.id, caller.user_id))
-    campaign, character = context.found
-    if parsed.command is Command.LUCK:
-        checks.plan_luck(campaign, character)
-    elif parsed.command is Command.ATTACK and parsed.attack is not None:
-        attacks.attack_input(campaign, character, parsed.attack)
-    elif parsed.command is Command.SAVE and parsed.check is not None:
-        options = await checks.with_dc_source_in(session, caller, parsed.check)
-        checks.plan_save(campaign, character, options)
-        return replace(parsed, check=options)
-    elif parsed.check is not None:
-        options = await checks.with_helper_in(session, caller, parsed.check)
-        checks.plan_check(campaign, character, options)
-        return replace(parsed, check=options)
-    return parsed
+    planned: tuple[_Planned, ...] = ()
 
 
-async def roll_text_in(
-    session: Executor,
-    caller: Caller,
-    text: str,
-    rng: random.Random,
-    *,
-    bound_to: str | None = None,
-) -> InlineRolls:
-    """Roll and record every `[[…]]` in ``text`` in the caller's transaction (see the module).
-
-    Raises :class:`InlineRollError` (a UserError) naming the first bad roll; the caller's
-    transaction must then roll back, and nothing is recorded. ``bound_to`` ("post 12", a
-    message link) is kept in each row's request, so /history shows what the roll belongs to.
-    Only the first roll carries the caller's interaction id (the ledger records an interaction
-    once: a retried interaction is a :class:`DuplicateInteraction`, as for any command).
-    """
+async def prepare_text_in(
+    session: Executor, caller: Caller, text: str, *, reads: Reads | None = None
+) -> PreparedText:
+    """Read and check every `[[…]]` in ``text`` in the caller's transaction, no die rolled:
+    the campaign, the caller's character and each helper or source are read once for all
+    (``reads``: what the caller read already, e.g. a post's author). Raises
+    :class:`InlineRollError` naming the first bad roll."""
     spans = find_rolls(text)
-    if not spans:
-        return InlineRolls()
     if len(spans) > MAX_ROLLS:
         raise InlineRollError(
             f"At most {MAX_ROLLS} inline rolls in one text ({len(spans)} here). Nothing was rolled."
         )
-    context = _Context()
-    planned = [
-        await _plan(session, caller, i, span, context) for i, span in enumerate(spans, start=1)
-    ]
-    works = [p.work for p in planned]
+    if not spans:
+        return PreparedText()
+    reads = reads or Reads(caller)
+    return PreparedText(
+        tuple([await _plan(session, caller, i, span, reads) for i, span in enumerate(spans, 1)])
+    )
+
+
+async def roll_prepared_text_in(
+    session: Executor,
+    prepared: PreparedText,
+    rng: random.Random,
+    caller: Caller,
+    *,
+    bound_to: str | None = None,
+) -> InlineRolls:
+    """Charge the budgets for every prepared roll, then roll and record each in the caller's
+    transaction, in order (see :func:`roll_text_in`)."""
+    planned = prepared.planned
+    if not planned:
+        return InlineRolls()
+    # Every roll is a recorded row besides its dice: twenty in one text are twenty rows, a
+    # check, a save or a luck roll included.
+    works = [p.ready.work_in_text for p in planned]
     _charge(caller, works)
     done: list[InlineRoll] = []
     # A dice seed falling due mid-text rotates after the last roll, never between two
@@ -221,13 +187,34 @@ async def roll_text_in(
             try:
                 done.append(await _roll(session, who, rng, plan, request))
             except UserError as exc:
-                # A check this campaign's system refuses, a character without the score:
-                # found only now; the caller's transaction rolls back the rolls before this
-                # one, and the refused text gives back the work it took (it has done nothing).
+                # A target the roll reads only now, a target's sheet refusing the attack:
+                # the caller's transaction rolls back the rolls before this one, and the
+                # refused text gives back the work it took (it has done nothing).
                 _refund(caller, works)
                 raise _refusal(index, plan.span, exc) from None
     rotations = await fairness.rotate_held_in(session, held)
     return InlineRolls(tuple(done), tuple(rotations))
+
+
+async def roll_text_in(
+    session: Executor,
+    caller: Caller,
+    text: str,
+    rng: random.Random,
+    *,
+    bound_to: str | None = None,
+) -> InlineRolls:
+    """Roll and record every `[[…]]` in ``text`` in the caller's transaction (see the module):
+    :func:`prepare_text_in`, then :func:`roll_prepared_text_in`.
+
+    Raises :class:`InlineRollError` (a UserError) naming the first bad roll; the caller's
+    transaction must then roll back, and nothing is recorded. ``bound_to`` ("post 12", a
+    message link) is kept in each row's request, so /history shows what the roll belongs to.
+    Only the first roll carries the caller's interaction id (the ledger records an interaction
+    once: a retried interaction is a :class:`DuplicateInteraction`, as for any command).
+    """
+    prepared = await prepare_text_in(session, caller, text)
+    return await roll_prepared_text_in(session, prepared, rng, caller, bound_to=bound_to)
 
 
 def _charge(caller: Caller, works: list[int]) -> None:
@@ -256,7 +243,7 @@ def _refund(caller: Caller, works: list[int]) -> None:
 def _request(plan: _Planned, bound_to: str | None) -> str:
     text = f"[[{plan.span.source}]]"
     if plan.macro is not None:
-        text += f" = /{plan.parsed.text}"
+        text += f" = /{plan.ready.parsed.text}"
     if bound_to:
         text += f" in {bound_to}"
     return text[: ledger.MAX_REQUEST]
@@ -265,34 +252,9 @@ def _request(plan: _Planned, bound_to: str | None) -> str:
 async def _roll(
     session: Executor, caller: Caller, rng: random.Random, plan: _Planned, request: str
 ) -> InlineRoll:
-    parsed = plan.parsed
-    if parsed.command is Command.ROLL:
-        batch = parse_many(parsed.dice or "", await dialects.resolve_in(session, caller))
-        rolled = await rolls.roll_batch_in(
-            session, rng, caller, batch, label=parsed.label, request=request
-        )
-        total, detail = dice_summary(rolled)
-        return InlineRoll(
-            plan.span, rolled.roll_id, rolled.number, rolled, total, detail, "roll", plan.macro
-        )
-    if parsed.command is Command.ATTACK and parsed.attack is not None:
-        attack = await attacks.attack_in(
-            session, rng, caller, parsed.attack, request, visibility=Visibility.PUBLIC
-        )
-        total, detail = attack_summary(attack, parsed.label)
-        return InlineRoll(
-            plan.span, attack.roll_id, attack.number, attack, total, detail, "attack", plan.macro
-        )
-    result: CheckResult
-    if parsed.command is Command.LUCK:
-        result = await checks.luck_in(session, rng, caller, request)
-    elif parsed.command is Command.SAVE and parsed.check is not None:
-        result = await checks.save_in(session, rng, caller, parsed.check, request)
-    elif parsed.check is not None:
-        result = await checks.check_in(session, rng, caller, parsed.check, request)
-    else:  # pragma: no cover - parse_roll_text always fills the options of its command
-        raise RollTextError("Nothing to roll.")
-    total, detail = summarize(result.outcome, result.plan_title)
+    ready = plan.ready
+    result = await ready.roll_in(session, rng, caller, request, visibility=Visibility.PUBLIC)
+    total, detail = ready.summary(result)
     return InlineRoll(
         plan.span,
         result.roll_id,
@@ -300,45 +262,9 @@ async def _roll(
         result,
         total,
         detail,
-        str(parsed.command),
+        str(ready.parsed.command),
         plan.macro,
     )
-
-
-# --------------------------------------------------------------------------- short words
-
-
-def _dice_total(result: RollResult) -> str:
-    if result.compared is not None:
-        return "Pass" if result.passed else "Fail"
-    return number(result.total)
-
-
-def dice_summary(rolled: DiceRoll) -> tuple[str, str]:
-    """A generic roll's total(s) and its dice (`2d6 (4, 2) + 3 [fire] = 9`)."""
-    total = ", ".join(_dice_total(r) for r in rolled.results)
-    detail = "; ".join(render_plain(r, max_length=300) for r in rolled.results)
-    notes = reading_notes(rolled.results)
-    if notes:  # how a contested spelling was read (docs/dice.md, "Dialects")
-        detail += " (" + "; ".join(notes) + ")"
-    return total, detail
-
-
-def attack_summary(result: AttackResult, weapon: str | None = None) -> tuple[str, str]:
-    """An attack's result (`Hit (17 vs AC 15), 7 damage`) and its dice."""
-    outcome = result.outcome
-    total = f"{outcome.result_text} ({number(outcome.total)} vs AC {outcome.ac})"
-    if result.damage is not None:
-        total += f", {result.damage.total} damage"
-    what = f"{result.title} ({weapon})" if weapon else result.title
-    detail = f"{what}: {d20_line(outcome.dice, outcome.kept, outcome.modifiers)}"
-    if result.damage is not None:
-        detail += f"; damage {render_plain(result.damage.roll, max_length=200)}"
-        if result.damage.again is not None:
-            detail += f", again {render_plain(result.damage.again, max_length=200)}"
-    if result.ac_lost:
-        detail += f"; target's AC −{result.ac_lost}"
-    return total, detail
 
 
 async def roll_text(

@@ -19,11 +19,8 @@ from sqlalchemy import delete, func, select
 
 from bot.db.engine import Database
 from bot.db.macro_models import macros
-from bot.dice import parse_many
 from bot.quoting import escape, quote
-from bot.rules.systems import system_for
-from bot.rules.systems.commands import NotInSystem
-from bot.rules.systems.commands import require as require_rule
+from bot.services.kit import budgets
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 from bot.services.kit.personal import (
@@ -35,26 +32,19 @@ from bot.services.kit.personal import (
     declare,
     each_in_its_transaction,
 )
-from bot.services.kit.sql import Executor, insert_for, transaction
-from bot.services.rolling import attacks, checks, dialects, rolls
-from bot.services.rolling.attacks import AttackResult
-from bot.services.rolling.checks import CheckResult
+from bot.services.kit.sql import Executor, core_transaction, insert_for, transaction
+from bot.services.rolling import commands
+from bot.services.rolling.reads import Reads
 from bot.services.rolling.roll_text import (
     MAX_TEXT,
     Command,
-    RollText,
     command_word,
     looks_like_notation,
     parse_roll_text,
 )
-from bot.services.rolling.rolls import DiceRoll
 from bot.services.store import ledger
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
-from bot.services.store.characters import (
-    CharacterView,
-    active_character_in,
-    counted_per_server_of_theirs,
-)
+from bot.services.store.campaigns import CampaignView
+from bot.services.store.characters import CharacterView, counted_per_server_of_theirs
 
 #: A character's saved rolls at most (Discord's autocomplete lists 25).
 MAX_MACROS = 25
@@ -89,39 +79,11 @@ def _key(name: str) -> str:
     return name.strip().casefold()
 
 
-async def _owner_in(session: Executor, caller: Caller) -> tuple[CampaignView, CharacterView]:
-    if caller.guild_id is None:
-        raise NoCampaign()
-    campaign = await campaign_for_channel_in(
-        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-    )
-    return campaign, await active_character_in(session, campaign.id, caller.user_id)
-
-
-def check_for_system(parsed: RollText, key: str) -> None:
-    """Refuse a command or option the system does not have, as its service would when rolled."""
-    system = system_for(key)
-    name = system.name
-    if parsed.command is Command.LUCK:
-        require_rule(system, "luck")
-    if parsed.command is Command.ATTACK:
-        require_rule(system, "attacks")
-    if parsed.check is None:
-        return
-    allowed = system.check_options if parsed.command is Command.CHECK else system.save_options
-    if allowed is None:
-        raise NotInSystem(system, "saves")
-    extra = [
-        "from" if option == "source" else option
-        for option in parsed.check.given()
-        if option not in allowed
-    ]
-    if extra:
-        has = ", ".join(sorted(allowed)) if allowed else "no options besides ability"
-        raise InvalidValue(
-            f"This campaign plays {name}, where /{parsed.command} has no {', '.join(extra)} "
-            f"(it takes {has})."
-        )
+async def _owner_in(
+    session: Executor, caller: Caller, reads: Reads | None = None
+) -> tuple[CampaignView, CharacterView]:
+    reads = reads or Reads(caller)
+    return await reads.campaign_in(session), await reads.character_in(session)
 
 
 def _check_name(name: str) -> str:
@@ -144,14 +106,11 @@ async def save_macro(db: Database, caller: Caller, name: str, roll: str) -> Macr
     name = _check_name(name)
     roll = " ".join(roll.split())
     parsed = parse_roll_text(roll)  # unknown command or option: refused, nothing saved
-    if parsed.command is Command.ROLL:
-        # A bad notation (in the player's dialect): refused now, not when run.
-        parse_many(parsed.dice or "", await dialects.resolve(db, caller))
     async with transaction(db) as session:
-        campaign, character = await _owner_in(session, caller)
-        check_for_system(parsed, campaign.system)
-        if parsed.check is not None and parsed.check.ability:
-            campaign.ability(parsed.check.ability)  # an ability the campaign has
+        reads = Reads(caller)
+        _, character = await _owner_in(session, caller, reads)
+        # A command or an option the system lacks, a bad notation: refused now, not when run.
+        await commands.check_saved_in(session, parsed, reads)
         count = await session.scalar(
             select(func.count()).select_from(_M).where(_M.c.character_id == character.id)
         )
@@ -174,9 +133,11 @@ async def save_macro(db: Database, caller: Caller, name: str, roll: str) -> Macr
     return MacroView(name, roll)
 
 
-async def find_macro_in(session: Executor, caller: Caller, name: str) -> MacroView:
+async def find_macro_in(
+    session: Executor, caller: Caller, name: str, *, reads: Reads | None = None
+) -> MacroView:
     """In a caller's transaction: the active character's saved roll called ``name``."""
-    _, character = await _owner_in(session, caller)
+    _, character = await _owner_in(session, caller, reads)
     row = (
         await session.execute(
             select(_M.c.name, _M.c.roll).where(
@@ -198,16 +159,6 @@ async def find_macro_in(session: Executor, caller: Caller, name: str) -> MacroVi
             "or dice notation."
         )
     return MacroView(row.name, row.roll)
-
-
-async def macro_roll(db: Database, caller: Caller, name: str, extra: str | None = None) -> RollText:
-    """The saved roll ``name`` with ``extra`` appended, parsed: what /macro run rolls."""
-    async with transaction(db) as session:
-        found = await find_macro_in(session, caller, name)
-    text = f"{found.roll} {extra or ''}".strip()
-    if len(text) > MAX_TEXT:
-        raise InvalidValue(f"A roll is at most {MAX_TEXT} characters.")
-    return parse_roll_text(text)
 
 
 async def list_macros(db: Database, caller: Caller) -> MacroList:
@@ -248,9 +199,6 @@ async def macro_names(db: Database, caller: Caller, typed: str) -> list[str]:
     return [m.name for m in listed.macros if m.name.casefold().startswith(key)][:25]
 
 
-MacroResult = DiceRoll | CheckResult | AttackResult
-
-
 async def run_macro(
     db: Database,
     rng: random.Random,
@@ -259,27 +207,23 @@ async def run_macro(
     request: str,
     *,
     extra: str | None = None,
-) -> MacroResult:
-    """/macro run: the saved roll (``extra`` appended) through its command's own service.
+) -> commands.Result:
+    """/macro run: the saved roll (``extra`` appended) run by its command, as typed out.
 
     Nothing is given for ``secret``, so the campaign's default for the command applies, as
     when the command is typed without it.
     """
-    parsed = await macro_roll(db, caller, name, extra)
-    request = f"{request} = /{parsed.text}"[: ledger.MAX_REQUEST]
-    if parsed.command is Command.ROLL:
-        return await rolls.roll_dice(
-            db, rng, caller, parsed.dice or "", label=parsed.label, request=request, visibility=None
-        )
-    if parsed.command is Command.ATTACK and parsed.attack is not None:
-        return await attacks.perform_attack(db, rng, caller, parsed.attack, request)
-    if parsed.command is Command.LUCK:
-        return await checks.perform_luck(db, rng, caller, request, visibility=None)
-    if parsed.check is None:  # pragma: no cover - parse_roll_text fills the check's options
-        raise InvalidValue("Nothing to roll.")
-    if parsed.command is Command.SAVE:
-        return await checks.perform_save(db, rng, caller, parsed.check, request, visibility=None)
-    return await checks.perform_check(db, rng, caller, parsed.check, request, visibility=None)
+    async with core_transaction(db) as session:
+        reads = Reads.for_one(caller, rng)
+        found = await find_macro_in(session, caller, name, reads=reads)
+        text = f"{found.roll} {extra or ''}".strip()
+        if len(text) > MAX_TEXT:
+            raise InvalidValue(f"A roll is at most {MAX_TEXT} characters.")
+        parsed = parse_roll_text(text)
+        ready = await commands.prepare_in(session, caller, parsed, reads)
+        budgets.charge(caller, ready.work)  # before any die: a refusal changes nothing
+        request = f"{request} = /{parsed.text}"[: ledger.MAX_REQUEST]
+        return await ready.roll_in(session, rng, caller, request, visibility=None)
 
 
 # --- what a saved roll keeps about its player (bot/services/kit/personal.py) --------------------

@@ -358,9 +358,15 @@ async def perform_gm_check(
             "before the check was chosen. Leave secret out, or roll a fresh hidden check."
         )
     draw = SealedDraw()
-    result = await checks.perform_gm_check(
-        db, rng, caller, character_name, options, request, visibility=Visibility.PUBLIC, sealed=draw
-    )
+    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
+    async with core_transaction(db) as session:
+        # /gm check's own two phases; its d20s are the sealed ones, not a fresh draw.
+        prepared = await checks.prepare_check_in(
+            session, caller, options, character_name=character_name, as_gm=True
+        )
+        result = await checks.roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=Visibility.PUBLIC, sealed=draw
+        )
     return PrerolledCheck(result, draw.applied)
 
 

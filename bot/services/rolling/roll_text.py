@@ -8,11 +8,12 @@ the list to choose from.
 
 Grammar: ``<command> [words…] [option:value…] [flags…]``, where the command is ``roll``,
 ``check``, ``save``, ``attack`` or ``luck``; plain dice notation (``1d20+5``, ``4d6kh3 [fire]``)
-is ``roll``. Option names are the slash command's; a value with spaces is quoted
-(``helper:"Old Tom"``). Bare flags: ``adv``/``advantage``, ``dis``/``disadvantage`` and the
-boolean options by name. Positional words: /check's ability then its proficiency
-(``check DEX Thieves' Tools``), /save's ability, /attack's weapon (a label, shown with the
-result; the roll is as /attack's, which has no weapon option).
+is ``roll``. Options are the slash command's, named, typed and bounded as the rolling commands'
+table declares them (bot/commands/rolling.py), as are the bare words each command takes; a
+value with spaces is quoted (``helper:"Old Tom"``). Bare flags: ``adv``/``advantage``,
+``dis``/``disadvantage`` and the boolean options by name. Positional words: /check's ability
+then its proficiency (``check DEX Thieves' Tools``), /save's ability, /attack's weapon (a label,
+shown with the result; the roll is as /attack's, which has no weapon option).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
+from typing import Any
 
+from bot.commands import Kind, Option, RollingCommand, Word, spelled
 from bot.errors import UserError
 from bot.quoting import quote
 from bot.services.rolling.attacks import AttackOptions
@@ -36,77 +38,24 @@ class RollTextError(UserError):
     """A roll text that names no command, or an option its command does not have."""
 
 
-class Command(StrEnum):
-    """The slash commands a roll text can stand for."""
+#: The slash commands a roll text can stand for, by their first word (the table's spellings).
+Command = Word
 
-    ROLL = "roll"
-    CHECK = "check"
-    SAVE = "save"
-    ATTACK = "attack"
-    LUCK = "luck"
+#: The command each first word stands for, from the rolling commands' table (bot/commands/).
+COMMANDS: Mapping[Command, RollingCommand] = {word: spelled(word) for word in Command}
 
-
-@dataclass(frozen=True, slots=True)
-class _Option:
-    accepts: str  # "int", "bool", "text" or a choice list joined by "|"
-    low: int | None = None
-    high: int | None = None
-
-
-_INT_DC = _Option("int", 1, 100)
-_BONUS = _Option("int", -100, 100)
-_TEXT = _Option("text")
-_BOOL = _Option("bool")
-_QUALITY = _Option("Novice|Yeoman|Adept|Master|Grand Master")
-
-#: Each command's options, named and bounded as the slash command's (bot/cogs/_options.py,
-#: bot/cogs/attack.py); ``secret`` is refused: an inline roll is public.
-OPTIONS: Mapping[Command, Mapping[str, _Option]] = {
-    Command.ROLL: {"dice": _TEXT, "label": _TEXT},
-    Command.CHECK: {
-        "ability": _TEXT,
-        "proficiency": _TEXT,
-        "dc": _INT_DC,
-        "difficulty": _Option("very-easy|easy|moderate|hard|very-hard"),
-        "advantage": _BOOL,
-        "disadvantage": _BOOL,
-        "bonus": _BONUS,
-        "rank_bonus": _Option("int", -10, 10),
-        "reliable": _BOOL,
-        "unreliable": _BOOL,
-        "helper": _TEXT,
-        "helper_needs_proficiency": _BOOL,
-        "crit_success_at": _Option("int", -100, 200),
-        "crit_failure_at": _Option("int", -100, 200),
-    },
-    Command.SAVE: {
-        "ability": _TEXT,
-        "dc": _INT_DC,
-        "advantage": _BOOL,
-        "disadvantage": _BOOL,
-        "bonus": _BONUS,
-        "against": _Option("melee|ranged|spell"),
-        "from": _TEXT,
-        "school": _Option("arcane|mystical|divine|eldritch|primal|psychic|corruption|necrotic"),
-    },
-    Command.ATTACK: {
-        "ac": _Option("int", -1000, 1000),
-        "ability": _TEXT,
-        "proficiency": _BOOL,
-        "advantage": _BOOL,
-        "disadvantage": _BOOL,
-        "bonus": _BONUS,
-        "damage": _TEXT,
-        "weapon_quality": _QUALITY,
-        "magic_bonus": _Option("int", 0, 9),
-        "target": _TEXT,
-        "armour_quality": _QUALITY,
-        "armour_magic": _Option("int", 0, 9),
-    },
-    Command.LUCK: {},
+#: Each command's options, named, typed and bounded as its slash command's (the table's);
+#: ``secret`` is refused: an inline roll is public. Text is not measured here: the service
+#: refuses what it cannot find or read, as it would from the slash command.
+OPTIONS: Mapping[Command, Mapping[str, Option]] = {
+    word: {option.name: option for option in command.inline_options}
+    for word, command in COMMANDS.items()
 }
-_REQUIRED = {Command.CHECK: "ability", Command.ATTACK: "ac"}
-_FLAG_ALIASES = {"adv": "advantage", "dis": "disadvantage"}
+#: Bare words that set a true/false option (``adv``), each command's.
+_FLAG_ALIASES: Mapping[Command, Mapping[str, str]] = {
+    word: {alias: option.name for option in options.values() for alias in option.aliases}
+    for word, options in OPTIONS.items()
+}
 
 #: `name:value` or `name:"value with spaces"`, or one word.
 _TOKEN = re.compile(r'([a-z][a-z0-9_]*):"([^"]*)"|([a-z][a-z0-9_]*):(\S+)|(\S+)', re.IGNORECASE)
@@ -202,8 +151,9 @@ def _options(command: Command, rest: str) -> tuple[dict[str, object], list[str]]
         raw = match.group(2) if match.group(1) else match.group(4)
         if not name:
             bare = match.group(5)
-            flag = _FLAG_ALIASES.get(bare.casefold(), bare.casefold())
-            if allowed.get(flag) is _BOOL:
+            flag = _FLAG_ALIASES[command].get(bare.casefold(), bare.casefold())
+            found = allowed.get(flag)
+            if found is not None and found.kind is Kind.BOOL:
                 _put(command, values, flag, True)
             else:
                 words.append(bare)
@@ -218,7 +168,7 @@ def _options(command: Command, rest: str) -> tuple[dict[str, object], list[str]]
                 f"/{command} has no option `{name}`.{_suggest(name, allowed)} "
                 f"Its options: {listed}."
             )
-        _put(command, values, name, _convert(name, allowed[name], raw or ""))
+        _put(command, values, name, _convert(allowed[name], raw or ""))
     return values, words
 
 
@@ -228,112 +178,92 @@ def _put(command: Command, values: dict[str, object], name: str, value: object) 
     values[name] = value
 
 
-def _convert(name: str, option: _Option, raw: str) -> object:
+def _convert(option: Option, raw: str) -> object:
+    name, shape = option.name, option.shape
     if raw == "":
         raise RollTextError(f"`{name}` needs a value.")
-    if option.accepts == "text":
-        return raw
-    if option.accepts == "bool":
+    if shape.choices:
+        for choice in shape.choices:
+            if choice.casefold() == raw.casefold():
+                return choice
+        raise RollTextError(f"`{name}` must be one of: {', '.join(shape.choices)}.")
+    if shape.kind is Kind.BOOL:
         lowered = raw.casefold()
         if lowered in {"true", "yes", "on", "1", "y"}:
             return True
         if lowered in {"false", "no", "off", "0", "n"}:
             return False
         raise RollTextError(f"`{name}` must be true or false.")
-    if option.accepts == "int":
-        bounds = f" from {option.low} to {option.high}"
+    if shape.kind is Kind.INT:
+        bounds = f" from {shape.low} to {shape.high}"
         try:
             number = int(raw.replace("−", "-"))
         except ValueError:
             raise RollTextError(f"`{name}` must be a whole number{bounds}.") from None
         if (
-            option.low is not None
-            and option.high is not None
-            and not (option.low <= number <= option.high)
+            shape.low is not None
+            and shape.high is not None
+            and not (shape.low <= number <= shape.high)
         ):
             raise RollTextError(f"`{name}` must be a whole number{bounds}.")
         return number
-    choices = option.accepts.split("|")
-    for choice in choices:
-        if choice.casefold() == raw.casefold():
-            return choice
-    raise RollTextError(f"`{name}` must be one of: {', '.join(choices)}.")
+    return raw
 
 
-def _flag(values: Mapping[str, object], name: str, default: bool = False) -> bool:
-    return bool(values.get(name, default))
+def _words(command: Command, values: dict[str, object], words: list[str]) -> str | None:
+    """The bare words put where the command's spelling says (``check DEX Thieves' Tools``:
+    ability, then proficiency); what is left of a ``weapon`` is returned, as a label."""
+    spelling = COMMANDS[command].spelling
+    assert spelling is not None  # every word of Command is a command's spelling
+    label = None
+    for place, name in enumerate(spelling.words):
+        if not words:
+            break
+        last = place == len(spelling.words) - 1
+        if name in values:
+            if last and spelling.rest:
+                raise RollTextError(
+                    f"`{name}` is given twice in /{command} ({quote(' '.join(words))})."
+                )
+            continue
+        taken = " ".join(words) if last and spelling.rest else words[0]
+        del words[: len(words) if last and spelling.rest else 1]
+        if name in OPTIONS[command]:
+            values[name] = taken
+        else:
+            label = taken
+    if words:
+        raise RollTextError(
+            f"/{command} has no option for {quote(' '.join(words))}: it takes an "
+            f"{' and '.join(spelling.words)}, then option:value pairs "
+            f"({', '.join(OPTIONS[command])})."
+        )
+    return label
 
 
-def _int(values: Mapping[str, object], name: str) -> int | None:
-    value = values.get(name)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _text(values: Mapping[str, object], name: str) -> str | None:
-    value = values.get(name)
-    return value if isinstance(value, str) else None
+def _given(command: Command, values: Mapping[str, object]) -> dict[str, Any]:
+    """The options as the service takes them (its fields, left-out ones at their default)."""
+    found = COMMANDS[command]
+    return found.fields({found.option(name).key: value for name, value in values.items()})
 
 
 def _parse_check(
     command: Command, text: str, values: dict[str, object], words: list[str]
 ) -> RollText:
-    if words and "ability" not in values:
-        values["ability"] = words.pop(0)
-    if words:
-        if command is Command.SAVE:
-            raise RollTextError(
-                f"/save has no option for {quote(' '.join(words))}: it takes an ability, then "
-                f"option:value pairs ({', '.join(OPTIONS[command])})."
-            )
-        if "proficiency" in values:
-            raise RollTextError(
-                f"`proficiency` is given twice in /check ({quote(' '.join(words))})."
-            )
-        values["proficiency"] = " ".join(words)
+    _words(command, values, words)
     if command is Command.CHECK and "ability" not in values:
         raise RollTextError("/check needs `ability` (e.g. check DEX Stealth).")
-    difficulty = _text(values, "difficulty")
-    options = CheckOptions(
-        ability=_text(values, "ability") or "",
-        proficiency=_text(values, "proficiency"),
-        dc=_int(values, "dc"),
-        difficulty=difficulty.replace("-", " ") if difficulty else None,
-        advantage=_flag(values, "advantage"),
-        disadvantage=_flag(values, "disadvantage"),
-        bonus=_int(values, "bonus"),
-        rank_bonus=_int(values, "rank_bonus"),
-        reliable=_flag(values, "reliable"),
-        unreliable=_flag(values, "unreliable"),
-        helper=_text(values, "helper"),
-        helper_needs_proficiency=_flag(values, "helper_needs_proficiency"),
-        against=_text(values, "against"),
-        source=_text(values, "from"),
-        school=_text(values, "school"),
-        crit_success_at=_int(values, "crit_success_at"),
-        crit_failure_at=_int(values, "crit_failure_at"),
-    )
+    fields = _given(command, values)
+    options = CheckOptions(ability=fields.pop("ability", ""), **fields)
     return RollText(command, text, check=options)
 
 
 def _parse_attack(text: str, values: dict[str, object], words: list[str]) -> RollText:
-    ac = _int(values, "ac")
-    if ac is None and _text(values, "target") is None:
+    label = _words(Command.ATTACK, values, words)
+    if "ac" not in values and "target" not in values:
         raise RollTextError(
             "/attack needs `ac` (the target's Armour Class, e.g. ac:15), or a `target` "
             "character whose sheet holds its AC."
         )
-    options = AttackOptions(
-        ac=ac,
-        ability=_text(values, "ability") or "STR",
-        proficiency=_flag(values, "proficiency", True),
-        advantage=_flag(values, "advantage"),
-        disadvantage=_flag(values, "disadvantage"),
-        bonus=_int(values, "bonus"),
-        damage=_text(values, "damage"),
-        weapon_quality=_text(values, "weapon_quality"),
-        magic_bonus=_int(values, "magic_bonus"),
-        target=_text(values, "target"),
-        armour_quality=_text(values, "armour_quality"),
-        armour_magic=_int(values, "armour_magic"),
-    )
-    return RollText(Command.ATTACK, text, label=" ".join(words) or None, attack=options)
+    options = AttackOptions(**_given(Command.ATTACK, values))
+    return RollText(Command.ATTACK, text, label=label, attack=options)

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import random
 from dataclasses import dataclass
 
 from bot.db.engine import Database
 from bot.dice import RollResult, parse_many, roll_many
 from bot.dice.batch import Batch
-from bot.dice.dialects import DEFAULT_DIALECT
 from bot.services.kit import budgets
 from bot.services.kit.context import Caller
-from bot.services.kit.errors import NoCampaign
 from bot.services.kit.sql import Executor, core_transaction
+from bot.services.rolling.reads import Reads
 from bot.services.store import ledger
-from bot.services.store.campaigns import (
-    CampaignView,
-    campaign_at_revision_in,
-    campaign_for_channel_in,
-)
+from bot.services.store.campaigns import CampaignView
 from bot.services.trust import fairness, secrecy
 from bot.words import LedgerKind, SecrecyCommand, Visibility
 
@@ -54,6 +48,47 @@ class DiceRoll:
         return secrecy.GmTargets.of(self.campaign)
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedRoll:
+    """A generic roll read and parsed, no die rolled: its dice (limits checked), its label and
+    the campaign it is filed under. :func:`roll_prepared_in` rolls it."""
+
+    batch: Batch
+    label: str | None
+    #: The command whose campaign default a visibility of None means ("roll" or "gm-roll").
+    command: str
+    campaign: CampaignView | None = None
+    #: The place as the statement that took this roll's fair draw found it (:class:`Reads`).
+    here: fairness.Here | None = None
+
+    @property
+    def work(self) -> int:
+        """What /roll takes from the budgets, before any die: its dice's worst case."""
+        return budgets.dice_work(self.batch)
+
+
+async def prepare_in(
+    session: Executor,
+    caller: Caller,
+    expression: str,
+    *,
+    label: str | None = None,
+    command: str = SecrecyCommand.ROLL,
+    dialect: str | None = None,
+    reads: Reads | None = None,
+) -> PreparedRoll:
+    """Parse one command's rolls in the caller's dialect (the player's, else the campaign's:
+    bot/services/rolling/dialects.py), limits checked before any die, and find the campaign
+    the row is filed under (none outside one)."""
+    reads = reads or Reads(caller)
+    if dialect is None:
+        dialect = await reads.dialect_in(session)
+    batch = parse_many(expression, dialect)
+    campaign = await reads.campaign_or_none_in(session)
+    label = " ".join(label.split()) if label else None
+    return PreparedRoll(batch, label, command, campaign, reads.take_draw())
+
+
 async def roll_dice(
     db: Database,
     rng: random.Random,
@@ -78,56 +113,39 @@ async def roll_dice(
     async with core_transaction(db) as session:
         # One statement: the place's campaign and dice dialects, and with fair dice the draw
         # (a DiceError or OverBudget below rolls it back: nothing changes).
-        here = await fairness.here_in(session, caller, draw=fairness.chosen_source(rng))
-        if dialect is None:  # the player's, else the campaign's (bot/services/rolling/dialects.py)
-            dialect = here.own_dialect or here.campaign_dialect or DEFAULT_DIALECT
-        batch = parse_many(expression, dialect)
-        budgets.charge(caller, budgets.dice_work(batch))
-        return await roll_batch_in(
+        prepared = await prepare_in(
             session,
-            rng,
             caller,
-            batch,
+            expression,
             label=label,
-            request=request,
-            visibility=visibility,
             command=command,
-            here=here,
+            dialect=dialect,
+            reads=Reads.for_one(caller, rng),
+        )
+        budgets.charge(caller, prepared.work)
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
         )
 
 
-async def roll_batch_in(
+async def roll_prepared_in(
     session: Executor,
+    prepared: PreparedRoll,
     rng: random.Random,
     caller: Caller,
-    batch: Batch,
-    *,
-    label: str | None = None,
     request: str,
+    *,
     visibility: Visibility | str | None = Visibility.PUBLIC,
-    command: str = SecrecyCommand.ROLL,
-    here: fairness.Here | None = None,
 ) -> DiceRoll:
-    """:func:`roll_dice` in the caller's transaction, for a batch already parsed and charged
-    (the inline rolls of a post: bot/services/rolling/inline.py). ``here``: what
-    :func:`fairness.here_in` found in this transaction (the campaign, the draw taken)."""
-    label = " ".join(label.split()) if label else None
-    campaign: CampaignView | None = None
-    if here is not None:
-        if here.campaign_id is not None:
-            campaign = await campaign_at_revision_in(session, here.campaign_id, here.revision)
-    elif caller.guild_id is not None:
-        with contextlib.suppress(NoCampaign):
-            campaign = await campaign_for_channel_in(
-                session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-            )
-    if command == SecrecyCommand.GM_ROLL:
+    """Roll a prepared generic roll and record it in the caller's transaction."""
+    batch, label, campaign = prepared.batch, prepared.label, prepared.campaign
+    if prepared.command == SecrecyCommand.GM_ROLL:
         secrecy.require_campaign_gm(campaign, caller, "roll with /gm roll")
-    chosen = secrecy.resolve_visibility(visibility, campaign, command)
+    chosen = secrecy.resolve_visibility(visibility, campaign, prepared.command)
     draw = None
     if fairness.chosen_source(rng):
-        if here is not None and here.taken is not None:
-            draw = await fairness.draw_here_in(session, caller, here, chosen)
+        if prepared.here is not None:
+            draw = await fairness.draw_here_in(session, caller, prepared.here, chosen)
         else:
             campaign_id = campaign.id if campaign else None
             draw = await fairness.draw_in(session, caller, campaign_id, chosen)

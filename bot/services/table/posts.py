@@ -50,10 +50,12 @@ from bot.services.rolling.inline import (
     InlineRolls,
     InlineSpan,
     find_rolls,
-    roll_text_in,
+    prepare_text_in,
+    roll_prepared_text_in,
 )
+from bot.services.rolling.reads import Reads
 from bot.services.store import ledger
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in, get_campaign_in
+from bot.services.store.campaigns import CampaignView, get_campaign_in
 from bot.services.store.characters import CharacterView, active_character_in
 from bot.services.trust.access import is_gm, require_gm, target_character
 from bot.words import LedgerKind
@@ -237,12 +239,12 @@ def _check_text(text: str) -> str:
     return text
 
 
-async def _campaign_in(session: Executor, caller: Caller) -> CampaignView:
+async def _campaign_in(
+    session: Executor, caller: Caller, reads: Reads | None = None
+) -> CampaignView:
     if caller.guild_id is None:
         raise NotAllowed("Posting as a character works in a campaign's channel on a server.")
-    return await campaign_for_channel_in(
-        session, caller.guild_id, caller.channel_id, caller.parent_channel_id
-    )
+    return await (reads or Reads(caller)).campaign_in(session)
 
 
 async def post_author(db: Database, caller: Caller) -> PostAuthor:
@@ -259,9 +261,13 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
     a bad roll raises and nothing is written)."""
     _check_text(text)
     async with transaction(db) as session:
-        campaign = await _campaign_in(session, caller)
-        character = await active_character_in(session, campaign.id, caller.user_id)
+        # The campaign and the author, read once for the post and every roll in it.
+        reads = Reads(caller)
+        campaign = await _campaign_in(session, caller, reads)
+        character = await reads.character_in(session)
         mentions = await pingable_in(session, campaign.id)
+        # Every `[[...]]` read and checked before anything is written: a bad one refuses here.
+        prepared = await prepare_text_in(session, caller, text, reads=reads)
         now = utcnow()
         post_id = int(
             (
@@ -281,7 +287,9 @@ async def create_post(db: Database, caller: Caller, text: str, rng: random.Rando
                 )
             ).scalar_one()
         )
-        rolled = await roll_text_in(session, caller, text, rng, bound_to=f"post {post_id}")
+        rolled = await roll_prepared_text_in(
+            session, prepared, rng, caller, bound_to=f"post {post_id}"
+        )
         numbers = [r.number for r in rolled.rolls]
         recorded = await ledger.record_in(
             session,

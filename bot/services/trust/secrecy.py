@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from bot.commands import secrecy_defaults
 from bot.db.engine import Database
 from bot.db.models import ledger_stubs
 from bot.quoting import quote
@@ -34,18 +35,11 @@ from bot.services.store.campaigns import (
 )
 from bot.services.trust.access import gm_standing, is_gm, require_gm
 from bot.services.trust.scope import readable_row
-from bot.words import LedgerKind, SecrecyCommand, Visibility
+from bot.words import LedgerKind, Visibility
 
-#: The commands whose default visibility a campaign can set, and the defaults (the issue:
-#: GM rolls for players default to blind).
-SECRECY_COMMANDS: Mapping[str, Visibility] = {
-    SecrecyCommand.ROLL: Visibility.PUBLIC,
-    SecrecyCommand.CHECK: Visibility.PUBLIC,
-    SecrecyCommand.SAVE: Visibility.PUBLIC,
-    SecrecyCommand.LUCK: Visibility.PUBLIC,
-    SecrecyCommand.GM_ROLL: Visibility.BLIND,
-    SecrecyCommand.GM_CHECK: Visibility.BLIND,
-}
+#: The commands whose default visibility a campaign can set, and the defaults (GM rolls for
+#: players default to blind), as the rolling commands' table declares them (bot/commands/).
+SECRECY_COMMANDS: Mapping[str, Visibility] = secrecy_defaults()
 #: How a GM sets the GM channel, shown when a GM copy cannot be delivered. DMs reach only
 #: GMs the bot has seen acting here, so the GM channel is the reliable way (docs/secret-rolls.md).
 GM_CHANNEL_HINT = (

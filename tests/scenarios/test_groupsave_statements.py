@@ -61,4 +61,7 @@ async def test_a_group_save_costs_the_same_statements_for_6_and_20(
         [s for s in seen if not s.startswith("INSERT INTO pending_modifiers")]
         for seen in (six, twenty)
     ]
-    assert len(rest[0]) == len(rest[1]) <= 13, "\n".join(s[:120] for s in twenty)
+    # BEGIN, the campaign with its party, the draws, (threshold) the carry-overs taken, the
+    # chain's bump, the rows (the group's with its members'), their salts, their names, COMMIT.
+    most = 8 + (system == "threshold")
+    assert len(rest[0]) == len(rest[1]) <= most, "\n".join(s[:120] for s in twenty)

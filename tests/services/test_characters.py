@@ -183,3 +183,25 @@ async def test_delete_keeps_rolls_and_promotes_another(
     assert row.character_id is None and row.character_name == "Jade" and row.dice == [17]
     with pytest.raises(NotFound):
         await svc.delete_character(db, hero.id)
+
+
+async def test_a_character_read_in_place_is_the_one_an_orm_session_reads(
+    db: Database, pd_campaign: CampaignView, hero: CharacterView
+) -> None:
+    """A check reads its character as the driver gives it (SQLite, a Core connection) and
+    converts the character's own columns itself: the same view, timestamp and flags included,
+    as SQLAlchemy's converted rows give; the place's campaign comes with it."""
+    await svc.set_score(db, hero.id, "DEX", 12)
+    await svc.set_proficiency(db, hero.id, "Stealth", rank="Adept")
+    await svc.party_add(db, hero.id)
+    async with db.sessionmaker() as session:
+        through_orm = await svc.load_character_in(session, hero.id)
+    async with db.engine.connect() as connection:
+        in_place = await svc.load_character_in(connection, hero.id)
+        place = {"guild": GUILD, "channel": CHANNEL, "parent": CHANNEL}
+        campaign, active = await svc.placed_character_in(connection, place, ALICE)
+        _, party = await svc.placed_party_in(connection, place)
+    assert in_place == through_orm == active and party == [through_orm]
+    assert in_place.created_at.tzinfo is not None and in_place.in_party is True
+    assert in_place.scores == {"DEX": 12} and in_place.proficiency("stealth") is not None
+    assert campaign == pd_campaign

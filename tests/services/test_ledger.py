@@ -119,6 +119,57 @@ async def test_several_rows_in_one_statement_come_back_in_order(
     assert [r.chain for r in ids] == [row.chain for row in stored]
 
 
+async def test_a_group_row_after_its_members_is_one_insert_and_recorded_once(
+    db: Database, pd_campaign: CampaignView
+) -> None:
+    """A group roll's own row (the command's interaction) goes in with its members' rows,
+    numbered after them and listing their numbers; the same interaction again records nothing
+    and names the row it was recorded as."""
+    plain = svc.Origin(channel_id=5, user_id=ALICE)
+    same = origin()
+    members = [roll(pd_campaign.id, origin=plain, request=f"member {i}") for i in range(3)]
+
+    def group(numbers: Any) -> svc.NewRoll:
+        return roll(
+            pd_campaign.id,
+            origin=same,
+            kind=LedgerKind.GROUP,
+            outcome={"member_rolls": list(numbers)},
+            named=((BOB, "Bob's hero"),),
+        )
+
+    inserts: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO LEDGER "):
+            inserts.append(statement)
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", count)
+    try:
+        async with db.engine.begin() as conn:
+            recorded = await svc.record_rolls_in(conn, members, last=group)
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", count)
+    assert len(inserts) == 1
+    assert [r.number for r in recorded] == [1, 2, 3, 4]
+    stored = await svc.get_roll(db, recorded[-1].id)
+    assert (
+        stored.outcome == {"member_rolls": [1, 2, 3]}
+        and stored.interaction_id == same.interaction_id
+    )
+    async with db.engine.connect() as conn:
+        assert await svc.names_of_in(conn, stored.id) == ((BOB, "Bob's hero"),)
+    assert (await gamelog.check_campaign_log(db, pd_campaign)).intact
+
+    with pytest.raises(DuplicateInteraction) as duplicate:
+        async with db.engine.begin() as conn:
+            await svc.record_rolls_in(conn, members, last=group)
+    assert duplicate.value.roll_id == 4
+    assert duplicate.value.existing is not None and duplicate.value.existing.id == stored.id
+    assert len(await svc.latest_rolls(db, pd_campaign.id)) == 4
+    assert (await gamelog.check_campaign_log(db, pd_campaign)).intact
+
+
 async def test_several_rows_refuses_what_needs_the_single_path(
     db: Database, pd_campaign: CampaignView
 ) -> None:

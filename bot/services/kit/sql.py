@@ -41,7 +41,7 @@ def insert_for(session: Executor, table: Table) -> Any:
 
 #: A statement's driver form per (statement, dialect, columns): its SQL string, and for each
 #: positional parameter its name and bind processor (JSON, timestamps).
-_Form = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any] | None, ...]]
+_Form = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any] | None, ...], dict[str, Any]]
 _FORMS: dict[tuple[int, str, tuple[str, ...] | None], tuple[Any, _Form]] = {}
 
 
@@ -60,7 +60,13 @@ def _driver_form(stmt: Any, dialect: Dialect, columns: tuple[str, ...] | None) -
     processors = tuple(
         binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
     )
-    form = (str(compiled), names, processors)
+    # A value the statement carries itself (a LIMIT, a CASE's result): sent as it is bound.
+    fixed = {
+        name: binds[name].value
+        for name in names
+        if not binds[name].required and binds[name].value is not None
+    }
+    form = (str(compiled), names, processors, fixed)
     _FORMS[key] = (stmt, form)
     return form
 
@@ -99,14 +105,34 @@ def run_hot_sync(
 def _driver_args(
     dialect: Dialect, stmt: Any, params: Mapping[str, Any], columns: Sequence[str] | None
 ) -> tuple[str, tuple[Any, ...]]:
-    sql, names, processors = _driver_form(
+    sql, names, processors, fixed = _driver_form(
         stmt, dialect, None if columns is None else tuple(columns)
     )
+    if fixed:
+        params = {**fixed, **params}
     values = tuple(
         params[name] if process is None else process(params[name])
         for name, process in zip(names, processors, strict=True)
     )
     return sql, values
+
+
+def runs_hot(executor: Executor) -> bool:
+    """Whether :func:`run_hot` sends its statement as the driver's SQL here (a SQLite Core
+    connection): a SELECT's rows then come as the driver gives them, no column type applied
+    (a timestamp as text, a flag as 0 or 1); the caller converts what it reads."""
+    return isinstance(executor, AsyncConnection) and executor.dialect.name == "sqlite"
+
+
+def result_processors(columns: Sequence[Any], dialect: Dialect) -> tuple[tuple[int, Any], ...]:
+    """For rows read through :func:`run_hot` on SQLite: the position and conversion of each of
+    ``columns`` whose type converts what the driver gives (as SQLAlchemy's result would)."""
+    found = []
+    for position, column in enumerate(columns):
+        process = column.type.dialect_impl(dialect).result_processor(dialect, None)
+        if process is not None:
+            found.append((position, process))
+    return tuple(found)
 
 
 _UNAVAILABLE_HINTS = (

@@ -245,7 +245,7 @@ async def prepare_check_in(
     """/check read and planned for the caller's active character; with ``as_gm`` (/gm check)
     for the campaign's character ``character_name``, whoever plays it."""
     reads = reads or Reads(caller)
-    campaign = await reads.campaign_in(session)
+    campaign = await reads.campaign_with_character_in(session, character_name, any_owner=as_gm)
     if as_gm:
         require_gm(campaign, caller, "roll for a player's character")
     character = await reads.character_in(session, character_name, any_owner=as_gm)
@@ -265,7 +265,7 @@ async def prepare_save_in(
 ) -> PreparedCheck:
     """/save read and planned for the caller's active character (its DC from a source)."""
     reads = reads or Reads(caller)
-    campaign = await reads.campaign_in(session)
+    campaign = await reads.campaign_with_character_in(session)
     character = await reads.character_in(session)
     options = await _dc_source_in(session, campaign, options, reads)
     return _prepared(
@@ -282,7 +282,7 @@ async def prepare_luck_in(
 ) -> PreparedCheck:
     """/luck read and planned for the caller's active character."""
     reads = reads or Reads(caller)
-    campaign = await reads.campaign_in(session)
+    campaign = await reads.campaign_with_character_in(session)
     character = await reads.character_in(session)
     return _prepared(
         campaign, character, lambda c, ch, _carry: plan_luck(c, ch), SecrecyCommand.LUCK, reads

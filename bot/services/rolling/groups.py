@@ -37,7 +37,7 @@ from bot.services.rolling.checks import (
 )
 from bot.services.rolling.party import party_members_in
 from bot.services.store import characters, ledger, pending
-from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
+from bot.services.store.campaigns import CampaignView, campaign_for_channel_in, place_params
 from bot.services.store.characters import CharacterView
 from bot.services.trust import fairness
 from bot.services.trust.access import is_gm, require_gm
@@ -159,16 +159,18 @@ async def resolve_targets_in(
     minimum: int = 1,
     maximum: int = MAX_MEMBERS,
     nameable: bool = True,
+    party: list[CharacterView] | None = None,
 ) -> list[CharacterView]:
     """The characters a GM named: by name, by their player's mention, or the whole party.
 
     ``nameable``: the command has a ``characters`` option (/groupsave has not: it is always
-    the party), so the empty party's message may suggest it.
+    the party), so the empty party's message may suggest it. ``party``: the party, read
+    already in this transaction (with the campaign: :func:`campaign_and_party_in`).
     """
     wanted = parse_targets(text)
     found: list[CharacterView] = []
     if wanted is None:
-        found = await party_members_in(session, campaign.id)
+        found = party if party is not None else await party_members_in(session, campaign.id)
         if not found:
             instead = ", or name them with characters:" if nameable else ""
             raise InvalidValue(
@@ -354,6 +356,16 @@ async def campaign_in(session: Executor, caller: Caller) -> CampaignView:
     )
 
 
+async def campaign_and_party_in(
+    session: Executor, caller: Caller
+) -> tuple[CampaignView, list[CharacterView]]:
+    """The campaign of the caller's channel and its party, in one statement."""
+    if caller.guild_id is None:
+        raise NoCampaign()
+    place = place_params(caller.guild_id, caller.channel_id, caller.parent_channel_id)
+    return await characters.placed_party_in(session, place)
+
+
 # --- /groupsave -------------------------------------------------------------------------------
 
 
@@ -449,7 +461,7 @@ async def _group_roll(
     command: str,
 ) -> GroupRollResult:
     async with core_transaction(db) as session:
-        campaign = await campaign_in(session, caller)
+        campaign, party = await campaign_and_party_in(session, caller)
         what = "group save" if command == "/groupsave" else "group check"
         require_gm(campaign, caller, f"call for a {what}")
         system = campaign.rules
@@ -466,7 +478,7 @@ async def _group_roll(
         )
         if system.group_needs_dc and spec.dc is None:
             raise InvalidValue(f"A {system.key} {what} needs a dc: each member rolls against it.")
-        party = await resolve_targets_in(session, campaign, None, nameable=False)
+        party = await resolve_targets_in(session, campaign, None, nameable=False, party=party)
         # Before any die: a refusal rolls back the reads and changes nothing.
         budgets.charge(caller, budgets.group_work(len(party)))
         outcomes: list[tuple[CharacterView, Outcome]] = []
@@ -517,20 +529,16 @@ async def _group_roll(
                     named=ledger.naming((member.user_id, member.name)),
                 )
             )
-        member_rows = await ledger.record_rolls_in(session, new_rows)
-        await store_carry_overs_in(
-            session,
-            spec.ability,
-            [(m, o, row.id) for (m, o), row in zip(outcomes, member_rows, strict=True)],
+        summaries = [summarize(outcome) for _, outcome in outcomes]
+        verdict = group_verdict(
+            campaign.system,
+            [(m.name, sm) for (m, _), sm in zip(outcomes, summaries, strict=True)],
+            spec.dc,
         )
-        members = [
-            MemberResult(member.name, member.user_id, summarize(outcome), row.id, row.number)
-            for (member, outcome), row in zip(outcomes, member_rows, strict=True)
-        ]
-        verdict = group_verdict(campaign.system, [(m.name, m.summary) for m in members], spec.dc)
-        group = await ledger.record_in(
-            session,
-            ledger.NewRoll(
+
+        def group_row(numbers: Sequence[int]) -> ledger.NewRoll:
+            """The group's own row, after its members' (whose numbers it lists)."""
+            return ledger.NewRoll(
                 origin=ledger.Origin.of(caller),
                 kind=LedgerKind.GROUP,
                 request=request,
@@ -538,13 +546,24 @@ async def _group_roll(
                 outcome={
                     "verdict": verdict.text,
                     "succeeded": verdict.succeeded,
-                    "member_rolls": [m.number for m in members],
+                    "member_rolls": list(numbers),
                     "shared_roll": shared,
                 },
                 campaign_id=campaign.id,
                 named=ledger.naming(*((m.user_id, m.name) for m, _ in outcomes)),
-            ),
+            )
+
+        # The members' rows and the group's in one INSERT (its chain bumped once).
+        *member_rows, group = await ledger.record_rolls_in(session, new_rows, last=group_row)
+        await store_carry_overs_in(
+            session,
+            spec.ability,
+            [(m, o, row.id) for (m, o), row in zip(outcomes, member_rows, strict=True)],
         )
+        members = [
+            MemberResult(member.name, member.user_id, summary, row.id, row.number)
+            for (member, _), summary, row in zip(outcomes, summaries, member_rows, strict=True)
+        ]
     return GroupRollResult(
         campaign,
         spec.ability,

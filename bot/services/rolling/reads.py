@@ -20,10 +20,12 @@ from bot.services.store.campaigns import (
     CampaignView,
     campaign_at_revision_in,
     campaign_for_channel_in,
+    place_params,
 )
 from bot.services.store.characters import (
     CharacterView,
     character_by_name_in,
+    placed_character_in,
     resolve_character_in,
 )
 from bot.services.trust import fairness
@@ -91,6 +93,23 @@ class Reads:
                     session, guild_id, caller.channel_id, caller.parent_channel_id
                 )
         return self._campaign
+
+    async def campaign_with_character_in(
+        self, session: Executor, name: str | None = None, *, any_owner: bool = False
+    ) -> CampaignView:
+        """:meth:`campaign_in`; when it still has to find the place itself (no draw did),
+        the character :meth:`character_in` will be asked for (``name``, ``any_owner``) is read
+        in the same statement, so a check pays one statement for both. A character not found
+        there is read again by :meth:`character_in`, which says why."""
+        caller = self.caller
+        if self._campaign is None and not self._draw and self._here is None:
+            if caller.guild_id is None:
+                raise NoCampaign()
+            place = place_params(caller.guild_id, caller.channel_id, caller.parent_channel_id)
+            self._campaign, found = await placed_character_in(session, place, caller.user_id, name)
+            if found is not None and (any_owner or found.user_id == caller.user_id):
+                self._characters[(None if name is None else _key(name), any_owner)] = found
+        return await self.campaign_in(session)
 
     async def campaign_or_none_in(self, session: Executor) -> CampaignView | None:
         """:meth:`campaign_in`, or None outside a campaign (a generic roll needs none)."""

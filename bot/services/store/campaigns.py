@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import Row, Select, bindparam, case, delete, select, update
+from sqlalchemy import Row, Select, bindparam, delete, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.engine import Database
@@ -22,7 +22,7 @@ from bot.rules.systems.d20 import SIX_ABILITIES as SIX_ABILITIES
 from bot.services.kit import personal
 from bot.services.kit.errors import AlreadyExists, InvalidValue, NoCampaign, NotFound
 from bot.services.kit.personal import Person, PersonalData, Shown, declare, holds_id, in_scope
-from bot.services.kit.sql import Executor, core_transaction, insert_for, transaction
+from bot.services.kit.sql import Executor, core_transaction, insert_for, run_hot, transaction
 from bot.words import RuleSystem, SecrecyCommand, Visibility
 
 #: Ability names each system starts with (the registry's, by key).
@@ -311,35 +311,42 @@ async def setup_campaign(
 
 
 # Built once: the channel's own campaign first, else its parent's (a thread or forum post).
-# Rebuilding the expanding IN list per call was the check path's largest Python cost.
-_FOR_CHANNEL = (
-    select(_T)
-    .where(
-        _T.c.guild_id == bindparam("guild"),
-        _T.c.channel_id.in_([bindparam("channel"), bindparam("parent")]),
-    )
-    .order_by(case((_T.c.channel_id == bindparam("channel"), 0), else_=1))
-    .limit(1)
+# Only its id and revision: the campaign itself comes from memory when this process read that
+# revision already (:func:`campaign_at_revision_in`), so the statement reads two integers
+# where the whole row cost a JSON decode and a validation per list column.
+PLACE_SQL = (
+    "SELECT c.id AS campaign_id, c.revision AS revision FROM campaigns c "
+    "WHERE c.guild_id = :guild AND c.channel_id IN (:channel, :parent) "
+    "ORDER BY CASE WHEN c.channel_id = :channel THEN 0 ELSE 1 END LIMIT 1"
 )
+_FOR_CHANNEL = text(PLACE_SQL)
+
+
+def place_params(guild_id: int, channel_id: int, parent_channel_id: int | None) -> dict[str, Any]:
+    """The parameters of a statement that finds a channel's campaign (``:guild``,
+    ``:channel``, ``:parent``)."""
+    parent = channel_id if parent_channel_id is None else parent_channel_id
+    return {"guild": guild_id, "channel": channel_id, "parent": parent}
 
 
 async def campaign_for_channel_in(
     session: Executor, guild_id: int, channel_id: int, parent_channel_id: int | None = None
 ) -> CampaignView:
     """In a caller's transaction: the campaign of a channel, or of a thread's parent channel."""
-    parent = channel_id if parent_channel_id is None else parent_channel_id
-    params = {"guild": guild_id, "channel": channel_id, "parent": parent}
-    row = (await session.execute(_FOR_CHANNEL, params)).first()
-    if row is None:
+    params = place_params(guild_id, channel_id, parent_channel_id)
+    found = (await run_hot(session, _FOR_CHANNEL, params)).first()
+    if found is None:
         raise NoCampaign()
-    return _view(row)
+    return await campaign_at_revision_in(session, int(found[0]), int(found[1]))
 
 
 #: Campaigns this process read, by id: (revision, view). A roll checks the revision inside a
 #: statement it runs anyway (bot/services/trust/fairness.py ``here_in``), so a change made by any
-#: process (settings, GMs, a move, an end) is seen at once.
+#: process (settings, GMs, a move, an end) is seen at once: every UPDATE of a campaign's row
+#: moves its revision (a trigger, migration 0024), and a new row starts at a random one.
 _REMEMBERED: dict[int, tuple[int, CampaignView]] = {}
 _REMEMBER_AT_MOST = 4096
+_BY_ID = select(_T).where(_T.c.id == bindparam("campaign"))
 
 
 async def campaign_at_revision_in(
@@ -351,7 +358,7 @@ async def campaign_at_revision_in(
     if found is not None and found[0] == revision:
         note_campaign(campaign_id)
         return found[1]
-    row = (await session.execute(select(_T).where(_T.c.id == campaign_id))).first()
+    row = (await session.execute(_BY_ID, {"campaign": campaign_id})).first()
     if row is None:
         raise NotFound("That campaign no longer exists.")
     view = _view(row)

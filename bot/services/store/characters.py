@@ -7,6 +7,7 @@ by their name, case-insensitively.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,7 +16,6 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    Row,
     Select,
     SmallInteger,
     String,
@@ -32,7 +32,7 @@ from sqlalchemy import (
     union_all,
     update,
 )
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db.engine import Database
 from bot.db.models import (
@@ -50,11 +50,18 @@ from bot.rules.pen_and_dagger.abilities import FIRST_LEVEL_MAX_SCORE
 from bot.rules.systems import Feature
 from bot.rules.systems.commands import require as require_rule
 from bot.services.kit import personal
-from bot.services.kit.errors import AlreadyExists, InvalidValue, NotAllowed, NotFound
+from bot.services.kit.errors import AlreadyExists, InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.kit.names import check_name, skeleton
 from bot.services.kit.personal import DELETED, Person, PersonalData, Shown, declare, in_scope
-from bot.services.kit.sql import Executor, insert_for, transaction
-from bot.services.store.campaigns import CampaignView, get_campaign_in
+from bot.services.kit.sql import (
+    Executor,
+    insert_for,
+    result_processors,
+    run_hot,
+    runs_hot,
+    transaction,
+)
+from bot.services.store.campaigns import CampaignView, campaign_at_revision_in, get_campaign_in
 from bot.words import fortune_maximum
 
 _C = characters
@@ -165,9 +172,9 @@ def _characters_stmt(*where: ColumnElement[bool]) -> Any:
     )
 
 
-def _assemble(rows: Sequence[Row[Any]]) -> list[CharacterView]:
+def _assemble(rows: Sequence[Sequence[Any]]) -> list[CharacterView]:
     """Views from :func:`_characters_stmt` rows, oldest character first."""
-    found: dict[int, tuple[Row[Any], _Parts]] = {}
+    found: dict[int, tuple[Sequence[Any], _Parts]] = {}
     children: list[tuple[str, int, str, int | None, str | None]] = []
     for row in rows:
         # By position (Row attribute access by name costs a lookup per field per row):
@@ -186,10 +193,35 @@ _ID = list(_C.c.keys()).index("id")
 _PART = len(_C.c)  # then child_name, number, rank
 
 
+_NAMES = tuple(_C.c.keys())
+
+
+@functools.lru_cache(maxsize=4)
+def _conversions(dialect: Any) -> tuple[tuple[int, Any], ...]:
+    return result_processors(list(_C.c), dialect)
+
+
+async def _rows_in(session: Executor, stmt: Any, params: dict[str, Any]) -> list[Any]:
+    """A :func:`_characters_stmt`'s rows; on SQLite as the driver gives them (through
+    ``run_hot``: SQLAlchemy's result would convert every column of every row, a party's ~70
+    rows mostly NULLs, which cost twice the query), each character's own row converted here."""
+    rows: list[Any] = list((await run_hot(session, stmt, params)).all())
+    if not isinstance(session, AsyncConnection) or not runs_hot(session):
+        return rows
+    conversions = _conversions(session.dialect)
+    for index, row in enumerate(rows):
+        if row[_PART] == "c":
+            values = list(row)
+            for position, convert in conversions:
+                values[position] = convert(values[position])
+            rows[index] = values
+    return rows
+
+
 async def _load_prebuilt(
     session: Executor, stmt: Any, params: dict[str, Any]
 ) -> list[CharacterView]:
-    return _assemble((await session.execute(stmt, params)).all())
+    return _assemble(await _rows_in(session, stmt, params))
 
 
 def _fill(
@@ -208,8 +240,8 @@ def _fill(
             pending[name] = int(number or 0)
 
 
-def _view(row: Row[Any], parts: _Parts) -> CharacterView:
-    m = row._mapping
+def _view(row: Sequence[Any], parts: _Parts) -> CharacterView:
+    m = dict(zip(_NAMES, row, strict=False))  # the character's columns come first
     scores, profs, saves, pending = parts
     return CharacterView(
         id=m["id"],
@@ -266,6 +298,83 @@ _OF_CAMPAIGN = _characters_stmt(_C.c.campaign_id == bindparam("campaign"))
 _OF_USER = _characters_stmt(
     _C.c.campaign_id == bindparam("campaign"), _C.c.user_id == bindparam("user")
 )
+
+
+# A character and the campaign it is read in, found by the caller's place, in ONE statement:
+# the campaign's id and revision come as a ``part = 'h'`` row (its id in the id column, its
+# revision in the number column), so a command that reads its place's campaign and a
+# character of it pays one statement, and the campaign comes from memory while its revision
+# is one this process read (bot/services/store/campaigns.py ``campaign_at_revision_in``).
+# The place is found once (a materialised CTE), not once per branch of the union.
+_HERE = (
+    select(campaigns.c.id.label("campaign_id"), campaigns.c.revision)
+    .where(
+        campaigns.c.guild_id == bindparam("guild"),
+        campaigns.c.channel_id.in_([bindparam("channel"), bindparam("parent")]),
+    )
+    .order_by(case((campaigns.c.channel_id == bindparam("channel"), 0), else_=1))
+    .limit(1)
+    .cte("here")
+    .prefix_with("MATERIALIZED")
+)
+
+
+def _placed_stmt(*where: ColumnElement[bool]) -> Any:
+    """:func:`_characters_stmt` of the place's campaign (``where`` besides), and its 'h' row."""
+    found = _characters_stmt(
+        _C.c.campaign_id == select(_HERE.c.campaign_id).scalar_subquery(), *where
+    )
+    place = select(
+        *(
+            _HERE.c.campaign_id.label("id") if c.name == "id" else null().cast(c.type).label(c.name)
+            for c in _C.c
+        ),
+        literal_column("'h'"),
+        null().cast(String(64)),
+        _HERE.c.revision,
+        null().cast(String(12)),
+    )
+    return union_all(*found.selects, place)
+
+
+_PLACED_ACTIVE = _placed_stmt(_C.c.user_id == bindparam("user"), _C.c.is_active)
+_PLACED_BY_NAME = _placed_stmt(_C.c.name_key == bindparam("key"))
+_PLACED_PARTY = _placed_stmt(_C.c.in_party)
+
+
+async def _placed_in(
+    session: Executor, stmt: Any, place: dict[str, Any], **params: Any
+) -> tuple[CampaignView, list[CharacterView]]:
+    rows = await _rows_in(session, stmt, place | params)
+    here = next((row for row in rows if row[_PART] == "h"), None)
+    if here is None:
+        raise NoCampaign()
+    campaign = await campaign_at_revision_in(session, int(here[_ID]), int(here[_PART + 2]))
+    return campaign, _assemble([row for row in rows if row[_PART] != "h"])
+
+
+async def placed_character_in(
+    session: Executor, place: dict[str, Any], user_id: int, name: str | None = None
+) -> tuple[CampaignView, CharacterView | None]:
+    """In a caller's transaction: the campaign of the place (``place``: as
+    ``campaigns.place_params`` gives it; :class:`NoCampaign` if none), and the character
+    called ``name`` in it, else ``user_id``'s active one, or None (not found: reading it
+    again with :func:`resolve_character_in` says why)."""
+    if name is None:
+        campaign, found = await _placed_in(session, _PLACED_ACTIVE, place, user=user_id)
+    else:
+        key = " ".join(name.split()).casefold()
+        campaign, found = await _placed_in(session, _PLACED_BY_NAME, place, key=key)
+    return campaign, found[0] if found else None
+
+
+async def placed_party_in(
+    session: Executor, place: dict[str, Any]
+) -> tuple[CampaignView, list[CharacterView]]:
+    """In a caller's transaction: the campaign of the place (``place``: as
+    ``campaigns.place_params`` gives it; :class:`NoCampaign` if none) and its party, oldest
+    member first, in one statement."""
+    return await _placed_in(session, _PLACED_PARTY, place)
 
 
 async def load_character_in(session: Executor, character_id: int) -> CharacterView:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import re
 import secrets
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -356,7 +357,7 @@ def _sealed(
     # Format 3 (migration 0008): one random row salt, kept in ledger_salts; every personal field is
     # hashed with a salt derived from it, so an erasure can drop one field and keep the rest.
     row_salt = row_salt or secrets.token_hex(cm.SALT_BYTES)
-    digest_of = cm.Salts(row_salt).digest_of
+    digest_of = cm.row_digests(row_salt)
     # As the JSON column gives them back, so /verify and /verify log recompute the same bytes
     # (one round trip for both).
     dice, outcome = cm.normalised([roll.dice, roll.outcome])
@@ -536,14 +537,9 @@ def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
             # group's row names every member).
             connection = sync if isinstance(sync, Connection) else sync.connection()
             columns = tuple(names[0])
-            processors = _bind_processors(ledger_names, columns, connection.dialect)
-            flat = [
-                row[name] if convert is None else convert(row[name])
-                for row in names
-                for name, convert in zip(columns, processors, strict=True)
-            ]
+            flat = _flat_values(ledger_names, columns, names, connection.dialect)
             sql = _sqlite_values(ledger_names, len(names), columns, False)
-            connection.exec_driver_sql(sql, tuple(flat))
+            connection.exec_driver_sql(sql, flat)
         elif names:
             sync.execute(_INSERT_NAMES, names)
         return Recorded(new_id, False, number, chain, commitment)
@@ -555,17 +551,23 @@ def _append_sync(sync: Connection | Session, roll: NewRoll) -> Recorded:
     return Recorded(int(existing[0]), True, int(existing[1]), str(existing[2]), existing[3])
 
 
-#: PostgreSQL: SQLAlchemy's "insertmanyvalues" sends ONE INSERT ... SELECT FROM (VALUES ...)
-#: ORDER BY a sentinel, and gives the ids back in parameter order.
-_INSERT_MANY = insert(_L).returning(_L.c.id, sort_by_parameter_order=True)
+#: PostgreSQL: SQLAlchemy's "insertmanyvalues" sends ONE INSERT ... VALUES (...), (...);
+#: each id comes back with its row's number (a row whose interaction was recorded already is
+#: skipped: record_rolls_in's ``last``).
+_INSERT_MANY = (
+    postgresql.insert(_L)
+    .on_conflict_do_nothing(index_elements=["interaction_id"])
+    .returning(_L.c.id, _L.c.number)
+)
 
 
 @functools.lru_cache(maxsize=64)
 def _sqlite_values(table: Any, count: int, names: tuple[str, ...], returning: bool) -> str:
-    """``INSERT INTO table (names) VALUES (?, ...), ... [RETURNING id]`` for ``count`` rows,
-    in the driver's own placeholders."""
+    """``INSERT INTO table (names) VALUES (?, ...), ...`` for ``count`` rows, in the driver's
+    own placeholders; ``returning``: the ledger's, each new row's id and number, a row whose
+    interaction was recorded already skipped."""
     row = "(" + ", ".join("?" * len(names)) + ")"
-    tail = " RETURNING id" if returning else ""
+    tail = " ON CONFLICT (interaction_id) DO NOTHING RETURNING id, number" if returning else ""
     return f"INSERT INTO {table.name} ({', '.join(names)}) VALUES {', '.join([row] * count)}{tail}"
 
 
@@ -576,34 +578,67 @@ def _bind_processors(table: Any, names: tuple[str, ...], dialect: Any) -> tuple[
     return tuple(table.c[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names)
 
 
+@functools.lru_cache(maxsize=64)
+def _row_reader(
+    table: Any, names: tuple[str, ...], dialect: Any
+) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[tuple[int, Any], ...]]:
+    """A row's values in the order of ``names`` (one C call), and the positions that need a
+    conversion for the driver with it."""
+    processors = _bind_processors(table, names, dialect)
+    read = operator.itemgetter(*names) if len(names) > 1 else lambda row: (row[names[0]],)
+    return read, tuple((i, p) for i, p in enumerate(processors) if p is not None)
+
+
+def _flat_values(
+    table: Any, names: tuple[str, ...], rows: Sequence[dict[str, Any]], dialect: Any
+) -> tuple[Any, ...]:
+    """Every row's values for a multi-row INSERT of ``names``, each through its column's
+    conversion: one flat tuple for the driver's placeholders."""
+    read, converted = _row_reader(table, names, dialect)
+    if not converted:
+        return tuple(value for row in rows for value in read(row))
+    flat: list[Any] = []
+    for row in rows:
+        values = list(read(row))
+        for i, convert in converted:
+            values[i] = convert(values[i])
+        flat += values
+    return tuple(flat)
+
+
 async def _sqlite_insert_in(
     session: Executor, table: Any, rows: Sequence[dict[str, Any]], *, returning: bool = False
 ) -> Sequence[Any]:
     """SQLite: ``rows`` in ONE multi-row INSERT (an executemany is one statement per row
-    there); the new ids when ``returning``, in no particular order.
+    there); with ``returning`` (the ledger's rows), each new row's id and number, in no
+    particular order.
 
     Sent as the driver's SQL, each value through its column's type: SQLAlchemy compiles a
     statement of a size it has not seen anew, which for a party of 100 (2,000 parameters)
     held the event loop for tens of milliseconds."""
     connection = session if isinstance(session, AsyncConnection) else await session.connection()
     names = tuple(rows[0])
-    processors = _bind_processors(table, names, connection.dialect)
-    flat: list[Any] = []
-    for row in rows:
-        for name, convert in zip(names, processors, strict=True):
-            flat.append(row[name] if convert is None else convert(row[name]))
+    flat = _flat_values(table, names, rows, connection.dialect)
     sql = _sqlite_values(table, len(rows), names, returning)
-    found = await connection.exec_driver_sql(sql, tuple(flat))
-    return found.scalars().all() if returning else ()
+    found = await connection.exec_driver_sql(sql, flat)
+    return found.all() if returning else ()
 
 
-async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[Recorded]:
+async def record_rolls_in(
+    session: Executor,
+    rolls: Sequence[NewRoll],
+    *,
+    last: Callable[[Sequence[int]], NewRoll] | None = None,
+) -> list[Recorded]:
     """In a caller's transaction: append public rows not tied to an interaction in ONE
     statement (a multi-row INSERT ... RETURNING), numbered and chained in the order given.
 
     For the members' rows of a group roll: they all belong to one chain (one campaign). Rows
     with an interaction id (deduplicated) or a hidden visibility go through :func:`record_in`
-    instead.
+    instead, but for ``last``: one more public row of the same chain after them, built from
+    their public numbers (a group roll's own row, which lists them), appended in the same
+    statements and deduplicated by its interaction id as :func:`record_in` does
+    (:class:`DuplicateInteraction`, the caller's transaction rolled back with it).
     """
     if not rolls:
         return []
@@ -616,7 +651,8 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
             or _chain_key(roll) != key
         ):
             raise ValueError("record_rolls_in takes public rows of one chain, no interaction id")
-    first, previous, scope, key = await _allocate(session, rolls[0], len(rolls))
+    count = len(rolls) + (last is not None)
+    first, previous, scope, key = await _allocate(session, rolls[0], count)
     values: list[dict[str, Any]] = []
     links: list[str] = []
     row_salts: list[str] = []
@@ -627,6 +663,18 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
         values.append(row)
         links.append(previous)
         row_salts.append(row_salt)
+    rows = list(rolls)
+    final = None
+    if last is not None:
+        final = last([first + offset for offset in range(len(rolls))])
+        _check(final)
+        if final.visibility != Visibility.PUBLIC or _chain_key(final) != key:
+            raise ValueError("record_rolls_in's last row is public, of the same chain")
+        row, previous, _, row_salt = _sealed(final, first + len(rolls), scope, previous)
+        values.append(row)
+        links.append(previous)
+        row_salts.append(row_salt)
+        rows.append(final)
     big = len(rolls) > walks.MEMBERS_PER_TURN
     if big:
         # Each statement of a new size is compiled once (tens of ms for a party of 100): a
@@ -637,16 +685,21 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
         # sort_by_parameter_order it falls back to one INSERT per row. One multi-row INSERT
         # instead: SQLite inserts VALUES rows in order, each getting a rowid above every
         # earlier one, and this transaction holds the write lock (BEGIN IMMEDIATE,
-        # bot/db/engine.py); only RETURNING's row order is unspecified, hence sorted.
+        # bot/db/engine.py); RETURNING's row order is unspecified, hence each id by number.
         found = await _sqlite_insert_in(session, _L, values, returning=True)
-        ids = sorted(int(row_id) for row_id in found)
     else:
-        ordered = await session.execute(_INSERT_MANY, values)
-        ids = [int(new_id) for new_id in ordered.scalars().all()]
+        found = (await session.execute(_INSERT_MANY, values)).all()
+    by_number = {int(number): int(row_id) for row_id, number in found}
+    if len(by_number) < len(values):
+        # Only ``last`` carries an interaction id: it was recorded already.
+        assert final is not None
+        existing = await _existing_in(session, final.origin.interaction_id)
+        raise DuplicateInteraction(existing.number, existing)
+    ids = [by_number[first + offset] for offset in range(len(values))]
     if big:
         await walks.turn()
     await _insert_many_in(session, ledger_salts, _salt_rows(ids, row_salts))
-    named = [n for roll, row_id in zip(rolls, ids, strict=True) for n in _name_rows(roll, row_id)]
+    named = [n for roll, row_id in zip(rows, ids, strict=True) for n in _name_rows(roll, row_id)]
     if big:
         await walks.turn()
     await _insert_many_in(session, ledger_names, named)
@@ -655,6 +708,18 @@ async def record_rolls_in(session: Executor, rolls: Sequence[NewRoll]) -> list[R
     return [
         Recorded(row_id, False, first + offset, links[offset]) for offset, row_id in enumerate(ids)
     ]
+
+
+async def _existing_in(session: Executor, interaction_id: int | None) -> Recorded:
+    """The row an interaction was recorded as (a duplicate's first recording)."""
+    existing = (
+        await session.execute(
+            select(_L.c.id, _L.c.number, _L.c.chain, _L.c.commitment).where(
+                _L.c.interaction_id == interaction_id
+            )
+        )
+    ).one()
+    return Recorded(int(existing[0]), True, int(existing[1]), str(existing[2]), existing[3])
 
 
 async def _record_names_in(session: Executor, rows: list[dict[str, Any]]) -> None:

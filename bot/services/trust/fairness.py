@@ -456,7 +456,7 @@ async def here_in(session: Executor, caller: Caller, *, draw: bool) -> Here:
             found = (await session.execute(_HERE, params)).one()
             await current_in(session, scope_of(found.campaign_id, caller), unpublished=True)
         raise NotFound("The dice seed of this place could not be read; try again.")
-    found = (await session.execute(_HERE, params)).one()
+    found = (await run_hot(session, _HERE, params)).one()
     return Here(
         found.campaign_id, int(found.revision or 0), found.own_dialect, found.campaign_dialect
     )

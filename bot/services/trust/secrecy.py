@@ -24,7 +24,7 @@ from bot.services.kit import commitments as cm
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import AlreadyRevealed, InvalidValue, NoCampaign, NotAllowed, NotFound
 from bot.services.kit.personal import PersonalData, declare
-from bot.services.kit.sql import Executor, insert_for, one_statement, transaction
+from bot.services.kit.sql import Executor, insert_for, one_statement, run_hot, transaction
 from bot.services.store import ledger as ledger_svc
 from bot.services.store import pending
 from bot.services.store.campaigns import (
@@ -461,12 +461,12 @@ async def record_stub(db: Database, roll_id: int, channel_id: int, message_id: i
             stmt = _STUB_INSERTS[connection.dialect.name] = insert_for(
                 connection, ledger_stubs
             ).on_conflict_do_nothing(index_elements=["ledger_id"])
-        await connection.execute(
-            stmt, {"ledger_id": roll_id, "channel_id": channel_id, "message_id": message_id}
-        )
+        values = {"ledger_id": roll_id, "channel_id": channel_id, "message_id": message_id}
+        await run_hot(connection, stmt, values, columns=_STUB_COLUMNS)
 
 
 _STUB_INSERTS: dict[str, Any] = {}
+_STUB_COLUMNS = ("ledger_id", "channel_id", "message_id")
 
 
 async def stub_of(db: Database, roll_id: int) -> StubPlace | None:

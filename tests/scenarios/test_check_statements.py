@@ -10,17 +10,13 @@ import pytest
 
 from bot.dice.fair import FairDice
 from bot.words import Visibility
-from tests.scenarios.conftest import SEED, Table, make_character, message_text, start_campaign
+from tests.fixtures.table import Table, make_character, message_text, start_campaign
 from tests.scenarios.test_roll_statements import _sqlite_only, seen_by_sqlite
 from tests.scenarios.test_secrecy import _latest
-from tests.scripted import ScriptedRandom
 
-
-@pytest.fixture(params=["seeded", "fair"])
-def rng(request: pytest.FixtureRequest) -> random.Random:
-    """A seeded source (what the benchmarks measure), and production's fair dice, whose draw
-    is one statement more."""
-    return ScriptedRandom(seed=SEED) if request.param == "seeded" else FairDice()
+#: A seeded source (what the benchmarks measure), and production's fair dice, whose draw is
+#: one statement more.
+pytestmark = pytest.mark.parametrize("rng", ["seeded", "fair"], indirect=True)
 
 
 async def test_a_check_is_five_statements_six_with_fair_dice(

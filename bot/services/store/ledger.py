@@ -668,6 +668,8 @@ async def record_rolls_in(
     if last is not None:
         final = last([first + offset for offset in range(len(rolls))])
         _check(final)
+        # The last row counts as one more sealed: after a full batch, a turn first.
+        await walks.turn_every(len(rolls))
         if final.visibility != Visibility.PUBLIC or _chain_key(final) != key:
             raise ValueError("record_rolls_in's last row is public, of the same chain")
         row, previous, _, row_salt = _sealed(final, first + len(rolls), scope, previous)

@@ -12,15 +12,13 @@ Callers decide who may see a row; nothing here checks it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from bot.quoting import escape, quote
 from bot.render import style
 from bot.render.checks import result_text
-from bot.rules import d20_check
-from bot.rules.common import Advantage
-from bot.rules.systems import one_line, outcome_from_record
-from bot.rules.systems.base import d20_sum
+from bot.rules.systems import contest_line, one_line, outcome_from_record
+from bot.rules.systems.d20 import attack_from_record, attack_line
 from bot.services.rolling.checks import Outcome
 from bot.services.store.ledger import RollView
 from bot.words import LedgerKind
@@ -70,14 +68,6 @@ def check_words(outcome: Outcome) -> str:
     return one_line(outcome)
 
 
-def _d20_check(data: Any) -> d20_check.CheckOutcome:
-    """A d20 check a contest or a reroll stores (its system's decoder); a shape error if not."""
-    outcome = check_outcome(data)
-    if outcome is None:
-        raise TypeError("not a roll of any system")
-    return cast(d20_check.CheckOutcome, outcome)  # another shape fails in the caller's reads
-
-
 def _single(data: dict[str, Any]) -> str | None:
     outcome = check_outcome(data)
     if outcome is not None:
@@ -125,41 +115,11 @@ def _group(data: dict[str, Any]) -> str | None:
 
 def _contest(data: dict[str, Any]) -> str | None:
     contest = data.get("contest")
-    if not isinstance(contest, dict):
-        return None
-    if "ranking" in contest:
-        ranking = [str(name) for name in contest["ranking"]]
-        rounds = len(contest.get("rounds") or [])
-        places = ", ".join(f"{i}. {escape(name)}" for i, name in enumerate(ranking, start=1))
-        played = "1 round" if rounds == 1 else f"{rounds} rounds"
-        return f"**{escape(ranking[0])} wins** · ranking {places} · {played}"
-    first, second = _d20_check(contest["first"]), _d20_check(contest["second"])
-    decided = d20_check.D20ContestOutcome(
-        first=first, second=second, result=d20_check.ContestResult(contest["result"])
-    )
-    return (
-        f"{escape(first.name)} {style.number(first.total)} against {escape(second.name)} "
-        f"{style.number(second.total)} "
-        f"→ **{escape(decided.result_text)}**"
-    )
+    return contest_line(contest) if isinstance(contest, dict) else None
 
 
 def _attack(data: dict[str, Any]) -> str | None:
-    attack = data["attack"]
-    dice = [int(d) for d in attack["dice"]]
-    kept = int(attack["kept"])
-    line = d20_sum(dice, kept, Advantage(attack["advantage"]), attack["modifiers"])
-    outcome = d20_check.AttackOutcome(
-        dice=tuple(dice),
-        kept=kept,
-        advantage=Advantage(attack["advantage"]),
-        modifiers=tuple((str(n), int(v)) for n, v in attack["modifiers"]),
-        ac=int(attack["ac"]),
-        crit_rules=bool(attack["crit_rules"]),
-    )
-    words = f"{line} · AC {outcome.ac} → **{outcome.result.display}**"
-    if outcome.fumble:
-        words += " · fumble"
+    words = attack_line(attack_from_record(data["attack"]))
     damage = data.get("damage")
     if isinstance(damage, dict) and isinstance(damage.get("total"), int):
         words += f" · {int(damage['total'])} damage"
@@ -174,7 +134,10 @@ def _d20_reroll(data: dict[str, Any]) -> str | None:
     if isinstance(data.get("attack"), dict):  # an attack's reroll holds the attack's record
         words = _attack(data)
         return None if words is None else head + words
-    return head + check_words(_d20_check(data["outcome"]))
+    outcome = check_outcome(data["outcome"])
+    if outcome is None:
+        raise TypeError("not a roll of any system")
+    return head + check_words(outcome)
 
 
 def _fortune(data: dict[str, Any]) -> str | None:

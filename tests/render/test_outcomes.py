@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.render.outcomes import outcome_words
+from bot.rules import d20_check
 from bot.rules import roll_under as ru
 from bot.services.kit.serialize import to_jsonable
 from bot.services.store.ledger import RollView
@@ -76,3 +77,30 @@ def test_a_shape_it_does_not_know_shows_what_the_row_has_never_an_error() -> Non
     assert outcome_words(_row("check", [7], {"from": "an older version"})) == "dice 7"
     assert outcome_words(_row("luck", [15], {"die": 15, "lucky": True})) == "dice 15 · Lucky"
     assert outcome_words(_row("check", None, "not even a mapping")) == "recorded"
+
+
+def test_a_stored_d20_contest_reads_both_totals_and_the_winner() -> None:
+    a = d20_check.CheckInput(score=16, ability="STR", level=1, name="Ann")
+    b = d20_check.CheckInput(score=10, ability="STR", level=1, name="Bo")
+    decided = d20_check.contest(a, b, ScriptedRandom(15, 4))  # 15+3 against 4+0
+    row = _row("contest", [], {"contest": to_jsonable(decided)})
+    assert outcome_words(row) == "Ann 18 against Bo 4 → **Ann wins**"
+
+
+def test_a_stored_roll_under_contest_reads_its_ranking_and_rounds() -> None:
+    # Ruling 3: score − d20; the tie between Bo and Cy is re-rolled in a second round.
+    decided = ru.contest({"Ann": 15, "Bo": 12, "Cy": 12}, ScriptedRandom(1, 5, 5, 3, 9))
+    row = _row("contest", [], {"contest": to_jsonable(decided)})
+    assert outcome_words(row) == "**Ann wins** · ranking 1. Ann, 2. Bo, 3. Cy · 2 rounds"
+
+
+def test_a_stored_attack_reads_its_result_damage_and_the_armour_it_cost() -> None:
+    hit = d20_check.attack_roll(ScriptedRandom(20), ac=15, attack_bonus=5, crit_rules=True)
+    data = {"attack": to_jsonable(hit), "damage": {"total": 9}, "ac_lost": 1}
+    assert outcome_words(_row("attack", [], data)) == (
+        "d20 20 +5 attack bonus = **25** · AC 15 → **Critical Hit** · 9 damage · AC −1"
+    )
+    missed = d20_check.attack_roll(ScriptedRandom(1), ac=15, attack_bonus=5, crit_rules=True)
+    assert outcome_words(_row("attack", [], {"attack": to_jsonable(missed)})).endswith(
+        "→ **Miss** · fumble"
+    )

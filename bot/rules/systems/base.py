@@ -363,6 +363,16 @@ class System(Protocol):
         markdown, the message's headline), its tone, and (label, text) lines of its rolls."""
         ...
 
+    def contest_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        """Rebuild one of its contests from its stored form (only with
+        :attr:`Feature.CONTEST`); None if the shape is not one of its own."""
+        ...
+
+    def contest_line(self, outcome: Any) -> str:
+        """One of its contests in one line of /history, /verify and reveals (Discord
+        markdown), the result in bold."""
+        ...
+
     def score_text(self, value: int) -> str:
         """A score as the sheet shows it, with what it means here ("13 (+1, Trained)")."""
         ...
@@ -434,6 +444,12 @@ class Defaults:
         raise NotImplementedError("this system rolls a die per member")
 
     contest_sides: str | None = None
+
+    def contest_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        return None  # no contests here
+
+    def contest_line(self, outcome: Any) -> str:
+        raise NotImplementedError("this system has no contests")
 
     def score_text(self, value: int) -> str:
         return str(value)
@@ -629,6 +645,20 @@ def outcome_from_record(data: Mapping[str, Any]) -> Any | None:
         found = system.outcome_from_record(data)
         if found is not None:
             return found
+    return None
+
+
+def contest_line(data: Mapping[str, Any]) -> str | None:
+    """A stored contest in one line, by the contest system whose shape it has (contests do
+    not name their system); None if none rebuilds it.
+
+    Raises what the decoder raises on a malformed record of its shape (KeyError, ValueError…).
+    """
+    for system in _SYSTEMS.values():
+        if Feature.CONTEST in system.features:
+            found = system.contest_from_record(data)
+            if found is not None:
+                return system.contest_line(found)
     return None
 
 

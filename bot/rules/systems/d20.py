@@ -161,6 +161,43 @@ def check_from_record(data: Mapping[str, Any]) -> d20_check.CheckOutcome:
     )
 
 
+def item_save_from_record(data: Any) -> d20_check.ItemSaveOutcome | None:
+    """An item's save (ruling 8) from its stored form; None when none was rolled."""
+    if data is None:
+        return None
+    quality = data.get("quality")
+    return d20_check.ItemSaveOutcome(
+        quality=None if quality is None else d20_check.ItemQuality(quality),
+        magic_bonus=int(data["magic_bonus"]),
+        roll=int(data["roll"]),
+        bonus=int(data["bonus"]),
+        dc=int(data["dc"]),
+    )
+
+
+def attack_from_record(data: Mapping[str, Any]) -> d20_check.AttackOutcome:
+    """An :class:`~d20_check.AttackOutcome` from its stored form (an attack row's ``attack``,
+    an attack's reroll); KeyError, TypeError or ValueError if malformed."""
+    return d20_check.AttackOutcome(
+        dice=tuple(int(d) for d in data["dice"]),
+        kept=int(data["kept"]),
+        advantage=Advantage(data["advantage"]),
+        modifiers=tuple((str(n), int(v)) for n, v in data["modifiers"]),
+        ac=int(data["ac"]),
+        crit_rules=bool(data["crit_rules"]),
+        weapon_save=item_save_from_record(data.get("weapon_save")),
+        armor_save=item_save_from_record(data.get("armor_save")),
+    )
+
+
+def attack_line(outcome: d20_check.AttackOutcome) -> str:
+    """An attack in one line of /history, /verify and reveals: the d20 and modifiers against
+    the AC, the result (ruling 7) in bold, and a fumble."""
+    line = d20_sum(outcome.dice, outcome.kept, outcome.advantage, outcome.modifiers)
+    words = f"{line} · AC {outcome.ac} → **{outcome.result.display}**"
+    return words + " · fumble" if outcome.fumble else words
+
+
 def group_verdict(passed: int, members: int) -> tuple[bool, str]:
     """d20 check ruling 9: the group succeeds when at least half its members succeed."""
     ok = 2 * passed >= members
@@ -269,6 +306,22 @@ class D20System(Defaults):
             lines.append((escape(check.name), f"d20 {dice}{terms} = **{number(check.total)}**"))
         tone = Tone.NEUTRAL if outcome.winner is None else Tone.SUCCESS
         return f"**{escape(outcome.result_text)}**", tone, tuple(lines)  # "<name> wins"
+
+    def contest_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        if not ("first" in data and "second" in data and "result" in data):
+            return None
+        return d20_check.D20ContestOutcome(
+            first=check_from_record(data["first"]),
+            second=check_from_record(data["second"]),
+            result=d20_check.ContestResult(data["result"]),
+        )
+
+    def contest_line(self, outcome: Any) -> str:
+        first, second = outcome.first, outcome.second
+        return (
+            f"{escape(first.name)} {number(first.total)} against {escape(second.name)} "
+            f"{number(second.total)} → **{escape(outcome.result_text)}**"
+        )
 
     def score_text(self, value: int) -> str:
         return f"{value} ({signed(d20_check.ability_modifier(value))})"

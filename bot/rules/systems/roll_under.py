@@ -198,6 +198,33 @@ class RollUnderSystem(Defaults):
         head = f"**{escape(outcome.winner)} wins**\n\n**Ranking**\n{ranking}"
         return head, Tone.SUCCESS, tuple(lines)
 
+    def contest_from_record(self, data: Mapping[str, Any]) -> Any | None:
+        if "ranking" not in data:
+            return None
+        ability = data.get("ability")
+        return roll_under.ContestOutcome(
+            ranking=tuple(str(name) for name in data["ranking"]),
+            rounds=tuple(
+                roll_under.ContestRound(
+                    number=int(rnd["number"]),
+                    rolls=tuple(
+                        roll_under.ContestRoll(str(r["name"]), int(r["score"]), int(r["roll"]))
+                        for r in rnd["rolls"]
+                    ),
+                    first_place=int(rnd["first_place"]),
+                    last_place=int(rnd["last_place"]),
+                )
+                for rnd in data.get("rounds") or ()
+            ),
+            ability=roll_under.Ability(ability) if ability else None,
+        )
+
+    def contest_line(self, outcome: Any) -> str:
+        places = ", ".join(f"{i}. {escape(name)}" for i, name in enumerate(outcome.ranking, 1))
+        rounds = len(outcome.rounds)
+        played = "1 round" if rounds == 1 else f"{rounds} rounds"
+        return f"**{escape(outcome.winner)} wins** · ranking {places} · {played}"
+
     def group_verdict(
         self, passed: Sequence[str], failed: Sequence[str], members: int, dc: int | None
     ) -> tuple[bool | None, str]:

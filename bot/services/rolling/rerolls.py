@@ -35,7 +35,7 @@ from bot.rules import d20_check
 from bot.rules.common import Advantage
 from bot.rules.systems.base import SYSTEM_FIELD
 from bot.rules.systems.commands import require as require_rule
-from bot.rules.systems.d20 import D20, check_from_record
+from bot.rules.systems.d20 import D20, attack_from_record, check_from_record
 from bot.services.kit import budgets
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import InvalidValue, NoCampaign, NotFound
@@ -238,35 +238,14 @@ def _single_die(row: ledger.RollView) -> InvalidValue:
 # --- attacks ---------------------------------------------------------------------------------
 
 
-def _save(data: Any) -> d20_check.ItemSaveOutcome | None:
-    if data is None:
-        return None
-    quality = data.get("quality")
-    return d20_check.ItemSaveOutcome(
-        quality=None if quality is None else d20_check.ItemQuality(quality),
-        magic_bonus=int(data["magic_bonus"]),
-        roll=int(data["roll"]),
-        bonus=int(data["bonus"]),
-        dc=int(data["dc"]),
-    )
-
-
 def _attack_outcome(data: Any) -> d20_check.AttackOutcome | None:
-    """The attack outcome an attack row stores, or None for any other shape."""
+    """The attack outcome an attack row stores (its system's decoder), or None for any other
+    shape."""
     attack = data.get("attack") if isinstance(data, dict) else None
     if not isinstance(attack, dict):
         return None
     try:
-        return d20_check.AttackOutcome(
-            dice=tuple(int(d) for d in attack["dice"]),
-            kept=int(attack["kept"]),
-            advantage=Advantage(attack["advantage"]),
-            modifiers=tuple((str(n), int(v)) for n, v in attack["modifiers"]),
-            ac=int(attack["ac"]),
-            crit_rules=bool(attack["crit_rules"]),
-            weapon_save=_save(attack.get("weapon_save")),
-            armor_save=_save(attack.get("armor_save")),
-        )
+        return attack_from_record(attack)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
 

@@ -205,7 +205,7 @@ async def test_gm_attacks_for_a_monster_blind_by_default(table: Table) -> None:
         "**Critical Hit**" in gm_copy and "stored for Sybilla when the roll is revealed" in gm_copy
     )
     assert result is not None
-    revealed = await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    revealed = await table.gm.slash(table.table, "reveal", roll=row.number)
     assert revealed.response is not None
     lost = row.outcome["ac_lost"]
     assert lost > 0

@@ -93,7 +93,7 @@ async def test_a_blind_critical_is_stored_only_when_the_gm_reveals_it(
     text = message_text(next_test.response)
     assert "critical carry-over" not in text and "10 +2 DEX = **12**" in text
 
-    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    await table.gm.slash(table.table, "reveal", roll=roll_id)
     seen = await sheet(table, table.bob)
     assert "Carry-over: −2 on the next DEX test" in seen and "waiting" not in seen
     rng.faces.append(10)
@@ -111,7 +111,7 @@ async def test_a_revealed_critical_replaces_the_carry_over_pending_then(
     rng.faces.append(20)
     await table.alice.slash(table.table, "check", ability="DEX", dc=5)
     assert "Carry-over: +2 on the next DEX test" in await sheet(table, table.bob)
-    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    await table.gm.slash(table.table, "reveal", roll=roll_id)
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
 
 
@@ -125,7 +125,7 @@ async def test_a_gm_mode_critical_is_stored_at_its_reveal_for_everyone(
     nothing = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
     assert nothing.ephemeral and "no carry-over modifier" in message_text(nothing.response)
 
-    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    await table.gm.slash(table.table, "reveal", roll=roll_id)
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
     cleared = await table.gm.slash(table.table, "gm clear-modifier", character="Mira")
     assert "−2 on the next DEX test" in message_text(cleared.response)
@@ -151,7 +151,7 @@ async def test_odds_use_only_the_carry_over_the_next_test_would_use(
     assert "carry-over" not in text
     # Mira's DEX modifier is +2: 10 or better on the d20 makes 12, 11 of 20 faces.
     assert "exactly 11/20" in text
-    await table.gm.slash(table.table, "gm reveal", roll=roll_id)
+    await table.gm.slash(table.table, "reveal", roll=roll_id)
     active = await table.alice.slash(table.table, "odds check", ability="DEX", dc=12)
     text = message_text(active.response)
     assert "carry-over −2" in text and "exactly 9/20" in text
@@ -181,7 +181,7 @@ async def test_revealing_one_request_row_leaves_a_newer_carry_over_alone(
     await table.alice.slash(table.table, "check", ability="DEX", dc=5)
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=request_row.number)
+    shown = await table.gm.slash(table.table, "reveal", roll=request_row.number)
     assert shown.response is not None and not shown.ephemeral
     assert "Carry-over: −2 on the next DEX test" in await sheet(table, table.bob)
 

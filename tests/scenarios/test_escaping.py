@@ -100,7 +100,7 @@ async def test_d20_check_paths_show_names_and_labels_literally(table: Table) -> 
     await play.run(table.gm, "gm log")
     number = re.search(r"#(\d+)", play.messages[-1].embeds[0].description or "")
     assert number is not None and hidden is not None
-    await play.run(table.gm, "gm reveal", roll=6)
+    await play.run(table.gm, "reveal", roll=6)
     await play.run(table.gm, "gm request roll", ability="DEX", characters=NAME, dc=10)
     await play.run(table.gm, "gm request status")
     assert NAME.split()[-1] in "\n".join(t for m in play.everything() for _, t in _pieces(m))

@@ -156,6 +156,6 @@ async def test_a_hidden_fair_attack_stays_hidden_until_revealed(
     assert damage not in re.sub(r"[0-9a-f]{16,}", "<hash>", public)
     refused = await table.bob.slash(table.table, "verify", roll=row.number)
     assert "hidden" in message_text(final_answer(refused))
-    await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    await table.gm.slash(table.table, "reveal", roll=row.number)
     checked = await table.bob.slash(table.table, "verify", roll=row.number)
     assert "Fair dice: ✅" in message_text(final_answer(checked))

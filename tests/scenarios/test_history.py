@@ -39,9 +39,9 @@ async def test_reveal_then_verify_and_a_tampered_row_fails(table: Table) -> None
     early = await table.bob.slash(table.table, "verify", roll=row.number)
     assert early.response is not None and "still hidden" in message_text(early.response)
     assert str(row.outcome["total"]) not in _NOISE.sub(" ", message_text(early.response))
-    refused = await table.alice.slash(table.table, "gm reveal", roll=row.number)
+    refused = await table.alice.slash(table.table, "reveal", roll=row.number)
     assert "Only the campaign's GM" in final_answer(refused).content
-    shown = await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    shown = await table.gm.slash(table.table, "reveal", roll=row.number)
     assert shown.response is not None and not shown.ephemeral
     revealed = message_text(shown.response)
     assert str(row.outcome["total"]) in revealed and str(row.salt) in revealed
@@ -103,7 +103,7 @@ async def test_a_self_roll_is_revealed_by_its_roller_only(table: Table) -> None:
     await table.alice.slash(table.table, "roll", dice="1d20+1000", secret="self")
     row = await _latest(table)
     total = str(row.outcome["total"])
-    refused = await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    refused = await table.gm.slash(table.table, "reveal", roll=row.number)
     assert answered_ephemeral(refused)
     assert "Only the player who rolled a self roll can reveal it" in final_answer(refused).content
     public = "\n".join(message_text(m) for m in table.table.history(viewer=table.bob))
@@ -176,7 +176,7 @@ async def test_a_hidden_row_without_commitment_says_so(table: Table) -> None:
     assert "still hidden" in shown_text and "without a commitment" in shown_text
     assert "None" not in shown_text
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=77)
+    shown = await table.gm.slash(table.table, "reveal", roll=77)
     shown_text = message_text(shown.response)
     assert "1017" in shown_text and "without a commitment" in shown_text
     assert "None" not in shown_text and '"salt":""' not in shown_text
@@ -197,7 +197,7 @@ async def test_a_gm_mode_natural_20_offers_its_trade_on_the_reveal(table: Table)
     assert not any(m.components for m in [rolled.response, *rolled.followups])
     roll = await _latest(table)
 
-    shown = await table.gm.slash(table.table, "gm reveal", roll=roll.number)
+    shown = await table.gm.slash(table.table, "reveal", roll=roll.number)
     assert str(roll.salt) in message_text(shown.response)
     refused = await table.bob.click(shown.response, label=TRADE)
     assert refused.ephemeral and "Only Angus's player can choose" in message_text(refused.response)
@@ -222,7 +222,7 @@ async def test_verify_says_when_the_stub_is_gone_and_what_it_compared_with(
         if f"Hidden roll **#{row.number}**" in message_text(m)
     ]
     assert len(stubs) == 1 and str(row.commitment) in message_text(stubs[0])
-    await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    await table.gm.slash(table.table, "reveal", roll=row.number)
     await table.admin.delete(stubs[0])
     gone = await table.bob.slash(table.table, "verify", roll=row.number)
     assert gone.response is not None

@@ -167,7 +167,7 @@ async def test_every_command_answers_before_it_asks_discord(table: Table) -> Non
     await run(table, table.bob, table.table, "verify", roll=2)
     await run(table, table.bob, table.table, "verify", log=True)
     # Revealed from another channel: the reveal is posted in the campaign's, after deferring.
-    _, reveal = await run(table, table.gm, table.gm_channel, "gm reveal", roll=2)
+    _, reveal = await run(table, table.gm, table.gm_channel, "reveal", roll=2)
     assert reveal.deferred
     await run(table, table.alice, table.table, "reveal", roll=4)
     await run(table, table.gm, table.table, "gm roll", dice="1d20")

@@ -158,7 +158,7 @@ async def test_a_revealed_hidden_roll_shows_its_outcome_in_every_view(
     for row, said in zip(rows, words, strict=True):
         assert said in line_of(log, row), log
 
-    revealed = await table.gm.slash(table.table, "gm reveal", roll=rows[0].number)
+    revealed = await table.gm.slash(table.table, "reveal", roll=rows[0].number)
     assert revealed.response is not None and not revealed.ephemeral
     views = {"reveal": message_text(revealed.response)}
     views["verify"] = await _ask(table, table.bob, "verify", roll=rows[0].number)

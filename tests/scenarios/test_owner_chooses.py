@@ -22,7 +22,7 @@ async def test_the_natural_20_of_a_gms_hidden_check_is_the_characters_players_ch
     await table.gm.slash(table.table, "gm check", character="Angus", ability="DEX")
     copy = [m for m in table.gm_channel.history() if m.embeds][-1]
     number = int(message_text(copy).split("roll #")[1].split()[0].strip("·"))
-    shown = await table.gm.slash(table.table, "gm reveal", roll=number)
+    shown = await table.gm.slash(table.table, "reveal", roll=number)
     reveal = final_answer(shown)
     # Credited to the character and to the GM who rolled it, in words: not "Angus (@gm)".
     assert f"Angus (rolled by <@{table.gm.id}>)" in message_text(reveal)

@@ -104,7 +104,7 @@ async def session(table: Table, permissions: discord.Permissions) -> dict[str, b
     # Revealed, /verify reads the public stub back, as Discord shows it.
     number = re.search(r"roll #(\d+)", message_text(table.table.history()[-1]))
     assert number is not None
-    await table.gm.slash(table.table, "gm reveal", roll=int(number[1]))
+    await table.gm.slash(table.table, "reveal", roll=int(number[1]))
     checked = await table.bob.slash(table.table, "verify", roll=int(number[1]))
     assert checked.response is not None
     worked["/verify reads the stub"] = "stub message, as Discord shows it" in message_text(

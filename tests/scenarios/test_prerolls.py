@@ -166,7 +166,7 @@ async def test_nobody_may_reveal_a_sealed_pre_roll_by_hand(table: Table) -> None
     table.dice(11)
     await table.alice.slash(table.table, "preroll")
     (row,) = [r for r in await _rows(table) if r.kind == "preroll"]
-    for member, command in ((table.alice, "reveal"), (table.gm, "gm reveal")):
+    for member, command in ((table.alice, "reveal"), (table.gm, "reveal")):
         refused = await member.slash(table.table, command, roll=row.number)
         assert "sealed pre-roll" in message_text(final_answer(refused))
     (row,) = [r for r in await _rows(table) if r.kind == "preroll"]
@@ -218,7 +218,7 @@ async def test_at_most_ten_wait_per_character_and_the_list_shows_them(table: Tab
     full = await table.alice.slash(table.table, "preroll")
     assert "Nothing was sealed" in message_text(final_answer(full))
     await table.bob.slash(table.table, "preroll")
-    listed = await table.carol.slash(table.table, "prerolls")
+    listed = await table.carol.slash(table.table, "preroll-list")
     assert answered_ephemeral(listed)
     shown = message_text(final_answer(listed))
     assert "Ayla: 10" in shown and "Bram: 1" in shown

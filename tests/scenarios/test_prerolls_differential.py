@@ -49,7 +49,7 @@ async def play(url: str, system: str, face: int) -> tuple[list[tuple[str, Any]],
                 ("history", {"kind": "preroll"}),
                 ("verify", {"roll": 1}),
                 ("verify", {"roll": 3}),
-                ("prerolls", {}),
+                ("preroll-list", {}),
                 ("stats", {}),
                 ("catchup", {}),
                 ("character show", {"name": "Ayla"}),
@@ -59,7 +59,7 @@ async def play(url: str, system: str, face: int) -> tuple[list[tuple[str, Any]],
             if member is table.gm:
                 asks += [
                     ("gm log", {}),
-                    ("gm reveal", {"roll": 1}),
+                    ("reveal", {"roll": 1}),
                     ("campaign export", {}),
                 ]
             for ask, options in asks:

@@ -180,8 +180,8 @@ async def test_hidden_dc_request_rows_can_be_verified_and_revealed(table: Table)
     text = message_text(early.response)
     assert "still hidden" in text and str(ann.commitment) in text and "None" not in text
 
-    # One row revealed on its own (/gm reveal roll:…) shows a real salt and commitment.
-    shown = await table.gm.slash(table.table, "gm reveal", roll=bo.number)
+    # One row revealed on its own (/reveal roll:…) shows a real salt and commitment.
+    shown = await table.gm.slash(table.table, "reveal", roll=bo.number)
     text = message_text(shown.response)
     assert str(bo.salt) in text and str(bo.commitment) in text and "`None`" not in text
     ok = await table.carol.slash(table.table, "verify", roll=bo.number)

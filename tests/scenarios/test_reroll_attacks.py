@@ -249,7 +249,7 @@ async def test_a_hidden_attacks_reroll_changes_the_targets_ac_only_as_it_is_reve
         ("miss into critical", "reroll"): [8, 8],
     }[(rerolled, first_revealed)]
     for row, loss in zip(order, expected, strict=True):
-        shown = await table.gm.slash(table.table, "gm reveal", roll=row.number)
+        shown = await table.gm.slash(table.table, "reveal", roll=row.number)
         assert shown.response is not None and not shown.ephemeral
         assert await _bram(table) == loss
     # Both rows still check: their commitments, and the campaign's whole hash chain.

@@ -116,7 +116,7 @@ async def play(url: str, mode: str, world: str) -> tuple[list[tuple[str, Any]], 
             if mode == "self":
                 await table.alice.slash(table.table, "reveal", roll=number)
             else:
-                await table.gm.slash(table.table, "gm reveal", roll=number)
+                await table.gm.slash(table.table, "reveal", roll=number)
         bram = await get_character(table.bot.db, campaign.id, "Bram")
     return observed, bram.ac_loss
 

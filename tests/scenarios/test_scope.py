@@ -125,12 +125,12 @@ async def test_verify_and_reveal_of_a_roll_in_a_private_thread(table: Table) -> 
         await _no_such_roll(table.bob, table.table, "verify")
     )
     blind = await _roll(table, table.alice, whisper, "1d20+2000", secret="blind")
-    # The GM has the blind roll's copy, but cannot read #whisper: /gm reveal would post what
+    # The GM has the blind roll's copy, but cannot read #whisper: /reveal would post what
     # was rolled there in #table.
-    refused = _answer(await table.gm.slash(table.table, "gm reveal", roll=blind))
-    assert refused == await _no_such_roll(table.gm, table.table, "gm reveal")
+    refused = _answer(await table.gm.slash(table.table, "reveal", roll=blind))
+    assert refused == await _no_such_roll(table.gm, table.table, "reveal")
     # The server owner has Manage Threads, so reads every thread: the reveal goes through.
-    shown = await table.admin.slash(table.table, "gm reveal", roll=blind)
+    shown = await table.admin.slash(table.table, "reveal", roll=blind)
     assert shown.response is not None and not shown.ephemeral
     assert str((await get_roll(table.bot.db, blind)).outcome["total"]) in message_text(
         shown.response

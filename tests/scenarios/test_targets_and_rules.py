@@ -93,7 +93,7 @@ async def test_a_hidden_player_attack_stores_nothing_on_bram_when_revealed(table
         table.table, "attack", target="Bram", ac=1, damage="20d6", secret="blind"
     )
     row = (await _rows(table))[0]
-    revealed = await table.gm.slash(table.table, "gm reveal", roll=row.number)
+    revealed = await table.gm.slash(table.table, "reveal", roll=row.number)
     assert "Critical Hit" in message_text(final_answer(revealed))
     assert await _bram(table) == 0
 

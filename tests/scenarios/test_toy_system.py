@@ -263,7 +263,7 @@ async def test_a_hidden_toy_roll_shows_nowhere_until_the_gm_reveals_it(table: Ta
     assert hidden.response is not None
 
     number = int(before.split("#", 1)[1].split()[0].strip("*:·"))
-    revealed = await table.gm.slash(table.table, "gm reveal", roll=number)
+    revealed = await table.gm.slash(table.table, "reveal", roll=number)
     assert revealed.response is not None
     after = message_text((await table.bob.slash(table.table, "history")).response)
     assert coins in after

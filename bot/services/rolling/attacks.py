@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from bot.db.engine import Database
@@ -32,8 +33,8 @@ from bot.services.kit import budgets
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import InvalidValue
 from bot.services.kit.serialize import to_jsonable
-from bot.services.kit.sql import Executor, core_transaction, transaction
-from bot.services.rolling.reads import Reads
+from bot.services.kit.sql import Executor, transaction
+from bot.services.rolling.reads import Reads, one_roll
 from bot.services.store import characters, ledger
 from bot.services.store.campaigns import CampaignView
 from bot.services.store.characters import MAX_AC_LOSS, CharacterView, character_by_name_in
@@ -551,20 +552,16 @@ async def _perform(
 ) -> AttackResult:
     # The roll and its row, and the damage's worst case twice (the GM's crit-damage option
     # rolls every die again); a bad expression or an OverBudget here changes nothing.
-    budgets.charge(caller, attack_work(options))
-    async with core_transaction(db) as session:
-        prepared = await prepare_in(
-            session,
-            caller,
-            options,
-            reads=Reads.for_one(caller, rng),
-            character_name=character_name,
-            monster_name=monster_name,
-            as_gm=as_gm,
-        )
-        return await roll_prepared_in(
-            session, prepared, rng, caller, request, visibility=visibility
-        )
+    prepare = partial(
+        prepare_in,
+        caller=caller,
+        options=options,
+        character_name=character_name,
+        monster_name=monster_name,
+        as_gm=as_gm,
+    )
+    work = attack_work(options)
+    return await one_roll(db, rng, caller, request, visibility, work, prepare, roll_prepared_in)
 
 
 async def perform_attack(

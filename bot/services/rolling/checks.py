@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bot.db.engine import Database
@@ -36,8 +37,8 @@ from bot.services.kit import budgets
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import InvalidValue
 from bot.services.kit.serialize import to_jsonable
-from bot.services.kit.sql import Executor, core_transaction, transaction
-from bot.services.rolling.reads import Reads
+from bot.services.kit.sql import Executor, transaction
+from bot.services.rolling.reads import PreparesIn, Reads, one_roll
 from bot.services.store import ledger, pending
 from bot.services.store.campaigns import SYSTEM_NAMES as SYSTEM_NAMES  # its old home: re-exported
 from bot.services.store.campaigns import CampaignView
@@ -373,6 +374,19 @@ def _dice_of(outcome: Outcome) -> tuple[int, ...]:
 # --- the commands, each one transaction: prepared, then rolled -------------------------------
 
 
+async def _perform(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    visibility: Visibility | str | None,
+    prepare_in: PreparesIn[PreparedCheck],
+) -> CheckResult:
+    # Its recorded row is charged before any die: a refusal changes nothing.
+    work = budgets.ROLL_ROW
+    return await one_roll(db, rng, caller, request, visibility, work, prepare_in, roll_prepared_in)
+
+
 async def perform_check(
     db: Database,
     rng: random.Random,
@@ -386,14 +400,8 @@ async def perform_check(
 
     ``visibility`` None means the campaign's default for /check.
     """
-    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
-    async with core_transaction(db) as session:
-        prepared = await prepare_check_in(
-            session, caller, options, reads=Reads.for_one(caller, rng)
-        )
-        return await roll_prepared_in(
-            session, prepared, rng, caller, request, visibility=visibility
-        )
+    prepare_in = partial(prepare_check_in, caller=caller, options=options)
+    return await _perform(db, rng, caller, request, visibility, prepare_in)
 
 
 async def perform_gm_check(
@@ -407,19 +415,10 @@ async def perform_gm_check(
     visibility: Visibility | str | None = None,
 ) -> CheckResult:
     """GM only: roll a check with a player's character's stored stats (default blind)."""
-    budgets.charge(caller, budgets.ROLL_ROW)
-    async with core_transaction(db) as session:
-        prepared = await prepare_check_in(
-            session,
-            caller,
-            options,
-            reads=Reads.for_one(caller, rng),
-            character_name=character_name,
-            as_gm=True,
-        )
-        return await roll_prepared_in(
-            session, prepared, rng, caller, request, visibility=visibility
-        )
+    prepare_in = partial(
+        prepare_check_in, caller=caller, options=options, character_name=character_name, as_gm=True
+    )
+    return await _perform(db, rng, caller, request, visibility, prepare_in)
 
 
 async def perform_save(
@@ -432,12 +431,8 @@ async def perform_save(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a saving throw for the caller's active character and record it."""
-    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
-    async with core_transaction(db) as session:
-        prepared = await prepare_save_in(session, caller, options, reads=Reads.for_one(caller, rng))
-        return await roll_prepared_in(
-            session, prepared, rng, caller, request, visibility=visibility
-        )
+    prepare_in = partial(prepare_save_in, caller=caller, options=options)
+    return await _perform(db, rng, caller, request, visibility, prepare_in)
 
 
 async def perform_luck(
@@ -449,9 +444,5 @@ async def perform_luck(
     visibility: Visibility | str | None = Visibility.PUBLIC,
 ) -> CheckResult:
     """Roll a Pen & Dagger luck roll for the caller's active character and record it."""
-    budgets.charge(caller, budgets.ROLL_ROW)  # before any die: a refusal changes nothing
-    async with core_transaction(db) as session:
-        prepared = await prepare_luck_in(session, caller, reads=Reads.for_one(caller, rng))
-        return await roll_prepared_in(
-            session, prepared, rng, caller, request, visibility=visibility
-        )
+    prepare_in = partial(prepare_luck_in, caller=caller)
+    return await _perform(db, rng, caller, request, visibility, prepare_in)

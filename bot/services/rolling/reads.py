@@ -3,19 +3,24 @@
 A post's `[[…]]` are several commands in one transaction (bot/services/rolling/inline.py): their
 campaign, the caller's character and any helper or save's source are read once for all of them,
 however many rolls name them. A single command's one roll with provably fair dice takes its
-draw in the statement that finds its place (:func:`fairness.here_in`), and hands it to that roll.
+draw in the statement that finds its place (:func:`fairness.here_in`), and hands it to that roll;
+:func:`one_roll` runs such a command, whatever it rolls.
 """
 
 from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Awaitable
 from dataclasses import replace
+from typing import Protocol, TypeVar
 
+from bot.db.engine import Database
 from bot.dice.dialects import DEFAULT_DIALECT
+from bot.services.kit import budgets
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import NoCampaign
-from bot.services.kit.sql import Executor
+from bot.services.kit.sql import Executor, core_transaction
 from bot.services.store.campaigns import (
     CampaignView,
     campaign_at_revision_in,
@@ -29,6 +34,12 @@ from bot.services.store.characters import (
     resolve_character_in,
 )
 from bot.services.trust import fairness
+from bot.words import Visibility
+
+P = TypeVar("P")
+R = TypeVar("R")
+P_in = TypeVar("P_in", contravariant=True)
+R_out = TypeVar("R_out", covariant=True)
 
 
 def _key(name: str) -> str:
@@ -147,3 +158,49 @@ class Reads:
             found = await character_by_name_in(session, campaign.id, name)
             self._named[key] = found
         return found
+
+
+class RollsPrepared(Protocol[P_in, R_out]):
+    """A roll's second phase (``checks.roll_prepared_in`` …): what its first phase prepared,
+    rolled and recorded in the caller's transaction; ``visibility`` None means the campaign's
+    default for its command."""
+
+    def __call__(
+        self,
+        session: Executor,
+        prepared: P_in,
+        rng: random.Random,
+        caller: Caller,
+        request: str,
+        *,
+        visibility: Visibility | str | None,
+    ) -> Awaitable[R_out]: ...
+
+
+class PreparesIn(Protocol[R_out]):
+    """A roll's first phase with all but its transaction and its reads bound
+    (``functools.partial(checks.prepare_save_in, caller=…, options=…)``): read and checked, no
+    dice."""
+
+    def __call__(self, session: Executor, *, reads: Reads) -> Awaitable[R_out]: ...
+
+
+async def one_roll(
+    db: Database,
+    rng: random.Random,
+    caller: Caller,
+    request: str,
+    visibility: Visibility | str | None,
+    work: int,
+    prepare_in: PreparesIn[P],
+    roll_prepared_in: RollsPrepared[P, R],
+) -> R:
+    """A slash command of one roll, in a transaction of its own: ``work`` charged to the
+    budgets before any die (a refusal changes nothing), then its place read (with its fair
+    draw, :meth:`Reads.for_one`) and the roll prepared, then rolled and recorded."""
+    budgets.charge(caller, work)
+    async with core_transaction(db) as session:
+        prepared = await prepare_in(session, reads=Reads.for_one(caller, rng))
+        return await roll_prepared_in(
+            session, prepared, rng, caller, request, visibility=visibility
+        )

@@ -28,7 +28,7 @@ from bot.services.kit.sql import Executor
 from bot.services.rolling import attacks, checks, rolls
 from bot.services.rolling.attacks import AttackResult
 from bot.services.rolling.checks import CheckOptions, CheckResult
-from bot.services.rolling.reads import Reads
+from bot.services.rolling.reads import Reads, RollsPrepared
 from bot.services.rolling.roll_text import Command, RollText, RollTextError
 from bot.services.rolling.rolls import DiceRoll
 from bot.words import Visibility
@@ -59,7 +59,7 @@ class RollCommand(Generic[P, R]):
     #: Read, complete and plan it (no dice): its slash command's first phase.
     prepare_in: Callable[[Executor, Caller, RollText, Reads], Awaitable[P]]
     #: Roll and record it in the caller's transaction: its slash command's second phase.
-    roll_in: Callable[[Executor, P, random.Random, Caller, str, Visible], Awaitable[R]]
+    roll_in: RollsPrepared[P, R]
     #: Its short result and its dice, plain text (`Success (17 vs DC 15)`, `1d20 (12) + 5`).
     summary: Callable[[RollText, R], tuple[str, str]]
     #: What a roll among several of a text adds to its command's work: /roll pays for its
@@ -96,7 +96,9 @@ class Ready(Generic[P, R]):
     ) -> R:
         """Roll and record it in the caller's transaction (``visibility`` None: the campaign's
         default for the command)."""
-        return await self.entry.roll_in(session, self.prepared, rng, caller, request, visibility)
+        return await self.entry.roll_in(
+            session, self.prepared, rng, caller, request, visibility=visibility
+        )
 
     def summary(self, result: R) -> tuple[str, str]:
         """Its short result and its dice, plain text."""
@@ -198,19 +200,6 @@ async def _prepare_roll_in(
     )
 
 
-async def _roll_roll_in(
-    session: Executor,
-    prepared: rolls.PreparedRoll,
-    rng: random.Random,
-    caller: Caller,
-    request: str,
-    visibility: Visible,
-) -> DiceRoll:
-    return await rolls.roll_prepared_in(
-        session, prepared, rng, caller, request, visibility=visibility
-    )
-
-
 async def _prepare_check_in(
     session: Executor, caller: Caller, parsed: RollText, reads: Reads
 ) -> checks.PreparedCheck:
@@ -229,38 +218,12 @@ async def _prepare_luck_in(
     return await checks.prepare_luck_in(session, caller, reads=reads)
 
 
-async def _roll_check_in(
-    session: Executor,
-    prepared: checks.PreparedCheck,
-    rng: random.Random,
-    caller: Caller,
-    request: str,
-    visibility: Visible,
-) -> CheckResult:
-    return await checks.roll_prepared_in(
-        session, prepared, rng, caller, request, visibility=visibility
-    )
-
-
 async def _prepare_attack_in(
     session: Executor, caller: Caller, parsed: RollText, reads: Reads
 ) -> attacks.PreparedAttack:
     if parsed.attack is None:  # pragma: no cover - parse_roll_text fills its options
         raise RollTextError("Nothing to roll.")
     return await attacks.prepare_in(session, caller, parsed.attack, reads=reads)
-
-
-async def _roll_attack_in(
-    session: Executor,
-    prepared: attacks.PreparedAttack,
-    rng: random.Random,
-    caller: Caller,
-    request: str,
-    visibility: Visible,
-) -> AttackResult:
-    return await attacks.roll_prepared_in(
-        session, prepared, rng, caller, request, visibility=visibility
-    )
 
 
 def _attack_summary(parsed: RollText, result: AttackResult) -> tuple[str, str]:
@@ -272,7 +235,7 @@ _ENTRIES: tuple[RollCommand[Any, Any], ...] = (
         Command.ROLL,
         _roll_fits_in,
         _prepare_roll_in,
-        _roll_roll_in,
+        rolls.roll_prepared_in,
         lambda _parsed, result: dice_summary(result),
         row_in_text=budgets.ROLL_ROW,
     ),
@@ -280,22 +243,24 @@ _ENTRIES: tuple[RollCommand[Any, Any], ...] = (
         Command.CHECK,
         _options_fit(lambda system: system.check_options),
         _prepare_check_in,
-        _roll_check_in,
+        checks.roll_prepared_in,
         _check_summary,
     ),
     RollCommand(
         Command.SAVE,
         _options_fit(lambda system: system.save_options),
         _prepare_save_in,
-        _roll_check_in,
+        checks.roll_prepared_in,
         _check_summary,
     ),
-    RollCommand(Command.LUCK, _rule_fits("luck"), _prepare_luck_in, _roll_check_in, _check_summary),
+    RollCommand(
+        Command.LUCK, _rule_fits("luck"), _prepare_luck_in, checks.roll_prepared_in, _check_summary
+    ),
     RollCommand(
         Command.ATTACK,
         _rule_fits("attacks"),
         _prepare_attack_in,
-        _roll_attack_in,
+        attacks.roll_prepared_in,
         _attack_summary,
     ),
 )

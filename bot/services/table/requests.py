@@ -562,6 +562,20 @@ async def _roll_target_in(
     return character.name, summary
 
 
+async def _stamp_once_in(session: AsyncSession, request_id: int, column: str, at: datetime) -> bool:
+    """Stamp the request's ``column`` (completed_at, revealed_at) with ``at`` unless it is
+    stamped already: True for the one transaction that stamps it."""
+    stamped = (
+        await session.execute(
+            update(_R)
+            .where(_R.c.id == request_id, _R.c[column].is_(None))
+            .values({column: at})
+            .returning(_R.c.id)
+        )
+    ).first()
+    return stamped is not None
+
+
 async def _complete_if_done_in(
     session: AsyncSession, caller: Caller, request_id: int, visibility: Visibility, now: datetime
 ) -> bool:
@@ -574,15 +588,7 @@ async def _complete_if_done_in(
     ).scalar_one()
     if waiting:
         return False
-    won = (
-        await session.execute(
-            update(_R)
-            .where(_R.c.id == request_id, _R.c.completed_at.is_(None))
-            .values(completed_at=now)
-            .returning(_R.c.id)
-        )
-    ).first()
-    if won is None:
+    if not await _stamp_once_in(session, request_id, "completed_at", now):
         return False
     # Everyone has answered: the deadline and reminder have nothing left to do.
     await scheduler.cancel_in(session, deadline_key(request_id), now)
@@ -675,15 +681,7 @@ async def reveal(
                 f"Roll request #{chosen} has no hidden {_target_word(campaign)}: everyone sees "
                 "it already."
             )
-        stamped = (
-            await session.execute(
-                update(_R)
-                .where(_R.c.id == chosen, _R.c.revealed_at.is_(None))
-                .values(revealed_at=at)
-                .returning(_R.c.id)
-            )
-        ).first()
-        if stamped is None:
+        if not await _stamp_once_in(session, chosen, "revealed_at", at):
             raise AlreadyRevealed()
         rows = select(_T.c.roll_id).where(_T.c.request_id == chosen, _T.c.roll_id.isnot(None))
         roll_ids: list[int] = list((await session.execute(rows)).scalars())
@@ -875,22 +873,18 @@ async def _deadline_job_in(
 ) -> None:
     """Move the request's pending deadline job to ``due``, or make one if none is pending
     (its job already ran early, or was never made)."""
-    if not await scheduler.move_in(session, deadline_key(request_id), due):
-        await scheduler.schedule_in(
-            session,
-            JobKind.REQUEST_DEADLINE,
-            due,
-            {"request_id": request_id},
-            guild_id=guild_id,
-            key=deadline_key(request_id),
-        )
+    await scheduler.move_or_schedule_in(
+        session,
+        JobKind.REQUEST_DEADLINE,
+        due,
+        {"request_id": request_id},
+        guild_id=guild_id,
+        key=deadline_key(request_id),
+    )
 
 
-def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
-    """The request row a request job locks (the scheduler locks it before the job row)."""
-    return _R, int(payload["request_id"])
-
-
+#: The request row a request job locks (the scheduler locks it before the job row).
+_owner = scheduler.owned_by(_R, "request_id")
 scheduler.register(JobKind.REQUEST_DEADLINE, _on_deadline, owner=_owner)
 scheduler.register(JobKind.REQUEST_REMIND, _on_remind, owner=_owner)
 
@@ -916,17 +910,27 @@ async def _pick_open_in(
     return request_id
 
 
+async def _gm_open_in(
+    session: AsyncSession, caller: Caller, request_id: int | None, doing: str
+) -> tuple[CampaignView, RequestView]:
+    """For the GM ``doing`` it: the named request, or the latest open one (locked), refused
+    when it is complete already."""
+    campaign = await campaign_in(session, caller)
+    require_gm(campaign, caller, doing)
+    chosen = await _pick_open_in(session, campaign, request_id)
+    view = await load_in(session, chosen)
+    if view.complete:
+        raise InvalidValue(f"Roll request #{chosen} is already complete.")
+    return campaign, view
+
+
 async def extend(
     db: Database, caller: Caller, request_id: int | None, by: timedelta, now: datetime
 ) -> RequestView:
     """GM: move an open request's deadline later by ``by`` (at most 30 days from now)."""
     async with transaction(db) as session:
-        campaign = await campaign_in(session, caller)
-        require_gm(campaign, caller, "extend a roll request")
-        chosen = await _pick_open_in(session, campaign, request_id)
-        view = await load_in(session, chosen)
-        if view.complete:
-            raise InvalidValue(f"Roll request #{chosen} is already complete.")
+        campaign, view = await _gm_open_in(session, caller, request_id, "extend a roll request")
+        chosen = view.id
         if view.deadline_at is None:
             raise InvalidValue(
                 f"Roll request #{chosen} has no deadline to extend; close it with "
@@ -945,12 +949,8 @@ async def close(
 ) -> Closed:
     """GM: close an open request now, applying its default (``skip`` if it had none)."""
     async with transaction(db) as session:
-        campaign = await campaign_in(session, caller)
-        require_gm(campaign, caller, "close a roll request")
-        chosen = await _pick_open_in(session, campaign, request_id)
-        view = await load_in(session, chosen)
-        if view.complete:
-            raise InvalidValue(f"Roll request #{chosen} is already complete.")
+        campaign, view = await _gm_open_in(session, caller, request_id, "close a roll request")
+        chosen = view.id
         # From now on a click is refused as after a deadline; the scheduled jobs go.
         await session.execute(update(_R).where(_R.c.id == chosen).values(deadline_at=now))
         await scheduler.cancel_in(session, deadline_key(chosen), now)

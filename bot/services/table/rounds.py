@@ -383,12 +383,8 @@ async def _on_deadline(
     return await _reveal_in(session, current, context.now, AT_DEADLINE)
 
 
-def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
-    """The round row a deadline job locks (the scheduler locks it before the job row)."""
-    return _R, int(payload["round_id"])
-
-
-scheduler.register(JobKind.ROUND_REVEAL, _on_deadline, owner=_owner)
+# A deadline job locks its round's row (the scheduler locks it before the job row).
+scheduler.register(JobKind.ROUND_REVEAL, _on_deadline, owner=scheduler.owned_by(_R, "round_id"))
 
 
 # --- what a round keeps about a person (bot/services/kit/personal.py) ---------------------------

@@ -78,6 +78,11 @@ Owner = Callable[[dict[str, Any]], tuple[Table, Any] | None]
 _OWNERS: dict[str, Owner] = {}
 
 
+def owned_by(table: Table, field: str) -> Owner:
+    """The :data:`Owner` of jobs whose payload's ``field`` is the id of their row in ``table``."""
+    return lambda payload: (table, int(payload[field]))
+
+
 def register(kind: str, handler: Handler, *, owner: Owner | None = None) -> None:
     """Make ``handler`` run the jobs of ``kind`` (services register theirs at import).
 
@@ -152,6 +157,21 @@ async def move_in(session: AsyncSession, key: str, due_at: datetime) -> int:
         .returning(_J.c.id)
     )
     return len(moved.all())
+
+
+async def move_or_schedule_in(
+    session: AsyncSession,
+    kind: str,
+    due_at: datetime,
+    payload: dict[str, Any],
+    *,
+    guild_id: int | None,
+    key: str,
+) -> None:
+    """In the caller's transaction: move the pending job named ``key`` to ``due_at``, or add
+    one if none is pending (it already ran, or was never made)."""
+    if not await move_in(session, key, due_at):
+        await schedule_in(session, kind, due_at, payload, guild_id=guild_id, key=key)
 
 
 async def cancel_in(session: AsyncSession, key: str, now: datetime) -> int:

@@ -212,15 +212,14 @@ async def _schedule_turn_in(session: AsyncSession, view: TurnsView, now: datetim
     if deadline is None:
         await scheduler.cancel_in(session, key, now)
         return
-    if not await scheduler.move_in(session, key, deadline):
-        await scheduler.schedule_in(
-            session,
-            JobKind.TURN_DEADLINE,
-            deadline,
-            {"order_id": view.id},
-            guild_id=view.guild_id,
-            key=key,
-        )
+    await scheduler.move_or_schedule_in(
+        session,
+        JobKind.TURN_DEADLINE,
+        deadline,
+        {"order_id": view.id},
+        guild_id=view.guild_id,
+        key=key,
+    )
 
 
 async def _event_in(
@@ -426,12 +425,10 @@ async def _on_turn_deadline(
     return await _pass_in(session, None, view, context.now, "time is up")
 
 
-def _owner(payload: dict[str, Any]) -> tuple[Any, Any]:
-    """The order row a turn job locks (the scheduler locks it before the job row)."""
-    return _O, int(payload["order_id"])
-
-
-scheduler.register(JobKind.TURN_DEADLINE, _on_turn_deadline, owner=_owner)
+# A turn job locks its order's row (the scheduler locks it before the job row).
+scheduler.register(
+    JobKind.TURN_DEADLINE, _on_turn_deadline, owner=scheduler.owned_by(_O, "order_id")
+)
 
 
 # --- what a turn order keeps about a person (bot/services/kit/personal.py) ----------------------

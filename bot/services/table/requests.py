@@ -324,24 +324,20 @@ async def create(
             )
         ).scalar_one()
         payload = {"request_id": int(request_id)}
-        if deadline is not None and now is not None:
-            await scheduler.schedule_in(
-                session,
-                JobKind.REQUEST_DEADLINE,
-                now + deadline,
-                payload,
-                guild_id=campaign.guild_id,
-                key=deadline_key(request_id),
-            )
-        if remind is not None and now is not None:
-            await scheduler.schedule_in(
-                session,
-                JobKind.REQUEST_REMIND,
-                now + remind,
-                payload,
-                guild_id=campaign.guild_id,
-                key=remind_key(request_id),
-            )
+        jobs = (
+            (JobKind.REQUEST_DEADLINE, deadline, deadline_key),
+            (JobKind.REQUEST_REMIND, remind, remind_key),
+        )
+        for kind, after, key in jobs:
+            if after is not None and now is not None:
+                await scheduler.schedule_in(
+                    session,
+                    kind,
+                    now + after,
+                    payload,
+                    guild_id=campaign.guild_id,
+                    key=key(request_id),
+                )
         await session.execute(
             _T.insert(),
             [

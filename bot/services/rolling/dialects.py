@@ -17,17 +17,9 @@ from bot.db.types import utcnow
 from bot.dice.dialects import DEFAULT_DIALECT, DIALECTS
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import InvalidValue, NoCampaign
-from bot.services.kit.personal import (
-    DELETED,
-    Holding,
-    Person,
-    PersonalData,
-    Shown,
-    changed,
-    declare,
-    each_in_its_transaction,
-)
-from bot.services.kit.sql import Executor, insert_for, transaction
+from bot.services.kit.personal import declare
+from bot.services.kit.sql import Executor, transaction
+from bot.services.store import choices
 from bot.services.store.campaigns import campaign_for_channel_in
 from bot.services.trust.access import require_gm
 
@@ -49,13 +41,9 @@ async def set_player(db: Database, caller: Caller, dialect: str) -> str | None:
                 delete(dice_dialects).where(dice_dialects.c.user_id == caller.user_id)
             )
             return None
-        now = utcnow()
-        await session.execute(
-            insert_for(session, dice_dialects)
-            .values(user_id=caller.user_id, dialect=_checked(dialect), updated_at=now)
-            .on_conflict_do_update(
-                index_elements=["user_id"], set_={"dialect": dialect, "updated_at": now}
-            )
+        mine = {"user_id": caller.user_id}
+        await choices.store_in(
+            session, dice_dialects, mine, {"dialect": _checked(dialect)}, utcnow()
         )
     return dialect
 
@@ -70,13 +58,9 @@ async def set_campaign(db: Database, caller: Caller, dialect: str) -> str:
             session, caller.guild_id, caller.channel_id, caller.parent_channel_id
         )
         require_gm(campaign, caller, "choose the campaign's dice dialect")
-        now = utcnow()
-        await session.execute(
-            insert_for(session, campaign_dice_dialects)
-            .values(campaign_id=campaign.id, dialect=dialect, updated_at=now)
-            .on_conflict_do_update(
-                index_elements=["campaign_id"], set_={"dialect": dialect, "updated_at": now}
-            )
+        theirs = {"campaign_id": campaign.id}
+        await choices.store_in(
+            session, campaign_dice_dialects, theirs, {"dialect": dialect}, utcnow()
         )
     return dialect
 
@@ -117,27 +101,13 @@ async def resolve(db: Database, caller: Caller) -> str:
 # --- what /me dice keeps about a person (bot/services/kit/personal.py) --------------------------
 
 
-async def _show_in(session: Executor, shown: Shown) -> None:
-    shown.settings["dialect"] = await session.scalar(
-        select(dice_dialects.c.dialect).where(dice_dialects.c.user_id == shown.user_id)
-    )
-
-
-async def _erase_in(session: Executor, person: Person) -> int:
-    """The dialect is the same in every server: it goes with an erasure everywhere only."""
-    if person.guild_id is not None:
-        return 0
-    mine = dice_dialects.c.user_id == person.user_id
-    return changed(await session.execute(delete(dice_dialects).where(mine)))
-
-
+#: The dialect is the same in every server: it goes with an erasure everywhere only.
 PERSONAL_DATA = declare(
-    PersonalData(
+    choices.player_choice(
         "dice dialects",
-        holdings=(Holding("dice_dialects", "user_id (an erasure everywhere)", DELETED),),
+        dice_dialects.c.dialect,
+        "dialect",
         not_personal={"campaign_dice_dialects": "a campaign's dice dialect, set by its GM"},
-        show_in=_show_in,
-        erase=each_in_its_transaction(_erase_in),
         exported="a campaign's dialect only; a player's is not a campaign's",
     )
 )

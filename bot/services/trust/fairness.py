@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import func, insert, select, text, update
 
 from bot.db.engine import Database
 from bot.db.fair_models import fair_seeds, player_seed_changes, player_seeds
@@ -33,17 +33,9 @@ from bot.dice import fair
 from bot.services.kit import commitments
 from bot.services.kit.context import Caller
 from bot.services.kit.errors import InvalidValue, NoCampaign, NotAllowed, NotFound
-from bot.services.kit.personal import (
-    DELETED,
-    Holding,
-    Person,
-    PersonalData,
-    Shown,
-    changed,
-    declare,
-    each_in_its_transaction,
-)
+from bot.services.kit.personal import Person, PersonalData, Shown, declare, each_in_its_transaction
 from bot.services.kit.sql import Executor, dialect_name, insert_for, run_hot, transaction
+from bot.services.store import choices
 from bot.services.store import ledger as ledger_store
 from bot.services.store.campaigns import CampaignView, campaign_for_channel_in
 from bot.services.trust import secrecy
@@ -663,14 +655,8 @@ async def set_player_seed(db: Database, caller: Caller, text: str | None) -> Pla
     key = fair.player_key(text).hex()
     now = utcnow()
     async with transaction(db) as session:
-        upsert = insert_for(session, player_seeds).values(
-            user_id=caller.user_id, text=text, key=key, updated_at=now
-        )
-        await session.execute(
-            upsert.on_conflict_do_update(
-                index_elements=["user_id"], set_={"text": text, "key": key, "updated_at": now}
-            )
-        )
+        mine = {"user_id": caller.user_id}
+        await choices.store_in(session, player_seeds, mine, {"text": text, "key": key}, now)
         await session.execute(
             insert(player_seed_changes).values(user_id=caller.user_id, key=key, changed_at=now)
         )
@@ -1487,9 +1473,7 @@ async def draw_many_in(
 
 async def _show_in(session: Executor, shown: Shown) -> None:
     user_id = shown.user_id
-    shown.settings["seed"] = await session.scalar(
-        select(player_seeds.c.text).where(player_seeds.c.user_id == user_id)
-    )
+    shown.settings["seed"] = await choices.player_value_in(session, player_seeds.c.text, user_id)
     changes = await session.scalar(
         select(func.count()).where(player_seed_changes.c.user_id == user_id)
     )
@@ -1500,23 +1484,15 @@ async def _erase_in(session: Executor, person: Person) -> int:
     """Their seed's text and its changes are the same in every server: they go with an
     erasure everywhere only. Each roll keeps only the key derived from the text, so the rolls
     stay recomputable after the text is gone (docs/fair-dice.md)."""
-    if person.guild_id is not None:
-        return 0
-    seeds = await session.execute(
-        delete(player_seeds).where(player_seeds.c.user_id == person.user_id)
-    )
-    changes = await session.execute(
-        delete(player_seed_changes).where(player_seed_changes.c.user_id == person.user_id)
-    )
-    return changed(seeds) + changed(changes)
+    return await choices.erase_player_in(session, person, player_seeds, player_seed_changes)
 
 
 PERSONAL_DATA = declare(
     PersonalData(
         "fair dice",
         holdings=(
-            Holding("player_seeds", "user_id (an erasure everywhere)", DELETED),
-            Holding("player_seed_changes", "user_id (an erasure everywhere)", DELETED),
+            choices.player_holding(player_seeds),
+            choices.player_holding(player_seed_changes),
         ),
         not_personal={
             "fair_seeds": "server seeds of the dice, their hashes and counters (docs/fair-dice.md)",

@@ -35,10 +35,18 @@ def _first_request_message(table: Table) -> Any:
     raise AssertionError("no roll request message in #table")
 
 
-async def _party(table: Table, system: str, scores: dict[str, int]) -> None:
-    await start_campaign(table, system)
+async def _party(table: Table) -> None:
+    """Ann, Bo and Cy, each with DEX 14, at a d20-check campaign."""
+    await start_campaign(table, "d20-check")
     for player, name in ((table.alice, "Ann"), (table.bob, "Bo"), (table.carol, "Cy")):
-        await make_character(table, player, name, scores)
+        await make_character(table, player, name, {"DEX": 14})
+
+
+async def _request(table: Table, characters: str, ability: str = "DEX", **options: Any) -> Any:
+    """The GM's request that ``characters`` roll ``ability``, with ``options`` (deadline…)."""
+    return await table.gm.slash(
+        table.table, "gm request roll", ability=ability, characters=characters, **options
+    )
 
 
 def _texts(table: Table) -> list[str]:
@@ -54,16 +62,8 @@ async def _ledger_requests(bot: PbpBot) -> list[str]:
 async def test_roll_default_rolls_for_whoever_has_not_and_completes_at_the_deadline(
     table: Table,
 ) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    posted = await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo, Cy",
-        dc=12,
-        deadline="2h",
-        default="roll",
-    )
+    await _party(table)
+    posted = await _request(table, "Ann, Bo, Cy", dc=12, deadline="2h", default="roll")
     assert posted.response is not None and not posted.ephemeral
     assert "Deadline:" in message_text(posted.response)
     table.dice(15)
@@ -90,16 +90,8 @@ async def test_roll_default_rolls_for_whoever_has_not_and_completes_at_the_deadl
 
 
 async def test_skip_leaves_out_and_fail_counts_failed(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo, Cy",
-        dc=12,
-        deadline="90m",
-        default="skip",
-    )
+    await _party(table)
+    await _request(table, "Ann, Bo, Cy", dc=12, deadline="90m", default="skip")
     table.dice(15)
     await table.alice.click(_first_request_message(table), label="Roll")
     await table.env.advance_time(2 * HOUR)
@@ -107,15 +99,7 @@ async def test_skip_leaves_out_and_fail_counts_failed(table: Table) -> None:
     assert "Group Success: 1 of 1 succeeded" in text
     assert text.count("no roll by the deadline: left out") == 2
 
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo, Cy",
-        dc=12,
-        deadline="1d",
-        default="fail",
-    )
+    await _request(table, "Ann, Bo, Cy", dc=12, deadline="1d", default="fail")
     table.dice(15)
     second = [m for m in table.table.history() if m.components][-1]
     await table.alice.click(second, label="Roll")
@@ -143,15 +127,7 @@ async def test_everyone_skipped_means_no_group_result(
     await start_campaign(table, system)
     for player, name in ((table.alice, "Ann"), (table.bob, "Bo")):
         await make_character(table, player, name, {ability: 12})
-    posted = await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability=ability,
-        characters="Ann, Bo",
-        deadline="2h",
-        default="skip",
-        **options,
-    )
+    posted = await _request(table, "Ann, Bo", ability, deadline="2h", default="skip", **options)
     assert posted.response is not None and not posted.ephemeral
     await table.env.advance_time(2 * HOUR + 60)
     text = message_text(_first_request_message(table))
@@ -161,19 +137,15 @@ async def test_everyone_skipped_means_no_group_result(
 
 
 async def test_bad_durations_are_refused_and_nothing_is_kept(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
+    await _party(table)
     for bad, words in (
         ("tomorrow", "not a duration"),
         ("31d", "at most 30 days"),
         ("0m", "at least"),
     ):
-        refused = await table.gm.slash(
-            table.table, "gm request roll", ability="DEX", characters="Ann, Bo, Cy", deadline=bad
-        )
+        refused = await _request(table, "Ann, Bo, Cy", deadline=bad)
         assert refused.ephemeral and words in refused.response.content, bad
-    no_deadline = await table.gm.slash(
-        table.table, "gm request roll", ability="DEX", characters="Ann, Bo, Cy", default="roll"
-    )
+    no_deadline = await _request(table, "Ann, Bo, Cy", default="roll")
     assert no_deadline.ephemeral and "needs a deadline" in no_deadline.response.content
     async with table.bot.db.engine.connect() as conn:
         assert (await conn.execute(select(scheduled_jobs.c.id))).first() is None
@@ -181,16 +153,8 @@ async def test_bad_durations_are_refused_and_nothing_is_kept(table: Table) -> No
 
 
 async def test_extend_moves_the_deadline_and_close_applies_the_default_now(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo, Cy",
-        dc=12,
-        deadline="1h",
-        default="fail",
-    )
+    await _party(table)
+    await _request(table, "Ann, Bo, Cy", dc=12, deadline="1h", default="fail")
     refused = await table.alice.slash(table.table, "gm request extend", by="1h")
     assert refused.ephemeral
     extended = await table.gm.slash(table.table, "gm request extend", by="2h")
@@ -209,16 +173,8 @@ async def test_extend_moves_the_deadline_and_close_applies_the_default_now(table
 
 
 async def test_a_deadline_job_run_early_leaves_an_extended_request_open(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo",
-        dc=12,
-        deadline="2h",
-        default="fail",
-    )
+    await _party(table)
+    await _request(table, "Ann, Bo", dc=12, deadline="2h", default="fail")
     await table.gm.slash(table.table, "gm request extend", by="1d")
     # The deadline job due in a minute, as a retry racing the extend used to leave it: the
     # job runs early, and must not close the request before its deadline.
@@ -242,16 +198,8 @@ async def test_a_deadline_job_run_early_leaves_an_extended_request_open(table: T
 async def test_a_deadline_passing_while_the_bot_is_stopped_runs_once_at_start(
     table: Table, settings: Settings
 ) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo, Cy",
-        dc=12,
-        deadline="1h",
-        default="skip",
-    )
+    await _party(table)
+    await _request(table, "Ann, Bo, Cy", dc=12, deadline="1h", default="skip")
     table.dice(15)
     await table.alice.click(_first_request_message(table), label="Roll")
     old: PbpBot = table.bot
@@ -281,17 +229,10 @@ def _reminders(table: Table) -> list[str]:
 
 
 async def test_one_reminder_per_player_still_to_roll_as_each_chose(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
+    await _party(table)
     dm = await table.carol.slash(table.table, "me notify", how="dm")
     assert dm.ephemeral and "direct message" in dm.response.content
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo, Cy",
-        deadline="1d",
-        remind="12h",
-    )
+    await _request(table, "Ann, Bo, Cy", deadline="1d", remind="12h")
     await table.env.advance_time(12 * HOUR - 1)
     table.dice(15)
     await table.alice.click(_first_request_message(table), label="Roll")  # a second before
@@ -310,15 +251,11 @@ async def test_one_reminder_per_player_still_to_roll_as_each_chose(table: Table)
 
 
 async def test_no_reminder_to_an_opted_out_player_nor_after_completion(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
+    await _party(table)
     off = await table.bob.slash(table.table, "me notify", how="off")
     assert off.ephemeral and "No more reminders" in off.response.content
-    await table.gm.slash(
-        table.table, "gm request roll", ability="DEX", characters="Bo", remind="1h"
-    )
-    await table.gm.slash(
-        table.table, "gm request roll", ability="DEX", characters="Ann", remind="1h"
-    )
+    await _request(table, "Bo", remind="1h")
+    await _request(table, "Ann", remind="1h")
     table.dice(15)
     buttons = [m for m in table.table.history() if m.components]
     await table.alice.click(buttons[-1], label="Roll")  # completes request #2
@@ -328,16 +265,8 @@ async def test_no_reminder_to_an_opted_out_player_nor_after_completion(table: Ta
 
 
 async def test_a_hidden_dc_request_closed_at_its_deadline_tells_only_the_gm(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo",
-        hidden_dc=15,
-        deadline="6h",
-        default="roll",
-    )
+    await _party(table)
+    await _request(table, "Ann, Bo", hidden_dc=15, deadline="6h", default="roll")
     table.dice(17)
     await table.alice.click(_first_request_message(table), label="Roll")
     table.dice(4)
@@ -357,11 +286,9 @@ async def test_a_hidden_dc_request_closed_at_its_deadline_tells_only_the_gm(tabl
 async def test_a_requests_times_are_the_game_clocks(table: Table) -> None:
     # One clock (docs/clock.md). Created, answered, completed and revealed are the game clock's
     # times (here SimCord's virtual time, far from the wall clock), like the deadline.
-    await _party(table, "d20-check", {"DEX": 14})
+    await _party(table)
     start = table.bot.clock.now()
-    await table.gm.slash(
-        table.table, "gm request roll", ability="DEX", characters="Ann, Bo", hidden_dc=12
-    )
+    await _request(table, "Ann, Bo", hidden_dc=12)
     await table.env.advance_time(HOUR)
     table.dice(15, 4)
     await table.alice.click(_first_request_message(table), label="Roll")
@@ -390,16 +317,8 @@ async def test_a_requests_times_are_the_game_clocks(table: Table) -> None:
 
 
 async def test_a_roll_the_gms_close_made_says_so_not_at_the_deadline(table: Table) -> None:
-    await _party(table, "d20-check", {"DEX": 14})
-    await table.gm.slash(
-        table.table,
-        "gm request roll",
-        ability="DEX",
-        characters="Ann, Bo",
-        dc=12,
-        deadline="1d",
-        default="roll",
-    )
+    await _party(table)
+    await _request(table, "Ann, Bo", dc=12, deadline="1d", default="roll")
     table.dice(15)
     await table.alice.click(_first_request_message(table), label="Roll")
     table.dice(18)  # Bo's, rolled by the default when the GM closes

@@ -18,7 +18,7 @@ import discord
 from discord import AppCommandOptionType, app_commands
 
 from bot.cogs import _autocomplete as ac
-from bot.commands import Complete, Kind, RollingCommand, Shape, Where, Who
+from bot.commands import Complete, Kind, RollingCommand, Shape, Where
 from bot.commands import rolling as table
 from bot.services.rolling.attacks import AttackOptions
 from bot.services.rolling.checks import CheckOptions
@@ -110,6 +110,11 @@ Against = app_commands.Transform[str, Shaped(table.AGAINST_CHOICES)]
 School = app_commands.Transform[str, Shaped(table.SCHOOL)]
 Quality = app_commands.Transform[str, Shaped(table.QUALITY)]
 Next = app_commands.Transform[str, Shaped(table.NEXT)]
+Characters = app_commands.Transform[str, Shaped(table.CHARACTERS)]
+Requested = app_commands.Transform[str, Shaped(table.REQUESTED)]
+Duration = app_commands.Transform[str, Shaped(table.DURATION)]
+RollMode = app_commands.Transform[str, Shaped(table.ROLL_MODE)]
+DefaultChoice = app_commands.Transform[str, Shaped(table.DEFAULT_ACTION)]
 
 #: Every kind of roll the ledger records (a turn-order change is not a roll).
 HistoryKind = app_commands.Transform[
@@ -137,7 +142,7 @@ def declared(command: RollingCommand) -> Callable[[_F], _F]:
         if completes:
             decorated = app_commands.autocomplete(**completes)(decorated)
         # /gm is a server's as a whole (bot/cogs/_gm.py); the others say so each.
-        if command.where is Where.SERVER and command.who is not Who.GM:
+        if command.where is Where.SERVER and not command.under_gm:
             decorated = app_commands.guild_only()(decorated)
         result: _F = decorated
         return result

@@ -9,27 +9,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs import _autocomplete as ac
 from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._delivery import announce_rotations
-from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name
+from bot.cogs._options import AbilityName, Dc, DifficultyChoice, Name, declared
+from bot.commands import ROLLING
 from bot.interaction import Interaction, answer
 from bot.render.groups import group_save_embed, group_save_file
 from bot.services.rolling import groups
+
+GROUPCHECK = ROLLING["groupcheck"]
 
 
 class GroupCheckCog(commands.Cog):
     """Group ability checks."""
 
-    @app_commands.command(name="groupcheck", description="GM: the whole party makes a check")
-    @app_commands.describe(
-        ability="The ability everyone uses, e.g. WIS",
-        proficiency="A skill, e.g. Survival: each member who has it adds it",
-        dc="The DC (d20 check: the group succeeds if at least half succeed) or threshold",
-        difficulty="Threshold: a difficulty tier instead of dc",
-    )
-    @app_commands.autocomplete(ability=ac.ability)
-    @app_commands.guild_only()
+    @app_commands.command(name=GROUPCHECK.leaf, description=GROUPCHECK.help)
+    @declared(GROUPCHECK)
     async def groupcheck(
         self,
         interaction: Interaction,

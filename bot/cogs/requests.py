@@ -18,15 +18,24 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.cogs import _autocomplete as ac
 from bot.cogs import _places as places
 from bot.cogs._caller import bot_of, caller_from, request_text
 from bot.cogs._clock_hooks import DELIVERERS, wake
 from bot.cogs._delivery import announce_rotations
 from bot.cogs._gm import ensure_gm_group, gm_group
 from bot.cogs._notices import edit_notice, post_notice, send_to_gm
-from bot.cogs._options import DifficultyChoice, WordChoices
+from bot.cogs._options import (
+    AbilityName,
+    Dc,
+    DefaultChoice,
+    DifficultyChoice,
+    Duration,
+    Name,
+    Requested,
+    declared,
+)
 from bot.cogs._views.noted import Noted
+from bot.commands import ROLLING
 from bot.errors import UserError
 from bot.interaction import Interaction, answer, update_message
 from bot.quoting import escape
@@ -51,12 +60,14 @@ from bot.services.table import requests
 from bot.services.table.requests import Closed, Reminders, RequestView
 from bot.services.trust.secrecy import GmTargets
 from bot.tree import answer_error
-from bot.words import DefaultAction, NotifyMode
+from bot.words import NotifyMode
 
 if TYPE_CHECKING:
     from bot.app import PbpBot
 
 log = logging.getLogger(__name__)
+
+REQUEST_ROLL = ROLLING["gm request roll"]
 
 
 #: A request's number: its id, an INTEGER column (and within Discord's integer range).
@@ -219,32 +230,20 @@ async def _tell_gm(interaction: Interaction, campaign: CampaignView, request: Re
         log.warning("request #%s: GM copy and note lost: %s %s", request.id, exc.status, exc.code)
 
 
-@request_group.command(name="roll", description="Ask characters to roll: each player clicks Roll")
-@app_commands.describe(
-    ability="The ability everyone rolls",
-    characters="Names or @mentions, comma-separated (up to 100); empty for the whole party",
-    dc="The DC (d20 check) or exact threshold (threshold), shown to everyone",
-    hidden_dc="Like dc, but only the GM sees it and pass/fail until /gm request reveal",
-    difficulty="Threshold: a difficulty tier instead of dc",
-    save="d20 check: a saving throw instead of an ability check",
-    proficiency="A skill, e.g. Survival: each character who has it adds it",
-    deadline="How long players have, like 90m, 24h, 2d or 1d12h (at most 30d)",
-    default="At the deadline, whoever has not rolled: roll for them, skip them, or fail them",
-    remind="Remind whoever has not rolled after this long, like 12h",
-)
-@app_commands.autocomplete(ability=ac.ability)
+@request_group.command(name=REQUEST_ROLL.leaf, description=REQUEST_ROLL.help)
+@declared(REQUEST_ROLL)
 async def request_roll(
     interaction: Interaction,
-    ability: app_commands.Range[str, 1, 32],
-    characters: app_commands.Range[str, 1, 6000] | None = None,
-    dc: app_commands.Range[int, 1, 100] | None = None,
-    hidden_dc: app_commands.Range[int, 1, 100] | None = None,
+    ability: AbilityName,
+    characters: Requested | None = None,
+    dc: Dc | None = None,
+    hidden_dc: Dc | None = None,
     difficulty: DifficultyChoice | None = None,
     save: bool = False,
-    proficiency: app_commands.Range[str, 1, 64] | None = None,
-    deadline: app_commands.Range[str, 1, 20] | None = None,
-    default: app_commands.Transform[str, WordChoices(DefaultAction)] | None = None,
-    remind: app_commands.Range[str, 1, 20] | None = None,
+    proficiency: Name | None = None,
+    deadline: Duration | None = None,
+    default: DefaultChoice | None = None,
+    remind: Duration | None = None,
 ) -> None:
     bot = bot_of(interaction)
     request = await requests.create(

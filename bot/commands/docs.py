@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bot.commands.rolling import ROLLING, Option, RollingCommand, Where, Who
 from bot.rules.systems import SYSTEMS
+from bot.words import Visibility
 
 #: Where the page lives in a checkout.
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "commands.md"
@@ -22,8 +23,14 @@ _WHO = {
     Who.ANYONE: "anyone",
     Who.PLAYER: "a player, for their active character",
     Who.GM: "a GM of the campaign",
+    Who.TAKING_PART: "a GM of the campaign, or a player whose character takes part",
 }
-_WHO_SHORT = {Who.ANYONE: "anyone", Who.PLAYER: "player", Who.GM: "GM"}
+_WHO_SHORT = {
+    Who.ANYONE: "anyone",
+    Who.PLAYER: "player",
+    Who.GM: "GM",
+    Who.TAKING_PART: "GM or player",
+}
 _WHERE = {
     Where.SERVER: "in a campaign's channel or its threads",
     Where.ANYWHERE: "any channel or a direct message with the bot (no campaign needed)",
@@ -53,8 +60,10 @@ def _default(option: Option) -> str:
 
 
 def _seen(command: RollingCommand) -> str:
-    if command.secrecy is None:
+    if command.secrecy is None and command.visibility is Visibility.SELF:
         return "only the one who ran it, unless `public:true` shows it to the channel"
+    if command.secrecy is None:
+        return f"{_SEEN[command.visibility]} (`{command.visibility}`); no setting changes it"
     return (
         f"{_SEEN[command.visibility]} (`{command.visibility}`) unless `secret:` says otherwise; "
         f"a GM changes the default with `/campaign set secrecy command:{command.secrecy}`"

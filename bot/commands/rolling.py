@@ -1,7 +1,8 @@
 """Every rolling command, declared once: its options, who runs it, who sees it, how it is typed.
 
 One :class:`RollingCommand` per slash command that rolls or gives odds (``/check``,
-``/gm check``, ``/odds check``…), in :data:`ROLLING`. Each holds its options in order
+``/gm check``, ``/odds check``, the group rolls ``/groupsave``, ``/groupcheck``,
+``/gm request roll`` and ``/contest``…), in :data:`ROLLING`. Each holds its options in order
 (:class:`Option`: name, :class:`Shape` — type, range, choices — description, required,
 default), who may run it, its default visibility and the campaign setting that changes it,
 and its inline spelling (:class:`Spelling`: ``[[check DEX Stealth adv]]``, also a saved roll's).
@@ -15,9 +16,10 @@ From it come:
 - the campaign's default visibility of each rolling command (``secrecy_defaults``).
 
 Which rule systems take an option is each system's own word (``System.check_options`` and
-``save_options``; the rule a command of some systems needs, such as /attack's, is
-``bot.rules.systems.commands``), read here by :meth:`RollingCommand.systems_for`: /help and
-docs/commands.md say which systems take an option without a second list of them.
+``save_options``; its group rules ``group_no_dc`` and ``group_saves``; its ``contest_sides``;
+the rule a command of some systems needs, such as /attack's, is ``bot.rules.systems.commands``),
+read here by :meth:`RollingCommand.systems_for`: /help and docs/commands.md say which systems
+take an option without a second list of them.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from bot.rules.systems import SYSTEMS, System
 from bot.rules.systems.commands import COMMANDS, systems_with
 from bot.rules.systems.d20 import AGAINST
 from bot.rules.threshold import Difficulty
-from bot.words import SecrecyCommand, Visibility
+from bot.words import DefaultAction, SecrecyCommand, Visibility
 
 
 class Kind(enum.StrEnum):
@@ -69,6 +71,11 @@ class Shape:
 FLAG = Shape(Kind.BOOL)
 ABILITY = Shape(Kind.TEXT, 1, 32)
 NAME = Shape(Kind.TEXT, 1, 64)
+#: Names or @mentions, comma-separated: a contest's, and a roll request's (up to 100 names).
+CHARACTERS = Shape(Kind.TEXT, 1, 1000)
+REQUESTED = Shape(Kind.TEXT, 1, 6000)
+#: A game-clock span as typed (``90m``, ``1d12h``).
+DURATION = Shape(Kind.TEXT, 1, 20)
 NOTATION = Shape(Kind.TEXT, 1, 1000)
 DAMAGE = Shape(Kind.TEXT, 1, 200)
 LABEL = Shape(Kind.TEXT, 1, 100)
@@ -87,6 +94,8 @@ SCHOOL = Shape(Kind.TEXT, choices=tuple(SPELL_SCHOOLS))
 QUALITY = Shape(Kind.TEXT, choices=tuple(q.value for q in ItemQuality))
 VISIBILITY = Shape(Kind.TEXT, choices=tuple(Visibility))
 NEXT = Shape(Kind.TEXT, choices=("next",))
+ROLL_MODE = Shape(Kind.TEXT, choices=("advantage", "disadvantage"))
+DEFAULT_ACTION = Shape(Kind.TEXT, choices=tuple(DefaultAction))
 
 
 class Complete(enum.StrEnum):
@@ -116,8 +125,10 @@ class Option:
     #: The callback's parameter and the roll options' field, when not ``name`` (``from`` is a
     #: Python keyword: ``source``).
     param: str = ""
-    #: It goes into the roll's options (``CheckOptions``, ``AttackOptions``) under ``key``;
-    #: False: the command reads it itself (``secret``, ``character``, ``dice``…).
+    #: One of the roll's own options, which each system takes or refuses: a check's, a save's
+    #: or an attack's goes into ``CheckOptions`` or ``AttackOptions`` under ``key``; a group
+    #: roll's or a contest's the cog passes on itself. False: the command reads it itself,
+    #: the same in every system (``secret``, ``character``, ``dice``, ``deadline``…).
     field: bool = True
     complete: Complete | None = None
     #: Bare words that set a true/false option inline (``adv``).
@@ -151,6 +162,7 @@ class Who(enum.StrEnum):
     ANYONE = "anyone"  # in any channel, no campaign needed
     PLAYER = "player"  # a campaign's player, with their active character
     GM = "gm"  # a campaign's GM
+    TAKING_PART = "taking-part"  # a campaign's GM, or a player whose character takes part
 
 
 class Where(enum.StrEnum):
@@ -166,6 +178,8 @@ class Rolls(enum.StrEnum):
     SAVE = "save"  # System.save_options
     LUCK = "luck"
     ATTACK = "attack"
+    GROUP = "group"  # each member of the party, or each named character: the group rules
+    CONTEST = "contest"
 
 
 class Word(enum.StrEnum):
@@ -215,6 +229,11 @@ class RollingCommand:
         return self.name.rpartition(" ")[2]
 
     @property
+    def under_gm(self) -> bool:
+        """Whether it is a command of the /gm group (a server's, the GM's, as a whole)."""
+        return self.name.split(" ", 1)[0] == "gm"
+
+    @property
     def rule(self) -> str | None:
         """The optional rule it needs (``attacks``), from ``bot.rules.systems.commands``."""
         return COMMANDS.get(self.name)
@@ -237,7 +256,8 @@ class RollingCommand:
 
     def systems_for(self, option: Option) -> list[System]:
         """The registered systems whose rolls of this command take ``option``: each system
-        declares its check's and its save's (``System.check_options``, ``save_options``);
+        declares its check's and its save's (``System.check_options``, ``save_options``), its
+        group rolls' and its contests' (:func:`group_options`, :func:`contest_options`);
         every system's takes an ability, and the command's own options (``secret``…)."""
         found = self.systems()
         declared = _DECLARED.get(self.rolls)
@@ -256,9 +276,45 @@ class RollingCommand:
         return found
 
 
+def group_options(system: System) -> frozenset[str]:
+    """The options a group roll (/groupsave, /groupcheck, /gm request roll) takes in
+    ``system``'s campaigns, from its own words, as the group rolls' service reads them
+    (``check_spec`` in bot/services/rolling/groups.py): a dc (shown or hidden) unless its
+    ``group_no_dc`` says why not, a difficulty tier and a proficiency where its check takes
+    them, a saving throw where its ``group_saves``."""
+    taken = {"difficulty", "proficiency"} & system.check_options
+    if system.group_no_dc is None:
+        taken |= {"dc", "hidden_dc"}
+    if system.group_saves:
+        taken.add("save")
+    return frozenset(taken)
+
+
+#: A two-way contest's sides' own options (/contest's ``first_…`` and ``second_…``).
+CONTEST_SIDES = frozenset(
+    {
+        "first_proficiency",
+        "first_bonus",
+        "first_roll",
+        "second_ability",
+        "second_proficiency",
+        "second_bonus",
+        "second_roll",
+    }
+)
+
+
+def contest_options(system: System) -> frozenset[str]:
+    """The options a contest takes in ``system``'s campaigns: each side's own where its
+    ``contest_sides`` refuses none."""
+    return CONTEST_SIDES if system.contest_sides is None else frozenset()
+
+
 _DECLARED: Mapping[Rolls, Callable[[System], frozenset[str] | None]] = {
     Rolls.CHECK: lambda system: system.check_options,
     Rolls.SAVE: lambda system: system.save_options,
+    Rolls.GROUP: group_options,
+    Rolls.CONTEST: contest_options,
 }
 
 
@@ -452,6 +508,44 @@ _GM_CHARACTER = Option(
     complete=Complete.CHARACTER,
 )
 
+_GROUP_DIFFICULTY = Option(
+    "difficulty", DIFFICULTY, "Threshold: a difficulty tier instead of dc", convert=_spaced
+)
+
+#: /contest's options of each side of a two-way contest (d20 check), after ``characters``.
+_CONTEST_SIDES: tuple[Option, ...] = (
+    Option(
+        "first_proficiency",
+        NAME,
+        "d20 check: a proficiency on the first character's sheet",
+        complete=Complete.PROFICIENCY,
+    ),
+    Option("first_bonus", BONUS, "d20 check: the first character's bonus or penalty"),
+    Option(
+        "first_roll",
+        ROLL_MODE,
+        "d20 check: the first character rolls with advantage or disadvantage",
+    ),
+    Option(
+        "second_ability",
+        ABILITY,
+        "d20 check: the second character's ability, if not the same",
+        complete=Complete.ABILITY,
+    ),
+    Option(
+        "second_proficiency",
+        NAME,
+        "d20 check: a proficiency on the second character's sheet",
+        complete=Complete.PROFICIENCY,
+    ),
+    Option("second_bonus", BONUS, "d20 check: the second character's bonus or penalty"),
+    Option(
+        "second_roll",
+        ROLL_MODE,
+        "d20 check: the second character rolls with advantage or disadvantage",
+    ),
+)
+
 
 # --- the commands -----------------------------------------------------------------------------
 
@@ -579,6 +673,133 @@ _COMMANDS: tuple[RollingCommand, ...] = (
         Rolls.ATTACK,
         Visibility.BLIND,
         SecrecyCommand.GM_CHECK,
+    ),
+    RollingCommand(
+        "gm request roll",
+        "Ask characters to roll: each player clicks Roll",
+        (
+            Option(
+                "ability",
+                ABILITY,
+                "The ability everyone rolls",
+                required=True,
+                complete=Complete.ABILITY,
+            ),
+            Option(
+                "characters",
+                REQUESTED,
+                "Names or @mentions, comma-separated (up to 100); empty for the whole party",
+                field=False,
+            ),
+            Option(
+                "dc", DC, "The DC (d20 check) or exact threshold (threshold), shown to everyone"
+            ),
+            Option(
+                "hidden_dc",
+                DC,
+                "Like dc, but only the GM sees it and pass/fail until /gm request reveal",
+            ),
+            _GROUP_DIFFICULTY,
+            Option(
+                "save",
+                FLAG,
+                "d20 check: a saving throw instead of an ability check",
+                default=False,
+            ),
+            Option(
+                "proficiency", NAME, "A skill, e.g. Survival: each character who has it adds it"
+            ),
+            Option(
+                "deadline",
+                DURATION,
+                "How long players have, like 90m, 24h, 2d or 1d12h (at most 30d)",
+                field=False,
+            ),
+            Option(
+                "default",
+                DEFAULT_ACTION,
+                "At the deadline, whoever has not rolled: roll for them, skip them, or fail them",
+                field=False,
+            ),
+            Option(
+                "remind",
+                DURATION,
+                "Remind whoever has not rolled after this long, like 12h",
+                field=False,
+            ),
+        ),
+        Who.GM,
+        Rolls.GROUP,
+        Visibility.PUBLIC,
+        None,
+    ),
+    RollingCommand(
+        "groupsave",
+        "GM: the whole party saves at once",
+        (
+            Option(
+                "ability",
+                ABILITY,
+                "The ability the party saves with",
+                required=True,
+                complete=Complete.ABILITY,
+            ),
+            Option("dc", DC, "The DC (d20 check) or exact threshold (threshold)"),
+            _GROUP_DIFFICULTY,
+        ),
+        Who.GM,
+        Rolls.GROUP,
+        Visibility.PUBLIC,
+        None,
+    ),
+    RollingCommand(
+        "groupcheck",
+        "GM: the whole party makes a check",
+        (
+            Option(
+                "ability",
+                ABILITY,
+                "The ability everyone uses, e.g. WIS",
+                required=True,
+                complete=Complete.ABILITY,
+            ),
+            Option("proficiency", NAME, "A skill, e.g. Survival: each member who has it adds it"),
+            Option(
+                "dc",
+                DC,
+                "The DC (d20 check: the group succeeds if at least half succeed) or threshold",
+            ),
+            _GROUP_DIFFICULTY,
+        ),
+        Who.GM,
+        Rolls.GROUP,
+        Visibility.PUBLIC,
+        None,
+    ),
+    RollingCommand(
+        "contest",
+        "Roll-under, d20 check: characters contest an ability",
+        (
+            Option(
+                "ability",
+                ABILITY,
+                "The ability everyone rolls (d20 check: the first character's)",
+                required=True,
+                complete=Complete.ABILITY,
+            ),
+            Option(
+                "characters",
+                CHARACTERS,
+                "Names or @mentions, comma-separated, e.g. Sybilla, @bob",
+                required=True,
+                field=False,
+            ),
+            *_CONTEST_SIDES,
+        ),
+        Who.TAKING_PART,
+        Rolls.CONTEST,
+        Visibility.PUBLIC,
+        None,
     ),
     RollingCommand(
         "odds roll",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bot.commands import ROLLING, Complete, Kind, Option, RollingCommand, Rolls, Where
+from bot.commands import ROLLING, Complete, Kind, Option, RollingCommand, Rolls, Where, Who
 from bot.commands.rolling import NAME
 from tests.commands.drift import grammar_problems, help_problems, tree_problems
 from tests.fixtures.commands import Built
@@ -33,6 +33,8 @@ def test_the_bot_says_what_the_table_says(built: Built) -> None:
     assert problems(dict(ROLLING), built) == []
     # Every rolling command was compared: each is a leaf of the synced tree.
     assert set(ROLLING) <= set(built.callbacks)
+    # The group rolls and the contest among them.
+    assert {"groupsave", "groupcheck", "gm request roll", "contest"} <= set(ROLLING)
 
 
 # --- a changed copy of the table is caught, by name -------------------------------------------
@@ -164,6 +166,91 @@ DRIFTS: list[tuple[str, Callable[[Table], None], list[str]]] = [
         "systems",
         _command("check", rolls=Rolls.SAVE),
         ["/check in d20 check: /help system lists"],
+    ),
+    # The group rolls and the contest, which have no inline spelling.
+    (
+        "group range",
+        _shape("groupsave", "dc", low=0),
+        ["/groupsave dc: min_value 1 in the tree, 0 in the table"],
+    ),
+    (
+        "request length",
+        _shape("gm request roll", "characters", high=1000),
+        ["/gm request roll characters: max_length 6000 in the tree, 1000 in the table"],
+    ),
+    (
+        "contest choices",
+        _shape("contest", "first_roll", choices=("advantage",)),
+        ["/contest first_roll: choices ['advantage', 'disadvantage'] in the tree, ['advantage']"],
+    ),
+    (
+        "request choices",
+        _shape("gm request roll", "default", choices=("roll", "skip")),
+        ["/gm request roll default: choices ['roll', 'skip', 'fail'] in the tree, ['roll',"],
+    ),
+    (
+        "contest type",
+        _shape("contest", "second_bonus", kind=Kind.TEXT),
+        ["/contest second_bonus: type 4 in the tree, 3 in the table"],
+    ),
+    (
+        "contest required",
+        _option("contest", "characters", required=False),
+        [
+            "/contest characters: required True in the tree, False in the table",
+            "/contest characters: /help marks required True",
+        ],
+    ),
+    (
+        "group option description",
+        _option("groupcheck", "dc", help="The DC"),
+        ["/groupcheck dc: description"],
+    ),
+    (
+        "group autocomplete",
+        _option("groupcheck", "proficiency", complete=Complete.PROFICIENCY),
+        ["/groupcheck proficiency: autocomplete False in the tree, True in the table"],
+    ),
+    (
+        "request default",
+        _option("gm request roll", "save", default=True),
+        ["/gm request roll save: default False in the callback, True in the table"],
+    ),
+    (
+        "contest parameter",
+        _option("contest", "second_roll", param="second_mode"),
+        ["/contest second_roll: no parameter second_mode in the callback"],
+    ),
+    (
+        "group added option",
+        _options("groupsave", lambda o: (*o, Option("proficiency", NAME, "A skill"))),
+        [
+            "/groupsave proficiency: in the table, not in the command tree",
+            "/groupsave proficiency: in the table, not in /help",
+        ],
+    ),
+    (
+        "request removed option",
+        _options("gm request roll", lambda o: tuple(x for x in o if x.name != "hidden_dc")),
+        [
+            "/gm request roll hidden_dc: in the command tree, not in the table",
+            "/gm request roll hidden_dc: in /help, not in the table",
+        ],
+    ),
+    (
+        "group command description",
+        _command("groupcheck", help="The party checks"),
+        ["/groupcheck: description 'GM: the whole party", "in /help, 'The party checks'"],
+    ),
+    (
+        "group where",
+        _command("groupsave", where=Where.ANYWHERE),
+        ["/groupsave: runs only in a server in the tree, anywhere in the table"],
+    ),
+    (
+        "who under /gm",
+        _command("gm request roll", who=Who.PLAYER),
+        ["/gm request roll: who player in the table, but it is under /gm"],
     ),
 ]
 

@@ -458,10 +458,7 @@ async def roll_prepared_in(
         # Provably fair dice (docs/fair-dice.md). The draw comes first: every command takes
         # the seed's row, then the ledger chain's, then a character's (the target's lost AC),
         # so two commands never hold one lock each while waiting for the other's.
-        if prepared.here is not None:
-            draw = await fairness.draw_here_in(session, caller, prepared.here, chosen)
-        else:
-            draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+        draw = await fairness.draw_for_in(session, caller, prepared.here, campaign.id, chosen)
         rng = draw.rng
     target = None
     if prepared.options.target:

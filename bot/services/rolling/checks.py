@@ -310,10 +310,7 @@ async def roll_prepared_in(
     if sealed is None and fairness.chosen_source(rng):
         # Provably fair d20s (docs/fair-dice.md), drawn first: every command takes the seed's
         # row, then the others' (a refusal below rolls the draw back with everything else).
-        if prepared.here is not None:
-            draw = await fairness.draw_here_in(session, caller, prepared.here, chosen)
-        else:
-            draw = await fairness.draw_in(session, caller, campaign.id, chosen)
+        draw = await fairness.draw_for_in(session, caller, prepared.here, campaign.id, chosen)
         rng = draw.rng
     plan = prepared.plan
     if system.uses_carry_over(campaign):

@@ -144,11 +144,8 @@ async def roll_prepared_in(
     chosen = secrecy.resolve_visibility(visibility, campaign, prepared.command)
     draw = None
     if fairness.chosen_source(rng):
-        if prepared.here is not None:
-            draw = await fairness.draw_here_in(session, caller, prepared.here, chosen)
-        else:
-            campaign_id = campaign.id if campaign else None
-            draw = await fairness.draw_in(session, caller, campaign_id, chosen)
+        campaign_id = campaign.id if campaign else None
+        draw = await fairness.draw_for_in(session, caller, prepared.here, campaign_id, chosen)
         rng = draw.rng
     results = roll_many(batch, rng)
     if len(results) == 1:

@@ -461,6 +461,20 @@ async def draw_here_in(
     return await _drawn_in(session, here.taken, scope_of(here.campaign_id, caller), visibility)
 
 
+async def draw_for_in(
+    session: Executor,
+    caller: Caller,
+    here: Here | None,
+    campaign_id: int | None,
+    visibility: Visibility,
+) -> Draw:
+    """A prepared roll's draw: the one its place's statement took (``here``), else a new one
+    from the scope's seed (a roll prepared without its place read, as a post's or a macro's)."""
+    if here is not None:
+        return await draw_here_in(session, caller, here, visibility)
+    return await draw_in(session, caller, campaign_id, visibility)
+
+
 async def draw_in(
     session: Executor, caller: Caller, campaign_id: int | None, visibility: Visibility
 ) -> Draw:

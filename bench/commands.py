@@ -71,7 +71,7 @@ from discord import app_commands
 from discord.ext import commands
 from simcord import interactions as sim_interactions
 from simcord.enums import AppCommandType, InteractionType
-from sqlalchemy import bindparam, insert, text
+from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.engine import make_url
 
 from bot.app import PbpBot, create_bot
@@ -435,14 +435,108 @@ class DurableFloorBot(FloorBot):
         await self.db.dispose()
 
 
-async def bench_floor(per_command: int, url: str | None = None) -> dict[str, Any]:
-    """The floor bot (``url``: the durable floor, on that database) answering /roll one user
-    at a time and 50 at once, measured as the scenarios are."""
-    bot = FloorBot() if url is None else DurableFloorBot(url)
+@dataclass(frozen=True)
+class Shape:
+    """What one command of a scenario showed and stored, recorded from the real bot: the
+    messages it sent (how, and their JSON as discord.py sent it) and the ledger rows it
+    committed."""
+
+    messages: tuple[tuple[str, dict[str, Any]], ...]
+    rows: int
+
+
+def shape_of(requests: list[Any], rows: int) -> Shape:
+    """A :class:`Shape` from SimCord's log of one command's REST requests. Refuses what the
+    shape floor cannot replay (an edit, a component), so it never measures less than was sent."""
+    messages: list[tuple[str, dict[str, Any]]] = []
+    for entry in requests:
+        body = entry.json or {}
+        if entry.method == "POST" and entry.path.endswith("/callback"):
+            how, body = "response", body.get("data") or {}
+        elif entry.method == "POST" and entry.path.startswith("/webhooks/"):
+            how = "followup"
+        elif entry.method == "POST" and entry.path.endswith("/messages"):
+            how = "channel"
+        else:
+            raise RuntimeError(f"the shape floor cannot replay {entry.method} {entry.path}")
+        if body.get("components") or body.get("attachments"):
+            raise RuntimeError(f"the shape floor cannot replay components: {entry.path}")
+        messages.append((how, body))
+    return Shape(tuple(messages), rows)
+
+
+class ShapeFloorBot(DurableFloorBot):
+    """The durable floor with a command's shape: its /roll sends the messages the command sent
+    (same embeds and text, the same way: response, followup, a GM-channel post) and commits as
+    many chained roll rows in one transaction, with nothing else. What a command costs beyond
+    this is its logic; this much is what it shows and stores."""
+
+    def __init__(self, url: str, shape: Shape) -> None:
+        super().__init__(url)
+        self.shape = shape
+        self.gm_channel_id = 0  # set once the simulated server exists
+        # Numbers of their own: the durable floor numbered the same channel ids in its world.
+        self.number = 10_000_000
+        self.tree.remove_command("roll")
+
+        @self.tree.command(name="roll", description="Record rows, send a command's messages")
+        async def roll(
+            interaction: discord.Interaction[Any], dice: app_commands.Range[str, 1, 1000]
+        ) -> None:
+            rows = []
+            for _ in range(self.shape.rows):
+                self.number += 1
+                entry = f"{self.number}|{interaction.user.id}|{dice}".encode()
+                self.head = hashlib.sha256(bytes.fromhex(self.head) + entry).hexdigest()
+                rows.append(
+                    {
+                        "guild": interaction.guild_id,
+                        "channel": interaction.channel_id,
+                        "user": interaction.user.id,
+                        "interaction": None,
+                        "request": f"/roll dice:{dice}",
+                        "dice": [{"notation": dice}],
+                        "outcome": {"total": 0},
+                        "created": datetime.now(UTC),
+                        "number": self.number,
+                        "who": self.head,
+                        "chain": self.head,
+                    }
+                )
+            async with self.db.engine.begin() as conn:
+                await conn.execute(_FLOOR_INSERT, rows)
+            for how, body in self.shape.messages:
+                content = body.get("content")
+                embeds = [discord.Embed.from_dict(e) for e in body.get("embeds") or []]
+                ephemeral = bool((body.get("flags") or 0) & 64)
+                if how == "response":
+                    await interaction.response.send_message(
+                        content, embeds=embeds, ephemeral=ephemeral
+                    )
+                elif how == "followup":
+                    await interaction.followup.send(content, embeds=embeds, ephemeral=ephemeral)
+                else:
+                    channel = self.get_channel(self.gm_channel_id)
+                    assert isinstance(channel, discord.TextChannel)
+                    await channel.send(content, embeds=embeds)
+
+
+async def bench_floor(
+    per_command: int, url: str | None = None, shape: Shape | None = None
+) -> dict[str, Any]:
+    """The floor bot (``url``: the durable floor, on that database; ``shape``: with a
+    command's messages and rows) answering /roll one user at a time and 50 at once, measured as
+    the scenarios are."""
+    if shape is not None and url is not None:
+        bot: FloorBot = ShapeFloorBot(url, shape)
+    else:
+        bot = FloorBot() if url is None else DurableFloorBot(url)
     async with simcord.run(bot) as env:
         instrument(bot)
         fast_callbacks(env)
-        _, _, _, users, channels = build_server(env)
+        _, _, gm_channel, users, channels = build_server(env)
+        if isinstance(bot, ShapeFloorBot):
+            bot.gm_channel_id = gm_channel.id
         world = World(env, channels, users)
         label, command, options, where = FLOOR if url is None else DURABLE
         for i, user in enumerate(users):
@@ -458,7 +552,7 @@ async def bench_floor(per_command: int, url: str | None = None) -> dict[str, Any
     for mode in measured.values():
         for key in ("_response", "_own", "_busy"):
             mode.pop(key)
-    print(f"  {label}: done", file=sys.stderr)
+    print(f"  {'shape floor' if shape else label}: done", file=sys.stderr)
     return measured
 
 
@@ -472,6 +566,9 @@ def pct(values: list[float], q: float) -> float:
 
 BATCH_FREEZE = True  # --no-batch-freeze
 RUN_DURABLE = True  # False with --only naming the bare floor
+#: --shape-floors: "no", "also" (each command and its shape floor), "only" (the shape floors,
+#: each command played just once to record its shape; bench/instructions.py subtracts runs).
+SHAPES = "no"
 
 
 async def settle(env: Any) -> None:
@@ -561,6 +658,23 @@ async def run_scenario(world: World, label: str, count: int, concurrent: bool) -
     }
 
 
+async def record_shape(world: World, bot: PbpBot, label: str) -> Shape:
+    """One more command of the scenario, untimed: the messages it sent and the ledger rows it
+    committed (:class:`Shape`)."""
+    where = next(s[3] for s in SCENARIOS if s[0] == label)
+    command = next(s[1] for s in SCENARIOS if s[0] == label)
+    options = next(s[2] for s in SCENARIOS if s[0] == label)
+    requests = world.env.backend.http_requests
+    count = select(func.count()).select_from(ledger)
+    async with bot.db.engine.connect() as conn:
+        before = (await conn.execute(count)).scalar_one()
+    seen = len(requests)
+    await world.users[1].slash(world.channels[where], command, **options)
+    async with bot.db.engine.connect() as conn:
+        after = (await conn.execute(count)).scalar_one()
+    return shape_of(list(requests[seen:]), after - before)
+
+
 async def first_answer(world: World, label: str) -> str:
     """The first answer of a scenario, to be sure it is the command's result, not an error."""
     where = next(s[3] for s in SCENARIOS if s[0] == label)
@@ -613,13 +727,24 @@ async def bench_database(url: str, per_command: int, fair: bool = False) -> dict
             "durable_floor": durable,
             "commands": {},
         }
+        shapes: dict[str, Shape] = {}
         for label, *_ in SCENARIOS:
             await first_answer(world, label)
+            if SHAPES != "no":
+                shapes[label] = await record_shape(world, bot, label)
+            if SHAPES == "only":
+                continue
             results["commands"][label] = {
                 "sequential": await run_scenario(world, label, per_command, concurrent=False),
                 "concurrent_50": await run_scenario(world, label, per_command, concurrent=True),
             }
             print(f"  {label}: done", file=sys.stderr)
+    if shapes:
+        results["shape_floors"] = {
+            label: await bench_floor(per_command, url, shape) for label, shape in shapes.items()
+        }
+    if SHAPES == "only":
+        return results
     for mode in ("sequential", "concurrent_50") if SCENARIOS else ():
         runs = [results["commands"][label][mode] for label, *_ in SCENARIOS]
         response = [x for r in runs for x in r.pop("_response")]
@@ -909,6 +1034,38 @@ def fair_table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def shape_table(results: dict[str, Any]) -> str:
+    """``--shape-floors``: each command against its shape floor (the durable floor sending the
+    command's messages and committing its rows), CPU p50 to complete, one user, same run."""
+    dbs = [d for d, m in results["databases"].items() if "shape_floors" in m]
+    if not dbs:
+        return ""
+    lines = [
+        "| command | "
+        + " | ".join(
+            f"{d} shape floor CPU p50 | × durable floor | command × durable floor"
+            f" | command × shape floor"
+            for d in dbs
+        )
+        + " |",
+        "|---|" + "---|---|---|---|" * len(dbs),
+    ]
+    for label, *_ in SCENARIOS:
+        cells = []
+        for d in dbs:
+            measured = results["databases"][d]
+            durable = measured["durable_floor"]["sequential"]["cpu_complete_p50_ms"]
+            shape = measured["shape_floors"][label]["sequential"]["cpu_complete_p50_ms"]
+            command = measured["commands"].get(label)
+            own = command["sequential"]["cpu_complete_p50_ms"] if command else None
+            cells.append(
+                f"{shape:.3f} ms | {shape / durable:.2f}×"
+                + (f" | {own / durable:.2f}× | {own / shape:.2f}×" if own else " | - | -")
+            )
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {
         "command": " ".join(
@@ -1083,11 +1240,19 @@ def main() -> None:
         help="also measure fair dice against the seeded baseline paired command by command on "
         "one bot (bench/fair_paired.py; steadier than two phases on a busy machine)",
     )
+    parser.add_argument(
+        "--shape-floors",
+        choices=("no", "also", "only"),
+        default="no",
+        help="also measure each command's shape floor: the durable floor sending the messages "
+        "the command sent and committing as many rows (only: the shape floors alone)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    global BATCH_FREEZE, PG_DB, RUN_DURABLE
+    global BATCH_FREEZE, PG_DB, RUN_DURABLE, SHAPES
     BATCH_FREEZE = not args.no_batch_freeze
     PG_DB = args.pg_database
+    SHAPES = args.shape_floors
     if args.only:
         # The floors always run; naming one runs no command (instructions.py subtracts runs).
         parts = args.only.split("|")
@@ -1106,12 +1271,22 @@ def main() -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n")
     print(f"`{results['command']}`\n")
+    shapes = shape_table(results)
+    if SHAPES == "only":
+        print(shapes)
+        return
     print(table(results))
     print(
         "\nAgainst the framework's floor and the durable floor (CPU, process_time; × = CPU p50"
         " to complete, or CPU a command with 50 users, / the floor's)\n"
     )
     print(floor_table(results))
+    if shapes:
+        print(
+            "\nAgainst each command's shape floor: the durable floor sending the same messages "
+            "and committing as many rows, nothing else (CPU p50 to complete, one user)\n"
+        )
+        print(shapes)
     fair = fair_table(results)
     if fair:
         print("\nProvably fair dice against the seeded baseline, same run (CPU, process_time)\n")

@@ -78,19 +78,20 @@ def per_command(counts: dict[int, int]) -> float:
     return (counts[LARGE] - counts[SMALL]) / (2 * (LARGE - SMALL))
 
 
-def ratio(tree: Path, only: str, extra: list[str], jobs: int) -> None:
+def ratio(tree: Path, only: str, extra: list[str], jobs: int, shapes: bool = False) -> None:
     """SQLite: instructions of each command ``only`` names (labels separated by ``|``), the
     durable floor's and the bare floor's, each from runs that differ by it alone, and each
-    command's ratio to both floors."""
+    command's ratio to both floors. ``shapes``: also each command's shape floor (the durable
+    floor sending the command's messages and committing its rows: ``--shape-floors only``)."""
     labels = only.split("|")
-    runs = {label: label for label in labels} | {
-        "floors": "durable floor",
-        "bare": "floor: stub",
-    }
+    runs: dict[str, tuple[str, list[str]]] = {label: (label, []) for label in labels}
+    runs |= {"floors": ("durable floor", []), "bare": ("floor: stub", [])}
+    if shapes:
+        runs |= {f"shape {label}": (label, ["--shape-floors", "only"]) for label in labels}
     with ThreadPoolExecutor(jobs) as pool:
         futures = {
-            (name, size): pool.submit(instructions, tree, size, label, extra)
-            for name, label in runs.items()
+            (name, size): pool.submit(instructions, tree, size, label, [*extra, *flags])
+            for name, (label, flags) in runs.items()
             for size in (SMALL, LARGE)
         }
         counts = {key: future.result() for key, future in futures.items()}
@@ -99,13 +100,25 @@ def ratio(tree: Path, only: str, extra: list[str], jobs: int) -> None:
     bare = slope["bare"]
     print("`" + shlex.join(["python", "bench/instructions.py", *sys.argv[1:]]) + "`")
     print()
-    print("| SQLite | instructions a command | × floor | × durable floor |")
-    print("|---|---|---|---|")
-    print(f"| floor: stub bot | {bare:,.0f} | 1.00× | {bare / durable:.2f}× |")
-    print(f"| durable floor | {durable:,.0f} | {durable / bare:.2f}× | 1.00× |")
+    head = "| SQLite | instructions a command | × floor | × durable floor |"
+    rule = "|---|---|---|---|"
+    if shapes:
+        head += " shape floor | shape × durable floor | command × shape floor |"
+        rule += "---|---|---|"
+    print(head)
+    print(rule)
+    blank = " | | |" if shapes else ""
+    print(f"| floor: stub bot | {bare:,.0f} | 1.00× | {bare / durable:.2f}× |{blank}")
+    print(f"| durable floor | {durable:,.0f} | {durable / bare:.2f}× | 1.00× |{blank}")
     for label in labels:
         command = slope[label] - slope["floors"]
-        print(f"| {label} | {command:,.0f} | {command / bare:.2f}× | {command / durable:.2f}× |")
+        row = f"| {label} | {command:,.0f} | {command / bare:.2f}× | {command / durable:.2f}× |"
+        if shapes:
+            # A shape floor's run plays the command once (to record it) and its shape floor
+            # per timed command, so its slope is the floors' plus the shape floor's.
+            shape = slope[f"shape {label}"] - slope["floors"]
+            row += f" {shape:,.0f} | {shape / durable:.2f}× | {command / shape:.2f}× |"
+        print(row)
 
 
 def main() -> None:
@@ -119,6 +132,11 @@ def main() -> None:
     parser.add_argument("--campaigns", type=int, default=5)
     parser.add_argument("--characters", type=int, default=50)
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (one per core)")
+    parser.add_argument(
+        "--shapes",
+        action="store_true",
+        help="with --ratio: also each command's shape floor (bench/commands.py --shape-floors)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each; medians are printed")
     parser.add_argument(
         "--rng",
@@ -130,7 +148,7 @@ def main() -> None:
     extra = ["--campaigns", str(args.campaigns), "--characters", str(args.characters)]
     extra += ["--rng", args.rng]
     if args.ratio is not None:
-        ratio(args.ratio, args.only, [*extra, "--no-postgres"], args.jobs)
+        ratio(args.ratio, args.only, [*extra, "--no-postgres"], args.jobs, args.shapes)
         return
     if args.trees is None:
         parser.error("--trees BEFORE AFTER or --ratio TREE")

@@ -23,6 +23,7 @@ from bot.ops.exposure import ExposureCheck
 from bot.ops.heap import freeze_startup_heap
 from bot.services.kit.budgets import Budgets, Rate
 from bot.services.kit.clock import Clock
+from bot.services.kit.personal import declarations
 from bot.services.store import bot_state
 from bot.tree import PbpTree
 
@@ -118,6 +119,9 @@ class PbpBot(commands.AutoShardedBot):
             self._db = create_database(self.settings.database_url)
             self.ops.instrument_database(self._db)
         await self.load_features()
+        # Every service module and its personal-data declaration, now: the first /privacy
+        # show or erasure then imports nothing while the event loop serves players.
+        declarations()
         if self.sync_commands:
             await self.sync_command_tree()
         if self.freeze_heap:

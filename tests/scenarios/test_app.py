@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.app import extension_names
 from bot.dice import roll
+from bot.services.kit import personal
 from tests.fixtures.table import SEED, Table, message_text
 
 
@@ -68,3 +71,16 @@ async def test_rolls_never_ping_anyone(table: Table) -> None:
     assert result.response is not None
     message = result.response.message
     assert not message.mention_everyone and message.mentions == []
+
+
+async def test_start_up_loads_every_features_personal_data_declaration(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """So the first /privacy show or erasure lists no folder and imports no module while the
+    event loop serves everyone else (bot/services/kit/personal.py walks the services once)."""
+    walked: list[bool] = []
+    monkeypatch.setattr(personal, "_WALKED", walked)
+    await table.env.restart_bot()
+    assert walked == [True]
+    shown = await table.alice.slash(table.table, "privacy show")
+    assert shown.response is not None and walked == [True]

@@ -98,12 +98,20 @@ def declare(data: PersonalData) -> PersonalData:
     return known
 
 
+_WALKED: list[bool] = []  # the service modules were all imported (once per process)
+
+
 def declarations() -> tuple[PersonalData, ...]:
     """Every feature's declaration, in erasure order; imports every service module first,
-    so a feature declares its data by existing, never by being named here."""
-    package = importlib.import_module("bot.services")
-    for module in pkgutil.walk_packages(package.__path__, "bot.services."):
-        importlib.import_module(module.name)
+    so a feature declares its data by existing, never by being named here. The walk runs
+    once per process (the bot does it at start-up): listing the package's folders and
+    importing what is missing are disk work, which a /privacy show must not do on the event
+    loop."""
+    if not _WALKED:
+        package = importlib.import_module("bot.services")
+        for module in pkgutil.walk_packages(package.__path__, "bot.services."):
+            importlib.import_module(module.name)
+        _WALKED.append(True)
     return tuple(sorted(_REGISTRY.values(), key=lambda d: (d.order, d.feature)))
 
 

@@ -409,26 +409,30 @@ class DurableFloorBot(FloorBot):
         async def roll(
             interaction: discord.Interaction[Any], dice: app_commands.Range[str, 1, 1000]
         ) -> None:
-            self.number += 1
-            entry = f"{self.number}|{interaction.user.id}|{dice}".encode()
-            self.head = hashlib.sha256(bytes.fromhex(self.head) + entry).hexdigest()
-            params = {
-                "guild": interaction.guild_id,
-                "channel": interaction.channel_id,
-                "user": interaction.user.id,
-                "interaction": None,  # another SimCord world: its ids may repeat the bot's
-                "request": f"/roll dice:{dice}",
-                "dice": [{"notation": dice}],
-                "outcome": {"total": 0},
-                "created": datetime.now(UTC),
-                "number": self.number,
-                "who": self.head,
-                "chain": self.head,
-            }
+            params = self.next_row(interaction, dice)
             async with self.db.engine.begin() as conn:
                 await conn.execute(_FLOOR_INSERT, params)
             embed = discord.Embed(title=f"{interaction.user.display_name} rolls", description=dice)
             await interaction.response.send_message(embed=embed)
+
+    def next_row(self, interaction: discord.Interaction[Any], dice: str) -> dict[str, Any]:
+        """The next roll row's values, numbered and linked to the previous row."""
+        self.number += 1
+        entry = f"{self.number}|{interaction.user.id}|{dice}".encode()
+        self.head = hashlib.sha256(bytes.fromhex(self.head) + entry).hexdigest()
+        return {
+            "guild": interaction.guild_id,
+            "channel": interaction.channel_id,
+            "user": interaction.user.id,
+            "interaction": None,  # another SimCord world: its ids may repeat the bot's
+            "request": f"/roll dice:{dice}",
+            "dice": [{"notation": dice}],
+            "outcome": {"total": 0},
+            "created": datetime.now(UTC),
+            "number": self.number,
+            "who": self.head,
+            "chain": self.head,
+        }
 
     async def close(self) -> None:
         await super().close()
@@ -483,26 +487,7 @@ class ShapeFloorBot(DurableFloorBot):
         async def roll(
             interaction: discord.Interaction[Any], dice: app_commands.Range[str, 1, 1000]
         ) -> None:
-            rows = []
-            for _ in range(self.shape.rows):
-                self.number += 1
-                entry = f"{self.number}|{interaction.user.id}|{dice}".encode()
-                self.head = hashlib.sha256(bytes.fromhex(self.head) + entry).hexdigest()
-                rows.append(
-                    {
-                        "guild": interaction.guild_id,
-                        "channel": interaction.channel_id,
-                        "user": interaction.user.id,
-                        "interaction": None,
-                        "request": f"/roll dice:{dice}",
-                        "dice": [{"notation": dice}],
-                        "outcome": {"total": 0},
-                        "created": datetime.now(UTC),
-                        "number": self.number,
-                        "who": self.head,
-                        "chain": self.head,
-                    }
-                )
+            rows = [self.next_row(interaction, dice) for _ in range(self.shape.rows)]
             async with self.db.engine.begin() as conn:
                 await conn.execute(_FLOOR_INSERT, rows)
             for how, body in self.shape.messages:
